@@ -1,0 +1,38 @@
+/* keys: the label, annotation and value strings that are part of the wire contract. */
+#ifndef JX_KEYS_H
+#define JX_KEYS_H
+
+#define JOBSET_GROUP_VERSION "jobset.x-k8s.io/v1alpha2"
+#define JOBSET_KIND "JobSet"
+#define JOBSET_CONTROLLER_NAME "jobset.sigs.k8s.io/jobset-controller"
+
+#define LBL_JOBSET_NAME "jobset.sigs.k8s.io/jobset-name"
+#define LBL_JOBSET_UID "jobset.sigs.k8s.io/jobset-uid"
+#define LBL_RJ_NAME "jobset.sigs.k8s.io/replicatedjob-name"
+#define LBL_RJ_REPLICAS "jobset.sigs.k8s.io/replicatedjob-replicas"
+#define LBL_GLOBAL_REPLICAS "jobset.sigs.k8s.io/global-replicas"
+#define LBL_JOB_INDEX "jobset.sigs.k8s.io/job-index"
+#define LBL_JOB_GLOBAL_INDEX "jobset.sigs.k8s.io/job-global-index"
+#define LBL_GROUP_NAME "jobset.sigs.k8s.io/group-name"
+#define LBL_GROUP_REPLICAS "jobset.sigs.k8s.io/group-replicas"
+#define LBL_JOB_GROUP_INDEX "jobset.sigs.k8s.io/job-group-index"
+#define LBL_JOB_KEY "jobset.sigs.k8s.io/job-key"
+#define LBL_RESTART_ATTEMPT "jobset.sigs.k8s.io/restart-attempt"
+#define LBL_COORDINATOR "jobset.sigs.k8s.io/coordinator"
+#define ANN_EXCLUSIVE_TOPOLOGY "alpha.jobset.sigs.k8s.io/exclusive-topology"
+#define ANN_NODE_SELECTOR "alpha.jobset.sigs.k8s.io/node-selector"
+#define LBL_NAMESPACED_JOB "alpha.jobset.sigs.k8s.io/namespaced-job"
+#define TAINT_NO_SCHEDULE "alpha.jobset.sigs.k8s.io/no-schedule"
+
+#define ANN_JOB_COMPLETION_INDEX "batch.kubernetes.io/job-completion-index"
+
+/* jaxset's own annotations on a JobSet: they describe the JAX runtime, so that a converted
+ * JobSet is self-contained (render it, feed it back, and it behaves the same). */
+#define ANN_JAX_RUNTIME "jaxset.dev/jax-runtime"   /* jobset|jaxjob|trainjob|aichor ("true" = jobset) */
+#define ANN_JAX_PORT "jaxset.dev/jax-coordinator-port"
+#define ANN_JAX_RJS "jaxset.dev/jax-replicated-jobs" /* comma list; default: every RJ */
+#define ANN_SOURCE_KIND "jaxset.dev/source-kind"     /* JAXJob, TrainJob, AIchorManifest */
+#define ANN_JAXJOB_RUN_POLICY "jaxset.dev/jaxjob-run-policy" /* JAXJob spec.runPolicy, JSON */
+#define ANN_PROCESS_ID_OFFSET "jaxset.dev/jax-process-id-offset" /* on pod templates */
+
+#endif

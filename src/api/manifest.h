@@ -1,0 +1,43 @@
+/* manifest: files -> runnable jobs.  Every document is dispatched on apiVersion/kind:
+ * JobSet, JAXJob, TrainJob (+ TrainingRuntime / ClusterTrainingRuntime from any of the files),
+ * AIchorManifest.  Each runnable document becomes one `struct manifest` holding the defaulted
+ * JobSet, its view and JAX runtime, or the field errors that make it invalid. */
+#ifndef JX_MANIFEST_H
+#define JX_MANIFEST_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "api/jaxrt.h"
+#include "api/jobset.h"
+#include "obj/err.h"
+#include "obj/ferr.h"
+
+struct manifest {
+    char *source;          /* "job.yaml", or "job.yaml[2]" when the file holds several jobs */
+    const char *kind;      /* kind as written in the input: "JobSet", "JAXJob", ... (static) */
+    json_t *jobset;        /* defaulted JobSet (owned); NULL when conversion failed */
+    struct ferr_list errs; /* empty = valid */
+    bool have_view;
+    struct js_view view;   /* valid only when errs is empty */
+    struct jaxrt rt;
+};
+
+struct manifest_set {
+    struct manifest *v;
+    size_t n;
+};
+
+/* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a
+ * document of unknown kind, no runnable document at all) are returned as -EINVAL/-ENOENT... with
+ * err set ("job.yaml: line 3, column 5: ..." or "job.yaml: document 1: kind: Unsupported
+ * value: ..."); field problems are per manifest in m->errs and do not make the call fail.
+ * On success *out is filled (release with manifest_set_release). */
+int manifest_load(const char *const *files, size_t n_files, struct manifest_set *out,
+                  struct err *err);
+void manifest_set_release(struct manifest_set *s);
+
+/* Total number of field errors over the set. */
+size_t manifest_set_errors(const struct manifest_set *s);
+
+#endif

@@ -1,0 +1,24 @@
+/* err: a short human-readable error message filled where a failure happens.
+ *
+ * Library functions return 0 (or a count) on success and a negative errno on failure; when they
+ * take a `struct err *` they also write a one-line message into it (NULL is allowed and means
+ * "no message wanted").  Messages never end with a newline. */
+#ifndef JX_ERR_H
+#define JX_ERR_H
+
+#include <stddef.h>
+
+#define ERR_MSG_MAX 512
+
+struct err {
+    char msg[ERR_MSG_MAX];
+};
+
+/* Formats into e->msg (truncating at ERR_MSG_MAX); returns `rc` so callers can write
+ * `return err_set(e, -EINVAL, "...")`.  e may be NULL. */
+int err_set(struct err *e, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Prefixes the existing message with "<prefix>: ". e may be NULL. */
+void err_prefix(struct err *e, const char *prefix);
+
+#endif

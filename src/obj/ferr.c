@@ -1,0 +1,150 @@
+#include "obj/ferr.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ferr_list_init(struct ferr_list *l)
+{
+    memset(l, 0, sizeof(*l));
+}
+
+void ferr_list_release(struct ferr_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].path);
+        free(l->v[i].value);
+        free(l->v[i].detail);
+    }
+    free(l->v);
+    ferr_list_init(l);
+}
+
+static char *render_value(const json_t *v)
+{
+    if (!v)
+        return NULL;
+    if (json_is_string(v)) {
+        /* Kubernetes prints strings with Go's %q: JSON string quoting is close enough. */
+        return json_dumps(v, JSON_ENCODE_ANY);
+    }
+    return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+}
+
+static int push(struct ferr_list *l, enum ferr_type type, const char *path, char *value,
+                const char *fmt, va_list ap)
+{
+    char *detail = NULL;
+    if (fmt && vasprintf(&detail, fmt, ap) < 0)
+        detail = NULL;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        struct ferr *nv = realloc(l->v, cap * sizeof(*nv));
+        if (!nv)
+            goto oom;
+        l->v = nv;
+        l->cap = cap;
+    }
+    char *p = strdup(path ? path : "");
+    if (!p)
+        goto oom;
+    l->v[l->n++] = (struct ferr){.type = type, .path = p, .value = value, .detail = detail};
+    return 0;
+oom:
+    free(value);
+    free(detail);
+    return -ENOMEM;
+}
+
+int ferr_add(struct ferr_list *l, enum ferr_type type, const char *path, const json_t *value,
+             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = push(l, type, path, render_value(value), fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
+                 const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = push(l, type, path, value ? strdup(value) : NULL, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int ferr_list_move(struct ferr_list *dst, struct ferr_list *src)
+{
+    if (dst->n + src->n > dst->cap) {
+        size_t cap = dst->n + src->n;
+        struct ferr *nv = realloc(dst->v, cap * sizeof(*nv));
+        if (!nv)
+            return -ENOMEM;
+        dst->v = nv;
+        dst->cap = cap;
+    }
+    if (src->n)
+        memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
+    dst->n += src->n;
+    free(src->v);
+    ferr_list_init(src);
+    return 0;
+}
+
+static const char *type_text(enum ferr_type t)
+{
+    static const char *const names[] = {
+        [FERR_INVALID] = "Invalid value",   [FERR_REQUIRED] = "Required value",
+        [FERR_NOT_SUPPORTED] = "Unsupported value", [FERR_DUPLICATE] = "Duplicate value",
+        [FERR_FORBIDDEN] = "Forbidden",     [FERR_TOO_LONG] = "Too long",
+        [FERR_TOO_MANY] = "Too many",       [FERR_INTERNAL] = "Internal error",
+    };
+    return names[t];
+}
+
+char *ferr_format(const struct ferr *e)
+{
+    char *out = NULL;
+    const char *v = e->value, *d = e->detail;
+    const char *sup = e->type == FERR_NOT_SUPPORTED && d ? "supported values: " : "";
+    int rc;
+    if (v && d)
+        rc = asprintf(&out, "%s: %s: %s: %s%s", e->path, type_text(e->type), v, sup, d);
+    else if (v)
+        rc = asprintf(&out, "%s: %s: %s", e->path, type_text(e->type), v);
+    else if (d)
+        rc = asprintf(&out, "%s: %s: %s", e->path, type_text(e->type), d);
+    else
+        rc = asprintf(&out, "%s: %s", e->path, type_text(e->type));
+    return rc < 0 ? NULL : out;
+}
+
+char *fpath_field(char *out, const char *parent, const char *field)
+{
+    if (!parent || !*parent)
+        snprintf(out, FPATH_MAX, "%s", field);
+    else
+        snprintf(out, FPATH_MAX, "%s.%s", parent, field);
+    return out;
+}
+
+char *fpath_index(char *out, const char *parent, const char *field, size_t i)
+{
+    const char *sep = parent && *parent ? "." : "";
+    snprintf(out, FPATH_MAX, "%s%s%s[%zu]", parent ? parent : "", sep, field, i);
+    return out;
+}
+
+char *fpath_key(char *out, const char *parent, const char *field, const char *key)
+{
+    const char *sep = parent && *parent ? "." : "";
+    snprintf(out, FPATH_MAX, "%s%s%s[%s]", parent ? parent : "", sep, field, key);
+    return out;
+}

@@ -1,0 +1,66 @@
+/* ferr: a list of field errors in Kubernetes' own form.
+ *
+ *   spec.replicatedJobs[1].replicas: Invalid value: -1: must be greater than or equal to 0
+ *   spec.successPolicy.operator: Unsupported value: "Some": supported values: "All", "Any"
+ *   spec.replicatedJobs[0].name: Required value
+ *
+ * Paths are built with fpath_*() into caller buffers of FPATH_MAX bytes. */
+#ifndef JX_FERR_H
+#define JX_FERR_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define FPATH_MAX 512
+
+enum ferr_type {
+    FERR_INVALID,       /* "Invalid value: <v>: <detail>" */
+    FERR_REQUIRED,      /* "Required value[: <detail>]" */
+    FERR_NOT_SUPPORTED, /* "Unsupported value: <v>: supported values: <detail>" */
+    FERR_DUPLICATE,     /* "Duplicate value: <v>" */
+    FERR_FORBIDDEN,     /* "Forbidden: <detail>" */
+    FERR_TOO_LONG,      /* "Too long: <detail>" */
+    FERR_TOO_MANY,      /* "Too many: <v>: <detail>" */
+    FERR_INTERNAL,      /* "Internal error: <detail>" */
+};
+
+struct ferr {
+    enum ferr_type type;
+    char *path;   /* "spec.replicatedJobs[0].replicas"; owned */
+    char *value;  /* the bad value rendered as Kubernetes does (strings quoted), or NULL; owned */
+    char *detail; /* free text, may be NULL; owned */
+};
+
+struct ferr_list {
+    struct ferr *v;
+    size_t n, cap;
+};
+
+void ferr_list_init(struct ferr_list *l);
+void ferr_list_release(struct ferr_list *l);
+
+/* Appends an error.  `value` (borrowed, may be NULL) is rendered: strings as "quoted", numbers,
+ * booleans and null as JSON, objects/arrays as compact JSON.  `fmt` may be NULL.  Returns 0, or
+ * -ENOMEM (the error is then lost; the list stays valid). */
+int ferr_add(struct ferr_list *l, enum ferr_type type, const char *path, const json_t *value,
+             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Same, with the value given as an already-rendered string (borrowed, may be NULL). */
+int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Moves every error of `src` to the end of `dst` (src is left empty). Returns 0 or -ENOMEM. */
+int ferr_list_move(struct ferr_list *dst, struct ferr_list *src);
+
+/* Renders one error as a single line (no newline); returns a malloc'd string the caller frees,
+ * or NULL on OOM. */
+char *ferr_format(const struct ferr *e);
+
+/* Path builders; each writes into out[FPATH_MAX] and returns out.  A parent of "" yields a bare
+ * child ("spec"). */
+char *fpath_field(char *out, const char *parent, const char *field);
+char *fpath_index(char *out, const char *parent, const char *field, size_t i);
+/* parent[key] as Kubernetes prints map entries: metadata.labels[app] */
+char *fpath_key(char *out, const char *parent, const char *field, const char *key);
+
+#endif

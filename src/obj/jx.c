@@ -1,0 +1,125 @@
+#include "obj/jx.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+json_t *jx_obj(const json_t *o, const char *key)
+{
+    json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_object(v) ? v : NULL;
+}
+
+json_t *jx_arr(const json_t *o, const char *key)
+{
+    json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_array(v) ? v : NULL;
+}
+
+const char *jx_str(const json_t *o, const char *key)
+{
+    json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+json_t *jx_path(const json_t *root, const char *dotted)
+{
+    const json_t *cur = root;
+    const char *p = dotted;
+    while (cur && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        cur = json_is_object(cur) ? json_object_getn(cur, p, n) : NULL;
+        p += n + (dot ? 1 : 0);
+    }
+    return (json_t *)cur;
+}
+
+int jx_int(const json_t *o, const char *key, long long *out)
+{
+    json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    if (!v || json_is_null(v))
+        return -ENOENT;
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v);
+        return 0;
+    }
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (d == floor(d) && fabs(d) < 9.2e18) {
+            *out = (long long)d;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+long long jx_int_or(const json_t *o, const char *key, long long def)
+{
+    long long v;
+    return jx_int(o, key, &v) == 0 ? v : def;
+}
+
+bool jx_bool_or(const json_t *o, const char *key, bool def)
+{
+    json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+    return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+static json_t *ensure(json_t *o, const char *key, bool arr)
+{
+    if (!json_is_object(o))
+        return NULL;
+    json_t *v = json_object_get(o, key);
+    if (arr ? json_is_array(v) : json_is_object(v))
+        return v;
+    v = arr ? json_array() : json_object();
+    if (!v || json_object_set_new(o, key, v) < 0)
+        return NULL;
+    return v;
+}
+
+json_t *jx_ensure_obj(json_t *o, const char *key)
+{
+    return ensure(o, key, false);
+}
+
+json_t *jx_ensure_arr(json_t *o, const char *key)
+{
+    return ensure(o, key, true);
+}
+
+int jx_set_new(json_t *o, const char *key, json_t *v)
+{
+    if (!json_is_object(o)) {
+        json_decref(v);
+        return -EINVAL;
+    }
+    return v && json_object_set_new(o, key, v) == 0 ? 0 : -ENOMEM;
+}
+
+int jx_set_str(json_t *o, const char *key, const char *v)
+{
+    return jx_set_new(o, key, json_string(v));
+}
+
+int jx_set_int(json_t *o, const char *key, long long v)
+{
+    return jx_set_new(o, key, json_integer(v));
+}
+
+int jx_set_bool(json_t *o, const char *key, bool v)
+{
+    return jx_set_new(o, key, json_boolean(v));
+}
+
+int jx_set_meta(json_t *meta, const char *field, const char *k, const char *v)
+{
+    json_t *m = jx_ensure_obj(meta, field);
+    return m ? jx_set_str(m, k, v) : -ENOMEM;
+}
+
+const char *jx_get_meta(const json_t *meta, const char *field, const char *k)
+{
+    return jx_str(jx_obj(meta, field), k);
+}
