@@ -1,0 +1,433 @@
+/* sup: see sup.h.  epoll over the containers' output pipes, a signalfd for SIGCHLD and up to
+ * four watched fds; posix_spawn for speed (no page-table copy of the supervisor). */
+#include "local/sup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "local/sup_int.h"
+
+#define SUP_READ_CHUNK (64 * 1024)
+#define SUP_LINE_MAX (64 * 1024)    /* a longer line is forwarded in pieces */
+#define SUP_OUT_FLUSH (128 * 1024)  /* forwarded bytes buffered before a write */
+#define SUP_DRAIN_MS 2000           /* how long a pipe may outlive its main process */
+#define SUP_WATCH_MAX 4
+
+struct proc {
+    uint64_t id;
+    pid_t pid;
+    int pipe_fd, log_fd;
+    char *prefix;
+    size_t prefix_len;
+    char *partial; /* unterminated tail of the output, SUP_LINE_MAX bytes */
+    size_t partial_len;
+    bool exited;
+    int status;
+    int64_t drain_deadline_ms;
+};
+
+struct sup {
+    int epfd, sigfd, out_fd;
+    sigset_t old_mask;
+    struct sup__watchdog wd;
+    struct proc **procs;
+    size_t n, cap;
+    uint64_t next_id;
+    int watched[SUP_WATCH_MAX];
+    size_t n_watched;
+    char *out;
+    size_t out_len;
+    uint64_t forwarded;
+};
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int epoll_add(int epfd, int fd, void *ptr)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = ptr};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int sup_new(struct sup **out, int out_fd, struct err *err)
+{
+    struct sup *s = calloc(1, sizeof(*s));
+    sigset_t chld;
+    int rc;
+    if (!s || !(s->out = malloc(SUP_OUT_FLUSH + SUP_LINE_MAX + 256))) {
+        free(s);
+        return err_set(err, -ENOMEM, "out of memory");
+    }
+    s->out_fd = out_fd;
+    s->epfd = s->sigfd = -1;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &s->old_mask);
+    s->epfd = epoll_create1(EPOLL_CLOEXEC);
+    s->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (s->epfd < 0 || s->sigfd < 0) {
+        rc = err_set(err, -errno, "epoll/signalfd: %s", strerror(errno));
+        goto fail;
+    }
+    if ((rc = epoll_add(s->epfd, s->sigfd, &s->sigfd)) < 0) {
+        err_set(err, rc, "epoll: %s", strerror(-rc));
+        goto fail;
+    }
+    if ((rc = sup__watchdog_start(&s->wd)) < 0) {
+        err_set(err, rc, "watchdog: %s", strerror(-rc));
+        goto fail;
+    }
+    *out = s;
+    return 0;
+fail:
+    sup_free(s);
+    return rc;
+}
+
+static void proc_free(struct proc *p)
+{
+    if (!p)
+        return;
+    if (p->pipe_fd >= 0)
+        close(p->pipe_fd);
+    if (p->log_fd >= 0)
+        close(p->log_fd);
+    free(p->prefix);
+    free(p->partial);
+    free(p);
+}
+
+static void flush_out(struct sup *s)
+{
+    size_t off = 0;
+    while (off < s->out_len) {
+        ssize_t w = write(s->out_fd, s->out + off, s->out_len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break; /* output gone (closed pipe): keep running, logs still go to files */
+        off += (size_t)w;
+    }
+    s->forwarded += off;
+    s->out_len = 0;
+}
+
+void sup_free(struct sup *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        struct proc *p = s->procs[i];
+        if (!p->exited) {
+            kill(-p->pid, SIGKILL);
+            waitpid(p->pid, NULL, 0);
+        }
+        sup__watchdog_forget(&s->wd, p->pid);
+        proc_free(p);
+    }
+    if (s->out)
+        flush_out(s);
+    sup__watchdog_stop(&s->wd);
+    if (s->sigfd >= 0)
+        close(s->sigfd);
+    if (s->epfd >= 0)
+        close(s->epfd);
+    sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+    free(s->procs);
+    free(s->out);
+    free(s);
+}
+
+static struct proc *find(const struct sup *s, uint64_t id)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->procs[i]->id == id)
+            return s->procs[i];
+    return NULL;
+}
+
+int sup_kill(struct sup *s, uint64_t id, int sig)
+{
+    struct proc *p = find(s, id);
+    if (!p || p->exited)
+        return -ESRCH;
+    return kill(-p->pid, sig) < 0 ? -errno : 0;
+}
+
+pid_t sup_pgid(const struct sup *s, uint64_t id)
+{
+    struct proc *p = find(s, id);
+    return p && !p->exited ? p->pid : -1;
+}
+
+size_t sup_running(const struct sup *s)
+{
+    return s->n;
+}
+
+uint64_t sup_forwarded_bytes(const struct sup *s)
+{
+    return s->forwarded;
+}
+
+int sup_watch_fd(struct sup *s, int fd)
+{
+    if (s->n_watched == SUP_WATCH_MAX)
+        return -ENOSPC;
+    s->watched[s->n_watched] = fd;
+    int rc = epoll_add(s->epfd, fd, &s->watched[s->n_watched]);
+    if (rc == 0)
+        s->n_watched++;
+    return rc;
+}
+
+static int reserve(struct sup *s)
+{
+    if (s->n < s->cap)
+        return 0;
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    struct proc **np = realloc(s->procs, cap * sizeof(*np));
+    if (!np)
+        return -ENOMEM;
+    s->procs = np;
+    s->cap = cap;
+    return 0;
+}
+
+static int proc_init(struct proc *p, const struct sup_spec *spec, struct err *err)
+{
+    p->pipe_fd = p->log_fd = -1;
+    if (spec->prefix) {
+        p->prefix = strdup(spec->prefix);
+        p->partial = malloc(SUP_LINE_MAX);
+        if (!p->prefix || !p->partial)
+            return err_set(err, -ENOMEM, "out of memory");
+        p->prefix_len = strlen(p->prefix);
+    }
+    if (spec->log_path) {
+        p->log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (p->log_fd < 0)
+            return err_set(err, -errno, "%s: %s", spec->log_path, strerror(errno));
+    }
+    return 0;
+}
+
+int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)
+{
+    struct proc *p = calloc(1, sizeof(*p));
+    int rc;
+    if (!p)
+        return err_set(err, -ENOMEM, "out of memory");
+    if ((rc = proc_init(p, spec, err)) < 0)
+        goto fail;
+    if ((rc = reserve(s)) < 0) {
+        err_set(err, rc, "out of memory");
+        goto fail;
+    }
+    if ((rc = sup__spawn(spec, &p->pid, &p->pipe_fd, err)) < 0)
+        goto fail;
+    sup__watchdog_watch(&s->wd, p->pid);
+    if ((rc = epoll_add(s->epfd, p->pipe_fd, p)) < 0) {
+        err_set(err, rc, "epoll: %s", strerror(-rc));
+        kill(-p->pid, SIGKILL);
+        waitpid(p->pid, NULL, 0);
+        sup__watchdog_forget(&s->wd, p->pid);
+        goto fail;
+    }
+    p->id = ++s->next_id;
+    s->procs[s->n++] = p;
+    *out_id = p->id;
+    return 0;
+fail:
+    proc_free(p);
+    return rc;
+}
+
+/* Appends forwarded text; flushes when the buffer is full. */
+static void out_append(struct sup *s, const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (s->out_len + alen + blen + 1 > SUP_OUT_FLUSH + SUP_LINE_MAX + 256)
+        flush_out(s);
+    memcpy(s->out + s->out_len, a, alen);
+    memcpy(s->out + s->out_len + alen, b, blen);
+    s->out_len += alen + blen;
+    s->out[s->out_len++] = '\n';
+    if (s->out_len >= SUP_OUT_FLUSH)
+        flush_out(s);
+}
+
+static void forward_partial(struct sup *s, struct proc *p)
+{
+    if (p->partial_len)
+        out_append(s, p->prefix, p->prefix_len, p->partial, p->partial_len);
+    p->partial_len = 0;
+}
+
+/* Splits a chunk into lines: completes the pending partial line, forwards whole lines
+ * straight from the chunk, keeps the unterminated tail. */
+static void forward_chunk(struct sup *s, struct proc *p, const char *buf, size_t len)
+{
+    while (len) {
+        const char *nl = memchr(buf, '\n', len);
+        size_t take = nl ? (size_t)(nl - buf) : len;
+        if (p->partial_len || !nl) {
+            size_t room = SUP_LINE_MAX - p->partial_len;
+            size_t n = take < room ? take : room;
+            memcpy(p->partial + p->partial_len, buf, n);
+            p->partial_len += n;
+            if (nl || p->partial_len == SUP_LINE_MAX)
+                forward_partial(s, p);
+            buf += n;
+            len -= n;
+            if (nl && n == take) {
+                buf++;
+                len--;
+            }
+            continue;
+        }
+        out_append(s, p->prefix, p->prefix_len, buf, take);
+        buf += take + 1;
+        len -= take + 1;
+    }
+}
+
+static void write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        buf += w;
+        len -= (size_t)w;
+    }
+}
+
+static void close_pipe(struct sup *s, struct proc *p)
+{
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, p->pipe_fd, NULL);
+    close(p->pipe_fd);
+    p->pipe_fd = -1;
+    if (p->prefix)
+        forward_partial(s, p);
+}
+
+static void on_readable(struct sup *s, struct proc *p, char *buf)
+{
+    ssize_t r = read(p->pipe_fd, buf, SUP_READ_CHUNK);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (r <= 0) {
+        close_pipe(s, p);
+        return;
+    }
+    if (p->log_fd >= 0)
+        write_all(p->log_fd, buf, (size_t)r);
+    if (p->prefix)
+        forward_chunk(s, p, buf, (size_t)r);
+}
+
+static void on_sigchld(struct sup *s)
+{
+    struct signalfd_siginfo si;
+    while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
+        ;
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (size_t i = 0; i < s->n; i++) {
+            struct proc *p = s->procs[i];
+            if (p->pid != pid || p->exited)
+                continue;
+            p->exited = true;
+            p->status = status;
+            p->drain_deadline_ms = now_ms() + SUP_DRAIN_MS;
+            kill(-pid, SIGKILL); /* the container ends with its main process */
+        }
+    }
+}
+
+/* Moves finished containers (exited and drained, or past the drain deadline) to `exits`. */
+static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
+{
+    size_t got = 0;
+    int64_t now = now_ms();
+    for (size_t i = 0; i < s->n && got < max;) {
+        struct proc *p = s->procs[i];
+        if (!p->exited || (p->pipe_fd >= 0 && now < p->drain_deadline_ms)) {
+            i++;
+            continue;
+        }
+        if (p->pipe_fd >= 0)
+            close_pipe(s, p);
+        exits[got++] = (struct sup_exit){.id = p->id, .status = p->status};
+        sup__watchdog_forget(&s->wd, p->pid);
+        proc_free(p);
+        s->procs[i] = s->procs[--s->n];
+    }
+    return got;
+}
+
+static int next_timeout(const struct sup *s, int timeout_ms)
+{
+    int64_t now = now_ms();
+    for (size_t i = 0; i < s->n; i++) {
+        const struct proc *p = s->procs[i];
+        if (!p->exited)
+            continue;
+        int64_t left = p->drain_deadline_ms - now;
+        left = left < 0 ? 0 : left;
+        if (timeout_ms < 0 || left < timeout_ms)
+            timeout_ms = (int)left;
+    }
+    return timeout_ms;
+}
+
+static bool is_watched(const struct sup *s, const void *ptr, int *out_fd)
+{
+    for (size_t i = 0; i < s->n_watched; i++) {
+        if (ptr == &s->watched[i]) {
+            *out_fd = s->watched[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
+             int *out_fd_ready)
+{
+    struct epoll_event evs[64];
+    static char buf[SUP_READ_CHUNK];
+    int ready = -1;
+    size_t got = collect(s, exits, max);
+    int n = got ? 0 : epoll_wait(s->epfd, evs, 64, next_timeout(s, timeout_ms));
+    if (n < 0 && errno != EINTR)
+        return -errno;
+    for (int i = 0; i < n; i++) {
+        void *ptr = evs[i].data.ptr;
+        if (ptr == &s->sigfd)
+            on_sigchld(s);
+        else if (!is_watched(s, ptr, &ready))
+            on_readable(s, ptr, buf);
+    }
+    flush_out(s);
+    if (out_fd_ready)
+        *out_fd_ready = ready;
+    return (int)(got + collect(s, exits + got, max - got));
+}

@@ -1,0 +1,75 @@
+/* sup: the process supervisor of the local runner.  Single-threaded and I/O only: it starts
+ * containers, forwards their output, reports their exits and kills them; it takes no policy
+ * decision (that is jobctl's and the reconcile core's job).
+ *
+ * A container is one process group: posix_spawn of argv with an explicit envp, in a new
+ * process group, stdin from /dev/null, stdout and stderr into one pipe.  Output is appended raw
+ * to the container's log file and, when asked, forwarded line by line to an output fd with a
+ * prefix ("[pod-host] ").  When the main process exits, whatever is left of its group is
+ * killed (as a container runtime does) and the exit is reported once the pipe is drained.
+ *
+ * No orphans: sup_new() forks a watchdog that outlives a SIGKILLed jaxset only long enough to
+ * SIGKILL every process group still registered, having noticed the end of its pipe.
+ *
+ * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
+#ifndef JX_SUP_H
+#define JX_SUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "obj/err.h"
+
+struct sup;
+
+struct sup_spec {
+    const char *const *argv;  /* argv[0] without '/' is looked up in envp's PATH (else ours) */
+    const char *const *envp;
+    const char *cwd;          /* NULL: inherit */
+    const char *log_path;     /* appended to, created 0644; NULL: no log file */
+    const char *prefix;       /* written before each forwarded line; NULL: not forwarded */
+};
+
+struct sup_exit {
+    uint64_t id;
+    int status; /* as from waitpid(): WIFEXITED/WEXITSTATUS/WIFSIGNALED/WTERMSIG; for a spawn
+                 * that failed after sup_spawn returned, an exit status of 127 */
+};
+
+/* Creates a supervisor writing forwarded output to `out_fd` (borrowed).  Returns 0 or a
+ * negative errno with err set. */
+int sup_new(struct sup **out, int out_fd, struct err *err) __attribute__((warn_unused_result));
+
+/* SIGKILLs every group still running, reaps them, stops the watchdog and frees. NULL-safe. */
+void sup_free(struct sup *s);
+
+/* Starts a container; *out_id identifies it in exits and kills.  Fails (negative errno, err
+ * set, nothing started) when the executable cannot be found or the spawn fails. */
+int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)
+    __attribute__((warn_unused_result));
+
+/* Sends `sig` to the container's whole process group. 0, or -ESRCH when it is gone. */
+int sup_kill(struct sup *s, uint64_t id, int sig);
+
+/* Process-group id of a running container (its leader's pid), or -1. */
+pid_t sup_pgid(const struct sup *s, uint64_t id);
+
+/* Number of containers not yet reported as exited. */
+size_t sup_running(const struct sup *s);
+
+/* Watches an extra readable fd (a signalfd, say): sup_poll() returns when it is readable and
+ * sets *out_fd_ready.  At most 4. */
+int sup_watch_fd(struct sup *s, int fd);
+
+/* Waits up to timeout_ms (-1: forever) for something to happen, forwards output, and stores up
+ * to `max` exits.  Returns the number of exits stored (0 on timeout), or a negative errno.
+ * *out_fd_ready (may be NULL) is set to the watched fd that became readable, else -1. */
+int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
+             int *out_fd_ready);
+
+/* Bytes forwarded to out_fd so far (benchmarks). */
+uint64_t sup_forwarded_bytes(const struct sup *s);
+
+#endif

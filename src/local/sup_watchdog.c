@@ -1,0 +1,119 @@
+/* The watchdog: a forked child (no exec) in its own session that holds the read end of a
+ * pipe.  The supervisor writes "+pgid"/"-pgid" records; when the pipe ends — the supervisor
+ * exited or was SIGKILLed — every registered process group is SIGKILLed.  This is what keeps
+ * "no orphan ever" true when jaxset itself dies without a chance to clean up. */
+#include "local/sup_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+struct rec {
+    int32_t op; /* '+' or '-' */
+    int32_t pgid;
+};
+
+static void send_rec(struct sup__watchdog *w, char op, pid_t pgid)
+{
+    struct rec r = {.op = op, .pgid = pgid};
+    if (w->fd < 0)
+        return;
+    while (write(w->fd, &r, sizeof(r)) < 0 && errno == EINTR)
+        ;
+}
+
+void sup__watchdog_watch(struct sup__watchdog *w, pid_t pgid)
+{
+    send_rec(w, '+', pgid);
+}
+
+void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid)
+{
+    send_rec(w, '-', pgid);
+}
+
+static void detach_fds(int keep)
+{
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; fd++)
+        if (null >= 0 && fd != keep)
+            dup2(null, fd);
+    if (null > 2 && null != keep)
+        close(null);
+    /* close everything else we inherited: output pipes held open would delay readers */
+    syscall(SYS_close_range, keep + 1, ~0U, 0);
+    for (int fd = 3; fd < keep; fd++)
+        close(fd);
+}
+
+static void __attribute__((noreturn)) watchdog_main(int rfd)
+{
+    static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
+                                  SIGPIPE};
+    for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+        signal(ignored[i], SIG_IGN);
+    setsid();
+    detach_fds(rfd);
+    pid_t *set = NULL;
+    size_t n = 0, cap = 0;
+    struct rec r;
+    ssize_t got;
+    while ((got = read(rfd, &r, sizeof(r))) == sizeof(r) || (got < 0 && errno == EINTR)) {
+        if (got < 0)
+            continue;
+        if (r.op == '+' && n == cap) {
+            cap = cap ? cap * 2 : 64;
+            pid_t *ns = realloc(set, cap * sizeof(*ns));
+            if (!ns)
+                continue;
+            set = ns;
+        }
+        if (r.op == '+')
+            set[n++] = r.pgid;
+        for (size_t i = 0; r.op == '-' && i < n; i++)
+            if (set[i] == r.pgid)
+                set[i--] = set[--n];
+    }
+    for (size_t i = 0; i < n; i++)
+        kill(-set[i], SIGKILL);
+    _exit(0);
+}
+
+int sup__watchdog_start(struct sup__watchdog *w)
+{
+    int p[2];
+    w->pid = -1;
+    w->fd = -1;
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return -e;
+    }
+    if (pid == 0) {
+        close(p[1]);
+        watchdog_main(p[0]);
+    }
+    close(p[0]);
+    w->pid = pid;
+    w->fd = p[1];
+    return 0;
+}
+
+void sup__watchdog_stop(struct sup__watchdog *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    if (w->pid > 0)
+        waitpid(w->pid, NULL, 0);
+    w->pid = -1;
+}
