@@ -1,0 +1,52 @@
+/* podenv: what the kubelet computes for a container before starting it, computed for a local
+ * process: the environment, the expanded command line and the working directory.
+ *
+ * Environment, in order (a later entry with the same name replaces an earlier one):
+ *   1. jaxset's own environment (`base`), as torchrun and mpirun pass theirs on;
+ *   2. HOSTNAME = the pod's hostname;
+ *   3. the container's env[]: `value` with $(VAR) expansion against what is defined so far
+ *      ($$ is a literal $, an undefined reference stays as written, as in Kubernetes), and
+ *      `valueFrom.fieldRef` for metadata.name, metadata.namespace, metadata.uid,
+ *      metadata.labels['k'], metadata.annotations['k'], spec.nodeName,
+ *      spec.serviceAccountName, status.podIP, status.hostIP, status.podIPs;
+ *   4. `extra` (JOB_COMPLETION_INDEX, the JAX variables, CUDA_VISIBLE_DEVICES...), which the
+ *      manifest cannot override (validation already refused the JAX names).
+ * command + args are expanded with the same $(VAR) rules against the final environment. */
+#ifndef JX_PODENV_H
+#define JX_PODENV_H
+
+#include <jansson.h>
+
+#include "obj/err.h"
+
+struct podenv_pod {
+    const json_t *meta;     /* the pod's metadata: name, namespace, uid, labels, annotations */
+    const char *hostname;
+    const char *pod_ip;
+    const char *host_ip;
+    const char *node_name;
+    const json_t *pod_spec; /* serviceAccountName */
+};
+
+/* A NULL-terminated array of "NAME=value" strings, all owned. */
+struct podenv_strv {
+    char **v;
+    size_t n;
+};
+
+void podenv_strv_free(struct podenv_strv *s);
+
+/* Computes the environment and argv of `container` (borrowed JSON of a pod's container).
+ * `base` is NULL-terminated "NAME=value" (may be NULL); `extra` is a JSON array of
+ * {name, value} (may be NULL).  Fails with -EINVAL and err set when the container has no
+ * command (there is no image entrypoint to fall back on locally) or uses an env source that
+ * cannot exist on one machine (configMapKeyRef, secretKeyRef, envFrom).  Outputs are written
+ * only on success. */
+int podenv_build(const json_t *container, const struct podenv_pod *pod, const char *const *base,
+                 const json_t *extra, struct podenv_strv *out_env, struct podenv_strv *out_argv,
+                 struct err *err);
+
+/* Expands $(VAR) references in `in` against `env`; returns a malloc'd string or NULL on OOM. */
+char *podenv_expand(const char *in, const struct podenv_strv *env);
+
+#endif
