@@ -1,0 +1,321 @@
+/* The batch/v1 rules an API server applies to a Job built from spec.replicatedJobs[i].template
+ * (k8s pkg/apis/batch/validation + the pod spec rules jaxset depends on), so that a JobSet that
+ * passes js_validate never half-starts.  Unlike Kubernetes, `image` is optional: jaxset runs
+ * commands locally. */
+#include "api/jobset_validate_int.h"
+#include "obj/dns.h"
+#include "obj/jx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define INDEXED_MAX 100000 /* maxParallelismForIndexedJob */
+
+static const struct jsv_field f_env[] = {
+    JSV_REQ("name", JT_STR),
+    JSV_FLD("value", JT_STR),
+    JSV_FLD("valueFrom", JT_OBJ),
+    JSV_END,
+};
+
+static const struct jsv_field f_port[] = {
+    JSV_REQ("containerPort", JT_INT32),
+    JSV_FLD("hostPort", JT_INT32),
+    JSV_FLD("protocol", JT_STR),
+    JSV_FLD("name", JT_STR),
+    JSV_END,
+};
+
+static const struct jsv_field f_mount[] = {
+    JSV_REQ("name", JT_STR),
+    JSV_REQ("mountPath", JT_STR),
+    JSV_FLD("readOnly", JT_BOOL),
+    JSV_FLD("subPath", JT_STR),
+    JSV_END,
+};
+
+static const struct jsv_field f_container[] = {
+    JSV_REQ("name", JT_STR),
+    JSV_FLD("image", JT_STR),
+    JSV_ARR("command", 0, JT_STR, NULL, 0),
+    JSV_ARR("args", 0, JT_STR, NULL, 0),
+    JSV_FLD("workingDir", JT_STR),
+    JSV_ARR("env", 0, JT_OBJ, f_env, 0),
+    JSV_ARR("ports", 0, JT_OBJ, f_port, 0),
+    JSV_ARR("volumeMounts", 0, JT_OBJ, f_mount, 0),
+    JSV_END,
+};
+
+static const struct jsv_field f_volume[] = {
+    JSV_REQ("name", JT_STR),
+    JSV_END,
+};
+
+static const struct jsv_field f_podspec[] = {
+    JSV_ARR("containers", 0, JT_OBJ, f_container, 0),
+    JSV_ARR("initContainers", 0, JT_OBJ, f_container, 0),
+    JSV_FLD("restartPolicy", JT_STR),
+    JSV_ARR("volumes", 0, JT_OBJ, f_volume, 0),
+    JSV_FLD("nodeSelector", JT_STRMAP),
+    JSV_FLD("hostname", JT_STR),
+    JSV_FLD("subdomain", JT_STR),
+    JSV_FLD("hostNetwork", JT_BOOL),
+    JSV_FLD("activeDeadlineSeconds", JT_INT64),
+    JSV_FLD("terminationGracePeriodSeconds", JT_INT64),
+    JSV_END,
+};
+
+static const struct jsv_field f_podtmpl[] = {
+    JSV_OBJ("metadata", 0, jsv__meta_fields),
+    JSV_OBJ("spec", 0, f_podspec),
+    JSV_END,
+};
+
+static const struct jsv_field f_jobspec[] = {
+    JSV_FLD("parallelism", JT_INT32),           JSV_FLD("completions", JT_INT32),
+    JSV_FLD("activeDeadlineSeconds", JT_INT64), JSV_FLD("backoffLimit", JT_INT32),
+    JSV_FLD("backoffLimitPerIndex", JT_INT32),  JSV_FLD("maxFailedIndexes", JT_INT32),
+    JSV_FLD("completionMode", JT_STR),          JSV_FLD("suspend", JT_BOOL),
+    JSV_FLD("manualSelector", JT_BOOL),         JSV_FLD("ttlSecondsAfterFinished", JT_INT32),
+    JSV_FLD("podReplacementPolicy", JT_STR),    JSV_FLD("podFailurePolicy", JT_OBJ),
+    JSV_OBJ("template", 0, f_podtmpl),          JSV_END,
+};
+
+const struct jsv_field jsv__jobtmpl_fields[] = {
+    JSV_OBJ("metadata", 0, jsv__meta_fields),
+    JSV_OBJ("spec", 0, f_jobspec),
+    JSV_END,
+};
+
+/* ---- JobSpec ------------------------------------------------------------------------------- */
+
+static const char *const completion_modes[] = {"NonIndexed", "Indexed", NULL};
+static const char *const replacement_policies[] = {"Failed", "TerminatingOrFailed", NULL};
+static const char *const replacement_failed_only[] = {"Failed", NULL};
+static const char *const restart_policies[] = {"OnFailure", "Never", NULL};
+static const char *const protocols[] = {"SCTP", "TCP", "UDP", NULL};
+
+static const char *const nonneg_fields[] = {
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+    NULL,
+};
+
+static void check_indexed(struct jsv *c, const json_t *spec, const char *sp)
+{
+    char p[FPATH_MAX];
+    bool has_par, has_comp, has_mfi;
+    long long par = jsv__int(spec, "parallelism", 1, &has_par);
+    long long comp = jsv__int(spec, "completions", 0, &has_comp);
+    long long mfi = jsv__int(spec, "maxFailedIndexes", 0, &has_mfi);
+    /* completions and parallelism both unset default to 1 (the Job's own defaulting) */
+    const json_t *cv = json_object_get(spec, "completions");
+    if ((!cv || json_is_null(cv)) && has_par)
+        jsv__add(c, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
+                 "when completion mode is Indexed");
+    if (has_par && par > INDEXED_MAX)
+        jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "parallelism"), par,
+                     "must be less than or equal to %d when completion mode is Indexed",
+                     INDEXED_MAX);
+    if (has_comp && comp > INDEXED_MAX)
+        jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "completions"), comp,
+                     "must be less than or equal to %d when completion mode is Indexed",
+                     INDEXED_MAX);
+    if (has_comp && has_mfi && mfi > comp)
+        jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "maxFailedIndexes"), mfi,
+                     "must be less than or equal to completions");
+}
+
+static void check_per_index(struct jsv *c, const json_t *spec, const char *sp, bool indexed)
+{
+    static const char *const keys[] = {"backoffLimitPerIndex", "maxFailedIndexes"};
+    char p[FPATH_MAX];
+    bool has_bl, has_mfi;
+    (void)jsv__int(spec, "backoffLimitPerIndex", 0, &has_bl);
+    (void)jsv__int(spec, "maxFailedIndexes", 0, &has_mfi);
+    if (has_mfi && !has_bl)
+        jsv__add(c, FERR_REQUIRED, fpath_field(p, sp, "backoffLimitPerIndex"), NULL,
+                 "when maxFailedIndexes is specified");
+    for (size_t i = 0; !indexed && i < 2; i++) {
+        bool set;
+        long long v = jsv__int(spec, keys[i], 0, &set);
+        if (set)
+            jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, keys[i]), v,
+                         "requires indexed completion mode");
+    }
+}
+
+static void check_job_spec(struct jsv *c, const json_t *spec, const char *sp)
+{
+    for (size_t i = 0; nonneg_fields[i]; i++)
+        jsv__min(c, spec, nonneg_fields[i], sp, 0);
+    jsv__enum(c, spec, "completionMode", sp, completion_modes, false);
+    const char *mode = jx_str(spec, "completionMode");
+    bool indexed = mode && strcmp(mode, "Indexed") == 0;
+    if (indexed)
+        check_indexed(c, spec, sp);
+    check_per_index(c, spec, sp, indexed);
+    bool pfp = jx_obj(spec, "podFailurePolicy") != NULL;
+    jsv__enum(c, spec, "podReplacementPolicy", sp,
+              pfp ? replacement_failed_only : replacement_policies, false);
+}
+
+/* ---- PodSpec ------------------------------------------------------------------------------- */
+
+static bool env_name_ok(const char *s)
+{
+    for (; *s; s++)
+        if (*s < 0x20 || *s > 0x7e || *s == '=')
+            return false;
+    return true;
+}
+
+static void check_port(struct jsv *c, const json_t *port, const char *pp)
+{
+    static const char *const keys[] = {"containerPort", "hostPort"};
+    char p[FPATH_MAX];
+    for (size_t i = 0; i < 2; i++) {
+        bool set;
+        long long v = jsv__int(port, keys[i], 0, &set);
+        fpath_field(p, pp, keys[i]);
+        if (set && v == 0 && i == 0)
+            jsv__add(c, FERR_REQUIRED, p, NULL, NULL);
+        else if (set && v != 0 && (v < 1 || v > 65535))
+            jsv__add_int(c, FERR_INVALID, p, v, "must be between 1 and 65535, inclusive");
+    }
+    jsv__enum(c, port, "protocol", pp, protocols, false);
+}
+
+static void check_container_lists(struct jsv *c, const json_t *ctr, const char *cp)
+{
+    char p[FPATH_MAX];
+    const json_t *env = jx_arr(ctr, "env"), *ports = jx_arr(ctr, "ports");
+    for (size_t i = 0; i < json_array_size(env); i++) {
+        const char *n = jx_str(json_array_get(env, i), "name");
+        snprintf(p, sizeof(p), "%s.env[%zu].name", cp, i);
+        if (n && *n && !env_name_ok(n))
+            jsv__add_str(c, FERR_INVALID, p, n,
+                         "a valid environment variable name must consist only of printable "
+                         "ASCII characters other than '='");
+    }
+    for (size_t i = 0; i < json_array_size(ports); i++) {
+        snprintf(p, sizeof(p), "%s.ports[%zu]", cp, i);
+        check_port(c, json_array_get(ports, i), p);
+    }
+}
+
+static const char *const ctr_lists[] = {"initContainers", "containers"};
+
+/* Whether a container before lists[l][i] (initContainers come first) is named `name`. */
+static bool ctr_name_seen(const json_t *ps, size_t l, size_t i, const char *name)
+{
+    for (size_t k = 0; k <= l; k++) {
+        const json_t *prev = jx_arr(ps, ctr_lists[k]);
+        size_t end = k == l ? i : json_array_size(prev);
+        for (size_t j = 0; j < end; j++) {
+            const char *o = jx_str(json_array_get(prev, j), "name");
+            if (o && strcmp(o, name) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Names of initContainers then containers: DNS-1123 labels, unique within the pod. */
+static void check_containers(struct jsv *c, const json_t *ps, const char *psp)
+{
+    char cp[FPATH_MAX], np[FPATH_MAX];
+    struct dns_msgs m;
+    for (size_t l = 0; l < 2; l++) {
+        const json_t *arr = jx_arr(ps, ctr_lists[l]);
+        for (size_t i = 0; i < json_array_size(arr); i++) {
+            const json_t *ctr = json_array_get(arr, i);
+            const char *name = jx_str(ctr, "name");
+            fpath_index(cp, psp, ctr_lists[l], i);
+            check_container_lists(c, ctr, cp);
+            if (!name || !*name)
+                continue;
+            fpath_field(np, cp, "name");
+            dns_1123_label(name, &m);
+            jsv__dns(c, np, name, &m, NULL);
+            if (ctr_name_seen(ps, l, i, name))
+                jsv__add_str(c, FERR_DUPLICATE, np, name, NULL);
+        }
+    }
+}
+
+static void check_volumes(struct jsv *c, const json_t *ps, const char *psp)
+{
+    const json_t *vols = jx_arr(ps, "volumes");
+    char p[FPATH_MAX];
+    struct dns_msgs m;
+    for (size_t i = 0; i < json_array_size(vols); i++) {
+        const char *name = jx_str(json_array_get(vols, i), "name");
+        if (!name || !*name)
+            continue;
+        snprintf(p, sizeof(p), "%s.volumes[%zu].name", psp, i);
+        dns_1123_label(name, &m);
+        jsv__dns(c, p, name, &m, NULL);
+        for (size_t j = 0; j < i; j++) {
+            const char *o = jx_str(json_array_get(vols, j), "name");
+            if (o && strcmp(o, name) == 0) {
+                jsv__add_str(c, FERR_DUPLICATE, p, name, NULL);
+                break;
+            }
+        }
+    }
+}
+
+static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_t *ps,
+                                 const char *psp)
+{
+    char p[FPATH_MAX];
+    const char *rp = jx_str(ps, "restartPolicy");
+    const json_t *v = json_object_get(ps, "restartPolicy");
+    fpath_field(p, psp, "restartPolicy");
+    if (!v || json_is_null(v) || (rp && !*rp)) {
+        jsv__add(c, FERR_REQUIRED, p, NULL, "valid values: \"OnFailure\", \"Never\"");
+        return;
+    }
+    if (!rp)
+        return; /* wrong type: reported by the schema walker */
+    jsv__enum(c, ps, "restartPolicy", psp, restart_policies, true);
+    if (jx_obj(jspec, "podFailurePolicy") && strcmp(rp, "OnFailure") == 0)
+        jsv__add_str(c, FERR_INVALID, p, rp,
+                     "only \"Never\" is supported when podFailurePolicy is specified");
+}
+
+static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
+{
+    char psp[FPATH_MAX], p[FPATH_MAX];
+    const json_t *ptmpl = json_object_get(jspec, "template");
+    const json_t *ps = json_object_get(ptmpl, "spec");
+    snprintf(psp, sizeof(psp), "%s.template.spec", sp);
+    if ((ptmpl && !json_is_object(ptmpl)) || (ps && !json_is_null(ps) && !json_is_object(ps)))
+        return; /* wrong type: reported by the schema walker */
+    snprintf(p, sizeof(p), "%s.template.metadata", sp);
+    jsv__meta_maps(c, jx_obj(ptmpl, "metadata"), p);
+    const json_t *ctrs = json_object_get(ps, "containers");
+    if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))
+        jsv__add(c, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
+    check_restart_policy(c, jspec, ps, psp);
+    check_containers(c, ps, psp);
+    check_volumes(c, ps, psp);
+}
+
+void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path)
+{
+    char sp[FPATH_MAX], mp[FPATH_MAX];
+    const json_t *spec = json_object_get(tmpl, "spec");
+    jsv__meta_maps(c, jx_obj(tmpl, "metadata"), fpath_field(mp, path, "metadata"));
+    fpath_field(sp, path, "spec");
+    if (spec && !json_is_null(spec) && !json_is_object(spec))
+        return;
+    check_job_spec(c, spec, sp);
+    check_pod_spec(c, spec, sp);
+}

@@ -1,0 +1,521 @@
+/* Spec-level JobSet rules: network, managedBy, TTL, success/startup/failure policies,
+ * coordinator and volumeClaimPolicies (jobset-api.md §2, §6.3, §6.5).  Feature gates are
+ * those of a default controller: InPlaceRestart and RestartJob are off. */
+#include "api/jobset_validate_int.h"
+#include "api/keys.h"
+#include "obj/dns.h"
+#include "obj/jx.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUBDOMAIN_TOO_LONG ".spec.network.subdomain is too long, must be less than 63 characters"
+#define MANAGED_BY_MAX 63
+#define RULE_NAME_MAX 128
+#define PVC_NAME_MAX 63
+
+static const char *const operators[] = {"All", "Any", NULL};
+static const char *const startup_orders[] = {"AnyOrder", "InOrder", NULL};
+static const char *const restart_strategies[] = {"Recreate", "BlockingRecreate", "InPlaceRestart",
+                                                 NULL};
+static const char *const actions[] = {"FailJobSet",
+                                      "RestartJobSet",
+                                      "RestartJobSetAndIgnoreMaxRestarts",
+                                      "RestartJob",
+                                      "RestartJobAndIgnoreMaxRestarts",
+                                      NULL};
+static const char *const reasons[] = {"BackoffLimitExceeded", "DeadlineExceeded",
+                                      "FailedIndexes",        "MaxFailedIndexesExceeded",
+                                      "PodFailurePolicy",     NULL};
+static const char *const when_deleted[] = {"Delete", "Retain", NULL};
+
+/* ---- schema -------------------------------------------------------------------------------- */
+
+static const struct jsv_field f_net[] = {
+    JSV_FLD("enableDNSHostnames", JT_BOOL),
+    JSV_FLD("subdomain", JT_STR),
+    JSV_FLD("publishNotReadyAddresses", JT_BOOL),
+    JSV_END,
+};
+
+static const struct jsv_field f_success[] = {
+    JSV_REQ("operator", JT_STR),
+    JSV_ARR("targetReplicatedJobs", 0, JT_STR, NULL, 0),
+    JSV_END,
+};
+
+static const struct jsv_field f_rule[] = {
+    JSV_REQ("name", JT_STR),
+    JSV_REQ("action", JT_STR),
+    JSV_ARR("onJobFailureReasons", 0, JT_STR, NULL, 0),
+    JSV_ARR("onJobFailureMessagePatterns", 0, JT_STR, NULL, 0),
+    JSV_ARR("targetReplicatedJobs", 0, JT_STR, NULL, 0),
+    JSV_END,
+};
+
+static const struct jsv_field f_failure[] = {
+    JSV_FLD("maxRestarts", JT_INT32),
+    JSV_FLD("restartStrategy", JT_STR),
+    JSV_ARR("rules", 0, JT_OBJ, f_rule, 0),
+    JSV_END,
+};
+
+static const struct jsv_field f_startup[] = {
+    JSV_REQ("startupPolicyOrder", JT_STR),
+    JSV_END,
+};
+
+static const struct jsv_field f_coord[] = {
+    JSV_REQ("replicatedJob", JT_STR),
+    JSV_FLD("jobIndex", JT_INT64),
+    JSV_FLD("podIndex", JT_INT64),
+    JSV_END,
+};
+
+static const struct jsv_field f_pvc[] = {
+    JSV_OBJ("metadata", 0, jsv__meta_fields),
+    JSV_FLD("spec", JT_OBJ),
+    JSV_END,
+};
+
+static const struct jsv_field f_retention[] = {
+    JSV_FLD("whenDeleted", JT_STR),
+    JSV_END,
+};
+
+static const struct jsv_field f_vcp[] = {
+    JSV_ARR("templates", JF_REQ, JT_OBJ, f_pvc, 50),
+    JSV_OBJ("retentionPolicy", 0, f_retention),
+    JSV_END,
+};
+
+const struct jsv_field jsv__spec_fields[] = {
+    JSV_ARR("replicatedJobs", JF_REQ, JT_OBJ, jsv__rj_fields, 0),
+    JSV_OBJ("network", 0, f_net),
+    JSV_OBJ("successPolicy", 0, f_success),
+    JSV_OBJ("failurePolicy", 0, f_failure),
+    JSV_OBJ("startupPolicy", 0, f_startup),
+    JSV_FLD("suspend", JT_BOOL),
+    JSV_OBJ("coordinator", 0, f_coord),
+    JSV_FLD("managedBy", JT_STR),
+    JSV_FLD("ttlSecondsAfterFinished", JT_INT32),
+    JSV_ARR("volumeClaimPolicies", 0, JT_OBJ, f_vcp, 50),
+    JSV_END,
+};
+
+static bool in_list(const char *const *list, const char *s)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(list[i], s) == 0)
+            return true;
+    return false;
+}
+
+static bool present(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return v && !json_is_null(v);
+}
+
+/* ---- network, managedBy, TTL, success, startup ------------------------------------------- */
+
+static void check_network(struct jsv *c)
+{
+    const char *sub = jx_str(jx_obj(c->spec, "network"), "subdomain");
+    struct dns_msgs m;
+    if (!sub || !*sub)
+        return;
+    dns_1123_subdomain(sub, &m);
+    jsv__dns(c, "spec.network.subdomain", sub, &m, NULL);
+    dns_1035_label(sub, &m);
+    jsv__dns(c, "spec.network.subdomain", sub, &m, SUBDOMAIN_TOO_LONG);
+}
+
+static void check_managed_by(struct jsv *c)
+{
+    const char *mb = jx_str(c->spec, "managedBy");
+    if (!mb)
+        return;
+    int rc = dns_domain_prefixed_path(mb, "spec.managedBy", c->errs);
+    if (rc < 0)
+        c->rc = rc;
+    if (strlen(mb) > MANAGED_BY_MAX)
+        jsv__add(c, FERR_TOO_LONG, "spec.managedBy", NULL, "may not be longer than %d",
+                 MANAGED_BY_MAX);
+}
+
+static void check_success(struct jsv *c)
+{
+    const json_t *sp = jx_obj(c->spec, "successPolicy");
+    const json_t *targets = jx_arr(sp, "targetReplicatedJobs");
+    char p[FPATH_MAX];
+    jsv__enum(c, sp, "operator", "spec.successPolicy", operators, true);
+    for (size_t i = 0; i < json_array_size(targets); i++) {
+        const char *t = json_string_value(json_array_get(targets, i));
+        if (!t || jsv__rj_find(c, t, SIZE_MAX) >= 0)
+            continue;
+        snprintf(p, sizeof(p), "spec.successPolicy.targetReplicatedJobs[%zu]", i);
+        jsv__add_str(c, FERR_INVALID, p, t,
+                     "invalid replicatedJob name '%s' does not appear in .spec.ReplicatedJobs", t);
+    }
+}
+
+static void check_startup(struct jsv *c)
+{
+    const json_t *st = jx_obj(c->spec, "startupPolicy");
+    const char *order = jx_str(st, "startupPolicyOrder");
+    jsv__enum(c, st, "startupPolicyOrder", "spec.startupPolicy", startup_orders, true);
+    if (!order || strcmp(order, "InOrder") != 0)
+        return;
+    for (size_t i = 0; i < json_array_size(c->rjs); i++) {
+        if (present(json_array_get(c->rjs, i), "dependsOn")) {
+            /* the CRD's CEL rule on spec: the API server prints the value as "object" */
+            jsv__add_str(c, FERR_INVALID, "spec", "object",
+                         "StartupPolicy and DependsOn APIs are mutually exclusive");
+            return;
+        }
+    }
+}
+
+/* ---- failure policy ------------------------------------------------------------------------ */
+
+/* ^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$ */
+static bool rule_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        char ch = s[i];
+        bool word = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '_';
+        if (!word && (i == n - 1 || (ch != ',' && ch != ':')))
+            return false;
+    }
+    return true;
+}
+
+/* One error per group of equal names, at the group's second rule, as "[0 2 5]". */
+static void check_rule_dups(struct jsv *c, const json_t *rules, size_t k, const char *name,
+                            const char *np)
+{
+    char idx[FPATH_MAX] = "";
+    size_t off = 0, seen = 0;
+    for (size_t j = 0; j < json_array_size(rules); j++) {
+        const char *o = jx_str(json_array_get(rules, j), "name");
+        if (!o || strcmp(o, name) != 0)
+            continue;
+        if (++seen == 2 && j != k)
+            return;
+        if (off < sizeof(idx))
+            off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%zu", seen > 1 ? " " : "", j);
+    }
+    if (seen >= 2)
+        jsv__add_str(c, FERR_INVALID, np, name,
+                     "rule names are not unique, rules with indices [%s] all have the same name "
+                     "'%s'",
+                     idx, name);
+}
+
+static void check_rule_name(struct jsv *c, const json_t *rules, size_t k, const char *rp)
+{
+    const char *name = jx_str(json_array_get(rules, k), "name");
+    char np[FPATH_MAX];
+    if (!name || !*name)
+        return; /* defaulted, or reported by the schema walker */
+    fpath_field(np, rp, "name");
+    size_t n = strlen(name);
+    if (n > RULE_NAME_MAX)
+        jsv__add_str(c, FERR_INVALID, np, name,
+                     "invalid failure policy rule name of length %zu, the rule name must be at "
+                     "least 1 characters long and at most %d characters long",
+                     n, RULE_NAME_MAX);
+    if (!rule_name_ok(name))
+        jsv__add_str(c, FERR_INVALID, np, name,
+                     "invalid failure policy rule name '%s', a failure policy rule name must "
+                     "start with an alphabetic character, optionally followed by a string of "
+                     "alphanumeric characters or '_,:', and must end with an alphanumeric "
+                     "character or '_'",
+                     name);
+    check_rule_dups(c, rules, k, name, np);
+}
+
+static void check_pattern(struct jsv *c, const char *pat, const char *path)
+{
+    regex_t re;
+    char msg[256];
+    int rc = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return;
+    }
+    regerror(rc, &re, msg, sizeof(msg));
+    jsv__add_str(c, FERR_INVALID, path, pat, "must be a valid regular expression: %s", msg);
+}
+
+static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
+{
+    const json_t *a;
+    char p[FPATH_MAX];
+    a = jx_arr(rule, "targetReplicatedJobs");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *t = json_string_value(json_array_get(a, i));
+        snprintf(p, sizeof(p), "%s.targetReplicatedJobs[%zu]", rp, i);
+        if (t && jsv__rj_find(c, t, SIZE_MAX) < 0)
+            jsv__add_str(c, FERR_INVALID, p, t,
+                         "invalid replicatedJob name '%s' in failure policy does not appear in "
+                         ".spec.ReplicatedJobs",
+                         t);
+    }
+    a = jx_arr(rule, "onJobFailureReasons");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *r = json_string_value(json_array_get(a, i));
+        snprintf(p, sizeof(p), "%s.onJobFailureReasons[%zu]", rp, i);
+        if (r && !in_list(reasons, r))
+            jsv__add_str(c, FERR_INVALID, p, r,
+                         "invalid job failure reason '%s' in failure policy is not a recognized "
+                         "job failure reason",
+                         r);
+    }
+    a = jx_arr(rule, "onJobFailureMessagePatterns");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *pat = json_string_value(json_array_get(a, i));
+        snprintf(p, sizeof(p), "%s.onJobFailureMessagePatterns[%zu]", rp, i);
+        if (pat)
+            check_pattern(c, pat, p);
+    }
+}
+
+/* RestartJob* actions need the RestartJob gate, which is off: one error, and the remaining
+ * rule checks are skipped (as upstream does). */
+static bool restart_job_gated(struct jsv *c, const json_t *rules)
+{
+    char p[FPATH_MAX];
+    for (size_t k = 0; k < json_array_size(rules); k++) {
+        const char *a = jx_str(json_array_get(rules, k), "action");
+        if (!a ||
+            (strcmp(a, "RestartJob") != 0 && strcmp(a, "RestartJobAndIgnoreMaxRestarts") != 0))
+            continue;
+        snprintf(p, sizeof(p), "spec.failurePolicy.rules[%zu].action", k);
+        jsv__add_str(c, FERR_INVALID, p, a,
+                     "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are "
+                     "not allowed when RestartJob feature gate is disabled");
+        return true;
+    }
+    return false;
+}
+
+static void check_failure(struct jsv *c)
+{
+    const json_t *fp = jx_obj(c->spec, "failurePolicy");
+    const json_t *rules = jx_arr(fp, "rules");
+    const char *rs = jx_str(fp, "restartStrategy");
+    char rp[FPATH_MAX];
+    if (!fp)
+        return;
+    jsv__min(c, fp, "maxRestarts", "spec.failurePolicy", 0);
+    jsv__enum(c, fp, "restartStrategy", "spec.failurePolicy", restart_strategies, false);
+    if (rs && strcmp(rs, "InPlaceRestart") == 0)
+        jsv__add_str(c, FERR_INVALID, "spec.failurePolicy.restartStrategy", rs,
+                     "InPlaceRestart restart strategy cannot be set when InPlaceRestart feature "
+                     "gate is disabled");
+    for (size_t k = 0; k < json_array_size(rules); k++) {
+        fpath_index(rp, "spec.failurePolicy", "rules", k);
+        jsv__enum(c, json_array_get(rules, k), "action", rp, actions, true);
+    }
+    if (restart_job_gated(c, rules))
+        return;
+    for (size_t k = 0; k < json_array_size(rules); k++) {
+        fpath_index(rp, "spec.failurePolicy", "rules", k);
+        check_rule_name(c, rules, k, rp);
+        check_rule_lists(c, json_array_get(rules, k), rp);
+    }
+}
+
+/* ---- coordinator --------------------------------------------------------------------------- */
+
+/* Stops at the first problem, as upstream does. */
+static void check_coordinator_target(struct jsv *c, const char *rjname, long long ji, long long pi)
+{
+    long idx = jsv__rj_find(c, rjname, SIZE_MAX);
+    if (idx < 0) {
+        jsv__add_str(c, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
+                     "coordinator replicatedJob %s does not exist", rjname);
+        return;
+    }
+    const json_t *rj = json_array_get(c->rjs, (size_t)idx);
+    if (ji < 0 || ji >= jsv__int(rj, "replicas", 1, NULL)) {
+        jsv__add_int(c, FERR_INVALID, "spec.coordinator.jobIndex", ji,
+                     "coordinator job index %lld is invalid for replicatedJob %s", ji, rjname);
+        return;
+    }
+    const json_t *tspec = jx_path(rj, "template.spec");
+    const char *mode = jx_str(tspec, "completionMode");
+    bool has_comp;
+    long long comp = jsv__int(tspec, "completions", 0, &has_comp);
+    if (!mode || strcmp(mode, "Indexed") != 0 || !has_comp) {
+        jsv__add_str(c, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
+                     "job for coordinator pod must be indexed completion mode, and completions "
+                     "number must be set");
+        return;
+    }
+    if (pi < 0 || pi >= comp)
+        jsv__add_int(c, FERR_INVALID, "spec.coordinator.podIndex", pi,
+                     "coordinator pod index %lld is invalid for replicatedJob %s job index %lld",
+                     pi, rjname, ji);
+}
+
+static void check_coordinator_label(struct jsv *c, const char *rjname, long long ji, long long pi)
+{
+    const char *sub = jx_str(jx_obj(c->spec, "network"), "subdomain");
+    char *ep = NULL, joined[1024] = "";
+    struct dns_msgs m;
+    if (!c->name)
+        return;
+    if (!sub || !*sub)
+        sub = c->name;
+    if (asprintf(&ep, "%s-%s-%lld-%lld.%s", c->name, rjname, ji, pi, sub) < 0) {
+        c->rc = -ENOMEM;
+        return;
+    }
+    size_t off = 0;
+    dns_label_value(ep, &m);
+    for (size_t i = 0; i < m.n && off < sizeof(joined); i++)
+        off += (size_t)snprintf(joined + off, sizeof(joined) - off, "%s%s", i ? ", " : "", m.v[i]);
+    if (m.n)
+        jsv__add(c, FERR_INVALID, "spec.coordinator", NULL,
+                 "spec will lead to invalid label value \"%s\" for coordinator label \"%s\" "
+                 "(long JobSet / ReplicatedJob / SubDomain name?): %s",
+                 ep, LBL_COORDINATOR, joined);
+    free(ep);
+}
+
+static void check_coordinator(struct jsv *c)
+{
+    const json_t *co = jx_obj(c->spec, "coordinator");
+    const char *rjname = jx_str(co, "replicatedJob");
+    if (!rjname || !*rjname)
+        return; /* Required: reported by the schema walker */
+    long long ji = jsv__int(co, "jobIndex", 0, NULL), pi = jsv__int(co, "podIndex", 0, NULL);
+    check_coordinator_target(c, rjname, ji, pi);
+    check_coordinator_label(c, rjname, ji, pi);
+}
+
+/* ---- volumeClaimPolicies ------------------------------------------------------------------- */
+
+static bool has_mount(const json_t *ps, const char *list, const char *claim)
+{
+    const json_t *ctrs = jx_arr(ps, list);
+    for (size_t i = 0; i < json_array_size(ctrs); i++) {
+        const json_t *mounts = jx_arr(json_array_get(ctrs, i), "volumeMounts");
+        for (size_t j = 0; j < json_array_size(mounts); j++) {
+            const char *n = jx_str(json_array_get(mounts, j), "name");
+            if (n && strcmp(n, claim) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+static void check_claim_mounts(struct jsv *c, const char *claim)
+{
+    bool found = false;
+    char p[FPATH_MAX];
+    for (size_t r = 0; r < json_array_size(c->rjs); r++) {
+        const json_t *ps = jx_path(json_array_get(c->rjs, r), "template.spec.template.spec");
+        const json_t *vols = jx_arr(ps, "volumes");
+        for (size_t v = 0; v < json_array_size(vols); v++) {
+            const char *n = jx_str(json_array_get(vols, v), "name");
+            if (!n || strcmp(n, claim) != 0)
+                continue;
+            snprintf(p, sizeof(p),
+                     "spec.replicatedJobs[%zu].template.spec.template.spec.volumes[%zu].name", r,
+                     v);
+            jsv__add_str(c, FERR_INVALID, p, n,
+                         "volume name conflicts with VolumeClaimPolicy template name: %s", claim);
+        }
+        found =
+            found || has_mount(ps, "initContainers", claim) || has_mount(ps, "containers", claim);
+    }
+    if (!found)
+        jsv__add(c, FERR_INVALID, "spec.replicatedJobs", NULL,
+                 "replicatedJob containers don't have a matching volumeMount: %s from "
+                 "VolumeClaimPolicies",
+                 claim);
+}
+
+/* Whether a template before (policy i, template j) already has `name`. */
+static bool claim_seen(const json_t *vcps, size_t i, size_t j, const char *name)
+{
+    for (size_t pi = 0; pi <= i; pi++) {
+        const json_t *tmpls = jx_arr(json_array_get(vcps, pi), "templates");
+        size_t end = pi == i ? j : json_array_size(tmpls);
+        for (size_t k = 0; k < end; k++) {
+            const char *n = jx_str(jx_obj(json_array_get(tmpls, k), "metadata"), "name");
+            if (n && strcmp(n, name) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+static void check_claim_template(struct jsv *c, const json_t *vcps, size_t i, size_t j,
+                                 const char *tp)
+{
+    const json_t *tmpl = json_array_get(jx_arr(json_array_get(vcps, i), "templates"), j);
+    const json_t *meta = jx_obj(tmpl, "metadata");
+    const char *name = jx_str(meta, "name");
+    char p[FPATH_MAX];
+    struct dns_msgs m;
+    if (present(meta, "namespace"))
+        jsv__add(c, FERR_FORBIDDEN, fpath_field(p, tp, "metadata.namespace"), NULL,
+                 "namespace must not be set for VolumeClaimPolicies templates");
+    fpath_field(p, tp, "metadata.name");
+    if (!name || !*name) {
+        if (json_is_object(tmpl) && !(present(meta, "name") && !name))
+            jsv__add(c, FERR_REQUIRED, p, NULL, NULL);
+        return;
+    }
+    if (claim_seen(vcps, i, j, name))
+        jsv__add_str(c, FERR_INVALID, p, name,
+                     "names must be unique for VolumeClaimPolicies template");
+    dns_1123_subdomain(name, &m);
+    jsv__dns(c, p, name, &m, NULL);
+    if (c->name && strlen(name) + 1 + strlen(c->name) > PVC_NAME_MAX)
+        jsv__add_str(c, FERR_INVALID, p, name, "VolumeClaimPolicies template name is too long");
+    check_claim_mounts(c, name);
+}
+
+static void check_volume_claims(struct jsv *c)
+{
+    const json_t *vcps = jx_arr(c->spec, "volumeClaimPolicies");
+    char pp[FPATH_MAX], tp[FPATH_MAX];
+    for (size_t i = 0; i < json_array_size(vcps); i++) {
+        const json_t *pol = json_array_get(vcps, i);
+        fpath_index(pp, "spec", "volumeClaimPolicies", i);
+        fpath_field(tp, pp, "retentionPolicy");
+        jsv__enum(c, jx_obj(pol, "retentionPolicy"), "whenDeleted", tp, when_deleted, false);
+        for (size_t j = 0; j < json_array_size(jx_arr(pol, "templates")); j++) {
+            fpath_index(tp, pp, "templates", j);
+            check_claim_template(c, vcps, i, j, tp);
+        }
+    }
+}
+
+void jsv__policies(struct jsv *c)
+{
+    if (!c->spec)
+        return;
+    check_network(c);
+    check_managed_by(c);
+    jsv__min(c, c->spec, "ttlSecondsAfterFinished", "spec", 0);
+    check_success(c);
+    check_startup(c);
+    check_failure(c);
+    check_coordinator(c);
+    check_volume_claims(c);
+}
