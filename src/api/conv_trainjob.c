@@ -1,0 +1,344 @@
+/* conv_trainjob: Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) + the
+ * TrainingRuntime/ClusterTrainingRuntime it names -> JobSet (jax-on-kubernetes.md §2).
+ *
+ * Checks, with the TrainJob's paths: metadata.name an RFC-1035 label of at most 63 characters;
+ * spec.runtimeRef.name required, kind ClusterTrainingRuntime (default) or TrainingRuntime,
+ * apiGroup trainer.kubeflow.org; spec.trainer field types (numNodes >= 0, command/args/env at
+ * most 128 items) and no reserved JAX variable in spec.trainer.env; suspend a boolean;
+ * activeDeadlineSeconds >= 1.  The runtime is found by the caller: NULL gives an error at
+ * spec.runtimeRef.name; one of another kind, name or (TrainingRuntime) namespace is refused.
+ * With the RUNTIME's paths (spec.mlPolicy, spec.template.spec.replicatedJobs...): it must be a
+ * JAX runtime (mlPolicy.jax; jaxset is a JAX launcher, so torch, mpi, flux and xgboost
+ * runtimes are not supported), must have a trainer replicated job (the one labelled
+ * trainer.kubeflow.org/trainjob-ancestor-step=trainer, else the one named "node"; trainer PR
+ * #3563) with a container "node", and no container of that job may set a reserved variable.
+ *
+ * The JobSet (as the Trainer's JobSet plugin builds it, §2.4-2.5): name/namespace of the
+ * TrainJob, labels/annotations of runtime.spec.template.metadata, spec = a copy of
+ * runtime.spec.template.spec with spec.suspend = TrainJob spec.suspend (when set).  The trainer
+ * replicated job gets replicas 1 and parallelism = completions = numNodes (spec.trainer.numNodes
+ * ?? mlPolicy.numNodes ?? 1); its container "node" takes image/command/args from spec.trainer
+ * when set, spec.trainer.env merged by name (upserted), resources = resourcesPerNode, and an
+ * unnamed containerPort 29500 unless it has one.  Annotations: jax-runtime=trainjob,
+ * coordinator port 29500 and jax-replicated-jobs = the trainer job (initializer jobs are not
+ * JAX processes), so the coordinator is <trainjob>-node-0-0.<trainjob>:29500 as upstream.
+ * Decisions where §2 is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
+ * template (upstream measures it on the TrainJob; the trainer Job failing with
+ * DeadlineExceeded fails the JobSet unless the runtime's failurePolicy says otherwise);
+ * spec.initializer, spec.runtimePatches, spec.managedBy, numProcPerNode (ignored by the JAX
+ * plugin too) and mlPolicy/podGroupPolicy beyond numNodes are accepted and not applied. */
+#include "api/convert.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "api/conv_util.h"
+#include "api/keys.h"
+#include "obj/jx.h"
+
+#define TJ_PORT 29500
+#define TJ_CONTAINER "node"
+#define TJ_MAX_ITEMS 128
+#define TJ_ANCESTOR "trainer.kubeflow.org/trainjob-ancestor-step"
+#define TJ_RJS_PATH "spec.template.spec.replicatedJobs"
+
+struct tj {
+    const char *name, *ns;
+    const char *rt_name, *rt_kind;
+    const json_t *trainer; /* spec.trainer or NULL */
+    bool have_nodes, have_suspend, suspend, have_deadline;
+    long long num_nodes, deadline;
+    size_t rj_idx;       /* the trainer replicated job in the runtime */
+    const char *rj_name;
+};
+
+/* ---- TrainJob checks -------------------------------------------------------------------- */
+
+static void tj_check_strings(struct conv *c, const json_t *o, const char *key,
+                             const char *parent)
+{
+    const json_t *a = conv_arr(c, o, key, parent, false);
+    char path[FPATH_MAX], ipath[FPATH_MAX];
+    size_t i;
+    const json_t *v;
+    fpath_field(path, parent, key);
+    if (json_array_size(a) > TJ_MAX_ITEMS)
+        conv_err(c, FERR_TOO_MANY, path, NULL, "must have at most %d items", TJ_MAX_ITEMS);
+    json_array_foreach(a, i, v) {
+        if (!json_is_string(v))
+            conv_err(c, FERR_INVALID, fpath_index(ipath, parent, key, i), v,
+                     "must be a string");
+    }
+}
+
+static void tj_check_trainer(struct conv *c, const json_t *spec, struct tj *t)
+{
+    static const char *const p = "spec.trainer";
+    const json_t *tr = conv_obj(c, spec, "trainer", "spec", false);
+    long long procs;
+    t->trainer = tr;
+    if (!tr)
+        return;
+    t->have_nodes = conv_int(c, tr, "numNodes", p, 0, &t->num_nodes);
+    (void)conv_int(c, tr, "numProcPerNode", p, 1, &procs);
+    (void)conv_str(c, tr, "image", p, false);
+    (void)conv_obj(c, tr, "resourcesPerNode", p, false);
+    tj_check_strings(c, tr, "command", p);
+    tj_check_strings(c, tr, "args", p);
+    const json_t *env = conv_arr(c, tr, "env", p, false);
+    if (json_array_size(env) > TJ_MAX_ITEMS)
+        conv_err(c, FERR_TOO_MANY, "spec.trainer.env", NULL, "must have at most %d items",
+                 TJ_MAX_ITEMS);
+    if (env)
+        conv_env(c, env, "spec.trainer.env", JAXRT_TRAINJOB);
+}
+
+static void tj_check_ref(struct conv *c, const json_t *spec, struct tj *t)
+{
+    static const char *const kinds[] = {"ClusterTrainingRuntime", "TrainingRuntime", NULL};
+    static const char *const groups[] = {"trainer.kubeflow.org", NULL};
+    static const char *const p = "spec.runtimeRef";
+    const json_t *ref = conv_obj(c, spec, "runtimeRef", "spec", true);
+    if (!ref)
+        return;
+    size_t mark = c->errs->n;
+    t->rt_name = conv_str(c, ref, "name", p, true);
+    t->rt_kind = conv_enum(c, ref, "kind", p, kinds);
+    (void)conv_enum(c, ref, "apiGroup", p, groups);
+    if (c->errs->n > mark)
+        t->rt_name = NULL; /* no runtime check on a broken reference */
+    if (!t->rt_kind)
+        t->rt_kind = kinds[0];
+}
+
+static void tj_check_job(struct conv *c, const json_t *doc, struct tj *t)
+{
+    (void)conv_metadata(c, doc, &t->name, &t->ns);
+    size_t mark = c->errs->n;
+    const json_t *spec = conv_obj(c, doc, "spec", "", false);
+    if (c->errs->n > mark)
+        return; /* wrong type, reported */
+    tj_check_ref(c, spec, t);
+    tj_check_trainer(c, spec, t);
+    t->have_suspend = conv_bool(c, spec, "suspend", "spec", &t->suspend);
+    t->have_deadline = conv_int(c, spec, "activeDeadlineSeconds", "spec", 1, &t->deadline);
+}
+
+/* ---- runtime checks --------------------------------------------------------------------- */
+
+static bool tj_check_identity(struct conv *c, const json_t *rt, const struct tj *t)
+{
+    const char *kind = jx_str(rt, "kind");
+    const json_t *meta = jx_obj(rt, "metadata");
+    const char *name = jx_str(meta, "name"), *ns = jx_str(meta, "namespace");
+    if (!kind || strcmp(kind, t->rt_kind) != 0) {
+        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.kind", t->rt_kind,
+                     "the runtime given is a %s", kind ? kind : "document without a kind");
+        return false;
+    }
+    if (!name || strcmp(name, t->rt_name) != 0) {
+        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
+                     "the %s given is named \"%s\"", kind, name ? name : "");
+        return false;
+    }
+    if (strcmp(kind, "TrainingRuntime") == 0 &&
+        strcmp(ns ? ns : "default", t->ns ? t->ns : "default") != 0) {
+        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
+                     "TrainingRuntime \"%s\" is in namespace \"%s\", not in the TrainJob's "
+                     "namespace \"%s\"",
+                     name, ns ? ns : "default", t->ns ? t->ns : "default");
+        return false;
+    }
+    return true;
+}
+
+static bool tj_check_policy(struct conv *c, const json_t *rt, struct tj *t)
+{
+    static const char *const others[] = {"torch", "mpi", "flux", "xgboost", NULL};
+    const json_t *ml = jx_path(rt, "spec.mlPolicy");
+    const json_t *jax = jx_obj(ml, "jax");
+    long long n;
+    if (jax) {
+        if (conv_int(c, ml, "numNodes", "spec.mlPolicy", 0, &n) && !t->have_nodes)
+            t->num_nodes = n;
+        return true;
+    }
+    for (size_t i = 0; others[i]; i++) {
+        if (json_object_get(ml, others[i])) {
+            conv_err_str(c, FERR_NOT_SUPPORTED, "spec.mlPolicy", others[i],
+                         "\"jax\" (%s \"%s\": jaxset runs JAX runtimes only)", t->rt_kind,
+                         t->rt_name);
+            return false;
+        }
+    }
+    conv_err(c, FERR_REQUIRED, "spec.mlPolicy", NULL,
+             "%s \"%s\" has no mlPolicy.jax: jaxset runs JAX runtimes only", t->rt_kind,
+             t->rt_name);
+    return false;
+}
+
+/* Index of the trainer replicated job: ancestor label trainer, else name "node"; -1 if none. */
+static long tj_find_trainer(const json_t *rjs)
+{
+    size_t i, idx;
+    const json_t *rj;
+    json_array_foreach(rjs, i, rj) {
+        const char *step = jx_get_meta(jx_path(rj, "template.metadata"), "labels", TJ_ANCESTOR);
+        if (step && strcmp(step, "trainer") == 0)
+            return (long)i;
+    }
+    return conv_named(rjs, TJ_CONTAINER, &idx) ? (long)idx : -1;
+}
+
+static void tj_check_template(struct conv *c, const json_t *rt, struct tj *t)
+{
+    const json_t *rjs = jx_path(rt, TJ_RJS_PATH);
+    char rpath[FPATH_MAX], cpath[FPATH_MAX];
+    long idx = json_is_array(rjs) ? tj_find_trainer(rjs) : -1;
+    if (idx < 0) {
+        conv_err(c, FERR_REQUIRED, TJ_RJS_PATH, NULL,
+                 "%s \"%s\" has no replicated job labelled " TJ_ANCESTOR
+                 "=trainer or named \"" TJ_CONTAINER "\"",
+                 t->rt_kind, t->rt_name);
+        return;
+    }
+    const json_t *rj = json_array_get(rjs, (size_t)idx);
+    t->rj_idx = (size_t)idx;
+    fpath_index(rpath, "spec.template.spec", "replicatedJobs", (size_t)idx);
+    t->rj_name = conv_str(c, rj, "name", rpath, true);
+    snprintf(cpath, sizeof(cpath), "%s.template.spec.template.spec.containers", rpath);
+    const json_t *cts = conv_containers(c, jx_path(rj, "template.spec.template.spec"), cpath,
+                                        JAXRT_TRAINJOB);
+    if (!conv_named(cts, TJ_CONTAINER, NULL))
+        conv_err(c, FERR_REQUIRED, cpath, NULL,
+                 "must have a container named \"" TJ_CONTAINER "\"");
+}
+
+static void tj_check_runtime(struct conv *c, const json_t *rt, struct tj *t)
+{
+    if (!rt) {
+        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
+                     "no %s \"%s\" was given (put it in the same file or name its file on the "
+                     "command line)",
+                     t->rt_kind, t->rt_name);
+        return;
+    }
+    /* a runtime of the wrong identity or framework says nothing useful about its template */
+    if (tj_check_identity(c, rt, t) && tj_check_policy(c, rt, t))
+        tj_check_template(c, rt, t);
+}
+
+/* ---- building --------------------------------------------------------------------------- */
+
+static int tj_merge_env(json_t *node, const json_t *env)
+{
+    json_t *dst = jx_ensure_arr(node, "env");
+    size_t i, k;
+    const json_t *e;
+    if (!dst)
+        return -ENOMEM;
+    json_array_foreach(env, i, e) {
+        json_t *copy = json_deep_copy(e);
+        int rc = conv_named(dst, jx_str(e, "name"), &k) ? json_array_set_new(dst, k, copy)
+                                                         : json_array_append_new(dst, copy);
+        if (rc < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static int tj_add_port(json_t *node)
+{
+    json_t *ports = jx_ensure_arr(node, "ports");
+    size_t i;
+    const json_t *p;
+    if (!ports)
+        return -ENOMEM;
+    json_array_foreach(ports, i, p) {
+        if (jx_int_or(p, "containerPort", -1) == TJ_PORT)
+            return 0;
+    }
+    return json_array_append_new(ports, json_pack("{s:i}", "containerPort", TJ_PORT)) < 0
+               ? -ENOMEM
+               : 0;
+}
+
+/* Copies spec.trainer[key] (when set) into node[to]. */
+static int tj_override(json_t *node, const json_t *tr, const char *key, const char *to)
+{
+    const json_t *v = json_object_get(tr, key);
+    if (!v || json_is_null(v))
+        return 0;
+    return jx_set_new(node, to, json_deep_copy(v));
+}
+
+static int tj_fill_node(json_t *node, const struct tj *t)
+{
+    const json_t *tr = t->trainer;
+    const json_t *env = jx_arr(tr, "env");
+    int rc = tj_override(node, tr, "image", "image");
+    if (rc == 0)
+        rc = tj_override(node, tr, "command", "command");
+    if (rc == 0)
+        rc = tj_override(node, tr, "args", "args");
+    if (rc == 0 && env)
+        rc = tj_merge_env(node, env);
+    if (rc == 0)
+        rc = tj_override(node, tr, "resourcesPerNode", "resources");
+    return rc == 0 ? tj_add_port(node) : rc;
+}
+
+static int tj_fill_rj(json_t *rj, const struct tj *t)
+{
+    json_t *jspec = jx_ensure_obj(jx_ensure_obj(rj, "template"), "spec");
+    int rc = jspec ? jx_set_int(rj, "replicas", 1) : -ENOMEM;
+    if (rc == 0)
+        rc = jx_set_int(jspec, "parallelism", t->num_nodes);
+    if (rc == 0)
+        rc = jx_set_int(jspec, "completions", t->num_nodes);
+    if (rc == 0 && t->have_deadline)
+        rc = jx_set_int(jspec, "activeDeadlineSeconds", t->deadline);
+    json_t *node = conv_named(jx_arr(jx_path(jspec, "template.spec"), "containers"),
+                              TJ_CONTAINER, NULL);
+    return rc == 0 ? tj_fill_node(node, t) : rc;
+}
+
+static json_t *tj_build(const json_t *rt, const struct tj *t)
+{
+    const json_t *tmeta = jx_path(rt, "spec.template.metadata");
+    json_t *js = conv_jobset_new(t->name, t->ns, jx_obj(tmeta, "labels"),
+                                 jx_obj(tmeta, "annotations"));
+    json_t *spec = json_deep_copy(jx_path(rt, "spec.template.spec"));
+    int rc = js && spec ? 0 : -ENOMEM;
+    if (rc == 0) {
+        json_object_del(spec, "suspend");
+        rc = t->have_suspend ? jx_set_bool(spec, "suspend", t->suspend) : 0;
+    }
+    if (rc == 0)
+        rc = tj_fill_rj(json_array_get(jx_arr(spec, "replicatedJobs"), t->rj_idx), t);
+    if (rc == 0) {
+        rc = jx_set_new(js, "spec", spec);
+        spec = NULL;
+    }
+    if (rc == 0)
+        rc = conv_annotate(js, JAXRT_TRAINJOB, "TrainJob", TJ_PORT, t->rj_name);
+    json_decref(spec);
+    if (rc < 0) {
+        json_decref(js);
+        return NULL;
+    }
+    return js;
+}
+
+json_t *conv_trainjob(const json_t *doc, const json_t *runtime, struct ferr_list *errs)
+{
+    struct conv c;
+    struct tj t = {.num_nodes = 1};
+    conv_init(&c, errs);
+    tj_check_job(&c, doc, &t);
+    if (t.rt_name)
+        tj_check_runtime(&c, runtime, &t);
+    if (conv_failed(&c))
+        return NULL;
+    return tj_build(runtime, &t);
+}
