@@ -1,0 +1,172 @@
+#include "core/failure.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/reconcile_int.h"
+#include "obj/jx.h"
+
+#define MSG_MAX 512
+
+static bool list_has(const json_t *arr, const char *s)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach (arr, i, v)
+        if (json_is_string(v) && strcmp(json_string_value(v), s ? s : "") == 0)
+            return true;
+    return false;
+}
+
+static bool any_pattern_matches(const json_t *patterns, const char *message)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach (patterns, i, v) {
+        regex_t re;
+        if (!json_is_string(v) || regcomp(&re, json_string_value(v), REG_EXTENDED | REG_NOSUB))
+            continue;
+        int miss = regexec(&re, message ? message : "", 0, NULL, 0);
+        regfree(&re);
+        if (!miss)
+            return true;
+    }
+    return false;
+}
+
+bool rec_rule_applies(const json_t *rule, const char *rj_name, const char *reason,
+                      const char *message)
+{
+    const json_t *reasons = jx_arr(rule, "onJobFailureReasons");
+    const json_t *patterns = jx_arr(rule, "onJobFailureMessagePatterns");
+    const json_t *targets = jx_arr(rule, "targetReplicatedJobs");
+    if (json_array_size(reasons) && !list_has(reasons, reason))
+        return false;
+    if (json_array_size(patterns) && !any_pattern_matches(patterns, message))
+        return false;
+    if (!rj_name || !*rj_name)
+        return false;
+    return !json_array_size(targets) || list_has(targets, rj_name);
+}
+
+static int64_t failed_at(const struct rec_job *j)
+{
+    int64_t t;
+    if (rec_time_parse(jx_str(j->failed_cond, "lastTransitionTime"), &t))
+        return REC_TIME_ZERO;
+    return t;
+}
+
+/* The failed Job with the earliest Failed transition (ties: the first seen) among those `rule`
+ * applies to (all failed Jobs when rule is NULL), or NULL. */
+static const struct rec_job *first_failed(const struct rec_ctx *c, const json_t *rule)
+{
+    const struct rec_job *best = NULL;
+    int64_t best_t = 0;
+    for (size_t i = 0; i < c->n_jobs; i++) {
+        const struct rec_job *j = &c->jobs[i];
+        if (j->bucket != REC_BUCKET_FAILED)
+            continue;
+        if (rule && !rec_rule_applies(rule, j->rj_name, jx_str(j->failed_cond, "reason"),
+                                      jx_str(j->failed_cond, "message")))
+            continue;
+        int64_t t = failed_at(j);
+        if (!best || t < best_t) {
+            best = j;
+            best_t = t;
+        }
+    }
+    return best;
+}
+
+/* §5.6 step 1: restarts++, maybe restartsCountTowardsMax++, RestartingJobSet=True, event. */
+static int recreate_all(struct rec_ctx *c, const struct rec_job *j, const json_t *rule,
+                        bool counts)
+{
+    const char *action = counts ? "RestartJobSet" : "RestartJobSetAndIgnoreMaxRestarts";
+    char msg[MSG_MAX], reason[MSG_MAX], ev_reason[MSG_MAX];
+    snprintf(msg, sizeof(msg), "applying %s failure policy action (first failed job: %s)", action,
+             j->name);
+    if (rule)
+        snprintf(reason, sizeof(reason), "FailurePolicy_%s",
+                 jx_str(rule, "name") ? jx_str(rule, "name") : "");
+    else
+        snprintf(reason, sizeof(reason), "DefaultFailurePolicy");
+    snprintf(ev_reason, sizeof(ev_reason), "%sFailurePolicyAction", action);
+    c->restarts++;
+    c->restarts_max += counts;
+    const struct rec_cond cond = {REC_COND_RESTARTING, true, reason, msg, REC_EVENT_WARNING};
+    int rc = rec__set_cond(c, &cond);
+    return rc ? rc : rec__event(c, REC_EVENT_WARNING, ev_reason, msg);
+}
+
+static int fail_with(struct rec_ctx *c, const char *reason, const char *base,
+                     const struct rec_job *j)
+{
+    char msg[MSG_MAX];
+    snprintf(msg, sizeof(msg), "%s (first failed job: %s)", base, j->name);
+    return rec__fail(c, reason, msg);
+}
+
+static int act_fail(struct rec_ctx *c, const struct rec_job *j, const json_t *rule)
+{
+    (void)rule;
+    return fail_with(c, "FailJobSetFailurePolicyAction", "applying FailJobSet failure policy action",
+                     j);
+}
+
+/* §5.8: fail once restartsCountTowardsMax has reached maxRestarts. */
+static int act_restart(struct rec_ctx *c, const struct rec_job *j, const json_t *rule)
+{
+    long long max = jx_int_or(jx_obj(c->spec, "failurePolicy"), "maxRestarts", 0);
+    if (c->restarts_max >= max)
+        return fail_with(c, "ReachedMaxRestarts",
+                         "jobset failed due to reaching max number of restarts", j);
+    return recreate_all(c, j, rule, true);
+}
+
+static int act_restart_ignore_max(struct rec_ctx *c, const struct rec_job *j, const json_t *rule)
+{
+    return recreate_all(c, j, rule, false);
+}
+
+static const struct failure_action {
+    const char *name;
+    int (*apply)(struct rec_ctx *c, const struct rec_job *j, const json_t *rule);
+} failure_actions[] = {
+    {"FailJobSet", act_fail},
+    {"RestartJobSet", act_restart},
+    {"RestartJobSetAndIgnoreMaxRestarts", act_restart_ignore_max},
+};
+
+static int apply_action(struct rec_ctx *c, const char *action, const struct rec_job *j,
+                        const json_t *rule)
+{
+    for (size_t i = 0; i < sizeof(failure_actions) / sizeof(failure_actions[0]); i++)
+        if (action && strcmp(action, failure_actions[i].name) == 0)
+            return failure_actions[i].apply(c, j, rule);
+    return err_set(c->e, -EINVAL,
+                   "%s failure policy action cannot be used when the feature gate RestartJob is "
+                   "disabled",
+                   action ? action : "(missing)");
+}
+
+int rec_failure_execute(struct rec_ctx *c)
+{
+    const json_t *fp = json_object_get(c->spec, "failurePolicy");
+    const struct rec_job *j;
+    size_t i;
+    const json_t *rule;
+    if (!fp || json_is_null(fp)) {
+        j = first_failed(c, NULL);
+        return fail_with(c, "FailedJobs", "jobset failed due to one or more job failures", j);
+    }
+    json_array_foreach (jx_arr(fp, "rules"), i, rule) {
+        j = first_failed(c, rule);
+        if (j)
+            return apply_action(c, jx_str(rule, "action"), j, rule);
+    }
+    return act_restart(c, first_failed(c, NULL), NULL);
+}

@@ -1,0 +1,97 @@
+/* reconcile: the JobSet controller as a pure function (jobset-api.md §3, §5.2–§5.14).
+ *
+ *   (JobSet, observed child Jobs, now)  ──►  struct rec_plan
+ *
+ * rec_reconcile() does no I/O, reads no clock and keeps no state: both backends (local and
+ * Kubernetes) observe, call it, and execute the plan it returns, in this order:
+ *
+ *   1. deletes      (child Jobs, Foreground propagation when `foreground`)
+ *   2. creates      (the headless Service first when `ensure_service`)
+ *   3. patches      (full Job updates that suspend or resume existing Jobs)
+ *   4. status       (PUT .../status when `status_changed`), then, only if that succeeded,
+ *   5. events       (in order)
+ *   6. delete_jobset (Foreground) / requeue after `requeue_after_ms`
+ *
+ * Feature-gated alpha features (InPlaceRestart, RestartJob actions, ElasticJobSet) are off:
+ * a RestartJob* rule that matches is reported as an error, as upstream does with its gate off.
+ *
+ * Ownership: the inputs are borrowed for the duration of the call; everything reachable from a
+ * plan is owned by the plan and freed by rec_plan_release(). */
+#ifndef JX_RECONCILE_H
+#define JX_RECONCILE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "obj/err.h"
+
+enum rec_event_type {
+    REC_EVENT_NORMAL,
+    REC_EVENT_WARNING,
+};
+
+/* An Event regarding the JobSet (action "Reconciling"); emit only after the status write. */
+struct rec_event {
+    enum rec_event_type type;
+    char *reason;  /* owned */
+    char *message; /* owned */
+};
+
+/* A child Job to delete; jobs already terminating are never listed. */
+struct rec_delete {
+    char *name;      /* owned */
+    bool foreground; /* propagationPolicy: Foreground (always true today) */
+};
+
+/* An update of an existing child Job (spec.suspend flip, §5.12). */
+struct rec_patch {
+    char *name;            /* owned */
+    bool suspend;          /* desired spec.suspend */
+    bool clear_start_time; /* resume only: first clear status.startTime with a status update */
+    json_t *job;           /* owned: the full object to PUT — the observed Job with spec.suspend
+                            * set and, on resume, the RJ pod template's labels, annotations,
+                            * nodeSelector, tolerations and schedulingGates merged in (and
+                            * status.startTime removed when clear_start_time) */
+};
+
+struct rec_plan {
+    /* managedBy names another controller, or the JobSet is being deleted: nothing to do, every
+     * other field is empty (status NULL, status_changed false, requeue_after_ms -1). */
+    bool skipped;
+
+    json_t **creates; /* owned batch/v1 Job objects built by construct_job() */
+    size_t n_creates;
+    struct rec_delete *deletes;
+    size_t n_deletes;
+    struct rec_patch *patches;
+    size_t n_patches;
+    struct rec_event *events;
+    size_t n_events;
+
+    json_t *status;        /* owned: the complete new status (restarts always present, one
+                            * replicatedJobsStatus entry per RJ with all six counters, sorted
+                            * by name descending as upstream writes it) */
+    bool status_changed;   /* semantically different from the observed status */
+    bool ensure_service;   /* create the headless Service if no Service of that name exists */
+    bool delete_jobset;    /* TTL after finished expired: delete the JobSet (Foreground) */
+    long long requeue_after_ms; /* reconcile again after this long; -1 = no timed requeue */
+};
+
+/* Reconciles one JobSet.
+ *   js:   the JobSet (defaulted and valid; status may be absent), borrowed.
+ *   jobs: JSON array of the batch/v1 Jobs it controls (found by owner UID), borrowed; NULL = none.
+ *   now:  current time, seconds since the Unix epoch (conditions get RFC 3339 "...Z" stamps).
+ * Returns 0 and fills *out_plan (release with rec_plan_release), or a negative errno with a
+ * message in `e` (*out_plan untouched): -EINVAL when a child Job has a non-integer
+ * restart-attempt label, a finished JobSet has no finish time while a TTL is set, or a matching
+ * failure-policy rule uses a gated action; -ENOMEM. Upstream aborts the reconcile without a
+ * status write in the same cases. */
+int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now, struct rec_plan *out_plan,
+                  struct err *e) __attribute__((warn_unused_result));
+
+/* Frees everything the plan owns and zeroes it.  NULL-safe, idempotent. */
+void rec_plan_release(struct rec_plan *p);
+
+#endif

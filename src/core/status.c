@@ -1,0 +1,459 @@
+#include "core/status.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/keys.h"
+#include "obj/jx.h"
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Exactly n decimal digits at *p (advanced), value in *out. */
+static bool take_digits(const char **p, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        char ch = (*p)[i];
+        if (ch < '0' || ch > '9')
+            return false;
+        v = v * 10 + (ch - '0');
+    }
+    *p += n;
+    *out = v;
+    return true;
+}
+
+static bool take_char(const char **p, const char *set)
+{
+    if (!**p || !strchr(set, **p))
+        return false;
+    (*p)++;
+    return true;
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int dm[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : dm[m - 1];
+}
+
+/* "[.frac](Z|±hh:mm)" → milliseconds of fraction and offset in seconds. */
+static bool parse_tail(const char *p, int *out_ms, int *out_off)
+{
+    int ms = 0, scale = 100, oh, om;
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9')
+            return false;
+        for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+            ms += (*p - '0') * scale;
+    }
+    *out_ms = ms;
+    if (take_char(&p, "Zz")) {
+        *out_off = 0;
+        return *p == '\0';
+    }
+    char sign = *p;
+    if (!take_char(&p, "+-") || !take_digits(&p, 2, &oh) || !take_char(&p, ":") ||
+        !take_digits(&p, 2, &om) || *p || oh > 23 || om > 59)
+        return false;
+    *out_off = (sign == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+    return true;
+}
+
+int rec_time_parse(const char *s, int64_t *out_ms)
+{
+    const char *p = s;
+    int y, mo, d, h, mi, sec, ms, off;
+    if (!p || !take_digits(&p, 4, &y) || !take_char(&p, "-") || !take_digits(&p, 2, &mo) ||
+        !take_char(&p, "-") || !take_digits(&p, 2, &d) || !take_char(&p, "Tt ") ||
+        !take_digits(&p, 2, &h) || !take_char(&p, ":") || !take_digits(&p, 2, &mi) ||
+        !take_char(&p, ":") || !take_digits(&p, 2, &sec) || !parse_tail(p, &ms, &off))
+        return -EINVAL;
+    if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
+        return -EINVAL;
+    int64_t t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - off;
+    *out_ms = t * 1000 + ms;
+    return 0;
+}
+
+void rec_time_format(int64_t sec, char *out)
+{
+    int64_t days = sec / 86400, rem = sec % 86400, y;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    int m, d;
+    civil_from_days(days, &y, &m, &d);
+    snprintf(out, REC_TIME_MAX, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)y, m, d,
+             (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60));
+}
+
+/* ---- conditions ---------------------------------------------------------------------------- */
+
+#define N REC_EVENT_NORMAL
+const struct rec_cond rec_cond_completed = {REC_COND_COMPLETED, true, "AllJobsCompleted",
+                                            "jobset completed successfully", N};
+const struct rec_cond rec_cond_suspended = {REC_COND_SUSPENDED, true, "SuspendedJobs",
+                                            "jobset is suspended", N};
+const struct rec_cond rec_cond_resumed = {REC_COND_SUSPENDED, false, "ResumeJobs",
+                                          "jobset is resumed", N};
+const struct rec_cond rec_cond_startup_in_progress = {
+    REC_COND_STARTUP_IN_PROGRESS, true, "InOrderStartupPolicyInProgress",
+    "in order startup policy is in progress", N};
+const struct rec_cond rec_cond_startup_completed = {
+    REC_COND_STARTUP_COMPLETED, true, "InOrderStartupPolicyCompleted",
+    "in order startup policy has completed", N};
+const struct rec_cond rec_cond_restarting_jobs_ready = {REC_COND_RESTARTING, false, "JobsReady",
+                                                        "all jobs are ready", N};
+const struct rec_cond rec_cond_restarting_failed = {REC_COND_RESTARTING, false, "JobSetFailed",
+                                                    "jobset failed", N};
+const struct rec_cond rec_cond_restarting_completed = {
+    REC_COND_RESTARTING, false, "JobSetCompleted", "jobset completed successfully", N};
+const struct rec_cond rec_cond_restarting_suspended = {
+    REC_COND_RESTARTING, false, "JobSetSuspended", "jobset is suspended", N};
+#undef N
+
+static const char *status_str(bool b)
+{
+    return b ? "True" : "False";
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* {type, status, lastTransitionTime, reason, message}; `ltt` is borrowed (NULL = omit). */
+static json_t *cond_json(const struct rec_cond *c, json_t *ltt)
+{
+    json_t *o = json_object();
+    if (!o || jx_set_str(o, "type", c->type) || jx_set_str(o, "status", status_str(c->status)) ||
+        (ltt && json_object_set(o, "lastTransitionTime", ltt)) ||
+        jx_set_str(o, "reason", c->reason) || jx_set_str(o, "message", c->message)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static bool startup_pair(const char *a, const char *b)
+{
+    return (str_eq(a, REC_COND_STARTUP_IN_PROGRESS) && str_eq(b, REC_COND_STARTUP_COMPLETED)) ||
+           (str_eq(a, REC_COND_STARTUP_COMPLETED) && str_eq(b, REC_COND_STARTUP_IN_PROGRESS));
+}
+
+/* §3.4 step 1 for one existing condition E (index i); *found is set for the same type.
+ * Returns 1 changed, 0 unchanged, -ENOMEM. */
+static int cond_merge_one(json_t *arr, size_t i, const struct rec_cond *c, json_t *now,
+                          bool *found)
+{
+    json_t *e = json_array_get(arr, i), *nc = NULL;
+    const char *etype = jx_str(e, "type"), *estatus = jx_str(e, "status");
+    if (!str_eq(etype, c->type)) {
+        if (!startup_pair(etype, c->type) || !str_eq(estatus, "True") || !c->status)
+            return 0;
+        return jx_set_str(e, "status", "False") ? -ENOMEM : 1;
+    }
+    *found = true;
+    if (!str_eq(estatus, status_str(c->status)))
+        nc = cond_json(c, now);
+    else if (!str_eq(jx_str(e, "reason"), c->reason) || !str_eq(jx_str(e, "message"), c->message))
+        nc = cond_json(c, json_object_get(e, "lastTransitionTime"));
+    else
+        return 0;
+    if (!nc || json_array_set_new(arr, i, nc))
+        return -ENOMEM;
+    return 1;
+}
+
+int rec_cond_set(json_t *status, const struct rec_cond *c, const char *now)
+{
+    json_t *arr = json_object_get(status, "conditions");
+    json_t *ts = json_string(now);
+    bool found = false;
+    int changed = 0, rc = 0;
+    if (!ts)
+        return -ENOMEM;
+    for (size_t i = 0; json_is_array(arr) && i < json_array_size(arr); i++) {
+        rc = cond_merge_one(arr, i, c, ts, &found);
+        if (rc < 0)
+            goto out;
+        changed |= rc;
+    }
+    if (!found && c->status) {
+        arr = jx_ensure_arr(status, "conditions");
+        rc = -ENOMEM;
+        if (!arr || json_array_append_new(arr, cond_json(c, ts)))
+            goto out;
+        changed = 1;
+    }
+    rc = changed;
+out:
+    json_decref(ts);
+    return rc;
+}
+
+const json_t *rec_cond_find(const json_t *conditions, const char *type)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach (conditions, i, c)
+        if (str_eq(jx_str(c, "type"), type))
+            return c;
+    return NULL;
+}
+
+bool rec_finished(const json_t *conditions, const json_t **out_cond)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach (conditions, i, c) {
+        const char *t = jx_str(c, "type");
+        if ((str_eq(t, REC_COND_COMPLETED) || str_eq(t, REC_COND_FAILED)) &&
+            str_eq(jx_str(c, "status"), "True")) {
+            if (out_cond)
+                *out_cond = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- child Jobs ---------------------------------------------------------------------------- */
+
+/* Go's strconv.Atoi: optional sign, decimal digits, nothing else. */
+static bool parse_atoi(const char *s, long long *out)
+{
+    if (!s || !*s || (*s != '+' && *s != '-' && (*s < '0' || *s > '9')))
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || end == s || ((*s == '+' || *s == '-') && end == s + 1))
+        return false;
+    *out = v;
+    return true;
+}
+
+int rec_job_classify(const json_t *job, long long restarts, enum rec_bucket *out_bucket,
+                     const json_t **out_failed)
+{
+    long long attempt;
+    const char *lbl = jx_get_meta(jx_obj(job, "metadata"), "labels", LBL_RESTART_ATTEMPT);
+    if (!parse_atoi(lbl, &attempt))
+        return -EINVAL;
+    if (attempt < restarts) {
+        *out_bucket = REC_BUCKET_PREVIOUS;
+        return 0;
+    }
+    *out_bucket = REC_BUCKET_ACTIVE;
+    size_t i;
+    const json_t *c;
+    json_array_foreach (jx_arr(jx_obj(job, "status"), "conditions"), i, c) {
+        const char *t = jx_str(c, "type");
+        if (!str_eq(jx_str(c, "status"), "True"))
+            continue;
+        if (str_eq(t, "Complete")) {
+            *out_bucket = REC_BUCKET_SUCCEEDED;
+            return 0;
+        }
+        if (str_eq(t, "Failed")) {
+            *out_bucket = REC_BUCKET_FAILED;
+            if (out_failed)
+                *out_failed = c;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+bool rec_job_ready(const json_t *job)
+{
+    const json_t *spec = jx_obj(job, "spec"), *st = jx_obj(job, "status");
+    long long pods = jx_int_or(spec, "parallelism", 1), comp;
+    if (jx_int(spec, "completions", &comp) == 0 && comp < pods)
+        pods = comp;
+    return jx_int_or(st, "succeeded", 0) + jx_int_or(st, "ready", 0) >= pods;
+}
+
+void rec_rj_count_add(struct rec_rj_count *c, const json_t *job, enum rec_bucket bucket)
+{
+    switch (bucket) {
+    case REC_BUCKET_ACTIVE:
+        c->ready += rec_job_ready(job);
+        c->active += jx_int_or(jx_obj(job, "status"), "active", 0) > 0;
+        c->suspended += jx_bool_or(jx_obj(job, "spec"), "suspend", false);
+        break;
+    case REC_BUCKET_SUCCEEDED:
+        c->succeeded++;
+        break;
+    case REC_BUCKET_FAILED:
+        c->failed++;
+        break;
+    default:
+        break;
+    }
+}
+
+static int cmp_name_desc(const void *a, const void *b)
+{
+    const char *na = jx_str(*(json_t *const *)a, "name");
+    const char *nb = jx_str(*(json_t *const *)b, "name");
+    return -strcmp(na ? na : "", nb ? nb : "");
+}
+
+/* Sorts the objects of `arr` by "name" (descending) in place. */
+static int sort_by_name(json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    json_t **items = calloc(n ? n : 1, sizeof(*items));
+    if (!items)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(arr, i));
+    qsort(items, n, sizeof(*items), cmp_name_desc);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (json_array_set_new(arr, i, items[i]))
+            rc = -ENOMEM;
+    free(items);
+    return rc;
+}
+
+json_t *rec_rj_status_json(const struct js_view *v, const struct rec_rj_count *counts)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < v->n_rj; i++) {
+        const struct rec_rj_count *c = &counts[i];
+        json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "name", v->rj[i].name, "ready",
+                              (json_int_t)c->ready, "succeeded", (json_int_t)c->succeeded,
+                              "failed", (json_int_t)c->failed, "active", (json_int_t)c->active,
+                              "suspended", (json_int_t)c->suspended);
+        if (json_array_append_new(arr, o)) {
+            json_decref(arr);
+            return NULL;
+        }
+    }
+    if (arr && sort_by_name(arr)) {
+        json_decref(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+/* ---- semantic status comparison ------------------------------------------------------------ */
+
+static const char *const rj_counters[] = {"ready", "succeeded", "failed", "active", "suspended"};
+
+static bool empty_value(const json_t *v)
+{
+    return json_is_null(v) || (json_is_array(v) && json_array_size(v) == 0);
+}
+
+static json_t *canon_rj(const json_t *e)
+{
+    json_t *o = json_object();
+    const char *k;
+    json_t *val;
+    json_object_foreach ((json_t *)e, k, val)
+        if (!empty_value(val) && json_object_set(o, k, val))
+            goto fail;
+    for (size_t i = 0; i < sizeof(rj_counters) / sizeof(rj_counters[0]); i++)
+        if (jx_set_int(o, rj_counters[i], jx_int_or(e, rj_counters[i], 0)))
+            goto fail;
+    return o;
+fail:
+    json_decref(o);
+    return NULL;
+}
+
+static int canon_rjs(json_t *out, const json_t *rjs)
+{
+    json_t *arr = json_array();
+    size_t i;
+    const json_t *e;
+    if (!arr)
+        return -ENOMEM;
+    json_array_foreach (rjs, i, e)
+        if (json_array_append_new(arr, canon_rj(e)))
+            goto fail;
+    if (sort_by_name(arr))
+        goto fail;
+    if (!json_array_size(arr)) {
+        json_decref(arr);
+        return 0;
+    }
+    return json_object_set_new(out, "replicatedJobsStatus", arr) ? -ENOMEM : 0;
+fail:
+    json_decref(arr);
+    return -ENOMEM;
+}
+
+static const char *const status_special[] = {"restarts", "restartsCountTowardsMax",
+                                             "terminalState", "replicatedJobsStatus"};
+
+static bool special_key(const char *k)
+{
+    for (size_t i = 0; i < sizeof(status_special) / sizeof(status_special[0]); i++)
+        if (strcmp(k, status_special[i]) == 0)
+            return true;
+    return false;
+}
+
+static json_t *canon_status(const json_t *s)
+{
+    json_t *o = json_object(), *val;
+    const char *k, *ts = jx_str(s, "terminalState");
+    long long rcm = jx_int_or(s, "restartsCountTowardsMax", 0);
+    if (!o)
+        return NULL;
+    json_object_foreach ((json_t *)s, k, val)
+        if (!special_key(k) && !empty_value(val) && json_object_set(o, k, val))
+            goto fail;
+    if (jx_set_int(o, "restarts", jx_int_or(s, "restarts", 0)) ||
+        (rcm && jx_set_int(o, "restartsCountTowardsMax", rcm)) ||
+        (ts && *ts && jx_set_str(o, "terminalState", ts)) ||
+        canon_rjs(o, jx_arr(s, "replicatedJobsStatus")))
+        goto fail;
+    return o;
+fail:
+    json_decref(o);
+    return NULL;
+}
+
+bool rec_status_equal(const json_t *a, const json_t *b)
+{
+    json_t *ca = canon_status(a), *cb = canon_status(b);
+    bool eq = ca && cb && json_equal(ca, cb);
+    json_decref(ca);
+    json_decref(cb);
+    return eq;
+}

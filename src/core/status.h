@@ -1,0 +1,99 @@
+/* status: the JobSet status math of jobset-api.md §3 — timestamps, the condition update
+ * algorithm (§3.4), child Job classification (§5.3), ReplicatedJobStatus counters (§3.2) and
+ * the semantic status comparison.  Pure functions; no allocation unless stated. */
+#ifndef JX_CORE_STATUS_H
+#define JX_CORE_STATUS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/jobset.h"
+#include "core/reconcile.h"
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+#define REC_TIME_MAX 32
+#define REC_TIME_ZERO INT64_MIN /* Go's zero time: before every real time */
+
+/* Parses an RFC 3339 timestamp ("2026-11-22T10:00:00Z", fractional seconds and ±hh:mm offsets
+ * accepted) into milliseconds since the Unix epoch.  Returns 0 or -EINVAL. */
+int rec_time_parse(const char *s, int64_t *out_ms) __attribute__((warn_unused_result));
+
+/* Formats seconds since the epoch as "YYYY-MM-DDTHH:MM:SSZ" into out[REC_TIME_MAX]. */
+void rec_time_format(int64_t sec, char *out);
+
+/* ---- conditions (§3.3, §3.4) ------------------------------------------------------------- */
+
+#define REC_COND_COMPLETED "Completed"
+#define REC_COND_FAILED "Failed"
+#define REC_COND_SUSPENDED "Suspended"
+#define REC_COND_STARTUP_IN_PROGRESS "StartupPolicyInProgress"
+#define REC_COND_STARTUP_COMPLETED "StartupPolicyCompleted"
+#define REC_COND_RESTARTING "RestartingJobSet"
+
+struct rec_cond {
+    const char *type;
+    bool status; /* "True" / "False" */
+    const char *reason;
+    const char *message;
+    enum rec_event_type event; /* type of the Event queued when the condition changes */
+};
+
+/* The fixed conditions of the §3.3 table (those whose text never varies). */
+extern const struct rec_cond rec_cond_completed, rec_cond_suspended, rec_cond_resumed,
+    rec_cond_startup_in_progress, rec_cond_startup_completed, rec_cond_restarting_jobs_ready,
+    rec_cond_restarting_failed, rec_cond_restarting_completed, rec_cond_restarting_suspended;
+
+/* Applies `c` to status.conditions exactly as §3.4 says (the array is created when the
+ * condition is appended); `now` is the RFC 3339 stamp of a new transition.
+ * Returns 1 when the conditions changed, 0 when not, -ENOMEM. */
+int rec_cond_set(json_t *status, const struct rec_cond *c, const char *now)
+    __attribute__((warn_unused_result));
+
+/* The condition of `type` in an array of conditions, or NULL (borrowed). */
+const json_t *rec_cond_find(const json_t *conditions, const char *type);
+
+/* True when `conditions` hold Completed=True or Failed=True; *out_cond (may be NULL) gets the
+ * first such condition. */
+bool rec_finished(const json_t *conditions, const json_t **out_cond);
+
+/* ---- child Jobs (§3.2, §5.3, §5.5) ------------------------------------------------------- */
+
+enum rec_bucket {
+    REC_BUCKET_ACTIVE,
+    REC_BUCKET_SUCCEEDED,
+    REC_BUCKET_FAILED,
+    REC_BUCKET_PREVIOUS,
+    REC_BUCKET_N,
+};
+
+/* Classifies one Job against status.restarts: restart-attempt label < restarts → PREVIOUS;
+ * else the first Complete/Failed condition with status "True" decides; else ACTIVE.
+ * *out_failed (may be NULL) gets the Failed=True condition of a FAILED Job.
+ * Returns 0, or -EINVAL when the restart-attempt label is missing or not an integer. */
+int rec_job_classify(const json_t *job, long long restarts, enum rec_bucket *out_bucket,
+                     const json_t **out_failed) __attribute__((warn_unused_result));
+
+/* §3.2: succeeded + ready pods ≥ min(parallelism (default 1), completions when set). */
+bool rec_job_ready(const json_t *job);
+
+struct rec_rj_count {
+    long long ready, succeeded, failed, active, suspended;
+};
+
+/* Adds one current-attempt Job in `bucket` to its RJ's counters. */
+void rec_rj_count_add(struct rec_rj_count *c, const json_t *job, enum rec_bucket bucket);
+
+/* The replicatedJobsStatus array for `counts` (one per RJ of the view), sorted by name
+ * descending.  New reference or NULL on OOM. */
+json_t *rec_rj_status_json(const struct js_view *v, const struct rec_rj_count *counts);
+
+/* ---- whole status ------------------------------------------------------------------------ */
+
+/* Semantic equality of two JobSet statuses (NULL = empty): restarts/restartsCountTowardsMax
+ * default 0, terminalState default "", replicatedJobsStatus compared as a set keyed by name with
+ * missing counters 0, empty arrays equal to absent ones, any other field compared as JSON. */
+bool rec_status_equal(const json_t *a, const json_t *b);
+
+#endif
