@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build pkg-config
       libyaml-dev libjansson-dev libcurl4-openssl-dev libmicrohttpd-dev libssl-dev
-      libcmocka-dev clang libclang-rt-14-dev python3)
+      libcmocka-dev clang libclang-rt-14-dev python3 libnss-wrapper)
 
 missing=()
 for p in "${PKGS[@]}"; do

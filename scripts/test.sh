@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Sets everything up (Debian packages, builds) and runs every test twice: in a normal build
+# (build/) and under ASan+UBSan (build-asan/).  Exit status 0 only when both pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh --no-build
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build (RelWithDebInfo) and test"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+(cd build && ctest --output-on-failure -j "$jobs")
+
+echo "== build (ASan+UBSan) and test"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DJAXSET_SANITIZE=ON >/dev/null
+cmake --build build-asan
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-asan && ctest --output-on-failure -j "$jobs")

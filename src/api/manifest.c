@@ -1,0 +1,344 @@
+/* manifest: files -> defaulted, validated JobSets (see manifest.h). */
+#include "api/manifest.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/convert.h"
+#include "api/keys.h"
+#include <openssl/sha.h>
+#include "obj/jx.h"
+#include "obj/yaml.h"
+
+enum doc_kind { DOC_UNKNOWN, DOC_JOBSET, DOC_JAXJOB, DOC_TRAINJOB, DOC_RUNTIME, DOC_AICHOR };
+
+static const struct {
+    const char *api_version; /* NULL: any */
+    const char *kind;
+    enum doc_kind doc;
+} kinds[] = {
+    {JOBSET_GROUP_VERSION, "JobSet", DOC_JOBSET},
+    {"kubeflow.org/v1", "JAXJob", DOC_JAXJOB},
+    {"trainer.kubeflow.org/v1alpha1", "TrainJob", DOC_TRAINJOB},
+    {"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", DOC_RUNTIME},
+    {"trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime", DOC_RUNTIME},
+    {NULL, "AIchorManifest", DOC_AICHOR},
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define SUPPORTED_KINDS                                                                        \
+    "\"JobSet\", \"JAXJob\", \"TrainJob\", \"TrainingRuntime\", \"ClusterTrainingRuntime\", "   \
+    "\"AIchorManifest\""
+
+struct doc {
+    const char *file;
+    size_t index;   /* 0-based position in its file */
+    size_t n_runnable; /* runnable documents in its file */
+    json_t *obj;    /* borrowed from the file's array */
+    enum doc_kind kind;
+    const char *kind_name;
+};
+
+/* Classifies one document; on a kind/apiVersion problem appends a field error. AIchor
+ * manifests may omit kind (AIchor defaults it), so a document with spec.operator and
+ * spec.types and no kind is taken as one. */
+static enum doc_kind classify(const json_t *d, const char **kind_name, struct ferr_list *errs)
+{
+    const char *kind = jx_str(d, "kind"), *av = jx_str(d, "apiVersion");
+    if (!json_is_object(d)) {
+        ferr_add(errs, FERR_INVALID, "", d, "a document must be a mapping");
+        return DOC_UNKNOWN;
+    }
+    if (!kind && jx_str(jx_obj(d, "spec"), "operator") && jx_obj(jx_obj(d, "spec"), "types"))
+        kind = "AIchorManifest";
+    *kind_name = "unknown";
+    if (!kind) {
+        ferr_add(errs, FERR_REQUIRED, "kind", NULL, "supported values: " SUPPORTED_KINDS);
+        return DOC_UNKNOWN;
+    }
+    bool kind_known = false;
+    for (size_t i = 0; i < N_KINDS; i++) {
+        if (strcmp(kinds[i].kind, kind) != 0)
+            continue;
+        kind_known = true;
+        if (!kinds[i].api_version || (av && strcmp(av, kinds[i].api_version) == 0)) {
+            *kind_name = kinds[i].kind;
+            return kinds[i].doc;
+        }
+        if (!av)
+            ferr_add(errs, FERR_REQUIRED, "apiVersion", NULL, "must be \"%s\" for kind %s",
+                     kinds[i].api_version, kind);
+        else
+            ferr_add(errs, FERR_NOT_SUPPORTED, "apiVersion", json_object_get(d, "apiVersion"),
+                     "\"%s\"", kinds[i].api_version);
+        return DOC_UNKNOWN;
+    }
+    if (!kind_known)
+        ferr_add(errs, FERR_NOT_SUPPORTED, "kind", json_object_get(d, "kind"),
+                 SUPPORTED_KINDS);
+    return DOC_UNKNOWN;
+}
+
+/* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
+static const json_t *find_runtime(const struct doc *docs, size_t n, const json_t *tj)
+{
+    const json_t *ref = jx_path(tj, "spec.runtimeRef");
+    const char *name = jx_str(ref, "name"), *kind = jx_str(ref, "kind");
+    const char *tj_ns = jx_str(jx_obj(tj, "metadata"), "namespace");
+    if (!kind)
+        kind = "ClusterTrainingRuntime";
+    for (size_t i = 0; name && i < n; i++) {
+        const json_t *meta = jx_obj(docs[i].obj, "metadata");
+        const char *rns = jx_str(meta, "namespace");
+        if (docs[i].kind != DOC_RUNTIME || strcmp(docs[i].kind_name, kind) != 0)
+            continue;
+        if (!jx_str(meta, "name") || strcmp(jx_str(meta, "name"), name) != 0)
+            continue;
+        if (strcmp(kind, "TrainingRuntime") == 0 &&
+            strcmp(rns ? rns : "default", tj_ns ? tj_ns : "default") != 0)
+            continue;
+        return docs[i].obj;
+    }
+    return NULL;
+}
+
+/* The file's base name without directories or extension: the AIchor fallback job name. */
+static void base_name(const char *file, char *out, size_t n)
+{
+    char tmp[FPATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s", file);
+    snprintf(out, n, "%s", basename(tmp));
+    char *dot = strchr(out, '.');
+    if (dot)
+        *dot = 0;
+}
+
+static json_t *convert(const struct doc *d, const struct doc *docs, size_t n,
+                       struct ferr_list *errs)
+{
+    char fallback[FPATH_MAX];
+    switch (d->kind) {
+    case DOC_JOBSET:
+        return json_deep_copy(d->obj);
+    case DOC_JAXJOB:
+        return conv_jaxjob(d->obj, errs);
+    case DOC_TRAINJOB:
+        return conv_trainjob(d->obj, find_runtime(docs, n, d->obj), errs);
+    case DOC_AICHOR:
+        base_name(d->file, fallback, sizeof(fallback));
+        return conv_aichor(d->obj, fallback, errs);
+    default:
+        return NULL;
+    }
+}
+
+/* An API server turns generateName into a name with 5 random characters; here they come
+ * from a hash of the prefix so the same manifest always yields the same objects. */
+static int assign_name(json_t *meta)
+{
+    const char *gen = jx_str(meta, "generateName");
+    static const char alnum[] = "bcdfghjklmnpqrstvwxz2456789";
+    unsigned char h[SHA_DIGEST_LENGTH];
+    char name[FPATH_MAX];
+    if (jx_str(meta, "name") && *jx_str(meta, "name"))
+        return 0;
+    if (!gen)
+        return 0;
+    SHA1((const unsigned char *)gen, strlen(gen), h);
+    int n = snprintf(name, sizeof(name), "%s", gen);
+    for (int i = 0; i < 5 && n + i < (int)sizeof(name) - 1; i++)
+        name[n + i] = alnum[h[i] % (sizeof(alnum) - 1)];
+    name[n + 5 < (int)sizeof(name) ? n + 5 : (int)sizeof(name) - 1] = 0;
+    return jx_set_str(meta, "name", name);
+}
+
+/* A JobSet read from a file has no uid yet (an API server assigns one).  Children carry the
+ * uid in labels and owner references, so give it a stable one derived from namespace/name:
+ * the same manifest always renders the same objects. */
+static int assign_uid(json_t *js)
+{
+    json_t *meta = jx_ensure_obj(js, "metadata");
+    if (!meta || assign_name(meta) < 0)
+        return -ENOMEM;
+    if (jx_str(meta, "uid"))
+        return 0;
+    char in[FPATH_MAX], uid[40];
+    unsigned char h[SHA_DIGEST_LENGTH];
+    const char *ns = jx_str(meta, "namespace"), *name = jx_str(meta, "name");
+    int n = snprintf(in, sizeof(in), "jaxset:%s/%s", ns ? ns : "default", name ? name : "");
+    SHA1((const unsigned char *)in, (size_t)n < sizeof(in) ? (size_t)n : sizeof(in) - 1, h);
+    h[6] = (unsigned char)((h[6] & 0x0f) | 0x50); /* RFC 4122 version 5 */
+    h[8] = (unsigned char)((h[8] & 0x3f) | 0x80);
+    snprintf(uid, sizeof(uid),
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", h[0], h[1],
+             h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14],
+             h[15]);
+    return jx_set_str(meta, "uid", uid);
+}
+
+static int check(struct manifest *m)
+{
+    int rc = js_default(m->jobset);
+    if (rc < 0)
+        return rc;
+    rc = js_validate(m->jobset, &m->errs);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    rc = assign_uid(m->jobset);
+    if (rc < 0)
+        return rc;
+    rc = js_view_init(&m->view, m->jobset);
+    if (rc < 0)
+        return rc;
+    m->have_view = true;
+    rc = jaxrt_init(&m->rt, m->jobset, &m->view, &m->errs);
+    return rc < 0 ? rc : 0;
+}
+
+static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
+                         size_t n)
+{
+    int rc;
+    ferr_list_init(&m->errs);
+    if (d->n_runnable > 1)
+        rc = asprintf(&m->source, "%s#%zu", d->file, d->index + 1);
+    else
+        rc = asprintf(&m->source, "%s", d->file);
+    if (rc < 0) {
+        m->source = NULL;
+        return -ENOMEM;
+    }
+    struct ferr_list kerrs;
+    ferr_list_init(&kerrs);
+    enum doc_kind k = classify(d->obj, &m->kind, &kerrs);
+    if (k == DOC_UNKNOWN)
+        return ferr_list_move(&m->errs, &kerrs);
+    m->jobset = convert(d, docs, n, &m->errs);
+    if (!m->jobset)
+        return m->errs.n ? 0 : -ENOMEM;
+    return check(m);
+}
+
+static bool runnable(enum doc_kind k)
+{
+    return k != DOC_RUNTIME;
+}
+
+static bool runnable(enum doc_kind k);
+
+/* Records in each of the last `n_file` documents how many of them can run. */
+static void count_runnable(struct doc *docs, size_t n, size_t n_file)
+{
+    size_t k = 0;
+    for (size_t i = n - n_file; i < n; i++)
+        k += runnable(docs[i].kind);
+    for (size_t i = n - n_file; i < n; i++)
+        docs[i].n_runnable = k;
+}
+
+/* Reads every file into `files_docs` (one array per file) and lists the documents. */
+static int read_docs(const char *const *files, size_t n_files, json_t *files_docs,
+                     struct doc **out_docs, size_t *out_n, struct err *err)
+{
+    size_t n = 0, cap = 0;
+    struct doc *docs = NULL;
+    for (size_t f = 0; f < n_files; f++) {
+        json_t *arr = NULL;
+        int rc = yaml_decode_file(files[f], &arr, err);
+        if (rc < 0) {
+            free(docs);
+            return rc;
+        }
+        json_array_append_new(files_docs, arr);
+        for (size_t i = 0; i < json_array_size(arr); i++) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                struct doc *nd = realloc(docs, cap * sizeof(*nd));
+                if (!nd) {
+                    free(docs);
+                    return err_set(err, -ENOMEM, "out of memory");
+                }
+                docs = nd;
+            }
+            struct ferr_list scratch;
+            ferr_list_init(&scratch);
+            docs[n] = (struct doc){.file = files[f], .index = i, .obj = json_array_get(arr, i)};
+            docs[n].kind = classify(docs[n].obj, &docs[n].kind_name, &scratch);
+            ferr_list_release(&scratch);
+            n++;
+        }
+        count_runnable(docs, n, json_array_size(arr));
+    }
+    *out_docs = docs;
+    *out_n = n;
+    return 0;
+}
+
+int manifest_load(const char *const *files, size_t n_files, struct manifest_set *out,
+                  struct err *err)
+{
+    struct doc *docs = NULL;
+    size_t n = 0;
+    struct manifest_set s = {0};
+    json_t *files_docs = json_array();
+    int rc = files_docs ? read_docs(files, n_files, files_docs, &docs, &n, err)
+                        : err_set(err, -ENOMEM, "out of memory");
+    if (rc < 0)
+        goto out;
+    s.v = calloc(n ? n : 1, sizeof(*s.v));
+    if (!s.v) {
+        rc = err_set(err, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!runnable(docs[i].kind))
+            continue;
+        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n);
+        if (rc < 0) {
+            err_set(err, rc, "out of memory");
+            goto out;
+        }
+    }
+    if (s.n == 0) {
+        rc = err_set(err, -EINVAL, "%s: no JobSet, JAXJob, TrainJob or AIchorManifest found",
+                     n_files == 1 ? files[0] : "the files");
+        goto out;
+    }
+    *out = s;
+    s = (struct manifest_set){0};
+    rc = 0;
+out:
+    manifest_set_release(&s);
+    free(docs);
+    json_decref(files_docs);
+    return rc;
+}
+
+void manifest_set_release(struct manifest_set *s)
+{
+    for (size_t i = 0; s && i < s->n; i++) {
+        struct manifest *m = &s->v[i];
+        free(m->source);
+        ferr_list_release(&m->errs);
+        if (m->have_view) {
+            jaxrt_release(&m->rt);
+            js_view_release(&m->view);
+        }
+        json_decref(m->jobset);
+    }
+    if (s) {
+        free(s->v);
+        s->v = NULL;
+        s->n = 0;
+    }
+}
+
+size_t manifest_set_errors(const struct manifest_set *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++)
+        n += s->v[i].errs.n;
+    return n;
+}

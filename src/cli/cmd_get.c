@@ -1,0 +1,110 @@
+/* jaxset get [NAME] [-o json|yaml]: the runs kept on disk, or one JobSet with its status. */
+#include "cli/cli.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/rundir.h"
+#include "obj/jx.h"
+#include "obj/yaml.h"
+
+static const char usage[] = "jaxset get [NAME] [-o json|yaml]";
+
+static json_t *load(const char *dir, const char *file)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    return json_load_file(path, 0, NULL);
+}
+
+/* A run whose process is gone while its state still says Running was lost (SIGKILL). */
+static const char *run_state(const json_t *run)
+{
+    const char *st = jx_str(run, "state");
+    long long pid = jx_int_or(run, "pid", 0);
+    if (st && !strcmp(st, "Running") && (pid <= 0 || kill((pid_t)pid, 0) < 0))
+        return "Lost";
+    return st ? st : "?";
+}
+
+static void row(const char *name, const char *dir)
+{
+    json_t *js = load(dir, "jobset.json"), *run = load(dir, "run.json");
+    const json_t *st = jx_obj(js, "status");
+    const char *term = jx_str(st, "terminalState");
+    printf("%-32s %-12s %-13s %-8lld %s\n", name, run_state(run), term ? term : "",
+           jx_int_or(st, "restarts", 0), dir);
+    json_decref(js);
+    json_decref(run);
+}
+
+static int list_all(void)
+{
+    char home[PATH_MAX], runs[PATH_MAX + 8], dir[PATH_MAX];
+    rundir_home(home, sizeof(home));
+    snprintf(runs, sizeof(runs), "%s/runs", home);
+    DIR *d = opendir(runs);
+    struct dirent *de;
+    printf("%-32s %-12s %-13s %-8s %s\n", "NAME", "STATE", "TERMINALSTATE", "RESTARTS",
+           "RUN DIRECTORY");
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] != '.' && rundir_latest(de->d_name, dir, sizeof(dir)) == 0)
+            row(de->d_name, dir);
+    if (d)
+        closedir(d);
+    return EXIT_OK;
+}
+
+static int show(const char *name, const char *fmt)
+{
+    char dir[PATH_MAX];
+    if (rundir_latest(name, dir, sizeof(dir)) < 0) {
+        fprintf(stderr, "jaxset get: no run of \"%s\" found\n", name);
+        return EXIT_INVALID;
+    }
+    if (!fmt) {
+        printf("%-32s %-12s %-13s %-8s %s\n", "NAME", "STATE", "TERMINALSTATE", "RESTARTS",
+               "RUN DIRECTORY");
+        row(name, dir);
+        return EXIT_OK;
+    }
+    json_t *js = load(dir, "jobset.json");
+    if (!js) {
+        fprintf(stderr, "jaxset get: %s/jobset.json is unreadable\n", dir);
+        return EXIT_INVALID;
+    }
+    if (!strcmp(fmt, "json")) {
+        json_dumpf(js, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        char *y = yaml_encode(js);
+        fputs(y ? y : "", stdout);
+        free(y);
+    }
+    json_decref(js);
+    return EXIT_OK;
+}
+
+int cmd_get(int argc, char **argv)
+{
+    const char *name = NULL, *fmt = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            fmt = argv[++i];
+        else if (argv[i][0] == '-')
+            return cli_usage_error("get", usage, "unknown option");
+        else if (!name)
+            name = argv[i];
+        else
+            return cli_usage_error("get", usage, "more than one name");
+    }
+    if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml"))
+        return cli_usage_error("get", usage, "-o must be json or yaml");
+    if (fmt && !name)
+        return cli_usage_error("get", usage, "-o needs a NAME");
+    return name ? show(name, fmt) : list_all();
+}

@@ -1,0 +1,42 @@
+/* jaxset validate FILE...: checks every manifest fully, prints one summary line per job. */
+#include "cli/cli.h"
+
+#include <string.h>
+
+static const char usage[] = "jaxset validate FILE...";
+
+static void summary(const struct manifest *m)
+{
+    const struct js_view *v = &m->view;
+    long long jobs = 0, pods = 0;
+    for (size_t i = 0; i < v->n_rj; i++) {
+        jobs += v->rj[i].replicas;
+        pods += v->rj[i].replicas * v->rj[i].pods_per_job;
+    }
+    printf("%s: valid: JobSet %s/%s", m->source, v->ns, v->name);
+    if (strcmp(m->kind, "JobSet") != 0)
+        printf(" (from %s)", m->kind);
+    printf(", %zu replicated job%s, %lld job%s, %lld pod%s", v->n_rj, v->n_rj == 1 ? "" : "s",
+           jobs, jobs == 1 ? "" : "s", pods, pods == 1 ? "" : "s");
+    if (m->rt.flavor != JAXRT_OFF)
+        printf(", JAX (%s): %lld processes, coordinator %s:%d", jaxrt_flavor_name(m->rt.flavor),
+               m->rt.num_processes, m->rt.coord_host, m->rt.port);
+    printf("\n");
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("validate", usage, "no file given");
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-' && argv[i][1])
+            return cli_usage_error("validate", usage, "unknown option");
+    struct manifest_set s;
+    int rc = cli_load((const char *const *)argv + 1, (size_t)argc - 1, &s);
+    if (rc != EXIT_OK)
+        return rc;
+    for (size_t i = 0; i < s.n; i++)
+        summary(&s.v[i]);
+    manifest_set_release(&s);
+    return EXIT_OK;
+}

@@ -1,0 +1,359 @@
+/* The runner's loop: reconcile core + jobctl + supervisor (see runner.h). */
+#include "local/runner_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/reconcile.h"
+#include "local/podenv.h"
+#include "obj/jx.h"
+
+#define RUN_MAX_PASSES 64 /* reconcile passes before waiting; a plan converges in a few */
+
+int64_t run__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int runner_detect_gpus(void)
+{
+    int n = 0;
+    DIR *d = opendir("/dev");
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        const char *s = de->d_name;
+        if (strncmp(s, "nvidia", 6) || !s[6])
+            continue;
+        bool digits = true;
+        for (const char *c = s + 6; *c; c++)
+            digits &= *c >= '0' && *c <= '9';
+        n += digits;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A TCP port free on this machine now (the kernel's pick), for the coordinator. */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(a);
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+static struct rjob *find_job(const struct run *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_jobs; i++)
+        if (!strcmp(r->jobs[i]->name, name))
+            return r->jobs[i];
+    return NULL;
+}
+
+static int add_job(struct run *r, json_t *obj, struct err *err)
+{
+    struct rjob *j = calloc(1, sizeof(*j));
+    struct rjob **nj = realloc(r->jobs, (r->n_jobs + 1) * sizeof(*nj));
+    const json_t *meta = jx_obj(obj, "metadata");
+    if (!j || !nj) {
+        free(j);
+        json_decref(obj);
+        return err_set(err, -ENOMEM, "out of memory");
+    }
+    r->jobs = nj;
+    j->obj = obj;
+    snprintf(j->name, sizeof(j->name), "%s", jx_str(meta, "name"));
+    j->rj = (size_t)js_view_find(&r->m->view, jx_get_meta(meta, "labels",
+                                                           "jobset.sigs.k8s.io/replicatedjob-name"));
+    j->index = strtoll(jx_get_meta(meta, "labels", "jobset.sigs.k8s.io/job-index"), NULL, 10);
+    j->wakeup_ms = INT64_MAX;
+    jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name);
+    int rc = jobctl_spec_parse(obj, &j->spec, err);
+    if (rc < 0) {
+        run__job_free(j);
+        return rc;
+    }
+    r->jobs[r->n_jobs++] = j;
+    return 0;
+}
+
+static void delete_job(struct run *r, const char *name, int64_t now)
+{
+    struct rjob *j = find_job(r, name);
+    char ts[32];
+    if (!j || j->deleting)
+        return;
+    j->deleting = true;
+    jobctl_rfc3339(now, ts);
+    jx_set_str(jx_ensure_obj(j->obj, "metadata"), "deletionTimestamp", ts);
+    run__kill_job(r, j, now);
+}
+
+/* Drops Jobs whose foreground deletion is over (no process left). */
+static void reap_deleted(struct run *r)
+{
+    for (size_t i = 0; i < r->n_jobs;) {
+        struct rjob *j = r->jobs[i];
+        bool alive = false;
+        for (size_t k = 0; k < j->n_pods; k++)
+            alive |= j->pods[k]->alive;
+        if (j->deleting && !alive) {
+            run__job_free(j);
+            r->jobs[i] = r->jobs[--r->n_jobs];
+        } else {
+            i++;
+        }
+    }
+}
+
+static json_t *jobs_json(const struct run *r)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < r->n_jobs; i++)
+        json_array_append(arr, r->jobs[i]->obj);
+    return arr;
+}
+
+static void apply_patches(struct run *r, struct rec_plan *p)
+{
+    for (size_t i = 0; i < p->n_patches; i++) {
+        struct rjob *j = find_job(r, p->patches[i].name);
+        if (!j)
+            continue;
+        json_t *spec = jx_obj(j->obj, "spec");
+        jx_set_bool(spec, "suspend", p->patches[i].suspend);
+        j->spec.suspend = p->patches[i].suspend;
+        if (p->patches[i].clear_start_time) {
+            json_object_del(jx_obj(j->obj, "status"), "startTime");
+            j->st.has_start = false;
+        }
+    }
+}
+
+static int apply_plan(struct run *r, struct rec_plan *p, int64_t now, bool *changed,
+                      struct err *err)
+{
+    for (size_t i = 0; i < p->n_deletes; i++)
+        delete_job(r, p->deletes[i].name, now);
+    for (size_t i = 0; i < p->n_creates; i++) {
+        if (r->signal || find_job(r, jx_str(jx_obj(p->creates[i], "metadata"), "name")))
+            continue;
+        int rc = add_job(r, p->creates[i], err);
+        p->creates[i] = NULL;
+        if (rc < 0)
+            return rc;
+    }
+    apply_patches(r, p);
+    if (p->status_changed) {
+        json_object_set(r->js, "status", p->status);
+        r->status_dirty = true;
+    }
+    for (size_t i = 0; i < p->n_events; i++)
+        run__event(r, p->events[i].type == REC_EVENT_WARNING ? "Warning" : "Normal",
+                   p->events[i].reason, p->events[i].message);
+    r->requeue_at_ms = p->requeue_after_ms >= 0 ? now + p->requeue_after_ms : INT64_MAX;
+    *changed = p->n_deletes || p->n_creates || p->n_patches || p->status_changed;
+    return 0;
+}
+
+static int reconcile_once(struct run *r, int64_t now, bool *changed, struct err *err)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        if (r->jobs[i]->deleting)
+            continue;
+        int rc = run__job_sync(r, r->jobs[i], now, &any, err);
+        if (rc < 0)
+            return rc;
+    }
+    json_t *jobs = jobs_json(r);
+    struct rec_plan plan;
+    int rc = jobs ? rec_reconcile(r->js, jobs, now / 1000, &plan, err) : -ENOMEM;
+    json_decref(jobs);
+    if (rc < 0)
+        return rc;
+    bool planned = false;
+    rc = apply_plan(r, &plan, now, &planned, err);
+    rec_plan_release(&plan);
+    *changed = any || planned;
+    return rc;
+}
+
+static const char *terminal(const struct run *r)
+{
+    return jx_str(jx_obj(r->js, "status"), "terminalState");
+}
+
+static int64_t next_deadline(const struct run *r)
+{
+    int64_t t = r->requeue_at_ms;
+    for (size_t i = 0; i < r->n_jobs; i++)
+        if (r->jobs[i]->wakeup_ms < t)
+            t = r->jobs[i]->wakeup_ms;
+    int64_t k = run__next_kill(r);
+    return k < t ? k : t;
+}
+
+static void on_signal(struct run *r, int64_t now)
+{
+    struct signalfd_siginfo si;
+    while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+        bool second = r->signal != 0;
+        if (!second)
+            run__note(r, "received %s: stopping every pod (grace period applies; again to "
+                         "force)", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        r->signal = (int)si.ssi_signo;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+            run__kill_job(r, r->jobs[i], now);
+            for (size_t k = 0; second && k < r->jobs[i]->n_pods; k++)
+                r->jobs[i]->pods[k]->kill_at_ms = now;
+        }
+    }
+}
+
+static int wait_events(struct run *r, struct err *err)
+{
+    struct sup_exit exits[64];
+    int64_t now = run__now_ms(), dl = next_deadline(r);
+    int timeout = dl == INT64_MAX ? 1000 : (int)(dl - now < 0 ? 0 : dl - now);
+    if (r->o->live && timeout > 1000)
+        timeout = 1000;
+    int fd = -1, n = sup_poll(r->sup, timeout, exits, 64, &fd);
+    if (n < 0)
+        return err_set(err, n, "supervisor: %s", strerror(-n));
+    now = run__now_ms();
+    for (int i = 0; i < n; i++)
+        run__pod_exited(r, exits[i].id, exits[i].status, now);
+    if (fd == r->sigfd)
+        on_signal(r, now);
+    run__escalate_kills(r, now);
+    return 0;
+}
+
+static int loop(struct run *r, struct err *err)
+{
+    for (;;) {
+        int64_t now = run__now_ms();
+        bool changed = true;
+        for (int pass = 0; changed && pass < RUN_MAX_PASSES; pass++) {
+            int rc = r->signal ? (changed = false, 0) : reconcile_once(r, now, &changed, err);
+            if (rc < 0)
+                return rc;
+        }
+        reap_deleted(r);
+        if (r->status_dirty)
+            run__state_write(r, "Running", -1);
+        run__live(r, false);
+        if ((terminal(r) || r->signal) && run__alive(r) == 0)
+            break;
+        int rc = wait_events(r, err);
+        if (rc < 0)
+            return rc;
+    }
+    if (r->signal)
+        return 128 + r->signal;
+    return !strcmp(terminal(r), "Completed") ? 0 : 1;
+}
+
+/* Every container runs locally only with a command and env sources one machine can give. */
+static int precheck(const struct manifest *m, struct err *err)
+{
+    for (size_t i = 0; i < m->view.n_rj; i++) {
+        const json_t *spec = jx_path(m->view.rj[i].tmpl, "spec.template.spec");
+        const json_t *c = json_array_get(jx_arr(spec, "containers"), 0);
+        struct podenv_pod pod = {.meta = jx_path(m->view.rj[i].tmpl, "spec.template.metadata")};
+        struct podenv_strv env = {0}, argv = {0};
+        int rc = podenv_build(c, &pod, NULL, NULL, &env, &argv, err);
+        podenv_strv_free(&env);
+        podenv_strv_free(&argv);
+        if (rc < 0) {
+            char where[FPATH_MAX];
+            snprintf(where, sizeof(where),
+                     "spec.replicatedJobs[%zu].template.spec.template.spec.containers[0]", i);
+            err_prefix(err, where);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int setup(struct run *r, const struct manifest *m, const struct runner_opts *o,
+                 struct err *err)
+{
+    sigset_t ss;
+    r->m = m;
+    r->o = o;
+    r->sigfd = -1;
+    r->requeue_at_ms = INT64_MAX;
+    r->started_ms = run__now_ms();
+    r->rng = (uint64_t)r->started_ms * 2654435761u ^ (uint64_t)getpid();
+    r->n_gpus = o->gpus >= 0 ? o->gpus : runner_detect_gpus();
+    r->n_gpus = r->n_gpus > RUN_MAX_GPUS ? RUN_MAX_GPUS : r->n_gpus;
+    r->js = json_deep_copy(m->jobset);
+    r->coord_port = free_port();
+    if (!r->js || r->coord_port < 0)
+        return err_set(err, -ENOMEM, "cannot set up the run (memory or a free port)");
+    int rc = precheck(m, err);
+    if (rc < 0 || (rc = run__state_open(r, err)) < 0 || (rc = run__hosts_setup(r, err)) < 0)
+        return rc;
+    sigemptyset(&ss);
+    sigaddset(&ss, SIGINT);
+    sigaddset(&ss, SIGTERM);
+    sigprocmask(SIG_BLOCK, &ss, NULL);
+    r->sigfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (r->sigfd < 0)
+        return err_set(err, -errno, "signalfd: %s", strerror(errno));
+    if ((rc = sup_new(&r->sup, o->out_fd, err)) < 0)
+        return rc;
+    return sup_watch_fd(r->sup, r->sigfd);
+}
+
+static void teardown(struct run *r)
+{
+    sup_free(r->sup);
+    for (size_t i = 0; i < r->n_jobs; i++)
+        run__job_free(r->jobs[i]);
+    free(r->jobs);
+    if (r->sigfd >= 0)
+        close(r->sigfd);
+    if (r->events)
+        fclose(r->events);
+    json_decref(r->js);
+}
+
+int runner_run(const struct manifest *m, const struct runner_opts *o, struct err *err)
+{
+    struct run r = {0};
+    int rc = setup(&r, m, o, err);
+    if (rc == 0) {
+        run__state_write(&r, "Running", -1);
+        rc = loop(&r, err);
+    }
+    if (rc >= 0 || r.events) {
+        run__live_clear(&r);
+        run__state_write(&r, rc < 0 ? "Error" : rc == 0 ? "Completed" : rc == 1 ? "Failed"
+                                                                                 : "Interrupted",
+                         rc);
+        if (rc >= 0)
+            run__summary(&r, rc);
+    }
+    teardown(&r);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* runner: `jaxset run` — executes one validated JobSet on this machine with cluster semantics.
+ *
+ * The loop observes, calls the pure functions, and executes what they return:
+ *   reconcile core (JobSet plan) -> child Jobs created/deleted/suspended, JobSet status;
+ *   jobctl (per child Job)       -> pods started/restarted/killed, Job status;
+ *   supervisor                   -> processes, output, exits.
+ * Every pod is the first container of its template run as a process group; its hostname,
+ * labels, annotations and environment are the ones it would have on a cluster, with the JAX
+ * coordinator mapped to 127.0.0.1 and a port free on this machine.
+ *
+ * The run directory keeps everything: jobset.json (the JobSet with its status, rewritten on
+ * every change), jobs.json (the child Jobs with their status), events.log, run.json (pid,
+ * state, exit status, times) and logs/<pod-name>.log. */
+#ifndef JX_RUNNER_H
+#define JX_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/manifest.h"
+#include "obj/err.h"
+
+struct runner_opts {
+    const char *run_dir;     /* created if needed; must not hold another run */
+    int out_fd;              /* where pod output is forwarded (stdout) */
+    int status_fd;           /* where the live status line, events and summary go (stderr) */
+    bool color;              /* colour the prefixes */
+    bool live;               /* redraw a one-line live status on status_fd (a tty) */
+    bool quiet;              /* forward no pod output */
+    const char *filter;      /* forward only pods whose replicated job or hostname matches */
+    int grace_s;             /* termination grace override; -1: the pod's (default 30) */
+    int64_t restart_base_ms; /* OnFailure in-place restart backoff base */
+    int gpus;                /* GPUs on this machine; -1: detect */
+};
+
+/* Runs to the end.  Returns the exit status (0 Completed, 1 Failed, 130 after SIGINT, 143 after
+ * SIGTERM; the latter two only once every process is gone), or a negative errno with err set
+ * when the run could not start (nothing is left running then). */
+int runner_run(const struct manifest *m, const struct runner_opts *o, struct err *err);
+
+/* Number of GPUs visible on this machine (/dev/nvidia<N>), 0 when none. */
+int runner_detect_gpus(void);
+
+#endif

@@ -1,0 +1,86 @@
+/* Private to the runner: its state and the functions its files share. */
+#ifndef JX_RUNNER_INT_H
+#define JX_RUNNER_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "local/jobctl.h"
+#include "local/runner.h"
+#include "local/sup.h"
+
+#define RUN_NAME_MAX 256
+#define RUN_MAX_GPUS 64
+
+struct rpod {
+    char name[RUN_NAME_MAX];     /* <job>-<index>-<random5> */
+    char hostname[RUN_NAME_MAX]; /* <job>-<index> */
+    struct jobctl_pod jp;        /* jp.name points at name */
+    json_t *meta;                /* pod metadata (labels, annotations) */
+    bool alive;                  /* a process runs for it */
+    uint64_t sup_id;
+    int64_t kill_at_ms;          /* SIGKILL deadline after a SIGTERM; 0: none */
+    int gpus[RUN_MAX_GPUS];
+    int n_gpus;
+};
+
+struct rjob {
+    char name[RUN_NAME_MAX];
+    json_t *obj;                 /* the Job as created, with its status */
+    size_t rj;                   /* replicated job index */
+    long long index;             /* job index */
+    struct jobctl_spec spec;
+    struct jobctl_status st;
+    struct rpod **pods;
+    size_t n_pods;
+    bool deleting;               /* foreground deletion: removed once no pod is alive */
+    int64_t wakeup_ms;
+};
+
+struct run {
+    const struct manifest *m;
+    const struct runner_opts *o;
+    json_t *js;                  /* the JobSet with its live status */
+    struct sup *sup;
+    int sigfd;
+    int signal;                  /* SIGINT/SIGTERM received, 0 none */
+    struct rjob **jobs;
+    size_t n_jobs;
+    int coord_port;
+    int64_t requeue_at_ms;
+    bool gpu_used[RUN_MAX_GPUS];
+    int n_gpus;
+    FILE *events;
+    uint64_t rng;
+    bool status_dirty;
+    int64_t started_ms;
+    char last_line[512];
+    const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
+};
+
+int64_t run__now_ms(void);
+
+/* Pods (runner_pod.c). */
+int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);
+void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now);
+void run__kill_job(struct run *r, struct rjob *j, int64_t now);
+void run__escalate_kills(struct run *r, int64_t now);
+int64_t run__next_kill(const struct run *r);
+size_t run__alive(const struct run *r);
+void run__job_free(struct rjob *j);
+
+/* Pod hostnames resolving to 127.0.0.1 (runner_hosts.c). */
+int run__hosts_setup(struct run *r, struct err *err);
+int run__hosts_env(const struct run *r, json_t *extra);
+
+/* State on disk and on the terminal (runner_state.c). */
+int run__state_open(struct run *r, struct err *err);
+void run__state_write(struct run *r, const char *state, int exit_status);
+void run__event(struct run *r, const char *type, const char *reason, const char *msg);
+void run__live(struct run *r, bool force);
+void run__live_clear(struct run *r);
+void run__summary(struct run *r, int exit_status);
+void run__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,311 @@
+"""`jaxset run` end to end on real processes: success and failure semantics, gang restarts,
+ordering, in-place restarts, signals, concurrency, invalid input."""
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from localtest import Run, condition, main, test, wait_for  # noqa: E402
+
+PY = "python3"
+
+
+def rj(name, script, replicas=1, pods=1, restart="Never", backoff=0, extra_spec="",
+       extra_rj="", env=""):
+    """A replicatedJob whose single container runs a Python one-liner script."""
+    return f"""
+  - name: {name}
+    replicas: {replicas}{extra_rj}
+    template:
+      spec:
+        parallelism: {pods}
+        completions: {pods}
+        backoffLimit: {backoff}{extra_spec}
+        template:
+          spec:
+            restartPolicy: {restart}
+            containers:
+            - name: c
+              command: ["{PY}", "-c", {script!r}]
+              env:
+              - name: ATTEMPT
+                valueFrom:
+                  fieldRef:
+                    fieldPath: metadata.labels['jobset.sigs.k8s.io/restart-attempt']{env}"""
+
+
+def jobset(name, rjs, spec="", annotations=""):
+    return f"""apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: {name}{annotations}
+spec:{spec}
+  replicatedJobs:{''.join(rjs)}
+"""
+
+
+@test
+def completed_allreduce():
+    with open(os.path.join(os.environ.get("JAXSET_SRC", "."), "examples",
+                           "jax-allreduce.yaml"), encoding="utf-8") as f:
+        r = Run(f.read()).run()
+    assert r.rc == 0, r.describe()
+    sums = [l for l in r.out.splitlines() if "all-reduce sum = 10 (expected 10)" in l]
+    assert len(sums) == 4, r.describe()
+    for i in range(4):
+        assert any(l.startswith(f"[allreduce-workers-0-{i}] process {i}/4") for l in sums), \
+            r.describe()
+    js = r.jobset("allreduce")
+    assert js["status"]["terminalState"] == "Completed", js["status"]
+    assert condition(js, "Completed")["reason"] == "AllJobsCompleted"
+    logs = os.listdir(os.path.join(r.run_dir("allreduce"), "logs"))
+    assert len(logs) == 4, logs
+    assert not r.leftovers()
+
+
+@test
+def success_policy_any():
+    leader = rj("leader", "print('leader done')")
+    workers = rj("workers", "import time; time.sleep(60)", pods=2)
+    spec = "\n  successPolicy:\n    operator: Any\n    targetReplicatedJobs: [leader]"
+    t0 = time.monotonic()
+    r = Run(jobset("anyjs", [leader, workers], spec)).run()
+    assert r.rc == 0, r.describe()
+    assert time.monotonic() - t0 < 30, "workers were not stopped when the JobSet completed"
+    js = r.jobset("anyjs")
+    assert js["status"]["terminalState"] == "Completed"
+    assert not r.leftovers()
+
+
+@test
+def success_policy_all_targets():
+    a = rj("a", "print('a')")
+    b = rj("b", "print('b')", replicas=2)
+    spec = "\n  successPolicy:\n    operator: All\n    targetReplicatedJobs: [a, b]"
+    r = Run(jobset("alljs", [a, b], spec)).run()
+    assert r.rc == 0, r.describe()
+    st = {s["name"]: s for s in r.jobset("alljs")["status"]["replicatedJobsStatus"]}
+    assert st["a"]["succeeded"] == 1 and st["b"]["succeeded"] == 2, st
+
+
+CRASH_ONCE = ("import os, sys; a = os.environ['ATTEMPT']; "
+              "i = os.environ['JOB_COMPLETION_INDEX']; print('attempt', a, 'index', i); "
+              "sys.exit(3 if a == '0' and i == '1' else 0)")
+
+
+def gang_restart(strategy):
+    w = rj("w", CRASH_ONCE, pods=3)
+    spec = f"\n  failurePolicy:\n    maxRestarts: 2\n    restartStrategy: {strategy}"
+    r = Run(jobset("gang", [w], spec)).run()
+    assert r.rc == 0, r.describe()
+    js = r.jobset("gang")
+    assert js["status"]["restarts"] == 1, js["status"]
+    assert js["status"].get("restartsCountTowardsMax") == 1, js["status"]
+    for i in range(3):
+        assert f"[gang-w-0-{i}] attempt 1 index {i}" in r.out, r.describe()
+    assert "RestartingJobSet" in r.err or "restart" in r.err.lower(), r.describe()
+    assert not r.leftovers()
+
+
+@test
+def gang_restart_recreate():
+    gang_restart("Recreate")
+
+
+@test
+def gang_restart_blocking_recreate():
+    gang_restart("BlockingRecreate")
+
+
+@test
+def max_restarts_reached():
+    w = rj("w", "import sys; sys.exit(1)")
+    r = Run(jobset("maxr", [w], "\n  failurePolicy:\n    maxRestarts: 1")).run()
+    assert r.rc == 1, r.describe()
+    js = r.jobset("maxr")
+    assert condition(js, "Failed")["reason"] == "ReachedMaxRestarts", js["status"]
+    assert js["status"]["restarts"] == 1
+
+
+@test
+def fail_jobset_rule_on_target():
+    ok = rj("driver", "import time; time.sleep(60)")
+    bad = rj("workers", "import sys; sys.exit(2)")
+    spec = """
+  failurePolicy:
+    maxRestarts: 5
+    rules:
+    - name: failFast
+      action: FailJobSet
+      onJobFailureReasons: [BackoffLimitExceeded]
+      targetReplicatedJobs: [workers]"""
+    r = Run(jobset("failjs", [ok, bad], spec)).run()
+    assert r.rc == 1, r.describe()
+    js = r.jobset("failjs")
+    c = condition(js, "Failed")
+    assert c and c["reason"] == "FailJobSetFailurePolicyAction", js["status"]
+    assert "failjs-workers-0" in c["message"]
+    assert js["status"]["restarts"] == 0
+    assert not r.leftovers()
+
+
+@test
+def deadline_exceeded():
+    w = rj("w", "import time; time.sleep(60)", extra_spec="\n        activeDeadlineSeconds: 1")
+    t0 = time.monotonic()
+    r = Run(jobset("dl", [w])).run()
+    assert r.rc == 1, r.describe()
+    assert time.monotonic() - t0 < 20
+    js = r.jobset("dl")
+    assert "DeadlineExceeded" in open(os.path.join(r.run_dir("dl"), "jobs.json")).read()
+    assert condition(js, "Failed")["reason"] == "FailedJobs"
+
+
+@test
+def depends_on_complete_then_ready():
+    init = rj("init", "import os, time; time.sleep(0.3); "
+              "open(os.environ['JAXSET_HOME'] + '/init.done', 'w').close()")
+    work = rj("work", "import os, sys; sys.exit(0 if os.path.exists("
+              "os.environ['JAXSET_HOME'] + '/init.done') else 9)",
+              extra_rj="\n    dependsOn: [{name: init, status: Complete}]")
+    r = Run(jobset("dep", [init, work])).run()
+    assert r.rc == 0, r.describe()
+
+
+@test
+def in_order_startup():
+    first = rj("first", "import time; time.sleep(1.5)")
+    second = rj("second", "print('second')")
+    spec = "\n  startupPolicy:\n    startupPolicyOrder: InOrder"
+    r = Run(jobset("ordered", [first, second], spec)).run()
+    assert r.rc == 0, r.describe()
+    js = r.jobset("ordered")
+    assert condition(js, "StartupPolicyCompleted"), js["status"]
+
+
+@test
+def on_failure_restarts_count_against_backoff_limit():
+    w = rj("w", "print('run'); import sys; sys.exit(1)", restart="OnFailure", backoff=2)
+    r = Run(jobset("onf", [w])).run()
+    assert r.rc == 1, r.describe()
+    with open(os.path.join(r.run_dir("onf"), "jobs.json"), encoding="utf-8") as f:
+        jobs = f.read()
+    assert "BackoffLimitExceeded" in jobs, jobs
+    runs = [l for l in r.out.splitlines() if l.endswith("] run")]
+    # Kubernetes fails the Job when the restart count reaches backoffLimit (2): the crash of
+    # the second run does it; jaxset does not start the third run Kubernetes would kill.
+    assert len(runs) == 2, r.describe()
+
+
+def signal_stops_everything(sig, want_rc):
+    w = rj("w", "import time; print('up', flush=True); time.sleep(120)", pods=3)
+    r = Run(jobset("sig", [w])).start()
+    wait_for(lambda: len(r.leftovers(workers_only=True)) == 3, 20, "3 workers running")
+    r.proc.send_signal(sig)
+    r.wait(30)
+    assert r.rc == want_rc, r.describe()
+    assert not r.leftovers(), r.leftovers()
+
+
+@test
+def sigint_stops_everything():
+    signal_stops_everything(signal.SIGINT, 130)
+
+
+@test
+def sigterm_stops_everything():
+    signal_stops_everything(signal.SIGTERM, 143)
+
+
+@test
+def sigkill_leaves_no_orphan():
+    w = rj("w", "import subprocess, time; subprocess.Popen(['sleep', '120']); "
+           "time.sleep(120)", pods=2)
+    r = Run(jobset("killed", [w])).start()
+    wait_for(lambda: len(r.leftovers(workers_only=True)) == 4, 20,
+             "2 workers and their children")
+    r.proc.kill()
+    r.proc.wait()
+    wait_for(lambda: not r.leftovers(), 10, "every worker gone after SIGKILL")
+
+
+@test
+def two_runs_at_once_do_not_collide():
+    with open(os.path.join(os.environ.get("JAXSET_SRC", "."), "examples",
+                           "jax-allreduce.yaml"), encoding="utf-8") as f:
+        text = f.read()
+    a, b = Run(text).start(), Run(text).start()
+    a.wait(90)
+    b.wait(90)
+    assert a.rc == 0, a.describe()
+    assert b.rc == 0, b.describe()
+
+
+@test
+def invalid_manifest_starts_nothing():
+    bad = jobset("bad", [rj("w", "print(1)", replicas=-1)])
+    r = Run(bad).run()
+    assert r.rc == 2, r.describe()
+    assert "spec.replicatedJobs[0].replicas" in r.err, r.describe()
+    assert not os.path.exists(os.path.join(r.home, "runs")), "a run directory was created"
+    assert not r.leftovers()
+
+
+@test
+def no_command_is_invalid():
+    text = jobset("nocmd", [rj("w", "x")]).replace('command: ["python3", "-c", \'x\']', "image: x")
+    r = Run(text).run()
+    assert r.rc == 2, r.describe()
+    assert "has no command" in r.err, r.describe()
+
+
+@test
+def get_and_logs():
+    w = rj("w", "print('hello from', __import__('os').environ['HOSTNAME'])", pods=2)
+    r = Run(jobset("gl", [w])).run()
+    assert r.rc == 0, r.describe()
+    import subprocess
+    from localtest import BIN
+    env = dict(os.environ, JAXSET_HOME=r.home)
+    p = subprocess.run([BIN, "get"], env=env, capture_output=True, text=True)
+    assert p.returncode == 0 and "gl" in p.stdout and "Completed" in p.stdout, p.stdout
+    p = subprocess.run([BIN, "get", "gl", "-o", "json"], env=env, capture_output=True, text=True)
+    assert '"terminalState": "Completed"' in p.stdout, p.stdout
+    p = subprocess.run([BIN, "logs", "gl", "gl-w-0-1"], env=env, capture_output=True, text=True)
+    assert p.stdout.strip() == "hello from gl-w-0-1", p.stdout
+
+
+@test
+def pod_environment_and_hostnames():
+    script = ("import os, socket; e = os.environ; "
+              "print('env', e['HOSTNAME'], e['JOB_COMPLETION_INDEX'], e['JAX_PROCESS_ID'], "
+              "e['JAX_NUM_PROCESSES'], e['POD'], e['NS']); "
+              "print('dns', socket.gethostbyname('envjs-w-1-0.envjs'), "
+              "socket.gethostbyname('envjs-w-0-1'))")
+    env = """
+              - name: POD
+                valueFrom: {fieldRef: {fieldPath: metadata.name}}
+              - name: NS
+                valueFrom: {fieldRef: {fieldPath: metadata.namespace}}"""
+    w = rj("w", script, replicas=2, pods=2, env=env)
+    ann = "\n  annotations: {jaxset.dev/jax-runtime: jobset}"
+    r = Run(jobset("envjs", [w], annotations=ann)).run()
+    assert r.rc == 0, r.describe()
+    for job in range(2):
+        for pod in range(2):
+            host = f"envjs-w-{job}-{pod}"
+            line = [l for l in r.out.splitlines() if l.startswith(f"[{host}] env ")]
+            assert len(line) == 1, r.describe()
+            f = line[0].split()
+            # HOSTNAME, completion index, process id (global ordinal), count, pod name, ns
+            assert f[2:6] == [host, str(pod), str(job * 2 + pod), "4"], line
+            assert f[6].startswith(host + "-") and len(f[6]) == len(host) + 6, line
+            assert f[7] == "default", line
+    dns = [l for l in r.out.splitlines() if "] dns " in l]
+    assert len(dns) == 4 and all(l.endswith("dns 127.0.0.1 127.0.0.1") for l in dns), \
+        r.describe()
+
+
+if __name__ == "__main__":
+    main()
