@@ -294,6 +294,29 @@ static int precheck(const struct manifest *m, struct err *err)
     return 0;
 }
 
+static void clear_live(void *ctx)
+{
+    run__live_clear(ctx);
+}
+
+/* Pods asking for GPUs get disjoint ones; more than the machine has cannot all run. */
+static int check_gpus(const struct run *r, struct err *err)
+{
+    const struct js_view *v = &r->m->view;
+    long long want = 0;
+    for (size_t i = 0; i < v->n_rj; i++) {
+        const json_t *spec = jx_path(v->rj[i].tmpl, "spec.template.spec");
+        long long per = run__gpu_request(json_array_get(jx_arr(spec, "containers"), 0));
+        want += per * v->rj[i].replicas * v->rj[i].parallelism;
+    }
+    if (want > r->n_gpus)
+        return err_set(err, -EINVAL,
+                       "the pods request %lld nvidia.com/gpu in all, this machine has %d "
+                       "(--gpus N overrides the count)",
+                       want, r->n_gpus);
+    return 0;
+}
+
 static int setup(struct run *r, const struct manifest *m, const struct runner_opts *o,
                  struct err *err)
 {
@@ -311,6 +334,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     if (!r->js || r->coord_port < 0)
         return err_set(err, -ENOMEM, "cannot set up the run (memory or a free port)");
     int rc = precheck(m, err);
+    if (rc == 0)
+        rc = check_gpus(r, err);
     if (rc < 0 || (rc = run__state_open(r, err)) < 0 || (rc = run__hosts_setup(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
@@ -322,6 +347,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
         return err_set(err, -errno, "signalfd: %s", strerror(errno));
     if ((rc = sup_new(&r->sup, o->out_fd, err)) < 0)
         return rc;
+    if (o->live)
+        sup_set_output_hook(r->sup, clear_live, r);
     return sup_watch_fd(r->sup, r->sigfd);
 }
 

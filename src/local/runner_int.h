@@ -69,6 +69,8 @@ void run__escalate_kills(struct run *r, int64_t now);
 int64_t run__next_kill(const struct run *r);
 size_t run__alive(const struct run *r);
 void run__job_free(struct rjob *j);
+/* nvidia.com/gpu a container asks for (limits, else requests), 0 when none. */
+long long run__gpu_request(const json_t *container);
 
 /* Pod hostnames resolving to 127.0.0.1 (runner_hosts.c). */
 int run__hosts_setup(struct run *r, struct err *err);

@@ -72,7 +72,7 @@ static json_t *pod_meta(struct run *r, const struct rjob *j, const struct rpod *
     return meta;
 }
 
-static long long gpu_request(const json_t *c)
+long long run__gpu_request(const json_t *c)
 {
     const json_t *res = jx_obj(c, "resources");
     const json_t *v = json_object_get(jx_obj(res, "limits"), "nvidia.com/gpu");
@@ -227,7 +227,7 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
         return -ENOMEM;
     }
     j->pods[j->n_pods++] = p;
-    gpus_take(r, p, gpu_request(first_container(j)));
+    gpus_take(r, p, run__gpu_request(first_container(j)));
     pod_spawn(r, j, p, now);
     return 0;
 }

@@ -139,7 +139,8 @@ void run__live(struct run *r, bool force)
     char line[512];
     if (!r->o->live)
         return;
-    status_text(r, line, sizeof(line));
+    size_t off = (size_t)snprintf(line, sizeof(line), "[%zu pods running] ", run__alive(r));
+    status_text(r, line + off, sizeof(line) - off);
     if (!force && !strcmp(line, r->last_line))
         return;
     snprintf(r->last_line, sizeof(r->last_line), "%s", line);

@@ -48,6 +48,8 @@ struct sup {
     char *out;
     size_t out_len;
     uint64_t forwarded;
+    void (*hook)(void *ctx);
+    void *hook_ctx;
 };
 
 static int64_t now_ms(void)
@@ -111,9 +113,17 @@ static void proc_free(struct proc *p)
     free(p);
 }
 
+void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
+{
+    s->hook = fn;
+    s->hook_ctx = ctx;
+}
+
 static void flush_out(struct sup *s)
 {
     size_t off = 0;
+    if (s->out_len && s->hook)
+        s->hook(s->hook_ctx);
     while (off < s->out_len) {
         ssize_t w = write(s->out_fd, s->out + off, s->out_len - off);
         if (w < 0 && errno == EINTR)

@@ -69,6 +69,10 @@ int sup_watch_fd(struct sup *s, int fd);
 int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
              int *out_fd_ready);
 
+/* Calls fn(ctx) before forwarded output is written, so that a caller drawing a status line on
+ * the same terminal can clear it first. fn may be NULL. */
+void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx);
+
 /* Bytes forwarded to out_fd so far (benchmarks). */
 uint64_t sup_forwarded_bytes(const struct sup *s);
 

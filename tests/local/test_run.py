@@ -307,5 +307,23 @@ def pod_environment_and_hostnames():
         r.describe()
 
 
+@test
+def gpus_are_disjoint():
+    res = """
+              resources:
+                limits: {nvidia.com/gpu: 2}"""
+    show = "import os; print('gpus', repr(os.environ['CUDA_VISIBLE_DEVICES']))"
+    text = jobset("gpus", [rj("g", show, pods=2), rj("cpu", show)])
+    text = text.replace("""              env:""", res + """
+              env:""", 1)
+    r = Run(text, "--gpus", "4").run()
+    assert r.rc == 0, r.describe()
+    seen = sorted(l.split(" gpus ")[1] for l in r.out.splitlines() if " gpus " in l)
+    assert seen == ["''", "'0,1'", "'2,3'"], r.describe()
+    r = Run(text, "--gpus", "3").run()
+    assert r.rc == 2 and "request 4 nvidia.com/gpu" in r.err, r.describe()
+    assert not r.leftovers()
+
+
 if __name__ == "__main__":
     main()
