@@ -371,6 +371,9 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     int rc = setup(&r, m, o, err);
     if (rc == 0) {
         run__state_write(&r, "Running", -1);
+        if (r.m->view.suspend)
+            run__note(&r, "spec.suspend is true: the JobSet stays suspended and nothing starts "
+                          "until it is resumed (interrupt to stop)");
         rc = loop(&r, err);
     }
     if (rc >= 0 || r.events) {
