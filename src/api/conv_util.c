@@ -23,19 +23,13 @@ bool conv_failed(const struct conv *c)
     return c->rc < 0 || c->errs->n > c->n0;
 }
 
-static void vadd(struct conv *c, enum ferr_type t, const char *path, const char *rendered,
-                 const char *fmt, va_list ap)
+__attribute__((format(printf, 5, 0))) static void vadd(struct conv *c, enum ferr_type t,
+                                                       const char *path, const char *rendered,
+                                                       const char *fmt, va_list ap)
 {
-    char *detail = NULL;
-    if (fmt && vasprintf(&detail, fmt, ap) < 0) {
-        c->rc = -ENOMEM;
-        return;
-    }
-    int rc = detail ? ferr_add_raw(c->errs, t, path, rendered, "%s", detail)
-                    : ferr_add_raw(c->errs, t, path, rendered, NULL);
+    int rc = ferr_addv(c->errs, t, path, rendered, fmt, ap);
     if (rc < 0)
         c->rc = rc;
-    free(detail);
 }
 
 void conv_err(struct conv *c, enum ferr_type t, const char *path, const json_t *v,
@@ -43,7 +37,7 @@ void conv_err(struct conv *c, enum ferr_type t, const char *path, const json_t *
 {
     char *rendered = NULL;
     if (v) {
-        rendered = json_dumps(v, JSON_ENCODE_ANY | (json_is_string(v) ? 0 : JSON_COMPACT));
+        rendered = ferr_render(v);
         if (!rendered) {
             c->rc = -ENOMEM;
             return;

@@ -16,19 +16,13 @@
 
 /* ---- error helpers ------------------------------------------------------------------------ */
 
-static void vadd_raw(struct jsv *c, enum ferr_type t, const char *path, const char *v,
-                     const char *fmt, va_list ap)
+__attribute__((format(printf, 5, 0))) static void vadd_raw(struct jsv *c, enum ferr_type t,
+                                                           const char *path, const char *v,
+                                                           const char *fmt, va_list ap)
 {
-    char *detail = NULL;
-    if (fmt && vasprintf(&detail, fmt, ap) < 0) {
-        c->rc = -ENOMEM;
-        return;
-    }
-    int rc = detail ? ferr_add_raw(c->errs, t, path, v, "%s", detail)
-                    : ferr_add_raw(c->errs, t, path, v, NULL);
+    int rc = ferr_addv(c->errs, t, path, v, fmt, ap);
     if (rc < 0)
         c->rc = rc;
-    free(detail);
 }
 
 void jsv__add(struct jsv *c, enum ferr_type t, const char *path, const json_t *v, const char *fmt,
@@ -36,8 +30,7 @@ void jsv__add(struct jsv *c, enum ferr_type t, const char *path, const json_t *v
 {
     char *rendered = NULL;
     if (v) {
-        size_t flags = JSON_ENCODE_ANY | (json_is_string(v) ? 0 : JSON_COMPACT);
-        rendered = json_dumps(v, flags);
+        rendered = ferr_render(v);
         if (!rendered) {
             c->rc = -ENOMEM;
             return;

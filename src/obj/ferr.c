@@ -24,7 +24,7 @@ void ferr_list_release(struct ferr_list *l)
     ferr_list_init(l);
 }
 
-static char *render_value(const json_t *v)
+char *ferr_render(const json_t *v)
 {
     if (!v)
         return NULL;
@@ -35,8 +35,9 @@ static char *render_value(const json_t *v)
     return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 }
 
-static int push(struct ferr_list *l, enum ferr_type type, const char *path, char *value,
-                const char *fmt, va_list ap)
+__attribute__((format(printf, 5, 0))) static int push(struct ferr_list *l, enum ferr_type type,
+                                                      const char *path, char *value,
+                                                      const char *fmt, va_list ap)
 {
     char *detail = NULL;
     if (fmt && vasprintf(&detail, fmt, ap) < 0)
@@ -65,7 +66,7 @@ int ferr_add(struct ferr_list *l, enum ferr_type type, const char *path, const j
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = push(l, type, path, render_value(value), fmt, ap);
+    int rc = push(l, type, path, ferr_render(value), fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -78,6 +79,15 @@ int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, con
     int rc = push(l, type, path, value ? strdup(value) : NULL, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+int ferr_addv(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
+              const char *fmt, va_list ap)
+{
+    char *v = value ? strdup(value) : NULL;
+    if (value && !v)
+        return -ENOMEM;
+    return push(l, type, path, v, fmt, ap);
 }
 
 int ferr_list_move(struct ferr_list *dst, struct ferr_list *src)

@@ -9,6 +9,7 @@
 #define JX_FERR_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 #define FPATH_MAX 512
@@ -48,6 +49,14 @@ int ferr_add(struct ferr_list *l, enum ferr_type type, const char *path, const j
 /* Same, with the value given as an already-rendered string (borrowed, may be NULL). */
 int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Same, with a va_list; `value` is already rendered (borrowed, may be NULL). */
+int ferr_addv(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
+              const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* Renders a value as the error lines show it (strings quoted, others compact JSON); malloc'd,
+ * NULL for a NULL value or on OOM. */
+char *ferr_render(const json_t *v);
 
 /* Moves every error of `src` to the end of `dst` (src is left empty). Returns 0 or -ENOMEM. */
 int ferr_list_move(struct ferr_list *dst, struct ferr_list *src);

@@ -9,7 +9,7 @@
  *     strings; !!int, !!float, !!bool, !!null force the type (an impossible value is an error);
  *   - anchors, aliases and `<<` merge keys are resolved;
  *   - mapping keys always become strings (a key `on:` becomes "true", as kubectl does);
- *   - several documents separated by `---`; empty documents are skipped;
+ *   - several documents separated by `---`; empty and null documents are skipped (kubectl);
  *   - JSON input is YAML and decodes the same way.
  * Integers beyond int64 become reals; duplicate mapping keys are an error (as in kubectl). */
 #ifndef JX_YAML_H
