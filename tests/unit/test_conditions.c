@@ -14,19 +14,6 @@
 #define NOW_STR "2026-11-22T10:00:00Z"
 #define OLD "2026-11-22T08:00:00Z"
 
-/* JSON with single quotes. */
-static json_t *qjson(const char *text)
-{
-    char *s = strdup(text);
-    assert_non_null(s);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *v = tu_json(s);
-    free(s);
-    return v;
-}
-
 /* ---- time ---------------------------------------------------------------------------------- */
 
 static const struct {
@@ -195,7 +182,7 @@ static void test_cond_set(void **state)
         const struct cond_case *k = &cond_cases[i];
         json_t *st = json_object();
         if (k->existing)
-            json_object_set_new(st, "conditions", qjson(k->existing));
+            json_object_set_new(st, "conditions", tu_qjson(k->existing));
         int rc = rec_cond_set(st, &k->c, NOW_STR);
         render_conds(jx_arr(st, "conditions"), got, sizeof(got));
         if (rc != k->rc || strcmp(got, k->want) != 0)
@@ -253,7 +240,7 @@ static void test_finished(void **state)
         {"[" C("Restarting", "True", "X", "x") "]", false, NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        json_t *arr = qjson(cases[i].conds);
+        json_t *arr = tu_qjson(cases[i].conds);
         const json_t *c = NULL;
         assert_int_equal(rec_finished(arr, &c), cases[i].want);
         if (cases[i].want)
@@ -298,12 +285,12 @@ static void test_classify(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(classify_cases) / sizeof(classify_cases[0]); i++) {
-        json_t *job = qjson("{'metadata':{'name':'j'},'status':{}}");
+        json_t *job = tu_qjson("{'metadata':{'name':'j'},'status':{}}");
         if (classify_cases[i].attempt)
             jx_set_meta(json_object_get(job, "metadata"), "labels", LBL_RESTART_ATTEMPT,
                         classify_cases[i].attempt);
         json_object_set_new(json_object_get(job, "status"), "conditions",
-                            qjson(classify_cases[i].conds));
+                            tu_qjson(classify_cases[i].conds));
         enum rec_bucket b = REC_BUCKET_N;
         const json_t *fc = NULL;
         int rc = rec_job_classify(job, classify_cases[i].restarts, &b, &fc);
@@ -333,7 +320,7 @@ static void test_job_ready(void **state)
         {"{'spec':{'parallelism':0}}", true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        json_t *job = qjson(cases[i].job);
+        json_t *job = tu_qjson(cases[i].job);
         if (rec_job_ready(job) != cases[i].want)
             fail_msg("%s: want %d", cases[i].job, cases[i].want);
         json_decref(job);
@@ -379,8 +366,8 @@ static void test_status_equal(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(eq_cases) / sizeof(eq_cases[0]); i++) {
-        json_t *a = eq_cases[i].a ? qjson(eq_cases[i].a) : NULL;
-        json_t *b = eq_cases[i].b ? qjson(eq_cases[i].b) : NULL;
+        json_t *a = eq_cases[i].a ? tu_qjson(eq_cases[i].a) : NULL;
+        json_t *b = eq_cases[i].b ? tu_qjson(eq_cases[i].b) : NULL;
         if (rec_status_equal(a, b) != eq_cases[i].equal || rec_status_equal(b, a) != eq_cases[i].equal)
             fail_msg("%s vs %s: want equal=%d", eq_cases[i].a ? eq_cases[i].a : "NULL",
                      eq_cases[i].b ? eq_cases[i].b : "NULL", eq_cases[i].equal);

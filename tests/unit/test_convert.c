@@ -1,5 +1,5 @@
 /* Unit tests for the converters (api/convert.h): JAXJob, TrainJob + runtime, AIchor -> JobSet.
- * JSON texts are written with ' for " (see jq_), so expected JobSets stay readable. */
+ * JSON texts are written with ' for " (see tu_qjson), so expected JobSets stay readable. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -9,19 +9,6 @@
 #include "api/convert.h"
 #include "api/keys.h"
 #include "obj/jx.h"
-
-/* Parses a JSON text written with single quotes. */
-static json_t *jq_(const char *text)
-{
-    char *s = strdup(text);
-    assert_non_null(s);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *v = tu_json(s);
-    free(s);
-    return v;
-}
 
 static void assert_json_eq(const json_t *got, const json_t *want)
 {
@@ -59,7 +46,7 @@ static void check_jaxjob(const char *in, const char *want)
 {
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_(in), *w = jq_(want);
+    json_t *doc = tu_qjson(in), *w = tu_qjson(want);
     json_t *got = conv_jaxjob(doc, &errs);
     if (!got)
         fail_msg("conversion failed:\n%s", tu_ferrs(&errs));
@@ -92,7 +79,7 @@ static void test_jaxjob_full(void **state)
     (void)state;
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_(
+    json_t *doc = tu_qjson(
         "{" JJ_HEAD ",'metadata':{'name':'big','namespace':'ml','labels':{'team':'a'},"
         "'annotations':{'note':'x'}},'spec':{'runPolicy':{'backoffLimit':3,"
         "'activeDeadlineSeconds':600,'ttlSecondsAfterFinished':60,'suspend':true,"
@@ -101,7 +88,7 @@ static void test_jaxjob_full(void **state)
         "'spec':{'restartPolicy':'Always','containers':[{'name':'sidecar','image':'s'},"
         "{'name':'jax','image':'j','ports':[{'name':'metrics','containerPort':9090},"
         "{'name':'jaxjob-port','containerPort':7777}],'env':[{'name':'FOO','value':'1'}]}]}}}}}}");
-    json_t *want = jq_(
+    json_t *want = tu_qjson(
         "{" JS_HEAD ",'metadata':{'name':'big','namespace':'ml','labels':{'team':'a'},"
         "'annotations':{'note':'x'," JJ_ANN("7777") "}},'spec':{'suspend':true,"
         "'ttlSecondsAfterFinished':60,'replicatedJobs':[{'name':'worker','replicas':1,"
@@ -153,7 +140,7 @@ static void test_jaxjob_restart_exit_code(void **state)
     (void)state;
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_(JJ_ONE("ExitCode"));
+    json_t *doc = tu_qjson(JJ_ONE("ExitCode"));
     json_t *got = conv_jaxjob(doc, &errs);
     assert_non_null(got);
     json_t *jspec = jx_path(json_array_get(jx_path(got, "spec.replicatedJobs"), 0),
@@ -182,7 +169,7 @@ static void test_jaxjob_restart_never(void **state)
     (void)state;
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_(JJ_ONE("Never"));
+    json_t *doc = tu_qjson(JJ_ONE("Never"));
     json_t *got = conv_jaxjob(doc, &errs);
     assert_non_null(got);
     json_t *jspec = jx_path(json_array_get(jx_path(got, "spec.replicatedJobs"), 0),
@@ -274,7 +261,7 @@ static void test_jaxjob_errors(void **state)
         const struct ecase *k = &jaxjob_errors[i];
         struct ferr_list errs;
         ferr_list_init(&errs);
-        json_t *doc = jq_(k->input);
+        json_t *doc = tu_qjson(k->input);
         json_t *got = conv_jaxjob(doc, &errs);
         assert_one_error(got, &errs, k->name, k->want);
         json_decref(doc);
@@ -302,7 +289,7 @@ static void check_trainjob(const char *job, const char *runtime, const char *wan
 {
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_(job), *rt = jq_(runtime), *w = jq_(want);
+    json_t *doc = tu_qjson(job), *rt = tu_qjson(runtime), *w = tu_qjson(want);
     json_t *rt_copy = json_deep_copy(rt);
     json_t *got = conv_trainjob(doc, rt, &errs);
     if (!got)
@@ -482,8 +469,8 @@ static void test_trainjob_errors(void **state)
         const struct tcase *k = &trainjob_errors[i];
         struct ferr_list errs;
         ferr_list_init(&errs);
-        json_t *doc = jq_(k->job);
-        json_t *rt = !k->runtime ? jq_(RT_BUILTIN) : *k->runtime ? jq_(k->runtime) : NULL;
+        json_t *doc = tu_qjson(k->job);
+        json_t *rt = !k->runtime ? tu_qjson(RT_BUILTIN) : *k->runtime ? tu_qjson(k->runtime) : NULL;
         json_t *got = conv_trainjob(doc, rt, &errs);
         assert_one_error(got, &errs, k->name, k->want);
         json_decref(rt);
@@ -503,7 +490,7 @@ static void check_aichor(const char *in, const char *fallback, const char *want)
 {
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_(in), *w = jq_(want);
+    json_t *doc = tu_qjson(in), *w = tu_qjson(want);
     json_t *got = conv_aichor(doc, fallback, &errs);
     if (!got)
         fail_msg("conversion failed:\n%s", tu_ferrs(&errs));
@@ -560,7 +547,7 @@ static void test_aichor_names(void **state)
     (void)state;
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_("{'name':'top','metadata':{'name':'meta'},'spec':{'operator':'jax',"
+    json_t *doc = tu_qjson("{'name':'top','metadata':{'name':'meta'},'spec':{'operator':'jax',"
                       "'image':'i','command':'c','activeDeadlineSeconds':100,'types':{'worker':"
                       "{'resources':{'memory':1}}}}}");
     json_t *got = conv_aichor(doc, "file", &errs);
@@ -605,7 +592,7 @@ static void test_aichor_resources(void **state)
                  "{'spec':{'operator':'jax','image':'i','command':'c','types':{'worker':{"
                  "'count':2,'resources':%s}}}}",
                  aichor_resources[i].resources);
-        json_t *doc = jq_(in), *want = jq_(aichor_resources[i].want);
+        json_t *doc = tu_qjson(in), *want = tu_qjson(aichor_resources[i].want);
         json_t *got = conv_aichor(doc, "r", &errs);
         if (!got)
             fail_msg("case %zu failed:\n%s", i, tu_ferrs(&errs));
@@ -681,7 +668,7 @@ static void test_aichor_errors(void **state)
         const struct ecase *k = &aichor_errors[i];
         struct ferr_list errs;
         ferr_list_init(&errs);
-        json_t *doc = jq_(k->input);
+        json_t *doc = tu_qjson(k->input);
         json_t *got = conv_aichor(doc, "fallback", &errs);
         assert_one_error(got, &errs, k->name, k->want);
         json_decref(doc);
@@ -695,7 +682,7 @@ static void test_aichor_fallback_name(void **state)
     (void)state;
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *doc = jq_("{'spec':{'operator':'jax','image':'i','command':'c','types':{'worker':{"
+    json_t *doc = tu_qjson("{'spec':{'operator':'jax','image':'i','command':'c','types':{'worker':{"
                       "'resources':{'memory':1}}}}}");
     json_t *got = conv_aichor(doc, "my_job", &errs);
     assert_one_error(got, &errs, "fallback", "name: Invalid value: \"my_job\": a DNS-1035");
@@ -715,7 +702,7 @@ static void test_errors_appended(void **state)
     struct ferr_list errs;
     ferr_list_init(&errs);
     assert_int_equal(ferr_add(&errs, FERR_INVALID, "earlier", NULL, "x"), 0);
-    json_t *doc = jq_("{'spec':{'operator':'jax','image':'i','command':'c','types':{'worker':{"
+    json_t *doc = tu_qjson("{'spec':{'operator':'jax','image':'i','command':'c','types':{'worker':{"
                       "'resources':{'memory':1}}}}}");
     json_t *got = conv_aichor(doc, "ok", &errs);
     assert_non_null(got);

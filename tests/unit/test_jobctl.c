@@ -320,18 +320,6 @@ static const struct case_ cases[] = {
 
 /* clang-format on */
 
-static json_t *job_json(const char *text)
-{
-    char *s = strdup(text);
-    assert_non_null(s);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *j = tu_json(s);
-    free(s);
-    return j;
-}
-
 static void prev_status(const struct prev *pv, struct jobctl_status *st)
 {
     memset(st, 0, sizeof(*st));
@@ -427,7 +415,7 @@ static void summarize(const struct jobctl_result *r, char *buf, size_t n)
 
 static void run_case(const struct case_ *c)
 {
-    json_t *job = job_json(c->job);
+    json_t *job = tu_qjson(c->job);
     struct jobctl_status prev;
     struct jobctl_pod pods[MAXPODS];
     char names[MAXPODS][16];
@@ -526,7 +514,7 @@ static void test_spec_defaults(void **state)
 {
     struct jobctl_spec s;
     struct err e = {{0}};
-    json_t *job = job_json("{'spec':{'template':{'spec':{'restartPolicy':'OnFailure'}}}}");
+    json_t *job = tu_qjson("{'spec':{'template':{'spec':{'restartPolicy':'OnFailure'}}}}");
     (void)state;
     assert_int_equal(jobctl_spec_parse(job, &s, &e), 0);
     assert_string_equal(s.ns, "default");
@@ -541,7 +529,7 @@ static void test_spec_defaults(void **state)
     assert_null(s.pod_failure_rules);
     json_decref(job);
 
-    job = job_json("{'metadata':{'namespace':'ml'},'spec':{'parallelism':3,"
+    job = tu_qjson("{'metadata':{'namespace':'ml'},'spec':{'parallelism':3,"
                    "'completionMode':'NonIndexed','template':{'spec':{'restartPolicy':'Never',"
                    "'containers':[{'name':'main'},{'name':'side'}]}}}}");
     assert_int_equal(jobctl_spec_parse(job, &s, &e), 0);
@@ -593,7 +581,7 @@ static void test_spec_errors(void **state)
         struct jobctl_spec s;
         struct err e = {{0}};
         snprintf(text, sizeof(text), JOB("Never", "%s"), t[i].spec);
-        json_t *job = job_json(text);
+        json_t *job = tu_qjson(text);
         assert_int_equal(jobctl_spec_parse(job, &s, &e), -EINVAL);
         if (!strstr(e.msg, t[i].want))
             fail_msg("case %zu\n  got:  %s\n  want: %s", i, e.msg, t[i].want);
@@ -620,7 +608,7 @@ static void test_status_json(void **state)
     st.suspended =
         (struct jobctl_cond){JOBCTL_COND_FALSE, "JobResumed", "Job resumed", 1714564700000LL};
     assert_int_equal(jobctl_status_to_json(&st, &got), 0);
-    json_t *want = job_json(
+    json_t *want = tu_qjson(
         "{'ready':0,'succeeded':3,'failed':1,'terminating':0,'completedIndexes':'0-2',"
         "'startTime':'2024-05-01T12:00:00Z','completionTime':'2024-05-01T12:01:00Z',"
         "'uncountedTerminatedPods':{},'conditions':["
@@ -701,7 +689,7 @@ static void sim_step(json_t *job, struct sim *sm, struct jobctl_result *r, int64
 /* Index 1 crashes twice, restarts in place with 100 ms, 200 ms backoff, then all succeed. */
 static void test_simulated_run(void **state)
 {
-    json_t *job = job_json(JOB("OnFailure", IDX(3, 3)));
+    json_t *job = tu_qjson(JOB("OnFailure", IDX(3, 3)));
     struct sim sm = {.n = 0};
     struct jobctl_result r = {.next_wakeup_ms = JOBCTL_NO_WAKEUP};
     (void)state;
@@ -733,7 +721,7 @@ static void test_simulated_run(void **state)
 /* Never + backoffLimit 1: two failures of index 0 fail the Job and kill index 1. */
 static void test_simulated_failure(void **state)
 {
-    json_t *job = job_json(JOB("Never", IDX(2, 2) BL(1)));
+    json_t *job = tu_qjson(JOB("Never", IDX(2, 2) BL(1)));
     struct sim sm = {.n = 0};
     struct jobctl_result r = {.next_wakeup_ms = JOBCTL_NO_WAKEUP};
     (void)state;

@@ -89,18 +89,6 @@ struct rcase {
 
 /* ---- builders ------------------------------------------------------------------------------ */
 
-static json_t *qjson(const char *text)
-{
-    char *s = strdup(text);
-    assert_non_null(s);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_t *v = tu_json(s);
-    free(s);
-    return v;
-}
-
 static json_t *mk_rj(const char *tok, size_t n)
 {
     char buf[256];
@@ -111,7 +99,7 @@ static json_t *mk_rj(const char *tok, size_t n)
     char *eq = strchr(buf, '=');
     assert_non_null(eq);
     *eq = '\0';
-    json_t *rj = qjson("{'template':{'spec':{'parallelism':1,'completions':1,'template':{'spec':"
+    json_t *rj = tu_qjson("{'template':{'spec':{'parallelism':1,'completions':1,'template':{'spec':"
                        "{'containers':[{'name':'c','image':'busybox'}]}}}}}");
     json_object_set_new(rj, "name", json_string(buf));
     json_object_set_new(rj, "replicas", json_integer(strtol(eq + 1, NULL, 10)));
@@ -130,7 +118,7 @@ static json_t *mk_rj(const char *tok, size_t n)
 
 static json_t *mk_jobset(const struct rcase *k)
 {
-    json_t *js = qjson("{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet','metadata':"
+    json_t *js = tu_qjson("{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet','metadata':"
                        "{'name':'js','namespace':'default','uid':'uid-1'},'spec':{}}");
     json_t *spec = json_object_get(js, "spec"), *rjs = json_array();
     for (const char *p = k->rjs; p && *p;) {
@@ -140,13 +128,13 @@ static json_t *mk_jobset(const struct rcase *k)
     }
     json_object_set_new(spec, "replicatedJobs", rjs);
     if (k->spec) {
-        json_t *extra = qjson(k->spec);
+        json_t *extra = tu_qjson(k->spec);
         json_object_update(spec, extra);
         json_decref(extra);
     }
     assert_int_equal(js_default(js), 0);
     if (k->status)
-        json_object_set_new(js, "status", qjson(k->status));
+        json_object_set_new(js, "status", tu_qjson(k->status));
     if (k->deleting)
         jx_set_str(json_object_get(js, "metadata"), "deletionTimestamp", T_OLD);
     return js;
@@ -209,7 +197,7 @@ static json_t *mk_job(const struct tjob *t)
 {
     char name[128];
     snprintf(name, sizeof(name), "js-%s-%d", t->rj, t->idx);
-    json_t *job = qjson("{'apiVersion':'batch/v1','kind':'Job','metadata':{'namespace':"
+    json_t *job = tu_qjson("{'apiVersion':'batch/v1','kind':'Job','metadata':{'namespace':"
                         "'default'},'spec':{'template':{'metadata':{},'spec':{'containers':"
                         "[{'name':'c','image':'busybox'}]}}},'status':{}}");
     json_t *meta = json_object_get(job, "metadata");
@@ -1523,15 +1511,15 @@ static void test_resume_merges_pod_template(void **state)
     json_t *js = mk_jobset(&k), *job = mk_job(&row), *jobs = json_array();
     json_t *pt = jx_path(job, "spec.template");
     json_object_set_new(json_object_get(pt, "metadata"), "labels",
-                        qjson("{'x':'y','kueue':'old'}"));
+                        tu_qjson("{'x':'y','kueue':'old'}"));
     json_object_set_new(json_object_get(pt, "spec"), "tolerations",
-                        qjson("[{'key':'t0','operator':'Exists'},{'key':'t1','operator':'Exists'}]"));
+                        tu_qjson("[{'key':'t0','operator':'Exists'},{'key':'t1','operator':'Exists'}]"));
     json_array_append_new(jobs, job);
     struct rec_plan plan;
     reconcile_ok(js, jobs, &plan);
     assert_int_equal(plan.n_patches, 1);
     assert_true(plan.patches[0].clear_start_time);
-    json_t *want = qjson("{'metadata':{'labels':{'x':'y','kueue':'a'},'annotations':{'an':'1'}},"
+    json_t *want = tu_qjson("{'metadata':{'labels':{'x':'y','kueue':'a'},'annotations':{'an':'1'}},"
                          "'spec':{'containers':[{'name':'c','image':'busybox'}],'tolerations':["
                          "{'key':'t0','operator':'Exists'},{'key':'t1','operator':'Exists'}],"
                          "'nodeSelector':{'zone':'z'},'schedulingGates':[{'name':'g'}]}}");

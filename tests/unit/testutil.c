@@ -23,6 +23,18 @@ json_t *tu_json(const char *text)
     return v;
 }
 
+json_t *tu_qjson(const char *text)
+{
+    char *s = strdup(text);
+    assert_non_null(s);
+    for (char *p = s; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    json_t *v = tu_json(s);
+    free(s);
+    return v;
+}
+
 json_t *tu_yaml(const char *text)
 {
     json_t *docs = NULL;

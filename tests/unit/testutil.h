@@ -18,6 +18,9 @@ const char *tu_src(const char *rel);
 /* Parses a JSON text (fails the test on error). New reference. */
 json_t *tu_json(const char *text);
 
+/* Parses a JSON text written with ' for " (so test tables stay readable). New reference. */
+json_t *tu_qjson(const char *text);
+
 /* Decodes a single-document YAML text (fails the test on error). New reference. */
 json_t *tu_yaml(const char *text);
 
