@@ -106,9 +106,10 @@ static void delete_job(struct run *r, const char *name, int64_t now)
     run__kill_job(r, j, now);
 }
 
-/* Drops Jobs whose foreground deletion is over (no process left). */
-static void reap_deleted(struct run *r)
+/* Drops Jobs whose foreground deletion is over (no process left); returns how many. */
+static size_t reap_deleted(struct run *r)
 {
+    size_t n = 0;
     for (size_t i = 0; i < r->n_jobs;) {
         struct rjob *j = r->jobs[i];
         bool alive = false;
@@ -117,10 +118,12 @@ static void reap_deleted(struct run *r)
         if (j->deleting && !alive) {
             run__job_free(j);
             r->jobs[i] = r->jobs[--r->n_jobs];
+            n++;
         } else {
             i++;
         }
     }
+    return n;
 }
 
 static json_t *jobs_json(const struct run *r)
@@ -257,7 +260,8 @@ static int loop(struct run *r, struct err *err)
             if (rc < 0)
                 return rc;
         }
-        reap_deleted(r);
+        if (reap_deleted(r) && !r->signal)
+            continue; /* the names are free again: the next pass may recreate them */
         if (r->status_dirty)
             run__state_write(r, "Running", -1);
         run__live(r, false);

@@ -104,7 +104,10 @@ def gang_restart(strategy):
     assert js["status"].get("restartsCountTowardsMax") == 1, js["status"]
     for i in range(3):
         assert f"[gang-w-0-{i}] attempt 1 index {i}" in r.out, r.describe()
-    assert "RestartingJobSet" in r.err or "restart" in r.err.lower(), r.describe()
+    assert ("Warning RestartJobSetFailurePolicyAction: applying RestartJobSet failure policy "
+            "action (first failed job: gang-w-0)") in r.err, r.describe()
+    c = [c for c in js["status"]["conditions"] if c["type"] == "RestartingJobSet"]
+    assert c and c[0]["status"] == "False" and c[0]["reason"] == "JobSetCompleted", c
     assert not r.leftovers()
 
 
