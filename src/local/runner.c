@@ -114,7 +114,7 @@ static size_t reap_deleted(struct run *r)
         struct rjob *j = r->jobs[i];
         bool alive = false;
         for (size_t k = 0; k < j->n_pods; k++)
-            alive |= j->pods[k]->alive;
+            alive |= run__pod_alive(j->pods[k]);
         if (j->deleting && !alive) {
             run__job_free(j);
             r->jobs[i] = r->jobs[--r->n_jobs];
@@ -277,23 +277,34 @@ static int loop(struct run *r, struct err *err)
 }
 
 /* Every container runs locally only with a command and env sources one machine can give. */
-static int precheck(const struct manifest *m, struct err *err)
+static int precheck_list(const json_t *tmpl, const char *field, size_t rj, struct err *err)
 {
-    for (size_t i = 0; i < m->view.n_rj; i++) {
-        const json_t *spec = jx_path(m->view.rj[i].tmpl, "spec.template.spec");
-        const json_t *c = json_array_get(jx_arr(spec, "containers"), 0);
-        struct podenv_pod pod = {.meta = jx_path(m->view.rj[i].tmpl, "spec.template.metadata")};
+    const json_t *list = jx_arr(jx_path(tmpl, "spec.template.spec"), field);
+    struct podenv_pod pod = {.meta = jx_path(tmpl, "spec.template.metadata")};
+    for (size_t k = 0; k < json_array_size(list); k++) {
         struct podenv_strv env = {0}, argv = {0};
-        int rc = podenv_build(c, &pod, NULL, NULL, &env, &argv, err);
+        int rc = podenv_build(json_array_get(list, k), &pod, NULL, NULL, &env, &argv, err);
         podenv_strv_free(&env);
         podenv_strv_free(&argv);
         if (rc < 0) {
             char where[FPATH_MAX];
-            snprintf(where, sizeof(where),
-                     "spec.replicatedJobs[%zu].template.spec.template.spec.containers[0]", i);
+            snprintf(where, sizeof(where), "spec.replicatedJobs[%zu].template.spec.template.spec.%s[%zu]",
+                     rj, field, k);
             err_prefix(err, where);
             return rc;
         }
+    }
+    return 0;
+}
+
+static int precheck(const struct manifest *m, struct err *err)
+{
+    for (size_t i = 0; i < m->view.n_rj; i++) {
+        int rc = precheck_list(m->view.rj[i].tmpl, "initContainers", i, err);
+        if (rc == 0)
+            rc = precheck_list(m->view.rj[i].tmpl, "containers", i, err);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -310,7 +321,9 @@ static int check_gpus(const struct run *r, struct err *err)
     long long want = 0;
     for (size_t i = 0; i < v->n_rj; i++) {
         const json_t *spec = jx_path(v->rj[i].tmpl, "spec.template.spec");
-        long long per = run__gpu_request(json_array_get(jx_arr(spec, "containers"), 0));
+        long long per = 0;
+        for (size_t k = 0; k < json_array_size(jx_arr(spec, "containers")); k++)
+            per += run__gpu_request(json_array_get(jx_arr(spec, "containers"), k));
         want += per * v->rj[i].replicas * v->rj[i].parallelism;
     }
     if (want > r->n_gpus)

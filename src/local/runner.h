@@ -4,9 +4,9 @@
  *   reconcile core (JobSet plan) -> child Jobs created/deleted/suspended, JobSet status;
  *   jobctl (per child Job)       -> pods started/restarted/killed, Job status;
  *   supervisor                   -> processes, output, exits.
- * Every pod is the first container of its template run as a process group; its hostname,
- * labels, annotations and environment are the ones it would have on a cluster, with the JAX
- * coordinator mapped to 127.0.0.1 and a port free on this machine.
+ * Every container of a pod is a process group (initContainers first, one at a time; sidecars
+ * alongside); its hostname, labels, annotations and environment are the ones it would have on
+ * a cluster, with the JAX coordinator mapped to 127.0.0.1 and a port free on this machine.
  *
  * The run directory keeps everything: jobset.json (the JobSet with its status, rewritten on
  * every change), jobs.json (the child Jobs with their status), events.log, run.json (pid,

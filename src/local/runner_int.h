@@ -13,17 +13,32 @@
 #define RUN_NAME_MAX 256
 #define RUN_MAX_GPUS 64
 
+/* One container of a pod: one process group while it runs. */
+struct rcont {
+    const json_t *spec;          /* the container in the Job's pod template (borrowed) */
+    bool init;                   /* an initContainer: runs to completion before the others */
+    bool sidecar;                /* an initContainer with restartPolicy Always: runs alongside */
+    bool alive;
+    bool done;                   /* ran and exited (code/sig valid) */
+    uint64_t sup_id;
+    int code, sig;
+};
+
 struct rpod {
     char name[RUN_NAME_MAX];     /* <job>-<index>-<random5> */
     char hostname[RUN_NAME_MAX]; /* <job>-<index> */
     struct jobctl_pod jp;        /* jp.name points at name */
     json_t *meta;                /* pod metadata (labels, annotations) */
-    bool alive;                  /* a process runs for it */
-    uint64_t sup_id;
+    struct rcont *c;             /* initContainers then containers, in template order */
+    size_t n_c;
+    size_t next_init;            /* initContainers before this one have completed */
     int64_t kill_at_ms;          /* SIGKILL deadline after a SIGTERM; 0: none */
     int gpus[RUN_MAX_GPUS];
     int n_gpus;
 };
+
+/* A process runs for one of the pod's containers. */
+bool run__pod_alive(const struct rpod *p);
 
 struct rjob {
     char name[RUN_NAME_MAX];

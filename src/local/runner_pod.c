@@ -34,11 +34,6 @@ static const json_t *pod_template(const struct rjob *j)
     return jx_path(j->obj, "spec.template");
 }
 
-static const json_t *first_container(const struct rjob *j)
-{
-    return json_array_get(jx_arr(jx_obj(pod_template(j), "spec"), "containers"), 0);
-}
-
 /* Pod metadata as the Job controller and API server give it. */
 static json_t *pod_meta(struct run *r, const struct rjob *j, const struct rpod *p)
 {
@@ -117,7 +112,7 @@ static int gpu_env(struct rpod *p, json_t *extra)
 }
 
 /* The variables the manifest cannot set: completion index, JAX wiring, GPUs. */
-static json_t *extra_env(struct run *r, const struct rjob *j, struct rpod *p)
+static json_t *extra_env(struct run *r, const struct rjob *j, struct rpod *p, bool jax_vars)
 {
     json_t *extra = json_array();
     char idx[24];
@@ -127,7 +122,7 @@ static json_t *extra_env(struct run *r, const struct rjob *j, struct rpod *p)
         rc = add_env(extra, "JOB_COMPLETION_INDEX", idx);
     }
     const struct jaxrt *rt = &r->m->rt;
-    if (!rc && rt->flavor != JAXRT_OFF && rt->is_jax[j->rj]) {
+    if (!rc && jax_vars && rt->flavor != JAXRT_OFF && rt->is_jax[j->rj]) {
         json_t *jax = jaxrt_pod_env(rt, &r->m->view, j->rj, j->index,
                                     p->jp.index < 0 ? 0 : p->jp.index, "127.0.0.1",
                                     r->coord_port);
@@ -156,59 +151,133 @@ static bool forwarded(const struct run *r, const struct rjob *j, const struct rp
            !strcmp(f, p->name);
 }
 
-static void make_prefix(const struct run *r, const struct rpod *p, size_t ordinal, char *out,
-                        size_t n)
+/* "[host] ", or "[host/container] " when the pod has several containers; coloured on a tty. */
+static void make_prefix(const struct run *r, const struct rpod *p, const struct rcont *c,
+                        size_t ordinal, char *out, size_t n)
 {
-    if (r->o->color)
-        snprintf(out, n, "%s[%s]\033[0m ", colors[ordinal % 8], p->hostname);
+    char who[RUN_NAME_MAX + 80];
+    if (p->n_c > 1)
+        snprintf(who, sizeof(who), "%s/%s", p->hostname, jx_str(c->spec, "name"));
     else
-        snprintf(out, n, "[%s] ", p->hostname);
+        snprintf(who, sizeof(who), "%s", p->hostname);
+    if (r->o->color)
+        snprintf(out, n, "%s[%s]\033[0m ", colors[ordinal % 8], who);
+    else
+        snprintf(out, n, "[%s] ", who);
 }
 
-/* Starts (or restarts) the pod's process.  A failure to start is the container failing to
- * start: it is reported and counted as an exit with status 127. */
-static void pod_spawn(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
+static void log_path(const struct run *r, const struct rpod *p, const struct rcont *c, char *out,
+                     size_t n)
+{
+    if (p->n_c > 1)
+        snprintf(out, n, "%s/logs/%s.%s.log", r->o->run_dir, p->name, jx_str(c->spec, "name"));
+    else
+        snprintf(out, n, "%s/logs/%s.log", r->o->run_dir, p->name);
+}
+
+static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
+                        int sig, int64_t now);
+
+/* Starts one container's process.  A failure to start is the container failing to start: it
+ * is reported and counted as an exit with status 127. */
+static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int64_t now)
 {
     struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_ip = "127.0.0.1",
                              .host_ip = "127.0.0.1", .node_name = "localhost",
                              .pod_spec = jx_obj(pod_template(j), "spec")};
-    const json_t *c = first_container(j);
     struct podenv_strv env = {0}, argv = {0};
     struct err e = {{0}};
-    char log[1024], prefix[RUN_NAME_MAX + 32];
-    json_t *extra = extra_env(r, j, p);
-    int rc = extra ? podenv_build(c, &pod, (const char *const *)environ, extra, &env, &argv, &e)
+    char log[1024], prefix[RUN_NAME_MAX + 128];
+    json_t *extra = extra_env(r, j, p, !c->init);
+    int rc = extra ? podenv_build(c->spec, &pod, (const char *const *)environ, extra, &env,
+                                  &argv, &e)
                    : err_set(&e, -ENOMEM, "out of memory");
-    snprintf(log, sizeof(log), "%s/logs/%s.log", r->o->run_dir, p->name);
-    make_prefix(r, p, (size_t)(j->index * 131 + (p->jp.index > 0 ? p->jp.index : 0)), prefix,
+    log_path(r, p, c, log, sizeof(log));
+    make_prefix(r, p, c, (size_t)(j->index * 131 + (p->jp.index > 0 ? p->jp.index : 0)), prefix,
                 sizeof(prefix));
     struct sup_spec spec = {.argv = (const char *const *)argv.v,
-                            .envp = (const char *const *)env.v, .cwd = jx_str(c, "workingDir"),
-                            .log_path = log, .prefix = forwarded(r, j, p) ? prefix : NULL};
+                            .envp = (const char *const *)env.v,
+                            .cwd = jx_str(c->spec, "workingDir"), .log_path = log,
+                            .prefix = forwarded(r, j, p) ? prefix : NULL};
     if (rc == 0)
-        rc = sup_spawn(r->sup, &spec, &p->sup_id, &e);
+        rc = sup_spawn(r->sup, &spec, &c->sup_id, &e);
     json_decref(extra);
     podenv_strv_free(&env);
     podenv_strv_free(&argv);
+    c->done = false;
     if (rc == 0) {
-        p->alive = true;
-        p->jp.start_ms = now;
+        c->alive = true;
         return;
     }
-    run__note(r, "pod %s failed to start: %s", p->name, e.msg);
-    jobctl_pod_exited(&p->jp, j->spec.restart_policy, 127, 0, now);
+    run__note(r, "pod %s container %s failed to start: %s", p->name, jx_str(c->spec, "name"),
+              e.msg);
+    cont_exited(r, j, p, c, 127, 0, now);
+}
+
+/* Runs the next initContainers (sidecars start and stay), then every container. */
+static void pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
+{
+    while (p->next_init < p->n_c && p->c[p->next_init].init) {
+        struct rcont *c = &p->c[p->next_init];
+        if (!c->alive && !c->done)
+            cont_spawn(r, j, p, c, now);
+        if (!c->sidecar && !(c->done && c->code == 0))
+            return; /* running, or failed: wait for it (or for its restart) */
+        p->next_init++;
+    }
+    for (size_t i = 0; i < p->n_c; i++)
+        if (!p->c[i].init && !p->c[i].alive && !p->c[i].done)
+            cont_spawn(r, j, p, &p->c[i], now);
+}
+
+static int pod_containers(struct rpod *p, const json_t *spec)
+{
+    const json_t *inits = jx_arr(spec, "initContainers"), *main = jx_arr(spec, "containers");
+    size_t ni = json_array_size(inits), nm = json_array_size(main);
+    p->c = calloc(ni + nm ? ni + nm : 1, sizeof(*p->c));
+    if (!p->c)
+        return -ENOMEM;
+    for (size_t i = 0; i < ni; i++) {
+        const json_t *c = json_array_get(inits, i);
+        const char *rp = jx_str(c, "restartPolicy");
+        p->c[p->n_c++] = (struct rcont){.spec = c, .init = true,
+                                        .sidecar = rp && !strcmp(rp, "Always")};
+    }
+    for (size_t i = 0; i < nm; i++)
+        p->c[p->n_c++] = (struct rcont){.spec = json_array_get(main, i)};
+    return 0;
+}
+
+static long long pod_gpus(const json_t *spec)
+{
+    long long n = 0;
+    const json_t *main = jx_arr(spec, "containers");
+    for (size_t i = 0; i < json_array_size(main); i++)
+        n += run__gpu_request(json_array_get(main, i));
+    return n;
+}
+
+static void pod_free(struct rpod *p)
+{
+    if (!p)
+        return;
+    json_decref(p->meta);
+    free(p->c);
+    free(p);
 }
 
 static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
 {
     struct rpod *p = calloc(1, sizeof(*p));
     struct rpod **np = realloc(j->pods, (j->n_pods + 1) * sizeof(*np));
+    const json_t *spec = jx_obj(pod_template(j), "spec");
     char rnd[6];
-    if (!p || !np) {
-        free(p);
+    if (np)
+        j->pods = np;
+    if (!p || !np || pod_containers(p, spec) < 0) {
+        pod_free(p);
         return -ENOMEM;
     }
-    j->pods = np;
     rand5(r, rnd);
     if (index >= 0) {
         snprintf(p->hostname, sizeof(p->hostname), "%s-%d", j->name, index);
@@ -221,15 +290,24 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
     p->jp.index = index;
     p->jp.phase = JOBCTL_RUNNING;
     p->jp.ready = true;
+    p->jp.start_ms = now;
     p->meta = pod_meta(r, j, p);
     if (!p->meta) {
-        free(p);
+        pod_free(p);
         return -ENOMEM;
     }
     j->pods[j->n_pods++] = p;
-    gpus_take(r, p, run__gpu_request(first_container(j)));
-    pod_spawn(r, j, p, now);
+    gpus_take(r, p, pod_gpus(spec));
+    pod_advance(r, j, p, now);
     return 0;
+}
+
+bool run__pod_alive(const struct rpod *p)
+{
+    for (size_t i = 0; i < p->n_c; i++)
+        if (p->c[i].alive)
+            return true;
+    return false;
 }
 
 static int grace_ms(const struct run *r, const struct rjob *j)
@@ -240,13 +318,20 @@ static int grace_ms(const struct run *r, const struct rjob *j)
     return (int)(g < 0 ? 0 : g * 1000);
 }
 
+static void signal_pod(struct run *r, struct rpod *p, int sig)
+{
+    for (size_t i = 0; i < p->n_c; i++)
+        if (p->c[i].alive)
+            sup_kill(r->sup, p->c[i].sup_id, sig);
+}
+
 static void pod_kill(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
 {
     p->jp.terminating = true;
-    if (p->alive) {
+    if (run__pod_alive(p)) {
         int g = grace_ms(r, j);
         if (p->kill_at_ms == 0) {
-            sup_kill(r->sup, p->sup_id, g ? SIGTERM : SIGKILL);
+            signal_pod(r, p, g ? SIGTERM : SIGKILL);
             p->kill_at_ms = now + g;
         }
         return;
@@ -269,8 +354,8 @@ void run__escalate_kills(struct run *r, int64_t now)
     for (size_t k = 0; k < r->n_jobs; k++)
         for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
             struct rpod *p = r->jobs[k]->pods[i];
-            if (p->alive && p->kill_at_ms && now >= p->kill_at_ms)
-                sup_kill(r->sup, p->sup_id, SIGKILL);
+            if (p->kill_at_ms && now >= p->kill_at_ms)
+                signal_pod(r, p, SIGKILL);
         }
 }
 
@@ -280,7 +365,7 @@ int64_t run__next_kill(const struct run *r)
     for (size_t k = 0; k < r->n_jobs; k++)
         for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
             const struct rpod *p = r->jobs[k]->pods[i];
-            if (p->alive && p->kill_at_ms && p->kill_at_ms < t)
+            if (p->kill_at_ms && p->kill_at_ms < t && run__pod_alive(p))
                 t = p->kill_at_ms;
         }
     return t;
@@ -291,28 +376,104 @@ size_t run__alive(const struct run *r)
     size_t n = 0;
     for (size_t k = 0; k < r->n_jobs; k++)
         for (size_t i = 0; i < r->jobs[k]->n_pods; i++)
-            n += r->jobs[k]->pods[i]->alive;
+            n += run__pod_alive(r->jobs[k]->pods[i]);
     return n;
+}
+
+/* The pod's verdict once its containers (sidecars aside) have all ended: the first non-zero
+ * exit (and its container), else 0.  Returns false while one still runs or has yet to run. */
+static bool pod_finished(const struct rpod *p, const struct rcont **who)
+{
+    *who = NULL;
+    for (size_t i = 0; i < p->n_c; i++) {
+        const struct rcont *c = &p->c[i];
+        if (c->sidecar)
+            continue;
+        if (!c->done)
+            return false;
+        if (c->code && !*who)
+            *who = c;
+    }
+    return true;
+}
+
+/* A container ended.  With restartPolicy OnFailure a failure makes the pod wait for an
+ * in-place restart at once (the kubelet restarts that container); otherwise the pod ends when
+ * all its containers have, and its sidecars are stopped. */
+static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
+                        int sig, int64_t now)
+{
+    const struct rcont *who;
+    c->alive = false;
+    c->done = true;
+    c->code = code;
+    c->sig = sig;
+    if (p->jp.phase != JOBCTL_RUNNING || p->jp.waiting)
+        return;
+    p->jp.container = jx_str(c->spec, "name"); /* podFailurePolicy matches on it */
+    if (p->jp.terminating) { /* killed: the pod ends when its last process does */
+        if (!run__pod_alive(p))
+            jobctl_pod_exited(&p->jp, j->spec.restart_policy, code, sig, now);
+        return;
+    }
+    if (c->sidecar)
+        return;
+    bool on_failure = j->spec.restart_policy == JOBCTL_RESTART_ON_FAILURE;
+    bool init_failed = c->init && code != 0;
+    if ((on_failure && code != 0) || (init_failed && !on_failure)) {
+        jobctl_pod_exited(&p->jp, j->spec.restart_policy, code, sig, now);
+    } else if (c->init && code == 0) {
+        pod_advance(r, j, p, now);
+        return;
+    } else if (pod_finished(p, &who)) {
+        if (who)
+            p->jp.container = jx_str(who->spec, "name");
+        jobctl_pod_exited(&p->jp, j->spec.restart_policy, who ? who->code : 0,
+                          who ? who->sig : 0, now);
+    } else {
+        return;
+    }
+    if (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED) {
+        signal_pod(r, p, SIGTERM); /* sidecars, and what a failed pod still runs */
+        if (!p->kill_at_ms)
+            p->kill_at_ms = now + grace_ms(r, j);
+        gpus_release(r, p);
+    }
 }
 
 void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now)
 {
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    int code = sig ? 128 + sig : WEXITSTATUS(status);
     for (size_t k = 0; k < r->n_jobs; k++) {
         struct rjob *j = r->jobs[k];
         for (size_t i = 0; i < j->n_pods; i++) {
             struct rpod *p = j->pods[i];
-            if (!p->alive || p->sup_id != sup_id)
-                continue;
-            int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-            int code = sig ? 128 + sig : WEXITSTATUS(status);
-            p->alive = false;
-            p->kill_at_ms = 0;
-            jobctl_pod_exited(&p->jp, j->spec.restart_policy, code, sig, now);
-            if (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED)
-                gpus_release(r, p);
-            return;
+            for (size_t c = 0; c < p->n_c; c++) {
+                if (!p->c[c].alive || p->c[c].sup_id != sup_id)
+                    continue;
+                cont_exited(r, j, p, &p->c[c], code, sig, now);
+                if (!run__pod_alive(p))
+                    p->kill_at_ms = 0;
+                return;
+            }
         }
     }
+}
+
+/* OnFailure: the failed containers start again in place. */
+static void pod_restart(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
+{
+    jobctl_pod_restarted(&p->jp, now);
+    for (size_t i = 0; i < p->n_c; i++) {
+        struct rcont *c = &p->c[i];
+        if (c->done && c->code != 0 && !c->sidecar && (!c->init || i == p->next_init)) {
+            c->done = false;
+            if (!c->init)
+                cont_spawn(r, j, p, c, now);
+        }
+    }
+    pod_advance(r, j, p, now);
 }
 
 static int execute(struct run *r, struct rjob *j, const struct jobctl_result *res, int64_t now)
@@ -323,8 +484,7 @@ static int execute(struct run *r, struct rjob *j, const struct jobctl_result *re
         if (a->kind == JOBCTL_KILL) {
             pod_kill(r, j, p, now);
         } else if (a->kind == JOBCTL_RESTART) {
-            jobctl_pod_restarted(&p->jp, now);
-            pod_spawn(r, j, p, now);
+            pod_restart(r, j, p, now);
         } else if (pod_start(r, j, a->index, now) < 0) {
             return -ENOMEM;
         }
@@ -369,10 +529,8 @@ void run__job_free(struct rjob *j)
 {
     if (!j)
         return;
-    for (size_t i = 0; i < j->n_pods; i++) {
-        json_decref(j->pods[i]->meta);
-        free(j->pods[i]);
-    }
+    for (size_t i = 0; i < j->n_pods; i++)
+        pod_free(j->pods[i]);
     free(j->pods);
     jobctl_status_release(&j->st);
     json_decref(j->obj);

@@ -328,5 +328,66 @@ def gpus_are_disjoint():
     assert not r.leftovers()
 
 
+POD_WITH_INIT = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: multi
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        backoffLimit: 0
+        template:
+          spec:
+            restartPolicy: Never
+            initContainers:
+            - name: prepare
+              command: ["sh", "-c", "echo prepared; INIT_BODY"]
+            - name: helper
+              restartPolicy: Always
+              command: ["sh", "-c", "echo sidecar up; exec sleep 120"]
+            containers:
+            - name: main
+              command: ["sh", "-c", "echo main $HOSTNAME; MAIN_BODY"]
+            - name: second
+              command: ["sh", "-c", "echo second; sleep 0.2"]
+"""
+
+
+@test
+def init_containers_sidecars_and_several_containers():
+    t0 = time.monotonic()
+    r = Run(POD_WITH_INIT.replace("INIT_BODY", "true").replace("MAIN_BODY", "true")).run()
+    assert r.rc == 0, r.describe()
+    assert time.monotonic() - t0 < 30, "the sidecar kept the pod alive"
+    out = r.out.splitlines()
+    for line in ("[multi-w-0-0/prepare] prepared", "[multi-w-0-0/helper] sidecar up",
+                 "[multi-w-0-0/main] main multi-w-0-0", "[multi-w-0-0/second] second"):
+        assert line in out, r.describe()
+    assert out.index("[multi-w-0-0/prepare] prepared") < out.index(
+        "[multi-w-0-0/main] main multi-w-0-0"), r.describe()
+    logs = sorted(n.split(".", 1)[1] for n in os.listdir(
+        os.path.join(r.run_dir("multi"), "logs")))
+    assert logs == ["helper.log", "main.log", "prepare.log", "second.log"], logs
+    assert not r.leftovers()
+
+
+@test
+def failing_init_container_fails_the_pod():
+    r = Run(POD_WITH_INIT.replace("INIT_BODY", "exit 4").replace("MAIN_BODY", "true")).run()
+    assert r.rc == 1, r.describe()
+    assert "[multi-w-0-0/main]" not in r.out, r.describe()
+    assert not r.leftovers()
+
+
+@test
+def failing_container_fails_the_pod_once_all_end():
+    r = Run(POD_WITH_INIT.replace("INIT_BODY", "true").replace("MAIN_BODY", "exit 5")).run()
+    assert r.rc == 1, r.describe()
+    assert "[multi-w-0-0/second] second" in r.out, r.describe()
+    assert not r.leftovers()
+
+
 if __name__ == "__main__":
     main()
