@@ -82,25 +82,30 @@ static enum doc_kind classify(const json_t *d, const char **kind_name, struct fe
 }
 
 /* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
+/* True when runtime document `d` is the one a TrainJob in namespace `ns` names. */
+static bool runtime_matches(const struct doc *d, const char *kind, const char *name,
+                            const char *ns)
+{
+    const json_t *meta = jx_obj(d->obj, "metadata");
+    const char *rname = jx_str(meta, "name"), *rns = jx_str(meta, "namespace");
+    if (d->kind != DOC_RUNTIME || strcmp(d->kind_name, kind) != 0)
+        return false;
+    if (!rname || strcmp(rname, name) != 0)
+        return false;
+    /* a namespaced TrainingRuntime must live in the TrainJob's namespace */
+    return strcmp(kind, "TrainingRuntime") != 0 ||
+           strcmp(rns ? rns : "default", ns ? ns : "default") == 0;
+}
+
+/* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
 static const json_t *find_runtime(const struct doc *docs, size_t n, const json_t *tj)
 {
     const json_t *ref = jx_path(tj, "spec.runtimeRef");
     const char *name = jx_str(ref, "name"), *kind = jx_str(ref, "kind");
-    const char *tj_ns = jx_str(jx_obj(tj, "metadata"), "namespace");
-    if (!kind)
-        kind = "ClusterTrainingRuntime";
-    for (size_t i = 0; name && i < n; i++) {
-        const json_t *meta = jx_obj(docs[i].obj, "metadata");
-        const char *rns = jx_str(meta, "namespace");
-        if (docs[i].kind != DOC_RUNTIME || strcmp(docs[i].kind_name, kind) != 0)
-            continue;
-        if (!jx_str(meta, "name") || strcmp(jx_str(meta, "name"), name) != 0)
-            continue;
-        if (strcmp(kind, "TrainingRuntime") == 0 &&
-            strcmp(rns ? rns : "default", tj_ns ? tj_ns : "default") != 0)
-            continue;
-        return docs[i].obj;
-    }
+    const char *ns = jx_str(jx_obj(tj, "metadata"), "namespace");
+    for (size_t i = 0; name && i < n; i++)
+        if (runtime_matches(&docs[i], kind ? kind : "ClusterTrainingRuntime", name, ns))
+            return docs[i].obj;
     return NULL;
 }
 
@@ -238,38 +243,48 @@ static void count_runnable(struct doc *docs, size_t n, size_t n_file)
         docs[i].n_runnable = k;
 }
 
+/* Appends document i of a file's array, classified. */
+static int append_doc(struct doc **docs, size_t *n, size_t *cap, const char *file, json_t *arr,
+                      size_t i)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        struct doc *nd = realloc(*docs, c * sizeof(*nd));
+        if (!nd)
+            return -ENOMEM;
+        *docs = nd;
+        *cap = c;
+    }
+    struct ferr_list scratch; /* kind errors are reported per manifest later */
+    struct doc *d = &(*docs)[(*n)++];
+    ferr_list_init(&scratch);
+    *d = (struct doc){.file = file, .index = i, .obj = json_array_get(arr, i)};
+    d->kind = classify(d->obj, &d->kind_name, &scratch);
+    ferr_list_release(&scratch);
+    return 0;
+}
+
 /* Reads every file into `files_docs` (one array per file) and lists the documents. */
 static int read_docs(const char *const *files, size_t n_files, json_t *files_docs,
                      struct doc **out_docs, size_t *out_n, struct err *err)
 {
     size_t n = 0, cap = 0;
     struct doc *docs = NULL;
-    for (size_t f = 0; f < n_files; f++) {
+    int rc = 0;
+    for (size_t f = 0; rc == 0 && f < n_files; f++) {
         json_t *arr = NULL;
-        int rc = yaml_decode_file(files[f], &arr, err);
-        if (rc < 0) {
-            free(docs);
-            return rc;
-        }
+        if ((rc = yaml_decode_file(files[f], &arr, err)) < 0)
+            break;
         json_array_append_new(files_docs, arr);
-        for (size_t i = 0; i < json_array_size(arr); i++) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 8;
-                struct doc *nd = realloc(docs, cap * sizeof(*nd));
-                if (!nd) {
-                    free(docs);
-                    return err_set(err, -ENOMEM, "out of memory");
-                }
-                docs = nd;
-            }
-            struct ferr_list scratch;
-            ferr_list_init(&scratch);
-            docs[n] = (struct doc){.file = files[f], .index = i, .obj = json_array_get(arr, i)};
-            docs[n].kind = classify(docs[n].obj, &docs[n].kind_name, &scratch);
-            ferr_list_release(&scratch);
-            n++;
-        }
-        count_runnable(docs, n, json_array_size(arr));
+        for (size_t i = 0; rc == 0 && i < json_array_size(arr); i++)
+            if ((rc = append_doc(&docs, &n, &cap, files[f], arr, i)) < 0)
+                err_set(err, rc, "out of memory");
+        if (rc == 0)
+            count_runnable(docs, n, json_array_size(arr));
+    }
+    if (rc < 0) {
+        free(docs);
+        return rc;
     }
     *out_docs = docs;
     *out_n = n;

@@ -2,6 +2,7 @@
 #ifndef JX_CLI_H
 #define JX_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "api/manifest.h"
@@ -25,6 +26,10 @@ int cmd_logs(int argc, char **argv);
  * errors to stderr.  Returns 0 when everything is valid, EXIT_INVALID otherwise (the set is
  * then already released). */
 int cli_load(const char *const *files, size_t n, struct manifest_set *out);
+
+/* When argv[*i] is "-o FMT", "-oFMT", "-o=FMT", "--output FMT" or "--output=FMT": stores FMT
+ * (NULL when the value is missing) in *fmt, advances *i past it and returns true. */
+bool cli_output_opt(int argc, char **argv, int *i, const char **fmt);
 
 /* Prints "jaxset <cmd>: <msg>" and the usage line to stderr; returns EXIT_INVALID. */
 int cli_usage_error(const char *cmd, const char *usage, const char *msg);

@@ -93,14 +93,16 @@ int cmd_get(int argc, char **argv)
 {
     const char *name = NULL, *fmt = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            fmt = argv[++i];
-        else if (argv[i][0] == '-')
+        if (cli_output_opt(argc, argv, &i, &fmt)) {
+            if (!fmt)
+                return cli_usage_error("get", usage, "-o needs a value");
+        } else if (argv[i][0] == '-') {
             return cli_usage_error("get", usage, "unknown option");
-        else if (!name)
+        } else if (!name) {
             name = argv[i];
-        else
+        } else {
             return cli_usage_error("get", usage, "more than one name");
+        }
     }
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml"))
         return cli_usage_error("get", usage, "-o must be json or yaml");

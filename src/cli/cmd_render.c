@@ -56,19 +56,13 @@ static int parse_args(int argc, char **argv, int *json_out, const char **files, 
 {
     for (int i = 1; i < argc; i++) {
         const char *fmt = NULL;
-        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-            if (++i == argc)
-                return cli_usage_error("render", usage, "-o needs a value");
-            fmt = argv[i];
-        } else if (!strncmp(argv[i], "-o", 2) || !strncmp(argv[i], "--output=", 9)) {
-            fmt = argv[i][1] == 'o' ? argv[i] + 2 + (argv[i][2] == '=') : argv[i] + 9;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("render", usage, "unknown option");
-        } else {
+        if (!cli_output_opt(argc, argv, &i, &fmt)) {
+            if (argv[i][0] == '-' && argv[i][1])
+                return cli_usage_error("render", usage, "unknown option");
             files[(*n)++] = argv[i];
             continue;
         }
-        if (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0)
+        if (!fmt || (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0))
             return cli_usage_error("render", usage, "-o must be yaml or json");
         *json_out = !strcmp(fmt, "json");
     }

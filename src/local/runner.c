@@ -250,16 +250,25 @@ static int wait_events(struct run *r, struct err *err)
     return 0;
 }
 
+/* Reconciles until nothing changes (a plan converges in a few passes); none once a signal
+ * has stopped the run. */
+static int settle(struct run *r, int64_t now, struct err *err)
+{
+    bool changed = !r->signal;
+    for (int pass = 0; changed && pass < RUN_MAX_PASSES; pass++) {
+        int rc = reconcile_once(r, now, &changed, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int loop(struct run *r, struct err *err)
 {
     for (;;) {
-        int64_t now = run__now_ms();
-        bool changed = true;
-        for (int pass = 0; changed && pass < RUN_MAX_PASSES; pass++) {
-            int rc = r->signal ? (changed = false, 0) : reconcile_once(r, now, &changed, err);
-            if (rc < 0)
-                return rc;
-        }
+        int rc = settle(r, run__now_ms(), err);
+        if (rc < 0)
+            return rc;
         if (reap_deleted(r) && !r->signal)
             continue; /* the names are free again: the next pass may recreate them */
         if (r->status_dirty)
@@ -267,8 +276,7 @@ static int loop(struct run *r, struct err *err)
         run__live(r, false);
         if ((terminal(r) || r->signal) && run__alive(r) == 0)
             break;
-        int rc = wait_events(r, err);
-        if (rc < 0)
+        if ((rc = wait_events(r, err)) < 0)
             return rc;
     }
     if (r->signal)
@@ -288,8 +296,9 @@ static int precheck_list(const json_t *tmpl, const char *field, size_t rj, struc
         podenv_strv_free(&argv);
         if (rc < 0) {
             char where[FPATH_MAX];
-            snprintf(where, sizeof(where), "spec.replicatedJobs[%zu].template.spec.template.spec.%s[%zu]",
-                     rj, field, k);
+            snprintf(where, sizeof(where),
+                     "spec.replicatedJobs[%zu].template.spec.template.spec.%s[%zu]", rj, field,
+                     k);
             err_prefix(err, where);
             return rc;
         }
@@ -382,6 +391,13 @@ static void teardown(struct run *r)
     json_decref(r->js);
 }
 
+static const char *final_state(int rc)
+{
+    if (rc < 0)
+        return "Error";
+    return rc == 0 ? "Completed" : rc == 1 ? "Failed" : "Interrupted";
+}
+
 int runner_run(const struct manifest *m, const struct runner_opts *o, struct err *err)
 {
     struct run r = {0};
@@ -392,15 +408,12 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
             run__note(&r, "spec.suspend is true: the JobSet stays suspended and nothing starts "
                           "until it is resumed (interrupt to stop)");
         rc = loop(&r, err);
-    }
-    if (rc >= 0 || r.events) {
         run__live_clear(&r);
-        run__state_write(&r, rc < 0 ? "Error" : rc == 0 ? "Completed" : rc == 1 ? "Failed"
-                                                                                 : "Interrupted",
-                         rc);
-        if (rc >= 0)
-            run__summary(&r, rc);
     }
+    if (r.events) /* the run directory exists: record how it ended */
+        run__state_write(&r, final_state(rc), rc);
+    if (rc >= 0)
+        run__summary(&r, rc);
     teardown(&r);
     return rc;
 }

@@ -397,13 +397,39 @@ static bool pod_finished(const struct rpod *p, const struct rcont **who)
     return true;
 }
 
-/* A container ended.  With restartPolicy OnFailure a failure makes the pod wait for an
- * in-place restart at once (the kubelet restarts that container); otherwise the pod ends when
- * all its containers have, and its sidecars are stopped. */
+/* Tells jobctl how the pod stands after container `c` ended; false when nothing changed for
+ * it (an init container succeeded: the next one runs; others still run).  With restartPolicy
+ * OnFailure a failure makes the pod wait for an in-place restart at once, as the kubelet
+ * restarts that container; otherwise the pod ends when all its containers have. */
+static bool pod_verdict(struct run *r, struct rjob *j, struct rpod *p, const struct rcont *c,
+                        int64_t now)
+{
+    enum jobctl_restart_policy rp = j->spec.restart_policy;
+    const struct rcont *who = c;
+    if (p->jp.terminating) { /* killed: the pod ends when its last process does */
+        if (run__pod_alive(p))
+            return false;
+        jobctl_pod_exited(&p->jp, rp, c->code, c->sig, now);
+        return true;
+    }
+    if (c->sidecar)
+        return false;
+    if (c->init && c->code == 0) {
+        pod_advance(r, j, p, now);
+        return false;
+    }
+    if (!c->code || (!c->init && rp != JOBCTL_RESTART_ON_FAILURE)) {
+        if (!pod_finished(p, &who))
+            return false;
+    }
+    p->jp.container = who ? jx_str(who->spec, "name") : p->jp.container;
+    jobctl_pod_exited(&p->jp, rp, who ? who->code : 0, who ? who->sig : 0, now);
+    return true;
+}
+
 static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
                         int sig, int64_t now)
 {
-    const struct rcont *who;
     c->alive = false;
     c->done = true;
     c->code = code;
@@ -411,28 +437,8 @@ static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rc
     if (p->jp.phase != JOBCTL_RUNNING || p->jp.waiting)
         return;
     p->jp.container = jx_str(c->spec, "name"); /* podFailurePolicy matches on it */
-    if (p->jp.terminating) { /* killed: the pod ends when its last process does */
-        if (!run__pod_alive(p))
-            jobctl_pod_exited(&p->jp, j->spec.restart_policy, code, sig, now);
+    if (!pod_verdict(r, j, p, c, now))
         return;
-    }
-    if (c->sidecar)
-        return;
-    bool on_failure = j->spec.restart_policy == JOBCTL_RESTART_ON_FAILURE;
-    bool init_failed = c->init && code != 0;
-    if ((on_failure && code != 0) || (init_failed && !on_failure)) {
-        jobctl_pod_exited(&p->jp, j->spec.restart_policy, code, sig, now);
-    } else if (c->init && code == 0) {
-        pod_advance(r, j, p, now);
-        return;
-    } else if (pod_finished(p, &who)) {
-        if (who)
-            p->jp.container = jx_str(who->spec, "name");
-        jobctl_pod_exited(&p->jp, j->spec.restart_policy, who ? who->code : 0,
-                          who ? who->sig : 0, now);
-    } else {
-        return;
-    }
     if (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED) {
         signal_pod(r, p, SIGTERM); /* sidecars, and what a failed pod still runs */
         if (!p->kill_at_ms)
@@ -441,24 +447,35 @@ static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rc
     }
 }
 
+/* The pod and container a supervisor id belongs to. */
+static bool find_cont(struct run *r, uint64_t sup_id, struct rjob **oj, struct rpod **op,
+                      struct rcont **oc)
+{
+    for (size_t k = 0; k < r->n_jobs; k++)
+        for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
+            struct rpod *p = r->jobs[k]->pods[i];
+            for (size_t c = 0; c < p->n_c; c++)
+                if (p->c[c].alive && p->c[c].sup_id == sup_id) {
+                    *oj = r->jobs[k];
+                    *op = p;
+                    *oc = &p->c[c];
+                    return true;
+                }
+        }
+    return false;
+}
+
 void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now)
 {
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    int code = sig ? 128 + sig : WEXITSTATUS(status);
-    for (size_t k = 0; k < r->n_jobs; k++) {
-        struct rjob *j = r->jobs[k];
-        for (size_t i = 0; i < j->n_pods; i++) {
-            struct rpod *p = j->pods[i];
-            for (size_t c = 0; c < p->n_c; c++) {
-                if (!p->c[c].alive || p->c[c].sup_id != sup_id)
-                    continue;
-                cont_exited(r, j, p, &p->c[c], code, sig, now);
-                if (!run__pod_alive(p))
-                    p->kill_at_ms = 0;
-                return;
-            }
-        }
-    }
+    struct rjob *j;
+    struct rpod *p;
+    struct rcont *c;
+    if (!find_cont(r, sup_id, &j, &p, &c))
+        return;
+    cont_exited(r, j, p, c, sig ? 128 + sig : WEXITSTATUS(status), sig, now);
+    if (!run__pod_alive(p))
+        p->kill_at_ms = 0;
 }
 
 /* OnFailure: the failed containers start again in place. */

@@ -51,6 +51,30 @@ static void detach_fds(int keep)
         close(fd);
 }
 
+struct pgid_set {
+    pid_t *v;
+    size_t n, cap;
+};
+
+static void set_apply(struct pgid_set *s, const struct rec *r)
+{
+    if (r->op == '-') {
+        for (size_t i = 0; i < s->n; i++)
+            if (s->v[i] == r->pgid)
+                s->v[i--] = s->v[--s->n];
+        return;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        pid_t *nv = realloc(s->v, cap * sizeof(*nv));
+        if (!nv)
+            return; /* out of memory: this group goes untracked */
+        s->v = nv;
+        s->cap = cap;
+    }
+    s->v[s->n++] = r->pgid;
+}
+
 static void __attribute__((noreturn)) watchdog_main(int rfd)
 {
     static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
@@ -59,28 +83,17 @@ static void __attribute__((noreturn)) watchdog_main(int rfd)
         signal(ignored[i], SIG_IGN);
     setsid();
     detach_fds(rfd);
-    pid_t *set = NULL;
-    size_t n = 0, cap = 0;
+    struct pgid_set set = {0};
     struct rec r;
-    ssize_t got;
-    while ((got = read(rfd, &r, sizeof(r))) == sizeof(r) || (got < 0 && errno == EINTR)) {
-        if (got < 0)
-            continue;
-        if (r.op == '+' && n == cap) {
-            cap = cap ? cap * 2 : 64;
-            pid_t *ns = realloc(set, cap * sizeof(*ns));
-            if (!ns)
-                continue;
-            set = ns;
-        }
-        if (r.op == '+')
-            set[n++] = r.pgid;
-        for (size_t i = 0; r.op == '-' && i < n; i++)
-            if (set[i] == r.pgid)
-                set[i--] = set[--n];
+    for (;;) {
+        ssize_t got = read(rfd, &r, sizeof(r));
+        if (got == sizeof(r))
+            set_apply(&set, &r);
+        else if (!(got < 0 && errno == EINTR))
+            break; /* end of the pipe: the supervisor is gone */
     }
-    for (size_t i = 0; i < n; i++)
-        kill(-set[i], SIGKILL);
+    for (size_t i = 0; i < set.n; i++)
+        kill(-set.v[i], SIGKILL);
     _exit(0);
 }
 
