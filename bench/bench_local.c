@@ -1,0 +1,753 @@
+/* bench_local: timings of `jaxset run` on this machine, each printed beside a floor measured in
+ * the same run (see bench/README.md for what every figure means).  Not a test: it prints and
+ * exits 0 unless it could not run at all.  Links nothing but libc.
+ *
+ *   bench_local --jaxset PATH --ping PATH --spew PATH --dir DIR [--mpirun PATH]
+ *               [--quick] [--reps N] [--log-mib N] [--only launch|restart|log|rss]
+ *
+ * Workers report over one AF_UNIX datagram socket per measurement (DIR/s<k>): a record
+ * "<index> <attempt> <pid>" once running (bench/ping.c).  "All running" is the arrival of N
+ * distinct indexes for the attempt. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define B_DEADLINE_NS (60LL * 1000000000LL) /* a measurement that takes longer failed */
+#define B_MAX_N 256
+#define B_FAIL (-1.0)
+
+struct opts {
+    const char *jaxset, *ping, *spew, *mpirun, *dir, *only;
+    int quick, reps; /* reps > 0: every section repeats that many times (at most 20) */
+    long long log_bytes;
+};
+
+static struct opts g;
+static unsigned g_seq; /* makes every socket, manifest and run dir name unique */
+
+/* ---------------------------------------------------------------- small helpers */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static double ms_since(int64_t t0)
+{
+    return (double)(now_ns() - t0) / 1e6;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of the successful samples (B_FAIL ones dropped); B_FAIL when none. */
+static double median(double *v, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] >= 0)
+            v[k++] = v[i];
+    if (!k)
+        return B_FAIL;
+    qsort(v, (size_t)k, sizeof(*v), cmp_double);
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)flag;
+    (void)f;
+    remove(path);
+    return 0;
+}
+
+static void rm_rf(const char *path)
+{
+    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* posix_spawn (glibc: clone(CLONE_VM|CLONE_VFORK) + exec) with stdout/stderr redirected to the
+ * given fds (-1: inherited).  Returns the pid or -1. */
+static pid_t spawn(const char *path, char *const argv[], char *const envp[], int out, int errfd)
+{
+    posix_spawn_file_actions_t fa;
+    pid_t pid = -1;
+    posix_spawn_file_actions_init(&fa);
+    if (out >= 0)
+        posix_spawn_file_actions_adddup2(&fa, out, 1);
+    if (errfd >= 0)
+        posix_spawn_file_actions_adddup2(&fa, errfd, 2);
+    int rc = posix_spawn(&pid, path, &fa, NULL, argv, envp ? envp : environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc) {
+        fprintf(stderr, "bench: spawn %s: %s\n", path, strerror(rc));
+        return -1;
+    }
+    return pid;
+}
+
+/* Waits up to timeout_ms for pid (`what` names it); SIGKILLs it past that.  Returns its wait
+ * status, or -1 when it had to be killed. */
+static int reap(pid_t pid, long timeout_ms, const char *what)
+{
+    int st = 0;
+    int64_t dl = now_ns() + timeout_ms * 1000000LL;
+    while (waitpid(pid, &st, WNOHANG) == 0) {
+        if (now_ns() > dl) {
+            fprintf(stderr, "bench: %s (pid %ld) did not exit in %ld ms: SIGKILL\n", what,
+                    (long)pid, timeout_ms);
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        sleep_ms(1);
+    }
+    return st;
+}
+
+/* A pid counts as gone when it no longer exists or is a zombie (someone else's to reap). */
+static int pid_alive(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *rp = strrchr(buf, ')');
+    return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+}
+
+/* Workers still alive 3 s after their launcher exited: counted, reported and SIGKILLed. */
+static int survivors(const pid_t *pids, int n)
+{
+    int64_t dl = now_ns() + 3000000000LL;
+    int left;
+    do {
+        left = 0;
+        for (int i = 0; i < n; i++)
+            left += pids[i] > 0 && pid_alive(pids[i]);
+        if (left)
+            sleep_ms(5);
+    } while (left && now_ns() < dl);
+    for (int i = 0; left && i < n; i++)
+        if (pids[i] > 0 && pid_alive(pids[i]))
+            kill(pids[i], SIGKILL);
+    if (left)
+        fprintf(stderr, "bench: %d worker(s) survived their launcher\n", left);
+    return left;
+}
+
+/* ---------------------------------------------------------------- the record collector */
+
+struct coll {
+    int fd;
+    char path[108];
+    int n;
+    int count[2];               /* distinct indexes seen per attempt (0, 1) */
+    unsigned char seen[2][B_MAX_N];
+    pid_t pid[2][B_MAX_N];
+};
+
+static int coll_open(struct coll *c, int n)
+{
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    c->n = n;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(c->path, sizeof(c->path), "%s/s%u", g.dir, ++g_seq);
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", c->path);
+    unlink(c->path);
+    c->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        perror("bench: socket");
+        return -1;
+    }
+    return 0;
+}
+
+static void coll_close(struct coll *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    unlink(c->path);
+}
+
+static void coll_record(struct coll *c, const char *rec)
+{
+    char *end;
+    long idx = strtol(rec, &end, 10);
+    long att = strtol(end, &end, 10);
+    long pid = strtol(end, &end, 10);
+    if (idx < 0 || idx >= c->n || att < 0 || att > 1 || pid <= 0)
+        return;
+    c->pid[att][idx] = (pid_t)pid;
+    if (!c->seen[att][idx]++)
+        c->count[att]++;
+}
+
+static void coll_drain(struct coll *c)
+{
+    char rec[128];
+    ssize_t r;
+    while ((r = recv(c->fd, rec, sizeof(rec) - 1, 0)) > 0) {
+        rec[r] = 0;
+        coll_record(c, rec);
+    }
+}
+
+/* Waits until `n` distinct indexes reported `attempt`.  Returns 0, or -1 on the deadline or
+ * when the launcher *watch (> 0) exited first (reaped then: *watch becomes -1). */
+static int coll_wait(struct coll *c, int attempt, pid_t *watch)
+{
+    int st = 0;
+    int64_t dl = now_ns() + B_DEADLINE_NS;
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    while (c->count[attempt] < c->n) {
+        if (poll(&p, 1, 50) > 0) {
+            coll_drain(c);
+            continue;
+        }
+        if (watch && *watch > 0 && waitpid(*watch, &st, WNOHANG) == *watch) {
+            fprintf(stderr, "bench: launcher exited (status 0x%x) with %d/%d running\n", st,
+                    c->count[attempt], c->n);
+            *watch = -1;
+            return -1;
+        }
+        if (now_ns() > dl) {
+            fprintf(stderr, "bench: timeout: %d/%d workers reported attempt %d\n",
+                    c->count[attempt], c->n, attempt);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- launchers */
+
+/* The bare floor: n pings, posix_spawn each, no pipe, no process group, no supervisor. */
+static int floor_spawn(const struct coll *c, int attempt, pid_t *pids)
+{
+    char sock[160], idx[40], att[32];
+    char *argv[] = {(char *)g.ping, NULL};
+    char *envp[] = {sock, idx, att, NULL};
+    snprintf(sock, sizeof(sock), "BENCH_SOCK=%s", c->path);
+    snprintf(att, sizeof(att), "ATTEMPT=%d", attempt);
+    for (int i = 0; i < c->n; i++) {
+        snprintf(idx, sizeof(idx), "JOB_COMPLETION_INDEX=%d", i);
+        if ((pids[i] = spawn(g.ping, argv, envp, -1, -1)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void floor_kill(pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (pids[i] > 0)
+            kill(pids[i], SIGTERM);
+    for (int i = 0; i < n; i++)
+        if (pids[i] > 0)
+            waitpid(pids[i], NULL, 0);
+    memset(pids, 0, (size_t)n * sizeof(*pids));
+}
+
+/* A JobSet with one replicated job of n indexed ping pods (or one spew pod when log_bytes). */
+static int write_manifest(const char *path, int n, int max_restarts, const char *sock,
+                          long long log_bytes)
+{
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return -1;
+    fprintf(f, "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: bench\n"
+               "spec:\n  failurePolicy:\n    maxRestarts: %d\n  replicatedJobs:\n"
+               "  - name: w\n    replicas: 1\n    template:\n      spec:\n"
+               "        parallelism: %d\n        completions: %d\n        backoffLimit: 0\n"
+               "        completionMode: Indexed\n        template:\n          spec:\n"
+               "            restartPolicy: Never\n            containers:\n"
+               "            - name: c\n              image: bench\n",
+            max_restarts, n, n);
+    if (log_bytes > 0)
+        fprintf(f, "              command: [\"%s\", \"%lld\"]\n", g.spew, log_bytes);
+    else
+        fprintf(f, "              command: [\"%s\"]\n              env:\n"
+                   "              - name: BENCH_SOCK\n                value: \"%s\"\n"
+                   "              - name: ATTEMPT\n                valueFrom:\n"
+                   "                  fieldRef:\n                    fieldPath: metadata.labels"
+                   "['jobset.sigs.k8s.io/restart-attempt']\n",
+                g.ping, sock);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+struct launch {
+    pid_t pid;
+    char run_dir[160], err_path[160];
+};
+
+/* Starts `jaxset run MANIFEST --run-dir D --grace 0 [-q]` with stdout to out_fd. */
+static int jaxset_start(struct launch *l, const char *manifest, int quiet, int out_fd)
+{
+    snprintf(l->run_dir, sizeof(l->run_dir), "%s/run%u", g.dir, ++g_seq);
+    snprintf(l->err_path, sizeof(l->err_path), "%s/run%u.err", g.dir, g_seq);
+    char *argv[] = {(char *)g.jaxset, "run", (char *)manifest, "--run-dir", l->run_dir,
+                    "--grace", "0", "--no-color", quiet ? "-q" : NULL, NULL};
+    int efd = open(l->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int dn = out_fd >= 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    l->pid = spawn(g.jaxset, argv, NULL, out_fd >= 0 ? out_fd : dn, efd);
+    if (efd >= 0)
+        close(efd);
+    if (dn >= 0)
+        close(dn);
+    return l->pid > 0 ? 0 : -1;
+}
+
+/* SIGTERM, reap, check the pods are gone, remove the run directory.  -1 when the launcher
+ * hung or a worker survived it; its stderr file is kept then. */
+static int launch_stop(struct launch *l, const struct coll *c)
+{
+    int hung = 0;
+    if (l->pid > 0) {
+        kill(l->pid, SIGTERM);
+        hung = reap(l->pid, 20000, l->run_dir[0] ? "jaxset" : "mpirun") == -1;
+        l->pid = -1;
+    }
+    int left = c ? survivors(c->pid[0], c->n) + survivors(c->pid[1], c->n) : 0;
+    if (l->run_dir[0])
+        rm_rf(l->run_dir);
+    if (hung || left)
+        fprintf(stderr, "bench: its stderr is kept in %s\n", l->err_path);
+    else if (l->err_path[0])
+        unlink(l->err_path);
+    return hung || left ? -1 : 0;
+}
+
+static int mpirun_start(struct launch *l, const struct coll *c)
+{
+    char np[16];
+    char *argv[] = {(char *)g.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", np,
+                    "-x", "BENCH_SOCK", (char *)g.ping, NULL};
+    snprintf(np, sizeof(np), "%d", c->n);
+    snprintf(l->err_path, sizeof(l->err_path), "%s/mpirun%u.err", g.dir, ++g_seq);
+    l->run_dir[0] = 0;
+    setenv("BENCH_SOCK", c->path, 1); /* exported to the ranks by -x */
+    int efd = open(l->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    l->pid = spawn(g.mpirun, argv, NULL, efd, efd);
+    unsetenv("BENCH_SOCK");
+    if (efd >= 0)
+        close(efd);
+    return l->pid > 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- measurements */
+
+static int g_survived; /* runs whose launcher hung or whose workers outlived it */
+
+static void manifest_path(char *out, size_t n)
+{
+    snprintf(out, n, "%s/m%u.yaml", g.dir, ++g_seq);
+}
+
+static double m_floor_launch(int n)
+{
+    struct coll c;
+    pid_t pids[B_MAX_N] = {0};
+    double r = B_FAIL;
+    if (coll_open(&c, n) == 0) {
+        int64_t t0 = now_ns();
+        if (floor_spawn(&c, 0, pids) == 0 && coll_wait(&c, 0, NULL) == 0)
+            r = ms_since(t0);
+        floor_kill(pids, n);
+    }
+    coll_close(&c);
+    return r;
+}
+
+/* VmRSS and VmHWM (KiB) of pid from /proc/PID/status. */
+static void read_rss(pid_t pid, long *rss, long *hwm)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "re");
+    *rss = *hwm = -1;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "VmRSS:", 6))
+            *rss = strtol(line + 6, NULL, 10);
+        else if (!strncmp(line, "VmHWM:", 6))
+            *hwm = strtol(line + 6, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* jaxset launch of n pings until all run (-q when quiet); with rss, also its memory 300 ms
+ * later. */
+static double m_jaxset_launch(int n, int quiet, long *rss, long *hwm)
+{
+    struct coll c;
+    struct launch l = {.pid = -1};
+    char manifest[160];
+    double r = B_FAIL;
+    manifest_path(manifest, sizeof(manifest));
+    if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 0, c.path, 0) == 0) {
+        int64_t t0 = now_ns();
+        if (jaxset_start(&l, manifest, quiet, -1) == 0 &&
+            coll_wait(&c, 0, &l.pid) == 0)
+            r = ms_since(t0);
+        if (r >= 0 && rss) {
+            sleep_ms(300);
+            read_rss(l.pid, rss, hwm);
+        }
+        g_survived += launch_stop(&l, &c) < 0;
+    }
+    coll_close(&c);
+    unlink(manifest);
+    return r;
+}
+
+static double m_mpirun_launch(int n)
+{
+    struct coll c;
+    struct launch l = {.pid = -1};
+    double r = B_FAIL;
+    if (coll_open(&c, n) == 0) {
+        int64_t t0 = now_ns();
+        if (mpirun_start(&l, &c) == 0 && coll_wait(&c, 0, &l.pid) == 0)
+            r = ms_since(t0);
+        g_survived += launch_stop(&l, &c) < 0;
+    }
+    coll_close(&c);
+    return r;
+}
+
+/* Floor of a gang restart: worker 0 exits 1 (SIGUSR1), the harness reaps it, SIGTERMs and
+ * reaps the others, spawns n again as attempt 1 and waits for their records. */
+static double m_floor_restart(int n)
+{
+    struct coll c;
+    pid_t pids[B_MAX_N] = {0};
+    double r = B_FAIL;
+    if (coll_open(&c, n) == 0 && floor_spawn(&c, 0, pids) == 0 &&
+        coll_wait(&c, 0, NULL) == 0) {
+        int64_t t0 = now_ns();
+        kill(pids[0], SIGUSR1);
+        waitpid(pids[0], NULL, 0);
+        pids[0] = 0;
+        floor_kill(pids, n);
+        if (floor_spawn(&c, 1, pids) == 0 && coll_wait(&c, 1, NULL) == 0)
+            r = ms_since(t0);
+    }
+    floor_kill(pids, n);
+    coll_close(&c);
+    return r;
+}
+
+/* jaxset gang restart: maxRestarts 1; from worker 0's exit 1 until n attempt-1 records. */
+static double m_jaxset_restart(int n)
+{
+    struct coll c;
+    struct launch l = {.pid = -1};
+    char manifest[160];
+    double r = B_FAIL;
+    manifest_path(manifest, sizeof(manifest));
+    if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 1, c.path, 0) == 0) {
+        if (jaxset_start(&l, manifest, 1, -1) == 0 && coll_wait(&c, 0, &l.pid) == 0) {
+            int64_t t0 = now_ns();
+            kill(c.pid[0][0], SIGUSR1);
+            if (coll_wait(&c, 1, &l.pid) == 0)
+                r = ms_since(t0);
+        }
+        g_survived += launch_stop(&l, &c) < 0;
+    }
+    coll_close(&c);
+    unlink(manifest);
+    return r;
+}
+
+/* Reads fd to EOF; counts bytes and lines. */
+static void read_to_eof(int fd, long long *bytes, long long *lines)
+{
+    static char buf[1 << 20];
+    ssize_t r;
+    *bytes = *lines = 0;
+    while ((r = read(fd, buf, sizeof(buf))) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;
+        *bytes += r;
+        for (const char *p = buf, *e = buf + r; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+            ++*lines;
+    }
+}
+
+/* Payload MB/s (1e6 B/s) of spew's lines read from a pipe: straight from spew (jaxset = 0) or
+ * forwarded by `jaxset run` (a prefix per line; the log file is written too). */
+static double m_log(int jaxset)
+{
+    long long want_lines = g.log_bytes / 100, bytes = 0, lines = 0;
+    char nb[32], manifest[160];
+    char *argv[] = {(char *)g.spew, nb, NULL};
+    struct launch l = {.pid = -1};
+    int p[2], st = 0;
+    snprintf(nb, sizeof(nb), "%lld", g.log_bytes);
+    manifest_path(manifest, sizeof(manifest));
+    if (pipe2(p, O_CLOEXEC) < 0 || (jaxset && write_manifest(manifest, 1, 0, "", g.log_bytes)))
+        return B_FAIL;
+    int64_t t0 = now_ns();
+    if (jaxset)
+        jaxset_start(&l, manifest, 0, p[1]);
+    else
+        l.pid = spawn(g.spew, argv, NULL, p[1], -1);
+    close(p[1]);
+    read_to_eof(p[0], &bytes, &lines);
+    close(p[0]);
+    if (l.pid > 0)
+        st = reap(l.pid, 60000, jaxset ? "jaxset" : "spew");
+    double t = ms_since(t0);
+    l.pid = -1;
+    launch_stop(&l, NULL);
+    unlink(manifest);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) || lines != want_lines) {
+        fprintf(stderr, "bench: log run (%s): status 0x%x, %lld/%lld lines\n",
+                jaxset ? "jaxset" : "raw", st, lines, want_lines);
+        return B_FAIL;
+    }
+    return (double)(want_lines * 100) / 1e6 / (t / 1e3);
+}
+
+/* ---------------------------------------------------------------- sections */
+
+static const int ns[] = {1, 16, 64, 256};
+
+static int reps_for(int n, const int table[4])
+{
+    if (g.reps)
+        return g.reps;
+    if (g.quick)
+        return 3;
+    for (int i = 0; i < 4; i++)
+        if (ns[i] == n)
+            return table[i];
+    return 5;
+}
+
+static void print_ms(double v)
+{
+    if (v < 0)
+        printf(" %9s", "FAIL");
+    else
+        printf(" %9.1f", v);
+}
+
+static void print_ratio(double a, double b)
+{
+    if (a < 0 || b <= 0)
+        printf(" %7s", "-");
+    else
+        printf(" %6.2fx", a / b);
+}
+
+static void section_launch(void)
+{
+    static const int reps[4] = {20, 15, 9, 5};
+    double f[20], j[20], m[20];
+    printf("\n== launch: N trivial workers, from spawn of the launcher until all N have reported"
+           "\n   (median of R runs, ms; floor = bare posix_spawn of N; target jaxset <= 1.50x)\n");
+    printf("%5s %3s %9s %9s %8s %9s %8s\n", "N", "R", "floor", "jaxset", "j/floor", "mpirun",
+           "m/floor");
+    for (int k = 0; k < 4; k++) {
+        int n = ns[k], r = reps_for(n, reps);
+        for (int i = 0; i < r; i++) { /* interleaved: machine noise hits all three alike */
+            f[i] = m_floor_launch(n);
+            j[i] = m_jaxset_launch(n, 1, NULL, NULL);
+            m[i] = g.mpirun ? m_mpirun_launch(n) : B_FAIL;
+        }
+        double fm = median(f, r), jm = median(j, r), mm = median(m, r);
+        printf("%5d %3d", n, r);
+        print_ms(fm);
+        print_ms(jm);
+        print_ratio(jm, fm);
+        if (g.mpirun)
+            print_ms(mm);
+        else
+            printf(" %9s", "n/a");
+        print_ratio(mm, fm);
+        printf("\n");
+        fflush(stdout);
+    }
+}
+
+static void section_restart(void)
+{
+    static const int sizes[] = {16, 64}, reps[] = {11, 15};
+    double f[20], j[20];
+    printf("\n== gang restart: worker 0 exits 1 -> all N running again as attempt 1\n"
+           "   (median of R runs, ms; floor = reap it, SIGTERM+reap the rest, respawn N;"
+           "\n   target at N=64: jaxset <= floor + 20 ms)\n");
+    printf("%5s %3s %9s %9s %10s %8s\n", "N", "R", "floor", "jaxset", "j-floor", "target");
+    for (int k = 0; k < 2; k++) {
+        int n = sizes[k], r = g.reps ? g.reps : g.quick ? 3 : reps[k];
+        for (int i = 0; i < r; i++) {
+            f[i] = m_floor_restart(n);
+            j[i] = m_jaxset_restart(n);
+        }
+        double fm = median(f, r), jm = median(j, r);
+        printf("%5d %3d", n, r);
+        print_ms(fm);
+        print_ms(jm);
+        if (fm < 0 || jm < 0)
+            printf(" %10s", "-");
+        else
+            printf(" %+10.1f", jm - fm);
+        if (n == 64 && fm >= 0 && jm >= 0)
+            printf(" %8s", jm - fm <= 20.0 ? "met" : "MISSED");
+        printf("\n");
+        fflush(stdout);
+    }
+}
+
+static void section_log(void)
+{
+    int r = g.reps ? g.reps : g.quick ? 2 : 5;
+    double raw[20], jx[20];
+    printf("\n== log forwarding: %lld MiB of 100-byte lines from one worker to a pipe read to EOF"
+           "\n   (median of %d runs, payload MB/s = 1e6 B/s; floor = the worker's stdout as the "
+           "pipe;\n   target jaxset >= 80%% of floor)\n", g.log_bytes >> 20, r);
+    for (int i = 0; i < r; i++) {
+        raw[i] = m_log(0);
+        jx[i] = m_log(1);
+    }
+    double rm = median(raw, r), jm = median(jx, r);
+    printf("%12s %12s %8s %8s\n", "raw MB/s", "jaxset MB/s", "ratio", "target");
+    if (rm <= 0 || jm < 0) {
+        printf("%12.0f %12.0f %8s\n", rm, jm, "FAIL");
+        return;
+    }
+    printf("%12.0f %12.0f %7.0f%% %8s\n", rm, jm, 100.0 * jm / rm,
+           jm >= 0.8 * rm ? "met" : "MISSED");
+    fflush(stdout);
+}
+
+static void section_rss(void)
+{
+    long rss[4], hwm[4], qrss, qhwm;
+    printf("\n== supervisor memory: the jaxset process (not its watchdog) 300 ms after N workers"
+           "\n   have reported (/proc/PID/status, MiB; output forwarded to /dev/null, and with -q;"
+           "\n   floor = the same at N=1; target VmRSS <= 5 MiB at N=256)\n");
+    printf("%5s %9s %9s %11s %9s %8s\n", "N", "VmRSS", "VmHWM", "KiB/worker", "-q VmRSS",
+           "target");
+    for (int k = 0; k < 4; k++) {
+        rss[k] = hwm[k] = qrss = qhwm = -1;
+        m_jaxset_launch(ns[k], 1, &qrss, &qhwm);
+        if (m_jaxset_launch(ns[k], 0, &rss[k], &hwm[k]) < 0 || rss[k] < 0) {
+            printf("%5d %9s\n", ns[k], "FAIL");
+            continue;
+        }
+        printf("%5d %9.2f %9.2f", ns[k], rss[k] / 1024.0, hwm[k] / 1024.0);
+        if (k && rss[0] >= 0)
+            printf(" %11.1f", (double)(rss[k] - rss[0]) / (ns[k] - 1));
+        else
+            printf(" %11s", "(floor)");
+        printf(" %9.2f", qrss / 1024.0);
+        if (ns[k] == 256)
+            printf(" %8s", rss[k] <= 5 * 1024 ? "met" : "MISSED");
+        printf("\n");
+        fflush(stdout);
+    }
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int parse(int argc, char **argv)
+{
+    static const char *const names[] = {"--jaxset", "--ping", "--spew", "--mpirun", "--dir",
+                                        "--only", "--log-mib", "--reps"};
+    const char **slots[] = {&g.jaxset, &g.ping, &g.spew, &g.mpirun, &g.dir, &g.only, NULL, NULL};
+    g.log_bytes = 256LL << 20;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            g.quick = 1;
+            g.log_bytes = 64LL << 20;
+            continue;
+        }
+        size_t k = 0;
+        while (k < 8 && strcmp(argv[i], names[k]))
+            k++;
+        if (k == 8 || i + 1 == argc)
+            return -1;
+        if (slots[k])
+            *slots[k] = argv[++i];
+        else if (k == 6)
+            g.log_bytes = strtoll(argv[++i], NULL, 10) << 20;
+        else
+            g.reps = (int)strtol(argv[++i], NULL, 10);
+    }
+    return g.jaxset && g.ping && g.spew && g.dir && g.log_bytes >= 100 && g.reps >= 0 &&
+                   g.reps <= 20
+               ? 0
+               : -1;
+}
+
+static int want(const char *what)
+{
+    return !g.only || !strcmp(g.only, what);
+}
+
+int main(int argc, char **argv)
+{
+    if (parse(argc, argv) < 0) {
+        fprintf(stderr, "usage: bench_local --jaxset PATH --ping PATH --spew PATH --dir DIR "
+                        "[--mpirun PATH] [--quick] [--reps N] [--log-mib N] "
+                        "[--only launch|restart|log|rss]\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (g.mpirun && !*g.mpirun)
+        g.mpirun = NULL;
+    if (want("launch"))
+        section_launch();
+    if (want("restart"))
+        section_restart();
+    if (want("log"))
+        section_log();
+    if (want("rss"))
+        section_rss();
+    if (g_survived)
+        printf("\nWARNING: in %d run(s) the launcher hung on SIGTERM or workers outlived it (stderr)\n",
+               g_survived);
+    return 0;
+}
