@@ -1,12 +1,12 @@
 /* The objects the JobSet controller creates (see construct.h). */
 #include "api/construct.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/keys.h"
+#include "obj/sha1.h"
 #include "obj/jx.h"
 
 /* One §4.2 key and its value for a given child Job. */
@@ -19,20 +19,19 @@ enum { STAMP_MAX = 13 };
 
 void construct_job_key(const char *ns, const char *job_name, char out[41])
 {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    out[0] = '\0';
-    if (!ctx)
-        return;
-    if (EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) == 1 &&
-        EVP_DigestUpdate(ctx, ns, strlen(ns)) == 1 && EVP_DigestUpdate(ctx, "/", 1) == 1 &&
-        EVP_DigestUpdate(ctx, job_name, strlen(job_name)) == 1 &&
-        EVP_DigestFinal_ex(ctx, md, &n) == 1 && n == 20) {
-        for (unsigned int i = 0; i < n; i++)
-            snprintf(out + 2 * i, 3, "%02x", md[i]);
+    struct sha1 s;
+    uint8_t md[SHA1_LEN];
+    static const char hex[] = "0123456789abcdef";
+    sha1_init(&s);
+    sha1_update(&s, ns, strlen(ns));
+    sha1_update(&s, "/", 1);
+    sha1_update(&s, job_name, strlen(job_name));
+    sha1_final(&s, md);
+    for (int i = 0; i < SHA1_LEN; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
     }
-    EVP_MD_CTX_free(ctx);
+    out[40] = '\0';
 }
 
 json_t *construct_owner_ref(const struct js_view *v)

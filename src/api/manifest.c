@@ -9,7 +9,7 @@
 
 #include "api/convert.h"
 #include "api/keys.h"
-#include <openssl/sha.h>
+#include "obj/sha1.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
 
@@ -145,13 +145,16 @@ static int assign_name(json_t *meta)
 {
     const char *gen = jx_str(meta, "generateName");
     static const char alnum[] = "bcdfghjklmnpqrstvwxz2456789";
-    unsigned char h[SHA_DIGEST_LENGTH];
+    uint8_t h[SHA1_LEN];
+    struct sha1 sh;
     char name[FPATH_MAX];
     if (jx_str(meta, "name") && *jx_str(meta, "name"))
         return 0;
     if (!gen)
         return 0;
-    SHA1((const unsigned char *)gen, strlen(gen), h);
+    sha1_init(&sh);
+    sha1_update(&sh, gen, strlen(gen));
+    sha1_final(&sh, h);
     int n = snprintf(name, sizeof(name), "%s", gen);
     for (int i = 0; i < 5 && n + i < (int)sizeof(name) - 1; i++)
         name[n + i] = alnum[h[i] % (sizeof(alnum) - 1)];
@@ -170,10 +173,13 @@ static int assign_uid(json_t *js)
     if (jx_str(meta, "uid"))
         return 0;
     char in[FPATH_MAX], uid[40];
-    unsigned char h[SHA_DIGEST_LENGTH];
+    uint8_t h[SHA1_LEN];
+    struct sha1 sh;
     const char *ns = jx_str(meta, "namespace"), *name = jx_str(meta, "name");
     int n = snprintf(in, sizeof(in), "jaxset:%s/%s", ns ? ns : "default", name ? name : "");
-    SHA1((const unsigned char *)in, (size_t)n < sizeof(in) ? (size_t)n : sizeof(in) - 1, h);
+    sha1_init(&sh);
+    sha1_update(&sh, in, (size_t)n < sizeof(in) ? (size_t)n : sizeof(in) - 1);
+    sha1_final(&sh, h);
     h[6] = (unsigned char)((h[6] & 0x0f) | 0x50); /* RFC 4122 version 5 */
     h[8] = (unsigned char)((h[8] & 0x3f) | 0x80);
     snprintf(uid, sizeof(uid),
