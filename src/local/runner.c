@@ -211,6 +211,8 @@ static int64_t next_deadline(const struct run *r)
         if (r->jobs[i]->wakeup_ms < t)
             t = r->jobs[i]->wakeup_ms;
     int64_t k = run__next_kill(r);
+    if (r->status_dirty && r->next_write_ms < t)
+        t = r->next_write_ms;
     return k < t ? k : t;
 }
 
@@ -271,8 +273,11 @@ static int loop(struct run *r, struct err *err)
             return rc;
         if (reap_deleted(r) && !r->signal)
             continue; /* the names are free again: the next pass may recreate them */
-        if (r->status_dirty)
+        int64_t now = run__now_ms();
+        if (r->status_dirty && now >= r->next_write_ms) {
             run__state_write(r, "Running", -1);
+            r->next_write_ms = now + RUN_WRITE_MS;
+        }
         run__live(r, false);
         if ((terminal(r) || r->signal) && run__alive(r) == 0)
             break;
@@ -403,7 +408,7 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     struct run r = {0};
     int rc = setup(&r, m, o, err);
     if (rc == 0) {
-        run__state_write(&r, "Running", -1);
+        r.status_dirty = true; /* first written once the first pods are started */
         if (r.m->view.suspend)
             run__note(&r, "spec.suspend is true: the JobSet stays suspended and nothing starts "
                           "until it is resumed (interrupt to stop)");

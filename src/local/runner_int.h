@@ -12,6 +12,7 @@
 
 #define RUN_NAME_MAX 256
 #define RUN_MAX_GPUS 64
+#define RUN_WRITE_MS 200
 
 /* One container of a pod: one process group while it runs. */
 struct rcont {
@@ -69,6 +70,7 @@ struct run {
     FILE *events;
     uint64_t rng;
     bool status_dirty;
+    int64_t next_write_ms;       /* state files are rewritten at most every RUN_WRITE_MS */
     int64_t started_ms;
     char last_line[512];
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */

@@ -17,19 +17,22 @@
 
 #include "local/sup_int.h"
 
-#define SUP_READ_CHUNK (64 * 1024)
+#define SUP_READ_CHUNK (256 * 1024)
 #define SUP_LINE_MAX (64 * 1024)    /* a longer line is forwarded in pieces */
 #define SUP_OUT_FLUSH (128 * 1024)  /* forwarded bytes buffered before a write */
-#define SUP_DRAIN_MS 2000           /* how long a pipe may outlive its main process */
+#define SUP_DRAIN_MS 2000
+#define SUP_OUT_PIPE (1024 * 1024)           /* how long a pipe may outlive its main process */
 #define SUP_WATCH_MAX 4
 
 struct proc {
     uint64_t id;
     pid_t pid;
     int pipe_fd, log_fd;
+    char *log_path; /* opened on the first output: a silent container costs no file */
     char *prefix;
     size_t prefix_len;
-    char *partial; /* unterminated tail of the output, SUP_LINE_MAX bytes */
+    char *partial; /* unterminated tail of the output, SUP_LINE_MAX bytes, allocated on the
+                    * first unterminated line (most containers never need it) */
     size_t partial_len;
     bool exited;
     int status;
@@ -76,6 +79,7 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
     }
     s->out_fd = out_fd;
     s->epfd = s->sigfd = -1;
+    fcntl(out_fd, F_SETPIPE_SZ, SUP_OUT_PIPE); /* when it is a pipe: fewer wake-ups */
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &s->old_mask);
@@ -108,6 +112,7 @@ static void proc_free(struct proc *p)
         close(p->pipe_fd);
     if (p->log_fd >= 0)
         close(p->log_fd);
+    free(p->log_path);
     free(p->prefix);
     free(p->partial);
     free(p);
@@ -223,16 +228,12 @@ static int proc_init(struct proc *p, const struct sup_spec *spec, struct err *er
     p->pipe_fd = p->log_fd = -1;
     if (spec->prefix) {
         p->prefix = strdup(spec->prefix);
-        p->partial = malloc(SUP_LINE_MAX);
-        if (!p->prefix || !p->partial)
+        if (!p->prefix)
             return err_set(err, -ENOMEM, "out of memory");
         p->prefix_len = strlen(p->prefix);
     }
-    if (spec->log_path) {
-        p->log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (p->log_fd < 0)
-            return err_set(err, -errno, "%s: %s", spec->log_path, strerror(errno));
-    }
+    if (spec->log_path && !(p->log_path = strdup(spec->log_path)))
+        return err_set(err, -ENOMEM, "out of memory");
     return 0;
 }
 
@@ -294,6 +295,12 @@ static void forward_chunk(struct sup *s, struct proc *p, const char *buf, size_t
     while (len) {
         const char *nl = memchr(buf, '\n', len);
         size_t take = nl ? (size_t)(nl - buf) : len;
+        if ((p->partial_len || !nl) && !p->partial && !(p->partial = malloc(SUP_LINE_MAX))) {
+            out_append(s, p->prefix, p->prefix_len, buf, take); /* no memory: split the line */
+            buf += take + (nl ? 1 : 0);
+            len -= take + (nl ? 1 : 0);
+            continue;
+        }
         if (p->partial_len || !nl) {
             size_t room = SUP_LINE_MAX - p->partial_len;
             size_t n = take < room ? take : room;
@@ -345,6 +352,13 @@ static void on_readable(struct sup *s, struct proc *p, char *buf)
     if (r <= 0) {
         close_pipe(s, p);
         return;
+    }
+    if (p->log_fd < 0 && p->log_path) {
+        p->log_fd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (p->log_fd < 0) { /* cannot keep this log: stop trying, forwarding goes on */
+            free(p->log_path);
+            p->log_path = NULL;
+        }
     }
     if (p->log_fd >= 0)
         write_all(p->log_fd, buf, (size_t)r);
@@ -426,6 +440,7 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
     static char buf[SUP_READ_CHUNK];
     int ready = -1;
     size_t got = collect(s, exits, max);
+    sup__watchdog_flush(&s->wd); /* every group spawned so far is covered before we block */
     int n = got ? 0 : epoll_wait(s->epfd, evs, 64, next_timeout(s, timeout_ms));
     if (n < 0 && errno != EINTR)
         return -errno;

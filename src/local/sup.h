@@ -9,7 +9,9 @@
  * killed (as a container runtime does) and the exit is reported once the pipe is drained.
  *
  * No orphans: sup_new() forks a watchdog that outlives a SIGKILLed jaxset only long enough to
- * SIGKILL every process group still registered, having noticed the end of its pipe.
+ * SIGKILL every process group still registered, having noticed the end of its pipe.  Groups
+ * are registered in one write per sup_poll(), before it blocks: a group spawned after the last
+ * poll is covered from the next one on.
  *
  * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
 #ifndef JX_SUP_H
@@ -28,7 +30,8 @@ struct sup_spec {
     const char *const *argv;  /* argv[0] without '/' is looked up in envp's PATH (else ours) */
     const char *const *envp;
     const char *cwd;          /* NULL: inherit */
-    const char *log_path;     /* appended to, created 0644; NULL: no log file */
+    const char *log_path;     /* appended to, created 0644 on the first output (a silent
+                               * container leaves no file); NULL: no log file */
     const char *prefix;       /* written before each forwarded line; NULL: not forwarded */
 };
 

@@ -9,13 +9,18 @@
 struct sup__watchdog {
     pid_t pid;
     int fd; /* write end; its closing (also by the kernel when we die) is the signal */
+    char pending[4096]; /* records not yet written: sent in one write per poll */
+    size_t n_pending;
 };
 
 /* Forks the watchdog. 0 or a negative errno. */
 int sup__watchdog_start(struct sup__watchdog *w);
-/* Registers / unregisters a process group it must kill if we die. */
+/* Registers / unregisters a process group it must kill if we die.  Records are queued and
+ * written by sup__watchdog_flush (the supervisor flushes before it blocks, so a group is
+ * covered from the first wait after its spawn on; the queue flushes itself when full). */
 void sup__watchdog_watch(struct sup__watchdog *w, pid_t pgid);
 void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid);
+void sup__watchdog_flush(struct sup__watchdog *w);
 /* Closes the pipe and reaps the watchdog. NULL-safe, idempotent. */
 void sup__watchdog_stop(struct sup__watchdog *w);
 

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -18,13 +19,27 @@ struct rec {
     int32_t pgid;
 };
 
+void sup__watchdog_flush(struct sup__watchdog *w)
+{
+    size_t off = 0;
+    while (w->fd >= 0 && off < w->n_pending) {
+        ssize_t n = write(w->fd, w->pending + off, w->n_pending - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    w->n_pending = 0;
+}
+
 static void send_rec(struct sup__watchdog *w, char op, pid_t pgid)
 {
     struct rec r = {.op = op, .pgid = pgid};
-    if (w->fd < 0)
-        return;
-    while (write(w->fd, &r, sizeof(r)) < 0 && errno == EINTR)
-        ;
+    if (w->n_pending + sizeof(r) > sizeof(w->pending))
+        sup__watchdog_flush(w);
+    memcpy(w->pending + w->n_pending, &r, sizeof(r));
+    w->n_pending += sizeof(r);
 }
 
 void sup__watchdog_watch(struct sup__watchdog *w, pid_t pgid)
@@ -102,6 +117,7 @@ int sup__watchdog_start(struct sup__watchdog *w)
     int p[2];
     w->pid = -1;
     w->fd = -1;
+    w->n_pending = 0;
     if (pipe2(p, O_CLOEXEC) < 0)
         return -errno;
     pid_t pid = fork();
@@ -123,6 +139,7 @@ int sup__watchdog_start(struct sup__watchdog *w)
 
 void sup__watchdog_stop(struct sup__watchdog *w)
 {
+    sup__watchdog_flush(w);
     if (w->fd >= 0)
         close(w->fd);
     w->fd = -1;
