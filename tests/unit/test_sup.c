@@ -189,6 +189,9 @@ static void test_watchdog(void **state)
         uint64_t id;
         if (sup_new(&s, 1, &e) < 0 || sup_spawn(s, &spec, &id, &e) < 0)
             _exit(1);
+        struct sup_exit ex[1];
+        if (sup_poll(s, 0, ex, 1, NULL) < 0) /* the watchdog learns of groups before a wait */
+            _exit(1);
         pid_t pg = sup_pgid(s, id);
         if (write(p[1], &pg, sizeof(pg)) != sizeof(pg))
             _exit(1);
