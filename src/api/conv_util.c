@@ -23,48 +23,28 @@ bool conv_failed(const struct conv *c)
     return c->rc < 0 || c->errs->n > c->n0;
 }
 
-__attribute__((format(printf, 5, 0))) static void vadd(struct conv *c, enum ferr_type t,
-                                                       const char *path, const char *rendered,
-                                                       const char *fmt, va_list ap)
-{
-    int rc = ferr_addv(c->errs, t, path, rendered, fmt, ap);
-    if (rc < 0)
-        c->rc = rc;
-}
-
 void conv_err(struct conv *c, enum ferr_type t, const char *path, const json_t *v,
               const char *fmt, ...)
 {
-    char *rendered = NULL;
-    if (v) {
-        rendered = ferr_render(v);
-        if (!rendered) {
-            c->rc = -ENOMEM;
-            return;
-        }
-    }
     va_list ap;
     va_start(ap, fmt);
-    vadd(c, t, path, rendered, fmt, ap);
+    int rc = ferr_addv_json(c->errs, t, path, v, fmt, ap);
     va_end(ap);
-    free(rendered);
+    if (rc < 0)
+        c->rc = rc;
 }
 
 void conv_err_str(struct conv *c, enum ferr_type t, const char *path, const char *v,
                   const char *fmt, ...)
 {
     json_t *j = v ? json_string_nocheck(v) : NULL;
-    char *rendered = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    json_decref(j);
-    if (v && !rendered) {
-        c->rc = -ENOMEM;
-        return;
-    }
     va_list ap;
     va_start(ap, fmt);
-    vadd(c, t, path, rendered, fmt, ap);
+    int rc = v && !j ? -ENOMEM : ferr_addv_json(c->errs, t, path, j, fmt, ap);
     va_end(ap);
-    free(rendered);
+    json_decref(j);
+    if (rc < 0)
+        c->rc = rc;
 }
 
 /* o[key] when present and not null; adds Required when absent and `required`. */

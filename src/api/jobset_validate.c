@@ -25,39 +25,28 @@ __attribute__((format(printf, 5, 0))) static void vadd_raw(struct jsv *c, enum f
         c->rc = rc;
 }
 
-void jsv__add(struct jsv *c, enum ferr_type t, const char *path, const json_t *v, const char *fmt,
-              ...)
+void jsv__add(struct jsv *c, enum ferr_type t, const char *path, const json_t *v,
+              const char *fmt, ...)
 {
-    char *rendered = NULL;
-    if (v) {
-        rendered = ferr_render(v);
-        if (!rendered) {
-            c->rc = -ENOMEM;
-            return;
-        }
-    }
     va_list ap;
     va_start(ap, fmt);
-    vadd_raw(c, t, path, rendered, fmt, ap);
+    int rc = ferr_addv_json(c->errs, t, path, v, fmt, ap);
     va_end(ap);
-    free(rendered);
+    if (rc < 0)
+        c->rc = rc;
 }
 
-void jsv__add_str(struct jsv *c, enum ferr_type t, const char *path, const char *v, const char *fmt,
-                  ...)
+void jsv__add_str(struct jsv *c, enum ferr_type t, const char *path, const char *v,
+                  const char *fmt, ...)
 {
-    json_t *j = json_string_nocheck(v);
-    char *rendered = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    json_decref(j);
-    if (!rendered) {
-        c->rc = -ENOMEM;
-        return;
-    }
+    json_t *j = v ? json_string_nocheck(v) : NULL;
     va_list ap;
     va_start(ap, fmt);
-    vadd_raw(c, t, path, rendered, fmt, ap);
+    int rc = v && !j ? -ENOMEM : ferr_addv_json(c->errs, t, path, j, fmt, ap);
     va_end(ap);
-    free(rendered);
+    json_decref(j);
+    if (rc < 0)
+        c->rc = rc;
 }
 
 void jsv__add_int(struct jsv *c, enum ferr_type t, const char *path, long long v, const char *fmt,

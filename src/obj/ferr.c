@@ -90,6 +90,15 @@ int ferr_addv(struct ferr_list *l, enum ferr_type type, const char *path, const 
     return push(l, type, path, v, fmt, ap);
 }
 
+int ferr_addv_json(struct ferr_list *l, enum ferr_type type, const char *path, const json_t *v,
+                   const char *fmt, va_list ap)
+{
+    char *rendered = ferr_render(v);
+    if (v && !rendered)
+        return -ENOMEM;
+    return push(l, type, path, rendered, fmt, ap);
+}
+
 int ferr_list_move(struct ferr_list *dst, struct ferr_list *src)
 {
     if (dst->n + src->n > dst->cap) {

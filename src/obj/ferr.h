@@ -54,6 +54,10 @@ int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, con
 int ferr_addv(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
               const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
+/* Same, rendering the JSON value `v` (borrowed, may be NULL) first.  0 or -ENOMEM. */
+int ferr_addv_json(struct ferr_list *l, enum ferr_type type, const char *path, const json_t *v,
+                   const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
 /* Renders a value as the error lines show it (strings quoted, others compact JSON); malloc'd,
  * NULL for a NULL value or on OOM. */
 char *ferr_render(const json_t *v);
