@@ -42,12 +42,6 @@ int run__hosts_setup(struct run *r, struct err *err)
     return 0;
 }
 
-static int add(json_t *extra, const char *name, const char *value)
-{
-    json_t *e = json_pack("{s:s,s:s}", "name", name, "value", value);
-    return e && json_array_append_new(extra, e) == 0 ? 0 : -ENOMEM;
-}
-
 int run__hosts_env(const struct run *r, json_t *extra)
 {
     char hosts[1024], preload[2048];
@@ -57,6 +51,6 @@ int run__hosts_env(const struct run *r, json_t *extra)
     snprintf(hosts, sizeof(hosts), "%s/hosts", r->o->run_dir);
     snprintf(preload, sizeof(preload), "%s%s%s", r->nss_lib, old && *old ? ":" : "",
              old ? old : "");
-    int rc = add(extra, "LD_PRELOAD", preload);
-    return rc ? rc : add(extra, "NSS_WRAPPER_HOSTS", hosts);
+    int rc = run__env_add(extra, "LD_PRELOAD", preload);
+    return rc ? rc : run__env_add(extra, "NSS_WRAPPER_HOSTS", hosts);
 }

@@ -86,6 +86,8 @@ void run__escalate_kills(struct run *r, int64_t now);
 int64_t run__next_kill(const struct run *r);
 size_t run__alive(const struct run *r);
 void run__job_free(struct rjob *j);
+/* Appends {name, value} to an env array. 0 or -ENOMEM. */
+int run__env_add(json_t *extra, const char *name, const char *value);
 /* nvidia.com/gpu a container asks for (limits, else requests), 0 when none. */
 long long run__gpu_request(const json_t *container);
 

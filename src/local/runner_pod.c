@@ -35,7 +35,7 @@ static const json_t *pod_template(const struct rjob *j)
 }
 
 /* Pod metadata as the Job controller and API server give it. */
-static json_t *pod_meta(struct run *r, const struct rjob *j, const struct rpod *p)
+static json_t *pod_meta(const struct rjob *j, const struct rpod *p)
 {
     const json_t *tm = jx_obj(pod_template(j), "metadata");
     json_t *meta = json_pack("{s:s,s:s,s:s}", "name", p->name, "namespace", j->spec.ns,
@@ -63,7 +63,6 @@ static json_t *pod_meta(struct run *r, const struct rjob *j, const struct rpod *
     }
     jx_set_new(meta, "labels", labels);
     jx_set_new(meta, "annotations", ann);
-    (void)r;
     return meta;
 }
 
@@ -95,7 +94,7 @@ static void gpus_release(struct run *r, struct rpod *p)
     p->n_gpus = 0;
 }
 
-static int add_env(json_t *extra, const char *name, const char *value)
+int run__env_add(json_t *extra, const char *name, const char *value)
 {
     json_t *e = json_pack("{s:s,s:s}", "name", name, "value", value);
     return e && json_array_append_new(extra, e) == 0 ? 0 : -ENOMEM;
@@ -108,7 +107,7 @@ static int gpu_env(struct rpod *p, json_t *extra)
     for (int i = 0; i < p->n_gpus; i++)
         off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", i ? "," : "",
                                 p->gpus[i]);
-    return add_env(extra, "CUDA_VISIBLE_DEVICES", list);
+    return run__env_add(extra, "CUDA_VISIBLE_DEVICES", list);
 }
 
 /* The variables the manifest cannot set: completion index, JAX wiring, GPUs. */
@@ -119,7 +118,7 @@ static json_t *extra_env(struct run *r, const struct rjob *j, struct rpod *p, bo
     int rc = extra ? 0 : -ENOMEM;
     if (!rc && p->jp.index >= 0) {
         snprintf(idx, sizeof(idx), "%d", p->jp.index);
-        rc = add_env(extra, "JOB_COMPLETION_INDEX", idx);
+        rc = run__env_add(extra, "JOB_COMPLETION_INDEX", idx);
     }
     const struct jaxrt *rt = &r->m->rt;
     if (!rc && jax_vars && rt->flavor != JAXRT_OFF && rt->is_jax[j->rj]) {
@@ -291,7 +290,7 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
     p->jp.phase = JOBCTL_RUNNING;
     p->jp.ready = true;
     p->jp.start_ms = now;
-    p->meta = pod_meta(r, j, p);
+    p->meta = pod_meta(j, p);
     if (!p->meta) {
         pod_free(p);
         return -ENOMEM;
