@@ -396,6 +396,21 @@ static void teardown(struct run *r)
     json_decref(r->js);
 }
 
+/* The image of a container means nothing on one machine: say so once. */
+static void note_images(struct run *r)
+{
+    const struct js_view *v = &r->m->view;
+    for (size_t i = 0; i < v->n_rj; i++) {
+        const json_t *cs = jx_arr(jx_path(v->rj[i].tmpl, "spec.template.spec"), "containers");
+        for (size_t k = 0; k < json_array_size(cs); k++)
+            if (jx_str(json_array_get(cs, k), "image")) {
+                run__note(r, "container images are ignored: commands run on this machine, "
+                             "with its own programs and files");
+                return;
+            }
+    }
+}
+
 static const char *final_state(int rc)
 {
     if (rc < 0)
@@ -409,6 +424,7 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     int rc = setup(&r, m, o, err);
     if (rc == 0) {
         r.status_dirty = true; /* first written once the first pods are started */
+        note_images(&r);
         if (r.m->view.suspend)
             run__note(&r, "spec.suspend is true: the JobSet stays suspended and nothing starts "
                           "until it is resumed (interrupt to stop)");

@@ -222,6 +222,42 @@ def sigterm_stops_everything():
 
 
 @test
+def grace_period_then_sigkill():
+    # each worker ignores SIGTERM, then leaves a file saying so
+    w = rj("w", "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+           "open(os.environ['JAXSET_HOME'] + '/ready.' + os.environ['HOSTNAME'], 'w').close(); "
+           "time.sleep(120)", pods=2)
+    r = Run(jobset("stubborn", [w])).start()
+    wait_for(lambda: len([f for f in os.listdir(r.home) if f.startswith("ready.")]) == 2, 20,
+             "2 workers ignoring SIGTERM")
+    t0 = time.monotonic()
+    r.proc.send_signal(signal.SIGINT)
+    r.wait(60)
+    took = time.monotonic() - t0
+    assert r.rc == 130, r.describe()
+    # --grace 5 (set by the harness): SIGTERM is ignored, SIGKILL comes after the grace period
+    assert 4.5 <= took < 15, f"stopped after {took:.1f}s, want about the 5 s grace period"
+    assert not r.leftovers()
+
+
+@test
+def second_signal_forces():
+    w = rj("w", "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+           "open(os.environ['JAXSET_HOME'] + '/ready', 'w').close(); time.sleep(120)")
+    r = Run(jobset("forced", [w])).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.home, "ready")), 20, "the worker running")
+    r.proc.send_signal(signal.SIGTERM)
+    wait_for(lambda: "received SIGTERM" in open(os.path.join(r.home, "runs", "forced", os.listdir(
+        os.path.join(r.home, "runs", "forced"))[0], "events.log")).read(), 10, "the first signal")
+    t0 = time.monotonic()
+    r.proc.send_signal(signal.SIGTERM)
+    r.wait(30)
+    assert r.rc == 143, r.describe()
+    assert time.monotonic() - t0 < 3, "the second signal did not skip the grace period"
+    assert not r.leftovers()
+
+
+@test
 def sigkill_leaves_no_orphan():
     w = rj("w", "import subprocess, time; subprocess.Popen(['sleep', '120']); "
            "time.sleep(120)", pods=2)
