@@ -20,8 +20,8 @@
 #define SUP_READ_CHUNK (256 * 1024)
 #define SUP_LINE_MAX (64 * 1024)    /* a longer line is forwarded in pieces */
 #define SUP_OUT_FLUSH (128 * 1024)  /* forwarded bytes buffered before a write */
-#define SUP_DRAIN_MS 2000
-#define SUP_OUT_PIPE (1024 * 1024)           /* how long a pipe may outlive its main process */
+#define SUP_DRAIN_MS 2000           /* how long a pipe may outlive its main process */
+#define SUP_OUT_PIPE (1024 * 1024)  /* size asked for an output pipe */
 #define SUP_WATCH_MAX 4
 
 struct proc {
