@@ -64,11 +64,11 @@ static double ai_num(struct conv *c, const json_t *o, const char *key, const cha
     fpath_field(path, parent, key);
     double x = json_number_value(v);
     if (!json_is_number(v))
-        conv_err(c, FERR_INVALID, path, v, "must be a number");
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be a number");
     else if (strict && x <= min)
-        conv_err(c, FERR_INVALID, path, v, "must be greater than %g", min);
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be greater than %g", min);
     else if (x < min)
-        conv_err(c, FERR_INVALID, path, v, "must be greater than or equal to %g", min);
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be greater than or equal to %g", min);
     else
         return x;
     return def;
@@ -83,7 +83,7 @@ static void ai_seconds(struct conv *c, const json_t *spec, const char *key, stru
         return;
     fpath_field(path, "spec", key);
     if (jx_int(spec, key, &s) < 0 || s < 1) {
-        conv_err(c, FERR_INVALID, path, v, "must be a whole number of seconds >= 1");
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be a whole number of seconds >= 1");
         return;
     }
     a->deadline = s;
@@ -117,7 +117,7 @@ static void ai_check_version(struct conv *c, const json_t *doc)
         return;
     if (s && (strcmp(s, "0.2") == 0 || strncmp(s, "0.2.", 4) == 0))
         return;
-    conv_err(c, FERR_NOT_SUPPORTED, "apiVersion", v, "\"0.2.x\"");
+    ferr_add(c->errs, FERR_NOT_SUPPORTED, "apiVersion", v, "\"0.2.x\"");
 }
 
 static void ai_check_resources(struct conv *c, const json_t *res, const char *p, struct ai *a)
@@ -131,11 +131,11 @@ static void ai_check_resources(struct conv *c, const json_t *res, const char *p,
     a->memory = ai_num(c, res, "memory", p, 0, 0, true);
     a->shm_gb = ai_num(c, res, "shmSizeGB", p, 0, 0, false);
     if (ratio && mem)
-        conv_err(c, FERR_FORBIDDEN, fpath_field(gpath, p, "memory"), NULL,
+        ferr_add(c->errs, FERR_FORBIDDEN, fpath_field(gpath, p, "memory"), NULL,
                  "may not be set together with ramRatio: set exactly one of ramRatio or "
                  "memory");
     else if (!ratio && !mem)
-        conv_err(c, FERR_REQUIRED, p, NULL, "exactly one of ramRatio or memory must be set");
+        ferr_add(c->errs, FERR_REQUIRED, p, NULL, "exactly one of ramRatio or memory must be set");
     const json_t *acc = conv_obj(c, res, "accelerators", p, false);
     snprintf(gpath, sizeof(gpath), "%s.accelerators", p);
     const json_t *gpu = conv_obj(c, acc, "gpu", gpath, false);
@@ -152,9 +152,9 @@ static void ai_check_types(struct conv *c, const json_t *spec, struct ai *a)
     json_object_foreach((json_t *)types, key, v) {
         fpath_key(path, "spec", "types", key);
         if (strcmp(key, "worker") != 0 && strcmp(key, "Worker") != 0) {
-            conv_err_str(c, FERR_NOT_SUPPORTED, path, key, "\"worker\"");
+            ferr_add_str(c->errs, FERR_NOT_SUPPORTED, path, key, "\"worker\"");
         } else if (worker) {
-            conv_err_str(c, FERR_DUPLICATE, path, key, NULL);
+            ferr_add_str(c->errs, FERR_DUPLICATE, path, key, NULL);
         } else {
             worker = v;
             wkey = key;
@@ -162,7 +162,7 @@ static void ai_check_types(struct conv *c, const json_t *spec, struct ai *a)
         }
     }
     if (types && !worker)
-        conv_err(c, FERR_REQUIRED, wpath, NULL, NULL);
+        ferr_add(c->errs, FERR_REQUIRED, wpath, NULL, NULL);
     if (!worker)
         return;
     worker = conv_obj(c, types, wkey, "spec.types", true);
@@ -182,7 +182,7 @@ static void ai_check(struct conv *c, const json_t *doc, const char *fallback, st
     if (!spec)
         return;
     if (op && strcmp(op, "jax") != 0) {
-        conv_err_str(c, FERR_NOT_SUPPORTED, "spec.operator", op, "\"jax\"");
+        ferr_add_str(c->errs, FERR_NOT_SUPPORTED, "spec.operator", op, "\"jax\"");
         return; /* the rest is another operator's business */
     }
     a->image = conv_str(c, spec, "image", "spec", true);

@@ -91,14 +91,14 @@ static void jj_find_worker(struct conv *c, const json_t *spec, struct jj *j)
     const char *key;
     json_t *v;
     if (rs && json_object_size(rs) == 0)
-        conv_err(c, FERR_REQUIRED, "spec.jaxReplicaSpecs", NULL,
+        ferr_add(c->errs, FERR_REQUIRED, "spec.jaxReplicaSpecs", NULL,
                  "must have a \"" JJ_WORKER "\" entry");
     json_object_foreach((json_t *)rs, key, v) {
         fpath_key(path, "spec", "jaxReplicaSpecs", key);
         if (strcasecmp(key, JJ_WORKER) != 0)
-            conv_err_str(c, FERR_NOT_SUPPORTED, path, key, "\"" JJ_WORKER "\"");
+            ferr_add_str(c->errs, FERR_NOT_SUPPORTED, path, key, "\"" JJ_WORKER "\"");
         else if (j->worker)
-            conv_err_str(c, FERR_DUPLICATE, path, key, NULL);
+            ferr_add_str(c->errs, FERR_DUPLICATE, path, key, NULL);
         else
             j->worker = v;
     }
@@ -120,9 +120,9 @@ static void jj_check_port(struct conv *c, const json_t *jax, size_t idx, struct 
     const json_t *v = json_object_get(port, "containerPort");
     long long p;
     if (!v || json_is_null(v))
-        conv_err(c, FERR_REQUIRED, path, NULL, NULL);
+        ferr_add(c->errs, FERR_REQUIRED, path, NULL, NULL);
     else if (jx_int(port, "containerPort", &p) < 0 || p < 1 || p > 65535)
-        conv_err(c, FERR_INVALID, path, v, "must be between 1 and 65535, inclusive");
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be between 1 and 65535, inclusive");
     else
         j->port = p;
 }
@@ -134,12 +134,12 @@ static void jj_check_containers(struct conv *c, const json_t *pspec, struct jj *
     if (!cts && c->errs->n > mark)
         return; /* wrong type, reported */
     if (json_array_size(cts) == 0) {
-        conv_err(c, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must specify at least one container");
+        ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must specify at least one container");
         return;
     }
     const json_t *jax = conv_named(cts, JJ_CONTAINER, &idx);
     if (!jax) {
-        conv_err(c, FERR_REQUIRED, JJ_CTS_PATH, NULL,
+        ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL,
                  "must have a container named \"" JJ_CONTAINER "\"");
         return;
     }
@@ -150,7 +150,7 @@ static void jj_check_worker(struct conv *c, struct jj *j)
 {
     static const char *const policies[] = {"Always", "OnFailure", "Never", "ExitCode", NULL};
     if (!json_is_object(j->worker)) {
-        conv_err(c, FERR_INVALID, JJ_RS_PATH, j->worker, "must be an object");
+        ferr_add(c->errs, FERR_INVALID, JJ_RS_PATH, j->worker, "must be an object");
         j->worker = NULL;
         return;
     }

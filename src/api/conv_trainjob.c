@@ -63,10 +63,10 @@ static void tj_check_strings(struct conv *c, const json_t *o, const char *key,
     const json_t *v;
     fpath_field(path, parent, key);
     if (json_array_size(a) > TJ_MAX_ITEMS)
-        conv_err(c, FERR_TOO_MANY, path, NULL, "must have at most %d items", TJ_MAX_ITEMS);
+        ferr_add(c->errs, FERR_TOO_MANY, path, NULL, "must have at most %d items", TJ_MAX_ITEMS);
     json_array_foreach(a, i, v) {
         if (!json_is_string(v))
-            conv_err(c, FERR_INVALID, fpath_index(ipath, parent, key, i), v,
+            ferr_add(c->errs, FERR_INVALID, fpath_index(ipath, parent, key, i), v,
                      "must be a string");
     }
 }
@@ -87,7 +87,7 @@ static void tj_check_trainer(struct conv *c, const json_t *spec, struct tj *t)
     tj_check_strings(c, tr, "args", p);
     const json_t *env = conv_arr(c, tr, "env", p, false);
     if (json_array_size(env) > TJ_MAX_ITEMS)
-        conv_err(c, FERR_TOO_MANY, "spec.trainer.env", NULL, "must have at most %d items",
+        ferr_add(c->errs, FERR_TOO_MANY, "spec.trainer.env", NULL, "must have at most %d items",
                  TJ_MAX_ITEMS);
     if (env)
         conv_env(c, env, "spec.trainer.env", JAXRT_TRAINJOB);
@@ -132,18 +132,18 @@ static bool tj_check_identity(struct conv *c, const json_t *rt, const struct tj 
     const json_t *meta = jx_obj(rt, "metadata");
     const char *name = jx_str(meta, "name"), *ns = jx_str(meta, "namespace");
     if (!kind || strcmp(kind, t->rt_kind) != 0) {
-        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.kind", t->rt_kind,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.runtimeRef.kind", t->rt_kind,
                      "the runtime given is a %s", kind ? kind : "document without a kind");
         return false;
     }
     if (!name || strcmp(name, t->rt_name) != 0) {
-        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
                      "the %s given is named \"%s\"", kind, name ? name : "");
         return false;
     }
     if (strcmp(kind, "TrainingRuntime") == 0 &&
         strcmp(ns ? ns : "default", t->ns ? t->ns : "default") != 0) {
-        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
                      "TrainingRuntime \"%s\" is in namespace \"%s\", not in the TrainJob's "
                      "namespace \"%s\"",
                      name, ns ? ns : "default", t->ns ? t->ns : "default");
@@ -165,13 +165,13 @@ static bool tj_check_policy(struct conv *c, const json_t *rt, struct tj *t)
     }
     for (size_t i = 0; others[i]; i++) {
         if (json_object_get(ml, others[i])) {
-            conv_err_str(c, FERR_NOT_SUPPORTED, "spec.mlPolicy", others[i],
+            ferr_add_str(c->errs, FERR_NOT_SUPPORTED, "spec.mlPolicy", others[i],
                          "\"jax\" (%s \"%s\": jaxset runs JAX runtimes only)", t->rt_kind,
                          t->rt_name);
             return false;
         }
     }
-    conv_err(c, FERR_REQUIRED, "spec.mlPolicy", NULL,
+    ferr_add(c->errs, FERR_REQUIRED, "spec.mlPolicy", NULL,
              "%s \"%s\" has no mlPolicy.jax: jaxset runs JAX runtimes only", t->rt_kind,
              t->rt_name);
     return false;
@@ -196,7 +196,7 @@ static void tj_check_template(struct conv *c, const json_t *rt, struct tj *t)
     char rpath[FPATH_MAX], cpath[FPATH_MAX];
     long idx = json_is_array(rjs) ? tj_find_trainer(rjs) : -1;
     if (idx < 0) {
-        conv_err(c, FERR_REQUIRED, TJ_RJS_PATH, NULL,
+        ferr_add(c->errs, FERR_REQUIRED, TJ_RJS_PATH, NULL,
                  "%s \"%s\" has no replicated job labelled " TJ_ANCESTOR
                  "=trainer or named \"" TJ_CONTAINER "\"",
                  t->rt_kind, t->rt_name);
@@ -210,14 +210,14 @@ static void tj_check_template(struct conv *c, const json_t *rt, struct tj *t)
     const json_t *cts = conv_containers(c, jx_path(rj, "template.spec.template.spec"), cpath,
                                         JAXRT_TRAINJOB);
     if (!conv_named(cts, TJ_CONTAINER, NULL))
-        conv_err(c, FERR_REQUIRED, cpath, NULL,
+        ferr_add(c->errs, FERR_REQUIRED, cpath, NULL,
                  "must have a container named \"" TJ_CONTAINER "\"");
 }
 
 static void tj_check_runtime(struct conv *c, const json_t *rt, struct tj *t)
 {
     if (!rt) {
-        conv_err_str(c, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
                      "no %s \"%s\" was given (put it in the same file or name its file on the "
                      "command line)",
                      t->rt_kind, t->rt_name);

@@ -20,31 +20,7 @@ void conv_init(struct conv *c, struct ferr_list *errs)
 
 bool conv_failed(const struct conv *c)
 {
-    return c->rc < 0 || c->errs->n > c->n0;
-}
-
-void conv_err(struct conv *c, enum ferr_type t, const char *path, const json_t *v,
-              const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = ferr_addv_json(c->errs, t, path, v, fmt, ap);
-    va_end(ap);
-    if (rc < 0)
-        c->rc = rc;
-}
-
-void conv_err_str(struct conv *c, enum ferr_type t, const char *path, const char *v,
-                  const char *fmt, ...)
-{
-    json_t *j = v ? json_string_nocheck(v) : NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = v && !j ? -ENOMEM : ferr_addv_json(c->errs, t, path, j, fmt, ap);
-    va_end(ap);
-    json_decref(j);
-    if (rc < 0)
-        c->rc = rc;
+    return c->rc < 0 || c->errs->rc < 0 || c->errs->n > c->n0;
 }
 
 /* o[key] when present and not null; adds Required when absent and `required`. */
@@ -56,45 +32,42 @@ static const json_t *present(struct conv *c, const json_t *o, const char *key,
     if (v && !json_is_null(v))
         return v;
     if (required)
-        conv_err(c, FERR_REQUIRED, path, NULL, NULL);
+        ferr_add(c->errs, FERR_REQUIRED, path, NULL, NULL);
     return NULL;
+}
+
+/* o[key] checked against a JSON type; NULL (and an error) when it has another. */
+static const json_t *typed(struct conv *c, const json_t *o, const char *key, const char *parent,
+                           bool required, json_type type, const char *what)
+{
+    char path[FPATH_MAX];
+    const json_t *v = present(c, o, key, parent, required, path);
+    if (v && json_typeof(v) != type) {
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be %s", what);
+        return NULL;
+    }
+    return v;
 }
 
 const json_t *conv_obj(struct conv *c, const json_t *o, const char *key, const char *parent,
                        bool required)
 {
-    char path[FPATH_MAX];
-    const json_t *v = present(c, o, key, parent, required, path);
-    if (v && !json_is_object(v)) {
-        conv_err(c, FERR_INVALID, path, v, "must be an object");
-        return NULL;
-    }
-    return v;
+    return typed(c, o, key, parent, required, JSON_OBJECT, "an object");
 }
 
 const json_t *conv_arr(struct conv *c, const json_t *o, const char *key, const char *parent,
                        bool required)
 {
-    char path[FPATH_MAX];
-    const json_t *v = present(c, o, key, parent, required, path);
-    if (v && !json_is_array(v)) {
-        conv_err(c, FERR_INVALID, path, v, "must be a list");
-        return NULL;
-    }
-    return v;
+    return typed(c, o, key, parent, required, JSON_ARRAY, "a list");
 }
 
 const char *conv_str(struct conv *c, const json_t *o, const char *key, const char *parent,
                      bool required)
 {
-    char path[FPATH_MAX];
-    const json_t *v = present(c, o, key, parent, required, path);
-    if (v && !json_is_string(v)) {
-        conv_err(c, FERR_INVALID, path, v, "must be a string");
-        return NULL;
-    }
+    const json_t *v = typed(c, o, key, parent, required, JSON_STRING, "a string");
     if (v && required && !*json_string_value(v)) {
-        conv_err(c, FERR_REQUIRED, path, NULL, NULL);
+        char path[FPATH_MAX];
+        ferr_add(c->errs, FERR_REQUIRED, fpath_field(path, parent, key), NULL, NULL);
         return NULL;
     }
     return v ? json_string_value(v) : NULL;
@@ -109,11 +82,11 @@ bool conv_int(struct conv *c, const json_t *o, const char *key, const char *pare
     if (!v)
         return false;
     if (jx_int(o, key, &x) < 0) {
-        conv_err(c, FERR_INVALID, path, v, "must be an integer");
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be an integer");
         return false;
     }
     if (x < min) {
-        conv_err(c, FERR_INVALID, path, v, "must be greater than or equal to %lld", min);
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be greater than or equal to %lld", min);
         return false;
     }
     *out = x;
@@ -127,7 +100,7 @@ bool conv_bool(struct conv *c, const json_t *o, const char *key, const char *par
     if (!v)
         return false;
     if (!json_is_boolean(v)) {
-        conv_err(c, FERR_INVALID, path, v, "must be a boolean");
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be a boolean");
         return false;
     }
     *out = json_is_true(v);
@@ -148,7 +121,7 @@ const char *conv_enum(struct conv *c, const json_t *o, const char *key, const ch
         off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0,
                                 "%s\"%s\"", i ? ", " : "", allowed[i]);
     }
-    conv_err_str(c, FERR_NOT_SUPPORTED, fpath_field(path, parent, key), v, "%s", list);
+    ferr_add_str(c->errs, FERR_NOT_SUPPORTED, fpath_field(path, parent, key), v, "%s", list);
     return NULL;
 }
 
@@ -156,12 +129,12 @@ void conv_dns1035(struct conv *c, const char *name, const char *path, const char
 {
     struct dns_msgs m;
     if (!name || !*name) {
-        conv_err(c, FERR_REQUIRED, path, NULL, NULL);
+        ferr_add(c->errs, FERR_REQUIRED, path, NULL, NULL);
         return;
     }
     dns_1035_label(name, &m);
     for (size_t i = 0; i < m.n; i++)
-        conv_err_str(c, FERR_INVALID, path, name, "%s%s", m.v[i], hint ? hint : "");
+        ferr_add_str(c->errs, FERR_INVALID, path, name, "%s%s", m.v[i], hint ? hint : "");
 }
 
 void conv_env(struct conv *c, const json_t *env, const char *path, enum jaxrt_flavor f)
@@ -172,12 +145,12 @@ void conv_env(struct conv *c, const json_t *env, const char *path, enum jaxrt_fl
     json_array_foreach(env, i, e) {
         snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
         if (!json_is_object(e)) {
-            conv_err(c, FERR_INVALID, epath, e, "must be an object");
+            ferr_add(c->errs, FERR_INVALID, epath, e, "must be an object");
             continue;
         }
         const char *name = conv_str(c, e, "name", epath, true);
         if (name && jaxrt_is_reserved(f, name))
-            conv_err_str(c, FERR_INVALID, fpath_field(npath, epath, "name"), name,
+            ferr_add_str(c->errs, FERR_INVALID, fpath_field(npath, epath, "name"), name,
                          CONV_RESERVED_MSG);
     }
 }
@@ -201,7 +174,7 @@ static void check_container(struct conv *c, const json_t *ct, const char *path,
 {
     char epath[FPATH_MAX];
     if (!json_is_object(ct)) {
-        conv_err(c, FERR_INVALID, path, ct, "must be an object");
+        ferr_add(c->errs, FERR_INVALID, path, ct, "must be an object");
         return;
     }
     (void)conv_str(c, ct, "name", path, true);
@@ -220,7 +193,7 @@ const json_t *conv_containers(struct conv *c, const json_t *pspec, const char *p
     if (!cts || json_is_null(cts))
         return NULL;
     if (!json_is_array(cts)) {
-        conv_err(c, FERR_INVALID, path, cts, "must be a list");
+        ferr_add(c->errs, FERR_INVALID, path, cts, "must be a list");
         return NULL;
     }
     json_array_foreach(cts, i, ct) {

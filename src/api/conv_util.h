@@ -25,13 +25,6 @@ void conv_init(struct conv *c, struct ferr_list *errs);
 /* True when an error was added since conv_init or an allocation failed. */
 bool conv_failed(const struct conv *c);
 
-/* Appends an error; `v` (borrowed, may be NULL) is rendered as Kubernetes does. */
-void conv_err(struct conv *c, enum ferr_type t, const char *path, const json_t *v,
-              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Same with a string value (rendered quoted). */
-void conv_err_str(struct conv *c, enum ferr_type t, const char *path, const char *v,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
 /* o[key] must be absent/null or an object; returns it (borrowed) or NULL. `required` adds
  * "Required value" when absent. */
 const json_t *conv_obj(struct conv *c, const json_t *o, const char *key, const char *parent,

@@ -116,7 +116,7 @@ static void check_indexed(struct jsv *c, const json_t *spec, const char *sp)
     /* completions and parallelism both unset default to 1 (the Job's own defaulting) */
     const json_t *cv = json_object_get(spec, "completions");
     if ((!cv || json_is_null(cv)) && has_par)
-        jsv__add(c, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
+        ferr_add(c->errs, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
                  "when completion mode is Indexed");
     if (has_par && par > INDEXED_MAX)
         jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "parallelism"), par,
@@ -139,7 +139,7 @@ static void check_per_index(struct jsv *c, const json_t *spec, const char *sp, b
     (void)jsv__int(spec, "backoffLimitPerIndex", 0, &has_bl);
     (void)jsv__int(spec, "maxFailedIndexes", 0, &has_mfi);
     if (has_mfi && !has_bl)
-        jsv__add(c, FERR_REQUIRED, fpath_field(p, sp, "backoffLimitPerIndex"), NULL,
+        ferr_add(c->errs, FERR_REQUIRED, fpath_field(p, sp, "backoffLimitPerIndex"), NULL,
                  "when maxFailedIndexes is specified");
     for (size_t i = 0; !indexed && i < 2; i++) {
         bool set;
@@ -184,7 +184,7 @@ static void check_port(struct jsv *c, const json_t *port, const char *pp)
         long long v = jsv__int(port, keys[i], 0, &set);
         fpath_field(p, pp, keys[i]);
         if (set && v == 0 && i == 0)
-            jsv__add(c, FERR_REQUIRED, p, NULL, NULL);
+            ferr_add(c->errs, FERR_REQUIRED, p, NULL, NULL);
         else if (set && v != 0 && (v < 1 || v > 65535))
             jsv__add_int(c, FERR_INVALID, p, v, "must be between 1 and 65535, inclusive");
     }
@@ -199,7 +199,7 @@ static void check_container_lists(struct jsv *c, const json_t *ctr, const char *
         const char *n = jx_str(json_array_get(env, i), "name");
         snprintf(p, sizeof(p), "%s.env[%zu].name", cp, i);
         if (n && *n && !env_name_ok(n))
-            jsv__add_str(c, FERR_INVALID, p, n,
+            ferr_add_str(c->errs, FERR_INVALID, p, n,
                          "a valid environment variable name must consist only of printable "
                          "ASCII characters other than '='");
     }
@@ -244,7 +244,7 @@ static void check_containers(struct jsv *c, const json_t *ps, const char *psp)
             dns_1123_label(name, &m);
             jsv__dns(c, np, name, &m, NULL);
             if (ctr_name_seen(ps, l, i, name))
-                jsv__add_str(c, FERR_DUPLICATE, np, name, NULL);
+                ferr_add_str(c->errs, FERR_DUPLICATE, np, name, NULL);
         }
     }
 }
@@ -264,7 +264,7 @@ static void check_volumes(struct jsv *c, const json_t *ps, const char *psp)
         for (size_t j = 0; j < i; j++) {
             const char *o = jx_str(json_array_get(vols, j), "name");
             if (o && strcmp(o, name) == 0) {
-                jsv__add_str(c, FERR_DUPLICATE, p, name, NULL);
+                ferr_add_str(c->errs, FERR_DUPLICATE, p, name, NULL);
                 break;
             }
         }
@@ -279,14 +279,14 @@ static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_
     const json_t *v = json_object_get(ps, "restartPolicy");
     fpath_field(p, psp, "restartPolicy");
     if (!v || json_is_null(v) || (rp && !*rp)) {
-        jsv__add(c, FERR_REQUIRED, p, NULL, "valid values: \"OnFailure\", \"Never\"");
+        ferr_add(c->errs, FERR_REQUIRED, p, NULL, "valid values: \"OnFailure\", \"Never\"");
         return;
     }
     if (!rp)
         return; /* wrong type: reported by the schema walker */
     jsv__enum(c, ps, "restartPolicy", psp, restart_policies, true);
     if (jx_obj(jspec, "podFailurePolicy") && strcmp(rp, "OnFailure") == 0)
-        jsv__add_str(c, FERR_INVALID, p, rp,
+        ferr_add_str(c->errs, FERR_INVALID, p, rp,
                      "only \"Never\" is supported when podFailurePolicy is specified");
 }
 
@@ -302,7 +302,7 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     jsv__meta_maps(c, jx_obj(ptmpl, "metadata"), p);
     const json_t *ctrs = json_object_get(ps, "containers");
     if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))
-        jsv__add(c, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
+        ferr_add(c->errs, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
     check_restart_policy(c, jspec, ps, psp);
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);

@@ -16,39 +16,6 @@
 
 /* ---- error helpers ------------------------------------------------------------------------ */
 
-__attribute__((format(printf, 5, 0))) static void vadd_raw(struct jsv *c, enum ferr_type t,
-                                                           const char *path, const char *v,
-                                                           const char *fmt, va_list ap)
-{
-    int rc = ferr_addv(c->errs, t, path, v, fmt, ap);
-    if (rc < 0)
-        c->rc = rc;
-}
-
-void jsv__add(struct jsv *c, enum ferr_type t, const char *path, const json_t *v,
-              const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = ferr_addv_json(c->errs, t, path, v, fmt, ap);
-    va_end(ap);
-    if (rc < 0)
-        c->rc = rc;
-}
-
-void jsv__add_str(struct jsv *c, enum ferr_type t, const char *path, const char *v,
-                  const char *fmt, ...)
-{
-    json_t *j = v ? json_string_nocheck(v) : NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = v && !j ? -ENOMEM : ferr_addv_json(c->errs, t, path, j, fmt, ap);
-    va_end(ap);
-    json_decref(j);
-    if (rc < 0)
-        c->rc = rc;
-}
-
 void jsv__add_int(struct jsv *c, enum ferr_type t, const char *path, long long v, const char *fmt,
                   ...)
 {
@@ -56,7 +23,7 @@ void jsv__add_int(struct jsv *c, enum ferr_type t, const char *path, long long v
     snprintf(buf, sizeof(buf), "%lld", v);
     va_list ap;
     va_start(ap, fmt);
-    vadd_raw(c, t, path, buf, fmt, ap);
+    ferr_addv(c->errs, t, path, buf, fmt, ap);
     va_end(ap);
 }
 
@@ -67,7 +34,7 @@ void jsv__dns(struct jsv *c, const char *path, const char *value, const struct d
         const char *msg = m->v[i];
         if (too_long && strcmp(msg, DNS_MAXLEN63_MSG) == 0)
             msg = too_long;
-        jsv__add_str(c, FERR_INVALID, path, value, "%s", msg);
+        ferr_add_str(c->errs, FERR_INVALID, path, value, "%s", msg);
     }
 }
 
@@ -85,7 +52,7 @@ void jsv__enum(struct jsv *c, const json_t *o, const char *key, const char *pare
         off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s\"%s\"",
                                 i ? ", " : "", allowed[i]);
     }
-    jsv__add_str(c, FERR_NOT_SUPPORTED, fpath_field(path, parent, key), v, "%s", list);
+    ferr_add_str(c->errs, FERR_NOT_SUPPORTED, fpath_field(path, parent, key), v, "%s", list);
 }
 
 long long jsv__int(const json_t *o, const char *key, long long def, bool *set)
@@ -168,7 +135,7 @@ static void walk_strmap(struct jsv *c, const json_t *o, const char *path)
     json_object_foreach((json_t *)o, k, v)
     {
         if (!json_is_string(v))
-            jsv__add(c, FERR_INVALID, fpath_key(p, "", path, k), v, "must be of type string");
+            ferr_add(c->errs, FERR_INVALID, fpath_key(p, "", path, k), v, "must be of type string");
     }
 }
 
@@ -192,19 +159,19 @@ static void walk_value(struct jsv *c, const json_t *v, enum jsv_type t, const st
                        const char *path)
 {
     if (!type_ok(v, t)) {
-        jsv__add(c, FERR_INVALID, path, v, "must be of type %s", type_name(t));
+        ferr_add(c->errs, FERR_INVALID, path, v, "must be of type %s", type_name(t));
         return;
     }
     switch (t) {
     case JT_INT32: {
         double d = json_is_integer(v) ? (double)json_integer_value(v) : json_real_value(v);
         if (d < INT32_MIN || d > INT32_MAX)
-            jsv__add(c, FERR_INVALID, path, v, "must be a 32-bit integer");
+            ferr_add(c->errs, FERR_INVALID, path, v, "must be a 32-bit integer");
         break;
     }
     case JT_STR:
         if ((f->flags & JF_REQ) && !*json_string_value(v) && f->type == JT_STR)
-            jsv__add(c, FERR_REQUIRED, path, NULL, NULL);
+            ferr_add(c->errs, FERR_REQUIRED, path, NULL, NULL);
         break;
     case JT_OBJ:
         if (f->sub)
@@ -230,7 +197,7 @@ static void walk_obj(struct jsv *c, const json_t *o, const struct jsv_field *fie
         fpath_field(p, path, f->key);
         if (!v || json_is_null(v)) {
             if (f->flags & JF_REQ)
-                jsv__add(c, FERR_REQUIRED, p, NULL, NULL);
+                ferr_add(c->errs, FERR_REQUIRED, p, NULL, NULL);
             continue;
         }
         walk_value(c, v, f->type, f, p);
@@ -316,10 +283,10 @@ static void check_names(struct jsv *c)
         jsv__dns(c, "metadata.name", name, &m, NULL);
         c->name = name;
     } else if (!(gen && *gen) && !(present(c->meta, "name") && !name)) {
-        jsv__add(c, FERR_REQUIRED, "metadata.name", NULL, "name or generateName is required");
+        ferr_add(c->errs, FERR_REQUIRED, "metadata.name", NULL, "name or generateName is required");
     }
     if (ns && !*ns) {
-        jsv__add(c, FERR_REQUIRED, "metadata.namespace", NULL, NULL);
+        ferr_add(c->errs, FERR_REQUIRED, "metadata.namespace", NULL, NULL);
     } else if (ns) {
         dns_1123_label(ns, &m);
         jsv__dns(c, "metadata.namespace", ns, &m, NULL);
@@ -419,7 +386,7 @@ static void check_rj_names(struct jsv *c, size_t i, const json_t *rj, const char
         return;
     fpath_field(path, p, "name");
     if (jsv__rj_find(c, name, i) >= 0)
-        jsv__add_str(c, FERR_DUPLICATE, path, name, NULL);
+        ferr_add_str(c->errs, FERR_DUPLICATE, path, name, NULL);
     if (!c->name)
         return;
     long long replicas = jsv__int(rj, "replicas", 1, NULL);
@@ -470,7 +437,7 @@ static void check_depends_on(struct jsv *c, size_t i, const json_t *rj, const ch
         return;
     fpath_field(dp, p, "dependsOn");
     if (i == 0) {
-        jsv__add(c, FERR_INVALID, dp, deps, "DependsOn can't be set for the first ReplicatedJob");
+        ferr_add(c->errs, FERR_INVALID, dp, deps, "DependsOn can't be set for the first ReplicatedJob");
         return;
     }
     for (size_t j = 0; j < json_array_size(deps); j++) {
@@ -482,9 +449,9 @@ static void check_depends_on(struct jsv *c, size_t i, const json_t *rj, const ch
             continue;
         fpath_field(np, ip, "name");
         if (dep_seen(deps, j, dn))
-            jsv__add_str(c, FERR_DUPLICATE, np, dn, NULL);
+            ferr_add_str(c->errs, FERR_DUPLICATE, np, dn, NULL);
         else if (jsv__rj_find(c, dn, i) < 0)
-            jsv__add_str(c, FERR_INVALID, np, dn,
+            ferr_add_str(c->errs, FERR_INVALID, np, dn,
                          "replicatedJob: %s cannot depend on replicatedJob: %s", self ? self : "",
                          dn);
     }
@@ -511,8 +478,8 @@ int js_validate(const json_t *js, struct ferr_list *errs)
     struct jsv c = {.js = js, .errs = errs};
     size_t start = errs->n;
     if (!json_is_object(js)) {
-        jsv__add(&c, FERR_INVALID, "object", js, "must be of type object");
-        return c.rc ? c.rc : 1;
+        ferr_add(c.errs, FERR_INVALID, "object", js, "must be of type object");
+        return c.rc ? c.rc : errs->rc ? errs->rc : 1;
     }
     c.meta = jx_obj(js, "metadata");
     c.spec = jx_obj(js, "spec");
@@ -522,5 +489,5 @@ int js_validate(const json_t *js, struct ferr_list *errs)
     for (size_t i = 0; i < json_array_size(c.rjs); i++)
         check_rj(&c, i);
     jsv__policies(&c);
-    return c.rc ? c.rc : (int)(errs->n - start);
+    return c.rc ? c.rc : errs->rc ? errs->rc : (int)(errs->n - start);
 }

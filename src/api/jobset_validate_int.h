@@ -60,14 +60,11 @@ struct jsv {
     const char *name;  /* JobSet name for generated-name checks; NULL when none */
     char gen_name[FPATH_MAX];
     struct ferr_list *errs;
-    int rc; /* -ENOMEM once an append failed */
+    int rc; /* -ENOMEM once an allocation outside the error list failed (the list has its own) */
 };
 
-void jsv__add(struct jsv *c, enum ferr_type t, const char *path, const json_t *v, const char *fmt,
-              ...) __attribute__((format(printf, 5, 6)));
-/* Same with the value given as a C string (rendered quoted) or an integer. */
-void jsv__add_str(struct jsv *c, enum ferr_type t, const char *path, const char *v, const char *fmt,
-                  ...) __attribute__((format(printf, 5, 6)));
+/* Appends an error whose value is an integer (errors with JSON or string values go straight
+ * to ferr_add / ferr_add_str on c->errs). */
 void jsv__add_int(struct jsv *c, enum ferr_type t, const char *path, long long v, const char *fmt,
                   ...) __attribute__((format(printf, 5, 6)));
 

@@ -140,11 +140,9 @@ static void check_managed_by(struct jsv *c)
     const char *mb = jx_str(c->spec, "managedBy");
     if (!mb)
         return;
-    int rc = dns_domain_prefixed_path(mb, "spec.managedBy", c->errs);
-    if (rc < 0)
-        c->rc = rc;
+    (void)dns_domain_prefixed_path(mb, "spec.managedBy", c->errs); /* OOM: c->errs->rc */
     if (strlen(mb) > MANAGED_BY_MAX)
-        jsv__add(c, FERR_TOO_LONG, "spec.managedBy", NULL, "may not be longer than %d",
+        ferr_add(c->errs, FERR_TOO_LONG, "spec.managedBy", NULL, "may not be longer than %d",
                  MANAGED_BY_MAX);
 }
 
@@ -159,7 +157,7 @@ static void check_success(struct jsv *c)
         if (!t || jsv__rj_find(c, t, SIZE_MAX) >= 0)
             continue;
         snprintf(p, sizeof(p), "spec.successPolicy.targetReplicatedJobs[%zu]", i);
-        jsv__add_str(c, FERR_INVALID, p, t,
+        ferr_add_str(c->errs, FERR_INVALID, p, t,
                      "invalid replicatedJob name '%s' does not appear in .spec.ReplicatedJobs", t);
     }
 }
@@ -174,7 +172,7 @@ static void check_startup(struct jsv *c)
     for (size_t i = 0; i < json_array_size(c->rjs); i++) {
         if (present(json_array_get(c->rjs, i), "dependsOn")) {
             /* the CRD's CEL rule on spec: the API server prints the value as "object" */
-            jsv__add_str(c, FERR_INVALID, "spec", "object",
+            ferr_add_str(c->errs, FERR_INVALID, "spec", "object",
                          "StartupPolicy and DependsOn APIs are mutually exclusive");
             return;
         }
@@ -215,7 +213,7 @@ static void check_rule_dups(struct jsv *c, const json_t *rules, size_t k, const 
             off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%zu", seen > 1 ? " " : "", j);
     }
     if (seen >= 2)
-        jsv__add_str(c, FERR_INVALID, np, name,
+        ferr_add_str(c->errs, FERR_INVALID, np, name,
                      "rule names are not unique, rules with indices [%s] all have the same name "
                      "'%s'",
                      idx, name);
@@ -230,12 +228,12 @@ static void check_rule_name(struct jsv *c, const json_t *rules, size_t k, const 
     fpath_field(np, rp, "name");
     size_t n = strlen(name);
     if (n > RULE_NAME_MAX)
-        jsv__add_str(c, FERR_INVALID, np, name,
+        ferr_add_str(c->errs, FERR_INVALID, np, name,
                      "invalid failure policy rule name of length %zu, the rule name must be at "
                      "least 1 characters long and at most %d characters long",
                      n, RULE_NAME_MAX);
     if (!rule_name_ok(name))
-        jsv__add_str(c, FERR_INVALID, np, name,
+        ferr_add_str(c->errs, FERR_INVALID, np, name,
                      "invalid failure policy rule name '%s', a failure policy rule name must "
                      "start with an alphabetic character, optionally followed by a string of "
                      "alphanumeric characters or '_,:', and must end with an alphanumeric "
@@ -254,7 +252,7 @@ static void check_pattern(struct jsv *c, const char *pat, const char *path)
         return;
     }
     regerror(rc, &re, msg, sizeof(msg));
-    jsv__add_str(c, FERR_INVALID, path, pat, "must be a valid regular expression: %s", msg);
+    ferr_add_str(c->errs, FERR_INVALID, path, pat, "must be a valid regular expression: %s", msg);
 }
 
 static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
@@ -266,7 +264,7 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
         const char *t = json_string_value(json_array_get(a, i));
         snprintf(p, sizeof(p), "%s.targetReplicatedJobs[%zu]", rp, i);
         if (t && jsv__rj_find(c, t, SIZE_MAX) < 0)
-            jsv__add_str(c, FERR_INVALID, p, t,
+            ferr_add_str(c->errs, FERR_INVALID, p, t,
                          "invalid replicatedJob name '%s' in failure policy does not appear in "
                          ".spec.ReplicatedJobs",
                          t);
@@ -276,7 +274,7 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
         const char *r = json_string_value(json_array_get(a, i));
         snprintf(p, sizeof(p), "%s.onJobFailureReasons[%zu]", rp, i);
         if (r && !in_list(reasons, r))
-            jsv__add_str(c, FERR_INVALID, p, r,
+            ferr_add_str(c->errs, FERR_INVALID, p, r,
                          "invalid job failure reason '%s' in failure policy is not a recognized "
                          "job failure reason",
                          r);
@@ -301,7 +299,7 @@ static bool restart_job_gated(struct jsv *c, const json_t *rules)
             (strcmp(a, "RestartJob") != 0 && strcmp(a, "RestartJobAndIgnoreMaxRestarts") != 0))
             continue;
         snprintf(p, sizeof(p), "spec.failurePolicy.rules[%zu].action", k);
-        jsv__add_str(c, FERR_INVALID, p, a,
+        ferr_add_str(c->errs, FERR_INVALID, p, a,
                      "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are "
                      "not allowed when RestartJob feature gate is disabled");
         return true;
@@ -320,7 +318,7 @@ static void check_failure(struct jsv *c)
     jsv__min(c, fp, "maxRestarts", "spec.failurePolicy", 0);
     jsv__enum(c, fp, "restartStrategy", "spec.failurePolicy", restart_strategies, false);
     if (rs && strcmp(rs, "InPlaceRestart") == 0)
-        jsv__add_str(c, FERR_INVALID, "spec.failurePolicy.restartStrategy", rs,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.failurePolicy.restartStrategy", rs,
                      "InPlaceRestart restart strategy cannot be set when InPlaceRestart feature "
                      "gate is disabled");
     for (size_t k = 0; k < json_array_size(rules); k++) {
@@ -343,7 +341,7 @@ static void check_coordinator_target(struct jsv *c, const char *rjname, long lon
 {
     long idx = jsv__rj_find(c, rjname, SIZE_MAX);
     if (idx < 0) {
-        jsv__add_str(c, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
                      "coordinator replicatedJob %s does not exist", rjname);
         return;
     }
@@ -358,7 +356,7 @@ static void check_coordinator_target(struct jsv *c, const char *rjname, long lon
     bool has_comp;
     long long comp = jsv__int(tspec, "completions", 0, &has_comp);
     if (!mode || strcmp(mode, "Indexed") != 0 || !has_comp) {
-        jsv__add_str(c, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
+        ferr_add_str(c->errs, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
                      "job for coordinator pod must be indexed completion mode, and completions "
                      "number must be set");
         return;
@@ -387,7 +385,7 @@ static void check_coordinator_label(struct jsv *c, const char *rjname, long long
     for (size_t i = 0; i < m.n && off < sizeof(joined); i++)
         off += (size_t)snprintf(joined + off, sizeof(joined) - off, "%s%s", i ? ", " : "", m.v[i]);
     if (m.n)
-        jsv__add(c, FERR_INVALID, "spec.coordinator", NULL,
+        ferr_add(c->errs, FERR_INVALID, "spec.coordinator", NULL,
                  "spec will lead to invalid label value \"%s\" for coordinator label \"%s\" "
                  "(long JobSet / ReplicatedJob / SubDomain name?): %s",
                  ep, LBL_COORDINATOR, joined);
@@ -435,14 +433,14 @@ static void check_claim_mounts(struct jsv *c, const char *claim)
             snprintf(p, sizeof(p),
                      "spec.replicatedJobs[%zu].template.spec.template.spec.volumes[%zu].name", r,
                      v);
-            jsv__add_str(c, FERR_INVALID, p, n,
+            ferr_add_str(c->errs, FERR_INVALID, p, n,
                          "volume name conflicts with VolumeClaimPolicy template name: %s", claim);
         }
         found =
             found || has_mount(ps, "initContainers", claim) || has_mount(ps, "containers", claim);
     }
     if (!found)
-        jsv__add(c, FERR_INVALID, "spec.replicatedJobs", NULL,
+        ferr_add(c->errs, FERR_INVALID, "spec.replicatedJobs", NULL,
                  "replicatedJob containers don't have a matching volumeMount: %s from "
                  "VolumeClaimPolicies",
                  claim);
@@ -472,21 +470,21 @@ static void check_claim_template(struct jsv *c, const json_t *vcps, size_t i, si
     char p[FPATH_MAX];
     struct dns_msgs m;
     if (present(meta, "namespace"))
-        jsv__add(c, FERR_FORBIDDEN, fpath_field(p, tp, "metadata.namespace"), NULL,
+        ferr_add(c->errs, FERR_FORBIDDEN, fpath_field(p, tp, "metadata.namespace"), NULL,
                  "namespace must not be set for VolumeClaimPolicies templates");
     fpath_field(p, tp, "metadata.name");
     if (!name || !*name) {
         if (json_is_object(tmpl) && !(present(meta, "name") && !name))
-            jsv__add(c, FERR_REQUIRED, p, NULL, NULL);
+            ferr_add(c->errs, FERR_REQUIRED, p, NULL, NULL);
         return;
     }
     if (claim_seen(vcps, i, j, name))
-        jsv__add_str(c, FERR_INVALID, p, name,
+        ferr_add_str(c->errs, FERR_INVALID, p, name,
                      "names must be unique for VolumeClaimPolicies template");
     dns_1123_subdomain(name, &m);
     jsv__dns(c, p, name, &m, NULL);
     if (c->name && strlen(name) + 1 + strlen(c->name) > PVC_NAME_MAX)
-        jsv__add_str(c, FERR_INVALID, p, name, "VolumeClaimPolicies template name is too long");
+        ferr_add_str(c->errs, FERR_INVALID, p, name, "VolumeClaimPolicies template name is too long");
     check_claim_mounts(c, name);
 }
 

@@ -58,6 +58,7 @@ __attribute__((format(printf, 5, 0))) static int push(struct ferr_list *l, enum 
 oom:
     free(value);
     free(detail);
+    l->rc = -ENOMEM;
     return -ENOMEM;
 }
 
@@ -66,7 +67,7 @@ int ferr_add(struct ferr_list *l, enum ferr_type type, const char *path, const j
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = push(l, type, path, ferr_render(value), fmt, ap);
+    int rc = ferr_addv_json(l, type, path, value, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -76,7 +77,7 @@ int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, con
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = push(l, type, path, value ? strdup(value) : NULL, fmt, ap);
+    int rc = ferr_addv(l, type, path, value, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -86,7 +87,7 @@ int ferr_addv(struct ferr_list *l, enum ferr_type type, const char *path, const 
 {
     char *v = value ? strdup(value) : NULL;
     if (value && !v)
-        return -ENOMEM;
+        return l->rc = -ENOMEM;
     return push(l, type, path, v, fmt, ap);
 }
 
@@ -95,17 +96,31 @@ int ferr_addv_json(struct ferr_list *l, enum ferr_type type, const char *path, c
 {
     char *rendered = ferr_render(v);
     if (v && !rendered)
-        return -ENOMEM;
+        return l->rc = -ENOMEM;
     return push(l, type, path, rendered, fmt, ap);
+}
+
+int ferr_add_str(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
+                 const char *fmt, ...)
+{
+    json_t *j = value ? json_string_nocheck(value) : NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = value && !j ? (l->rc = -ENOMEM) : ferr_addv_json(l, type, path, j, fmt, ap);
+    va_end(ap);
+    json_decref(j);
+    return rc;
 }
 
 int ferr_list_move(struct ferr_list *dst, struct ferr_list *src)
 {
+    if (src->rc)
+        dst->rc = src->rc;
     if (dst->n + src->n > dst->cap) {
         size_t cap = dst->n + src->n;
         struct ferr *nv = realloc(dst->v, cap * sizeof(*nv));
         if (!nv)
-            return -ENOMEM;
+            return dst->rc = -ENOMEM;
         dst->v = nv;
         dst->cap = cap;
     }

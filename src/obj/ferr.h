@@ -35,6 +35,8 @@ struct ferr {
 struct ferr_list {
     struct ferr *v;
     size_t n, cap;
+    int rc; /* 0, or -ENOMEM once an append failed (an error was lost): callers check it once
+             * at the end instead of after every append */
 };
 
 void ferr_list_init(struct ferr_list *l);
@@ -42,9 +44,13 @@ void ferr_list_release(struct ferr_list *l);
 
 /* Appends an error.  `value` (borrowed, may be NULL) is rendered: strings as "quoted", numbers,
  * booleans and null as JSON, objects/arrays as compact JSON.  `fmt` may be NULL.  Returns 0, or
- * -ENOMEM (the error is then lost; the list stays valid). */
+ * -ENOMEM (the error is then lost, l->rc says so; the list stays valid). */
 int ferr_add(struct ferr_list *l, enum ferr_type type, const char *path, const json_t *value,
              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Same, with a string value (borrowed, may be NULL), rendered quoted. */
+int ferr_add_str(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Same, with the value given as an already-rendered string (borrowed, may be NULL). */
 int ferr_add_raw(struct ferr_list *l, enum ferr_type type, const char *path, const char *value,
