@@ -2,8 +2,8 @@
  * the same run (see bench/README.md for what every figure means).  Not a test: it prints and
  * exits 0 unless it could not run at all.  Links nothing but libc.
  *
- *   bench_local --jaxset PATH --ping PATH --spew PATH --dir DIR [--mpirun PATH]
- *               [--quick] [--reps N] [--log-mib N] [--only launch|restart|log|rss]
+ *   bench_local --jaxset PATH --ping PATH --spew PATH --launcher PATH --relay PATH --dir DIR
+ *               [--mpirun PATH] [--quick] [--reps N] [--log-mib N] [--only launch|restart|log|rss]
  *
  * Workers report over one AF_UNIX datagram socket per measurement (DIR/s<k>): a record
  * "<index> <attempt> <pid>" once running (bench/ping.c).  "All running" is the arrival of N
@@ -33,7 +33,7 @@ extern char **environ;
 #define B_FAIL (-1.0)
 
 struct opts {
-    const char *jaxset, *ping, *spew, *mpirun, *dir, *only;
+    const char *jaxset, *ping, *spew, *launcher, *relay, *mpirun, *dir, *only;
     int quick, reps; /* reps > 0: every section repeats that many times (at most 20) */
     long long log_bytes;
 };
@@ -342,7 +342,7 @@ static int launch_stop(struct launch *l, const struct coll *c)
     int hung = 0;
     if (l->pid > 0) {
         kill(l->pid, SIGTERM);
-        hung = reap(l->pid, 20000, l->run_dir[0] ? "jaxset" : "mpirun") == -1;
+        hung = reap(l->pid, 20000, l->run_dir[0] ? "jaxset" : "launcher") == -1;
         l->pid = -1;
     }
     int left = c ? survivors(c->pid[0], c->n) + survivors(c->pid[1], c->n) : 0;
@@ -367,6 +367,23 @@ static int mpirun_start(struct launch *l, const struct coll *c)
     int efd = open(l->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     l->pid = spawn(g.mpirun, argv, NULL, efd, efd);
     unsetenv("BENCH_SOCK");
+    if (efd >= 0)
+        close(efd);
+    return l->pid > 0 ? 0 : -1;
+}
+
+/* The exec floor: `launcher N ping`, a libc-only program that posix_spawns the N pings. */
+static int launcher_start(struct launch *l, const struct coll *c)
+{
+    char np[16], sock[160];
+    char *argv[] = {(char *)g.launcher, np, (char *)g.ping, NULL};
+    char *envp[] = {sock, "ATTEMPT=0", NULL};
+    snprintf(np, sizeof(np), "%d", c->n);
+    snprintf(sock, sizeof(sock), "BENCH_SOCK=%s", c->path);
+    snprintf(l->err_path, sizeof(l->err_path), "%s/launcher%u.err", g.dir, ++g_seq);
+    l->run_dir[0] = 0;
+    int efd = open(l->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    l->pid = spawn(g.launcher, argv, envp, efd, efd);
     if (efd >= 0)
         close(efd);
     return l->pid > 0 ? 0 : -1;
@@ -438,14 +455,15 @@ static double m_jaxset_launch(int n, int quiet, long *rss, long *hwm)
     return r;
 }
 
-static double m_mpirun_launch(int n)
+/* A launcher program other than jaxset (mpirun, or the exec floor's `launcher`). */
+static double m_other_launch(int n, int (*start)(struct launch *, const struct coll *))
 {
     struct coll c;
     struct launch l = {.pid = -1};
     double r = B_FAIL;
     if (coll_open(&c, n) == 0) {
         int64_t t0 = now_ns();
-        if (mpirun_start(&l, &c) == 0 && coll_wait(&c, 0, &l.pid) == 0)
+        if (start(&l, &c) == 0 && coll_wait(&c, 0, &l.pid) == 0)
             r = ms_since(t0);
         g_survived += launch_stop(&l, &c) < 0;
     }
@@ -514,36 +532,56 @@ static void read_to_eof(int fd, long long *bytes, long long *lines)
     }
 }
 
-/* Payload MB/s (1e6 B/s) of spew's lines read from a pipe: straight from spew (jaxset = 0) or
- * forwarded by `jaxset run` (a prefix per line; the log file is written too). */
-static double m_log(int jaxset)
+enum log_way { LOG_RAW, LOG_RELAY, LOG_RELAY_FULL, LOG_JAXSET, LOG_WAYS };
+
+static const char *const log_way_name[LOG_WAYS] = {"raw", "relay", "relay+", "jaxset"};
+
+/* Starts spew the given way with its (or its relay's) stdout to out_fd; the relay+ way
+ * appends to logf as well. */
+static int log_start(enum log_way way, struct launch *l, const char *manifest, char *logf,
+                     int out_fd)
+{
+    char nb[32];
+    snprintf(nb, sizeof(nb), "%lld", g.log_bytes);
+    char *raw[] = {(char *)g.spew, nb, NULL};
+    char *relay[] = {(char *)g.relay, (char *)g.spew, nb, NULL};
+    char *full[] = {(char *)g.relay, "-p", "[bench-w-0-0] ", "-l", logf, (char *)g.spew, nb,
+                    NULL};
+    if (way == LOG_JAXSET)
+        return jaxset_start(l, manifest, 0, out_fd);
+    l->pid = way == LOG_RAW     ? spawn(g.spew, raw, NULL, out_fd, -1)
+             : way == LOG_RELAY ? spawn(g.relay, relay, NULL, out_fd, -1)
+                                : spawn(g.relay, full, NULL, out_fd, -1);
+    return l->pid > 0 ? 0 : -1;
+}
+
+/* Payload MB/s (1e6 B/s) of spew's lines read from a pipe, from spew through `way`. */
+static double m_log(enum log_way way)
 {
     long long want_lines = g.log_bytes / 100, bytes = 0, lines = 0;
-    char nb[32], manifest[160];
-    char *argv[] = {(char *)g.spew, nb, NULL};
+    char manifest[160], logf[160];
     struct launch l = {.pid = -1};
     int p[2], st = 0;
-    snprintf(nb, sizeof(nb), "%lld", g.log_bytes);
     manifest_path(manifest, sizeof(manifest));
-    if (pipe2(p, O_CLOEXEC) < 0 || (jaxset && write_manifest(manifest, 1, 0, "", g.log_bytes)))
+    snprintf(logf, sizeof(logf), "%s/relay%u.log", g.dir, g_seq);
+    if (pipe2(p, O_CLOEXEC) < 0 ||
+        (way == LOG_JAXSET && write_manifest(manifest, 1, 0, "", g.log_bytes)))
         return B_FAIL;
     int64_t t0 = now_ns();
-    if (jaxset)
-        jaxset_start(&l, manifest, 0, p[1]);
-    else
-        l.pid = spawn(g.spew, argv, NULL, p[1], -1);
+    log_start(way, &l, manifest, logf, p[1]);
     close(p[1]);
     read_to_eof(p[0], &bytes, &lines);
     close(p[0]);
     if (l.pid > 0)
-        st = reap(l.pid, 60000, jaxset ? "jaxset" : "spew");
+        st = reap(l.pid, 60000, log_way_name[way]);
     double t = ms_since(t0);
     l.pid = -1;
     launch_stop(&l, NULL);
     unlink(manifest);
+    unlink(logf);
     if (!WIFEXITED(st) || WEXITSTATUS(st) || lines != want_lines) {
         fprintf(stderr, "bench: log run (%s): status 0x%x, %lld/%lld lines\n",
-                jaxset ? "jaxset" : "raw", st, lines, want_lines);
+                log_way_name[way], st, lines, want_lines);
         return B_FAIL;
     }
     return (double)(want_lines * 100) / 1e6 / (t / 1e3);
@@ -584,29 +622,33 @@ static void print_ratio(double a, double b)
 static void section_launch(void)
 {
     static const int reps[4] = {20, 15, 9, 5};
-    double f[20], j[20], m[20];
+    double f[20], x[20], j[20], m[20];
     printf("\n== launch: N trivial workers, from spawn of the launcher until all N have reported"
-           "\n   (median of R runs, ms; floor = bare posix_spawn of N; target jaxset <= 1.50x)\n");
-    printf("%5s %3s %9s %9s %8s %9s %8s\n", "N", "R", "floor", "jaxset", "j/floor", "mpirun",
-           "m/floor");
+           "\n   (median of R runs, ms; floor = bare posix_spawn of N; exec floor = a libc-only"
+           "\n   launcher program exec'd, spawning N; target jaxset <= 1.50x floor)\n");
+    printf("%5s %3s %9s %9s %9s %8s %8s %9s %8s\n", "N", "R", "floor", "exec-flr", "jaxset",
+           "j/floor", "j/exec", "mpirun", "m/floor");
     for (int k = 0; k < 4; k++) {
         int n = ns[k], r = reps_for(n, reps);
-        for (int i = 0; i < r; i++) { /* interleaved: machine noise hits all three alike */
+        for (int i = 0; i < r; i++) { /* interleaved: machine noise hits all alike */
             f[i] = m_floor_launch(n);
+            x[i] = m_other_launch(n, launcher_start);
             j[i] = m_jaxset_launch(n, 1, NULL, NULL);
-            m[i] = g.mpirun ? m_mpirun_launch(n) : B_FAIL;
+            m[i] = g.mpirun ? m_other_launch(n, mpirun_start) : B_FAIL;
         }
-        double fm = median(f, r), jm = median(j, r), mm = median(m, r);
+        double fm = median(f, r), xm = median(x, r), jm = median(j, r), mm = median(m, r);
         printf("%5d %3d", n, r);
         print_ms(fm);
+        print_ms(xm);
         print_ms(jm);
         print_ratio(jm, fm);
+        print_ratio(jm, xm);
         if (g.mpirun)
             print_ms(mm);
         else
             printf(" %9s", "n/a");
         print_ratio(mm, fm);
-        printf("\n");
+        printf("  %s\n", jm >= 0 && fm > 0 && jm <= 1.5 * fm ? "met" : "MISSED");
         fflush(stdout);
     }
 }
@@ -643,22 +685,31 @@ static void section_restart(void)
 static void section_log(void)
 {
     int r = g.reps ? g.reps : g.quick ? 2 : 5;
-    double raw[20], jx[20];
+    double v[LOG_WAYS][20], med[LOG_WAYS];
     printf("\n== log forwarding: %lld MiB of 100-byte lines from one worker to a pipe read to EOF"
            "\n   (median of %d runs, payload MB/s = 1e6 B/s; floor = the worker's stdout as the "
-           "pipe;\n   target jaxset >= 80%% of floor)\n", g.log_bytes >> 20, r);
-    for (int i = 0; i < r; i++) {
-        raw[i] = m_log(0);
-        jx[i] = m_log(1);
+           "pipe;\n   relay = a libc-only program copying it; relay+ = the same adding jaxset's "
+           "prefix\n   and log file; target jaxset >= 80%% of floor)\n",
+           g.log_bytes >> 20, r);
+    for (int i = 0; i < r; i++)
+        for (int w = 0; w < LOG_WAYS; w++)
+            v[w][i] = m_log((enum log_way)w);
+    for (int w = 0; w < LOG_WAYS; w++)
+        med[w] = median(v[w], r);
+    printf("%-8s %10s %9s %10s\n", "way", "MB/s", "of floor", "of relay+");
+    for (int w = 0; w < LOG_WAYS; w++) {
+        printf("%-8s", log_way_name[w]);
+        if (med[w] < 0 || med[LOG_RAW] <= 0) {
+            printf(" %10s\n", "FAIL");
+            continue;
+        }
+        printf(" %10.0f %8.0f%%", med[w], 100.0 * med[w] / med[LOG_RAW]);
+        if (med[LOG_RELAY_FULL] > 0)
+            printf(" %9.0f%%", 100.0 * med[w] / med[LOG_RELAY_FULL]);
+        if (w == LOG_JAXSET)
+            printf("  %s", med[w] >= 0.8 * med[LOG_RAW] ? "met" : "MISSED");
+        printf("\n");
     }
-    double rm = median(raw, r), jm = median(jx, r);
-    printf("%12s %12s %8s %8s\n", "raw MB/s", "jaxset MB/s", "ratio", "target");
-    if (rm <= 0 || jm < 0) {
-        printf("%12.0f %12.0f %8s\n", rm, jm, "FAIL");
-        return;
-    }
-    printf("%12.0f %12.0f %7.0f%% %8s\n", rm, jm, 100.0 * jm / rm,
-           jm >= 0.8 * rm ? "met" : "MISSED");
     fflush(stdout);
 }
 
@@ -694,9 +745,11 @@ static void section_rss(void)
 
 static int parse(int argc, char **argv)
 {
-    static const char *const names[] = {"--jaxset", "--ping", "--spew", "--mpirun", "--dir",
-                                        "--only", "--log-mib", "--reps"};
-    const char **slots[] = {&g.jaxset, &g.ping, &g.spew, &g.mpirun, &g.dir, &g.only, NULL, NULL};
+    static const char *const names[] = {"--jaxset", "--ping",  "--spew",    "--launcher",
+                                        "--relay",  "--mpirun", "--dir",    "--only",
+                                        "--log-mib", "--reps"};
+    const char **slots[] = {&g.jaxset, &g.ping, &g.spew, &g.launcher, &g.relay,
+                            &g.mpirun, &g.dir,  &g.only, NULL,        NULL};
     g.log_bytes = 256LL << 20;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
@@ -705,18 +758,18 @@ static int parse(int argc, char **argv)
             continue;
         }
         size_t k = 0;
-        while (k < 8 && strcmp(argv[i], names[k]))
+        while (k < 10 && strcmp(argv[i], names[k]))
             k++;
-        if (k == 8 || i + 1 == argc)
+        if (k == 10 || i + 1 == argc)
             return -1;
         if (slots[k])
             *slots[k] = argv[++i];
-        else if (k == 6)
+        else if (k == 8)
             g.log_bytes = strtoll(argv[++i], NULL, 10) << 20;
         else
             g.reps = (int)strtol(argv[++i], NULL, 10);
     }
-    return g.jaxset && g.ping && g.spew && g.dir && g.log_bytes >= 100 && g.reps >= 0 &&
+    return g.jaxset && g.ping && g.spew && g.launcher && g.relay && g.dir && g.log_bytes >= 100 && g.reps >= 0 &&
                    g.reps <= 20
                ? 0
                : -1;
@@ -730,8 +783,8 @@ static int want(const char *what)
 int main(int argc, char **argv)
 {
     if (parse(argc, argv) < 0) {
-        fprintf(stderr, "usage: bench_local --jaxset PATH --ping PATH --spew PATH --dir DIR "
-                        "[--mpirun PATH] [--quick] [--reps N] [--log-mib N] "
+        fprintf(stderr, "usage: bench_local --jaxset PATH --ping PATH --spew PATH "
+                        "--launcher PATH --relay PATH --dir DIR [--mpirun PATH] [--quick] [--reps N] [--log-mib N] "
                         "[--only launch|restart|log|rss]\n");
         return 2;
     }

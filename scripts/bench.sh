@@ -26,7 +26,7 @@ cmake --build "$B" --target jaxset >/dev/null
 mkdir -p "$B/bench"
 CFLAGS=(-O2 -std=c17 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
         -Wformat=2 -Wvla)
-for p in ping spew bench_local; do
+for p in ping spew launcher relay bench_local; do
     cc "${CFLAGS[@]}" -o "$B/bench/$p" "bench/$p.c"
 done
 
@@ -45,4 +45,5 @@ else
 fi
 
 "$B/bench/bench_local" --jaxset "$PWD/$B/jaxset" --ping "$PWD/$B/bench/ping" \
-    --spew "$PWD/$B/bench/spew" --dir "$work" --mpirun "$MPIRUN" "$@"
+    --spew "$PWD/$B/bench/spew" --launcher "$PWD/$B/bench/launcher" \
+    --relay "$PWD/$B/bench/relay" --dir "$work" --mpirun "$MPIRUN" "$@"

@@ -1,0 +1,122 @@
+/* relay: the least a log-forwarding launcher can be, for bench_local's log floors.  Spawns
+ * PROG with its stdout into a pipe and copies that pipe to its own stdout, optionally appending
+ * every byte to LOGFILE as well (-l) and putting PREFIX before every line (-p), which is the
+ * work `jaxset run` has to do per pod.  One read buffer, one output buffer, no event loop, no
+ * colour, nothing else: any relay that touches every byte costs at least this much.
+ *
+ *   relay [-p PREFIX] [-l LOGFILE] PROG [ARGS...]
+ *
+ * Exits with PROG's exit status (1 when it did not exit normally, 2 on a usage or I/O error).
+ * Links nothing but libc. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RELAY_CHUNK (256 * 1024)
+#define RELAY_LINE_MAX 4096 /* longest prefix */
+
+extern char **environ;
+
+static char in[RELAY_CHUNK];
+static char out[RELAY_CHUNK + RELAY_LINE_MAX]; /* holds any prefix plus a whole chunk */
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Writes in[0..n) to stdout with the prefix at every line start, through the out buffer
+ * (flushed when full); *at_start carries across chunks. */
+static int prefix_lines(const char *prefix, size_t plen, size_t n, int *at_start)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(in + i, '\n', n - i);
+        size_t len = nl ? (size_t)(nl - (in + i)) + 1 : n - i;
+        if (o + plen + len > sizeof(out)) {
+            if (write_all(1, out, o) < 0)
+                return -1;
+            o = 0;
+        }
+        if (*at_start) {
+            memcpy(out + o, prefix, plen);
+            o += plen;
+        }
+        memcpy(out + o, in + i, len);
+        o += len;
+        i += len;
+        *at_start = nl != NULL;
+    }
+    return write_all(1, out, o);
+}
+
+static int relay(int rfd, int logfd, const char *prefix)
+{
+    size_t plen = prefix ? strlen(prefix) : 0;
+    int at_start = 1;
+    for (;;) {
+        ssize_t n = read(rfd, in, sizeof(in));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -1 : 0;
+        if (logfd >= 0 && write_all(logfd, in, (size_t)n) < 0)
+            return -1;
+        int rc = prefix ? prefix_lines(prefix, plen, (size_t)n, &at_start)
+                        : write_all(1, in, (size_t)n);
+        if (rc < 0)
+            return -1;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *prefix = NULL, *log = NULL;
+    int opt, p[2], logfd = -1, st = 0;
+    while ((opt = getopt(argc, argv, "+p:l:")) != -1) {
+        if (opt == 'p')
+            prefix = optarg;
+        else if (opt == 'l')
+            log = optarg;
+        else
+            return 2;
+    }
+    if (optind >= argc || (prefix && strlen(prefix) > RELAY_LINE_MAX)) {
+        fprintf(stderr, "usage: relay [-p PREFIX] [-l LOGFILE] PROG [ARGS...]\n");
+        return 2;
+    }
+    if (log && (logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+        perror(log);
+        return 2;
+    }
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    if (pipe2(p, O_CLOEXEC) < 0 || posix_spawn_file_actions_init(&fa) ||
+        posix_spawn_file_actions_adddup2(&fa, p[1], 1) ||
+        posix_spawnp(&pid, argv[optind], &fa, NULL, argv + optind, environ)) {
+        fprintf(stderr, "relay: cannot start %s\n", argv[optind]);
+        return 2;
+    }
+    close(p[1]);
+    int rc = relay(p[0], logfd, prefix);
+    close(p[0]);
+    waitpid(pid, &st, 0);
+    if (rc < 0)
+        return 2;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
