@@ -1,21 +1,40 @@
-/* jaxset logs NAME [POD]: the logs of a run's pods, finished or running.  POD is a pod name,
- * a hostname (<jobset>-<rj>-<job>-<index>: every attempt, oldest first) or a prefix of one;
- * without POD every pod's log is printed, each line prefixed with "[pod] ". */
+/* jaxset logs [-f] NAME [POD]: the logs of a run's pods, finished or running.  POD is a pod
+ * name, a hostname (<jobset>-<rj>-<job>-<index>: every attempt, oldest first) or a prefix of
+ * one; without POD every pod's log is printed, each line prefixed with "[pod] ".
+ *
+ * -f follows the run as `kubectl logs -f` does: what is there first, then every new line of
+ * every matching pod (pods created later, by restarts, included) until the run has ended.
+ * A run has ended when its run.json says so or its supervisor process is gone (SIGKILL). */
 #include "cli/cli.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/rundir.h"
 
-static const char usage[] = "jaxset logs NAME [POD]";
+#define LOGS_POLL_MS 100
+
+static const char usage[] = "jaxset logs [-f] NAME [POD]";
 
 struct logfile {
     char name[NAME_MAX + 1];
     struct timespec mtime;
+    off_t off; /* bytes already printed */
+};
+
+struct logs {
+    char dir[PATH_MAX], logs[PATH_MAX + 8];
+    const char *pod; /* NULL: every pod */
+    bool prefix;     /* decided on the first scan */
+    struct logfile *v;
+    size_t n;
 };
 
 static int by_time(const void *a, const void *b)
@@ -26,75 +45,148 @@ static int by_time(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static void cat(const char *path, const char *prefix)
+static bool known(const struct logs *l, const char *name)
 {
-    FILE *f = fopen(path, "r");
-    char line[65536];
-    while (f && fgets(line, sizeof(line), f)) {
-        if (prefix)
-            fputs(prefix, stdout);
-        fputs(line, stdout);
-        if (!strchr(line, '\n'))
-            putchar('\n');
-    }
-    if (f)
-        fclose(f);
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i].name, name))
+            return true;
+    return false;
 }
 
-static size_t collect(const char *logs, const char *pod, struct logfile **out)
+/* Adds the matching log files not seen yet, oldest first; returns -ENOMEM or 0. */
+static int scan(struct logs *l)
 {
-    DIR *d = opendir(logs);
+    DIR *d = opendir(l->logs);
     struct dirent *de;
-    size_t n = 0;
-    struct logfile *v = NULL;
+    size_t first_new = l->n;
+    int rc = 0;
     while (d && (de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len < 5 || strcmp(de->d_name + len - 4, ".log"))
+        if (len < 5 || strcmp(de->d_name + len - 4, ".log") ||
+            (l->pod && strncmp(de->d_name, l->pod, strlen(l->pod))))
             continue;
-        if (pod && strncmp(de->d_name, pod, strlen(pod)))
+        char name[NAME_MAX + 1], path[PATH_MAX + NAME_MAX + 2];
+        snprintf(name, sizeof(name), "%.*s", (int)(len - 4), de->d_name);
+        if (known(l, name))
             continue;
-        struct logfile *nv = realloc(v, (n + 1) * sizeof(*nv));
-        if (!nv)
+        struct logfile *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+        if (!nv) {
+            rc = -ENOMEM;
             break;
-        v = nv;
-        snprintf(v[n].name, sizeof(v[n].name), "%.*s", (int)(len - 4), de->d_name);
-        char path[PATH_MAX + NAME_MAX + 2];
+        }
+        l->v = nv;
         struct stat st = {0};
-        snprintf(path, sizeof(path), "%s/%s", logs, de->d_name);
+        snprintf(path, sizeof(path), "%s/%s", l->logs, de->d_name);
         stat(path, &st);
-        v[n++].mtime = st.st_mtim;
+        l->v[l->n++] = (struct logfile){.mtime = st.st_mtim};
+        memcpy(l->v[l->n - 1].name, name, sizeof(name));
     }
     if (d)
         closedir(d);
-    qsort(v, n, sizeof(*v), by_time);
-    *out = v;
-    return n;
+    qsort(l->v + first_new, l->n - first_new, sizeof(*l->v), by_time);
+    return rc;
+}
+
+/* Prints the whole lines of one log from its offset on; with `all` the unterminated tail too
+ * (the run has ended: nothing will complete it). */
+static void drain(const struct logs *l, struct logfile *f, bool all)
+{
+    char path[PATH_MAX + NAME_MAX + 16];
+    snprintf(path, sizeof(path), "%s/%s.log", l->logs, f->name);
+    FILE *in = fopen(path, "re");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    if (!in || fseeko(in, f->off, SEEK_SET) < 0)
+        goto out;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        bool whole = line[len - 1] == '\n';
+        if (!whole && !all)
+            break;
+        if (l->prefix)
+            printf("[%s] ", f->name);
+        fwrite(line, 1, (size_t)len, stdout);
+        if (!whole)
+            putchar('\n');
+        f->off += len;
+    }
+out:
+    free(line);
+    if (in)
+        fclose(in);
+    fflush(stdout);
+}
+
+/* The run has ended: a final state in run.json, or no supervisor process any more. */
+static bool run_ended(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    if (!j)
+        return false; /* not written yet: the run is starting */
+    const char *state = json_string_value(json_object_get(j, "state"));
+    json_int_t pid = json_integer_value(json_object_get(j, "pid"));
+    bool ended = (state && strcmp(state, "Running")) ||
+                 (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+    json_decref(j);
+    return ended;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* Prints everything there is; following, goes on until the run has ended. */
+static int print_logs(struct logs *l, bool follow)
+{
+    for (bool first = true;; first = false) {
+        bool ended = !follow || run_ended(l->dir); /* before the drain: it then sees all */
+        if (scan(l) < 0) {
+            fprintf(stderr, "jaxset logs: out of memory\n");
+            return EXIT_INVALID;
+        }
+        if (first)
+            l->prefix = !l->pod || l->n != 1;
+        if (ended && l->n == 0) {
+            fprintf(stderr, "jaxset logs: no pod log matches \"%s\" in %s\n",
+                    l->pod ? l->pod : "*", l->logs);
+            return EXIT_INVALID;
+        }
+        for (size_t i = 0; i < l->n; i++)
+            drain(l, &l->v[i], ended);
+        if (ended)
+            return EXIT_OK;
+        sleep_ms(LOGS_POLL_MS);
+    }
 }
 
 int cmd_logs(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || argv[1][0] == '-')
-        return cli_usage_error("logs", usage, "expected NAME [POD]");
-    char dir[PATH_MAX], logs[PATH_MAX + 8];
-    if (rundir_latest(argv[1], dir, sizeof(dir)) < 0) {
-        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", argv[1]);
+    struct logs l = {0};
+    bool follow = false;
+    const char *pos[2];
+    int n_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow"))
+            follow = true;
+        else if (argv[i][0] == '-' || n_pos == 2)
+            return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+        else
+            pos[n_pos++] = argv[i];
+    }
+    if (n_pos == 0)
+        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+    if (rundir_latest(pos[0], l.dir, sizeof(l.dir)) < 0) {
+        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", pos[0]);
         return EXIT_INVALID;
     }
-    snprintf(logs, sizeof(logs), "%s/logs", dir);
-    struct logfile *v = NULL;
-    size_t n = collect(logs, argc == 3 ? argv[2] : NULL, &v);
-    if (n == 0) {
-        fprintf(stderr, "jaxset logs: no pod log matches \"%s\" in %s\n",
-                argc == 3 ? argv[2] : "*", logs);
-        free(v);
-        return EXIT_INVALID;
-    }
-    for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX + NAME_MAX + 16], prefix[NAME_MAX + 8];
-        snprintf(path, sizeof(path), "%s/%s.log", logs, v[i].name);
-        snprintf(prefix, sizeof(prefix), "[%s] ", v[i].name);
-        cat(path, argc == 3 && n == 1 ? NULL : prefix);
-    }
-    free(v);
-    return EXIT_OK;
+    snprintf(l.logs, sizeof(l.logs), "%s/logs", l.dir);
+    l.pod = n_pos == 2 ? pos[1] : NULL;
+    int rc = print_logs(&l, follow);
+    free(l.v);
+    return rc;
 }

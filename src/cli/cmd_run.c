@@ -82,19 +82,24 @@ static int parse(struct run_args *a, int argc, char **argv)
 
 static int run_one(const struct manifest *m, const struct run_args *a)
 {
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], prev[PATH_MAX] = "";
+    int made = 0;
     if (a->run_dir)
         snprintf(dir, sizeof(dir), "%s", a->run_dir);
-    else
-        rundir_new(m->view.name, dir, sizeof(dir));
+    else if ((made = rundir_new(m->view.name, dir, sizeof(dir))) == 0)
+        rundir_mark_latest(m->view.name, dir, prev, sizeof(prev));
+    if (made < 0) {
+        fprintf(stderr, "jaxset run: cannot create %s: %s\n", dir, strerror(-made));
+        return EXIT_INVALID;
+    }
     struct runner_opts o = {.run_dir = dir, .out_fd = 1, .status_fd = 2,
                             .color = !a->no_color && isatty(1), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
                             .restart_base_ms = a->restart_ms, .gpus = a->gpus};
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
-    if (!a->run_dir && rc >= 0)
-        rundir_mark_latest(m->view.name, dir);
+    if (!a->run_dir && rc < 0) /* refused before it started: no trace left */
+        rundir_discard(m->view.name, dir, prev);
     if (rc < 0) {
         fprintf(stderr, "jaxset run: %s: %s\n", m->source, e.msg);
         return EXIT_INVALID;

@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "obj/fs.h"
+
 void rundir_home(char *out, size_t n)
 {
     const char *h = getenv("JAXSET_HOME"), *x = getenv("XDG_STATE_HOME");
@@ -19,7 +21,7 @@ void rundir_home(char *out, size_t n)
         snprintf(out, n, "%s/.local/state/jaxset", getenv("HOME") ? getenv("HOME") : "/tmp");
 }
 
-void rundir_new(const char *name, char *out, size_t n)
+int rundir_new(const char *name, char *out, size_t n)
 {
     char home[PATH_MAX], stamp[32];
     struct timespec ts;
@@ -29,24 +31,58 @@ void rundir_new(const char *name, char *out, size_t n)
     strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
     rundir_home(home, sizeof(home));
     snprintf(out, n, "%s/runs/%s/%s-%ld", home, name, stamp, (long)getpid());
+    return fs_mkdir_p(out);
 }
 
-void rundir_mark_latest(const char *name, const char *dir)
+static void latest_path(const char *name, char *out, size_t n)
 {
-    char home[PATH_MAX], link[PATH_MAX + 64], tmp[PATH_MAX + 80];
+    char home[PATH_MAX];
     rundir_home(home, sizeof(home));
-    snprintf(link, sizeof(link), "%s/runs/%s/latest", home, name);
+    snprintf(out, n, "%s/runs/%s/latest", home, name);
+}
+
+/* Atomically points `link` at `target` (a name in the same directory); "" removes it. */
+static void set_link(const char *link, const char *target)
+{
+    char tmp[PATH_MAX + 80];
+    if (!*target) {
+        unlink(link);
+        return;
+    }
     snprintf(tmp, sizeof(tmp), "%s.%ld", link, (long)getpid());
-    const char *base = strrchr(dir, '/');
-    if (symlink(base ? base + 1 : dir, tmp) == 0 && rename(tmp, link) < 0)
+    if (symlink(target, tmp) == 0 && rename(tmp, link) < 0)
         unlink(tmp);
+}
+
+void rundir_mark_latest(const char *name, const char *dir, char *prev, size_t n)
+{
+    char link[PATH_MAX + 64];
+    latest_path(name, link, sizeof(link));
+    ssize_t len = readlink(link, prev, n ? n - 1 : 0);
+    if (n)
+        prev[len > 0 ? len : 0] = 0;
+    const char *base = strrchr(dir, '/');
+    set_link(link, base ? base + 1 : dir);
+}
+
+void rundir_discard(const char *name, const char *dir, const char *prev)
+{
+    char link[PATH_MAX + 64];
+    if (rmdir(dir) < 0)
+        return; /* something was written there: it is a run to keep */
+    latest_path(name, link, sizeof(link));
+    set_link(link, prev);
+    *strrchr(link, '/') = 0; /* runs/<name>, then runs: removed only when empty */
+    if (rmdir(link) == 0 && strrchr(link, '/')) {
+        *strrchr(link, '/') = 0;
+        rmdir(link);
+    }
 }
 
 int rundir_latest(const char *name, char *out, size_t n)
 {
-    char home[PATH_MAX], link[PATH_MAX + 64];
-    rundir_home(home, sizeof(home));
-    snprintf(link, sizeof(link), "%s/runs/%s/latest", home, name);
+    char link[PATH_MAX + 64];
+    latest_path(name, link, sizeof(link));
     if (!realpath(link, out) || strlen(out) >= n)
         return -ENOENT;
     return 0;

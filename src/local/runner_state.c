@@ -10,28 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "obj/fs.h"
 #include "obj/jx.h"
-
-static int mkdir_p(const char *path)
-{
-    char tmp[1024];
-    snprintf(tmp, sizeof(tmp), "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
 
 int run__state_open(struct run *r, struct err *err)
 {
     char path[1024];
     snprintf(path, sizeof(path), "%s/logs", r->o->run_dir);
-    int rc = mkdir_p(path);
+    int rc = fs_mkdir_p(path);
     if (rc < 0)
         return err_set(err, rc, "%s: %s", path, strerror(-rc));
     snprintf(path, sizeof(path), "%s/events.log", r->o->run_dir);

@@ -297,6 +297,7 @@ def no_command_is_invalid():
     r = Run(text).run()
     assert r.rc == 2, r.describe()
     assert "has no command" in r.err, r.describe()
+    assert not os.path.exists(os.path.join(r.home, "runs")), "a run directory was left"
 
 
 @test
@@ -313,6 +314,43 @@ def get_and_logs():
     assert '"terminalState": "Completed"' in p.stdout, p.stdout
     p = subprocess.run([BIN, "logs", "gl", "gl-w-0-1"], env=env, capture_output=True, text=True)
     assert p.stdout.strip() == "hello from gl-w-0-1", p.stdout
+
+
+@test
+def logs_of_a_running_run_and_follow():
+    import select
+    import subprocess
+    from localtest import BIN
+    w = rj("w", "import os, time; print('first', flush=True); "
+           "go = os.environ['JAXSET_HOME'] + '/go'; "
+           "[time.sleep(0.02) for _ in iter(lambda: os.path.exists(go), True)]; "
+           "print('second')")
+    old = Run(jobset("fol", [rj("w", "print('an older run')")]))
+    assert old.run().rc == 0, old.describe()
+    r = Run(jobset("fol", [w]))
+    r.home = old.home  # same JAXSET_HOME: `latest` must move to the new run as it starts
+    r.env["JAXSET_HOME"] = old.home
+    r.start()
+    env = dict(os.environ, JAXSET_HOME=r.home)
+
+    def plain():
+        p = subprocess.run([BIN, "logs", "fol", "fol-w-0-0"], env=env, capture_output=True,
+                           text=True)
+        return p.returncode == 0 and p.stdout == "first\n"
+    wait_for(plain, 20, "`jaxset logs` showing the running run's first line")
+    f = subprocess.Popen([BIN, "logs", "-f", "fol"], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    ready, _, _ = select.select([f.stdout], [], [], 20)
+    assert ready, "logs -f printed nothing"
+    assert f.stdout.readline().endswith("] first\n")
+    time.sleep(0.3)  # following: it must still be running while the run is
+    assert f.poll() is None, "logs -f stopped before the run ended"
+    open(os.path.join(r.home, "go"), "w").close()
+    out, err = f.communicate(timeout=20)
+    assert f.returncode == 0, err
+    assert out.endswith("] second\n"), out
+    r.wait(30)
+    assert r.rc == 0, r.describe()
 
 
 @test
