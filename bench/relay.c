@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "write_all.h"
+
 #define RELAY_CHUNK (256 * 1024)
 #define RELAY_LINE_MAX 4096 /* longest prefix */
 
@@ -25,20 +27,6 @@ extern char **environ;
 
 static char in[RELAY_CHUNK];
 static char out[RELAY_CHUNK + RELAY_LINE_MAX]; /* holds any prefix plus a whole chunk */
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
 
 /* Writes in[0..n) to stdout with the prefix at every line start, through the out buffer
  * (flushed when full); *at_start carries across chunks. */

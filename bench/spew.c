@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "write_all.h"
+
 #define SPEW_CHUNK (64 * 1024)
 
 static long long arg(int argc, char **argv, int i, long long dflt, long long min)
@@ -21,20 +23,6 @@ static long long arg(int argc, char **argv, int i, long long dflt, long long min
     char *end;
     long long v = strtoll(argv[i], &end, 10);
     return *argv[i] && !*end && v >= min ? v : -1;
-}
-
-static int write_all(const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t w = write(1, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -56,7 +44,7 @@ int main(int argc, char **argv)
     long long left = total / line;
     while (left > 0) {
         size_t n = left < (long long)per ? (size_t)left : per;
-        if (write_all(buf, n * (size_t)line) < 0)
+        if (write_all(1, buf, n * (size_t)line) < 0)
             return 1;
         left -= (long long)n;
     }
