@@ -55,18 +55,29 @@ int main(int argc, char **argv)
     }
     char **envp = env_with_index(slot);
     char *kid_argv[] = {argv[2], NULL};
+    sigset_t term, none;
+    posix_spawnattr_t at;
+    sigemptyset(&none);
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigmask(&at, &none);
     signal(SIGTERM, on_term);
+    sigprocmask(SIG_BLOCK, &term, NULL); /* SIGTERM waits until every child is counted */
     for (int i = 0; envp && i < n; i++) {
         snprintf(slot, sizeof(slot), "JOB_COMPLETION_INDEX=%d", i);
-        int rc = posix_spawn(&kids[n_kids], argv[2], NULL, NULL, kid_argv, envp);
+        int rc = posix_spawn(&kids[n_kids], argv[2], NULL, &at, kid_argv, envp);
         if (rc) {
             fprintf(stderr, "launcher: %s: %s\n", argv[2], strerror(rc));
             on_term(SIGTERM);
         }
         n_kids++;
     }
+    sigprocmask(SIG_UNBLOCK, &term, NULL);
     while (n_kids && wait(NULL) > 0)
         ;
+    posix_spawnattr_destroy(&at);
     free(envp);
     return 0;
 }
