@@ -65,21 +65,22 @@ static int scan(struct logs *l)
         if (len < 5 || strcmp(de->d_name + len - 4, ".log") ||
             (l->pod && strncmp(de->d_name, l->pod, strlen(l->pod))))
             continue;
-        char name[NAME_MAX + 1], path[PATH_MAX + NAME_MAX + 2];
-        snprintf(name, sizeof(name), "%.*s", (int)(len - 4), de->d_name);
-        if (known(l, name))
+        struct logfile f = {0};
+        char path[PATH_MAX + NAME_MAX + 2];
+        snprintf(f.name, sizeof(f.name), "%.*s", (int)(len - 4), de->d_name);
+        if (known(l, f.name))
             continue;
         struct logfile *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
         if (!nv) {
             rc = -ENOMEM;
             break;
         }
-        l->v = nv;
         struct stat st = {0};
         snprintf(path, sizeof(path), "%s/%s", l->logs, de->d_name);
         stat(path, &st);
-        l->v[l->n++] = (struct logfile){.mtime = st.st_mtim};
-        memcpy(l->v[l->n - 1].name, name, sizeof(name));
+        f.mtime = st.st_mtim;
+        l->v = nv;
+        l->v[l->n++] = f;
     }
     if (d)
         closedir(d);

@@ -255,6 +255,17 @@ static void test_env_literal(void **state)
     fx_release(&f);
 }
 
+/* jaxrt_apply_job leaves the first child Job exactly as construct_job built it. */
+static void expect_apply_unchanged(struct fx *f)
+{
+    json_t *job = construct_job(f->js, &f->v, 0, 0);
+    json_t *before = json_deep_copy(job);
+    assert_int_equal(jaxrt_apply_job(&f->rt, &f->v, 0, 0, job), 0);
+    assert_true(json_equal(job, before));
+    json_decref(before);
+    json_decref(job);
+}
+
 static void test_off(void **state)
 {
     (void)state;
@@ -267,12 +278,7 @@ static void test_off(void **state)
     json_t *env = jaxrt_pod_env(&f.rt, &f.v, 0, 0, 0, NULL, 0);
     assert_int_equal(json_array_size(env), 0);
     json_decref(env);
-    json_t *job = construct_job(f.js, &f.v, 0, 0);
-    json_t *before = json_deep_copy(job);
-    assert_int_equal(jaxrt_apply_job(&f.rt, &f.v, 0, 0, job), 0);
-    assert_true(json_equal(job, before));
-    json_decref(before);
-    json_decref(job);
+    expect_apply_unchanged(&f);
     fx_release(&f);
 }
 
@@ -385,12 +391,7 @@ static void test_apply_not_jax(void **state)
     struct fx f;
     fx_init(&f, shapes[4].js, "jobset");
     assert_int_equal(f.rc, 0);
-    json_t *job = construct_job(f.js, &f.v, 0, 0);
-    json_t *before = json_deep_copy(job);
-    assert_int_equal(jaxrt_apply_job(&f.rt, &f.v, 0, 0, job), 0);
-    assert_true(json_equal(job, before));
-    json_decref(before);
-    json_decref(job);
+    expect_apply_unchanged(&f);
     fx_release(&f);
 }
 
