@@ -234,7 +234,8 @@ static int job_spec(json_t *spec, const struct build *b, const json_t *job_ann)
     return jx_set_bool(spec, "suspend", v->suspend);
 }
 
-json_t *construct_job(const json_t *js, const struct js_view *v, size_t rj, long long job)
+json_t *construct_job(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
+                      size_t rj, long long job)
 {
     struct build b = {.v = v};
     json_t *out = NULL, *meta = NULL, *spec = NULL;
@@ -251,6 +252,10 @@ json_t *construct_job(const json_t *js, const struct js_view *v, size_t rj, long
         goto out;
     out = json_pack("{s:s,s:s,s:O,s:O}", "apiVersion", "batch/v1", "kind", "Job", "metadata",
                     meta, "spec", spec);
+    if (out && rt && rt->flavor != JAXRT_OFF && jaxrt_apply_job(rt, v, rj, job, out) < 0) {
+        json_decref(out);
+        out = NULL;
+    }
 out:
     json_decref(meta);
     json_decref(spec);

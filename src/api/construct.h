@@ -5,14 +5,20 @@
 
 #include <jansson.h>
 
+#include "api/jaxrt.h"
 #include "api/jobset.h"
 
 /* Child Job `job` of replicated job `rj` for restart attempt v->restarts: name, namespace,
  * labels and annotations (template metadata + every §4.2 key, on the Job and its pod template),
  * exclusive-placement annotations/nodeSelector/toleration, subdomain when DNS hostnames are
- * on, spec.suspend, controller owner reference.  `js` is the JobSet the view was made of.
+ * on, spec.suspend, controller owner reference; then, when `rt` is a JAX runtime
+ * (rt->flavor != JAXRT_OFF), the JAX variables of jaxrt_apply_job() in its pod template.
+ * This is the one place that decides what a child Job looks like: the reconcile core's plan,
+ * `jaxset render` and the cluster backend all build Jobs here.  `js` is the JobSet the view
+ * was made of; `rt` may be NULL (no JAX wiring).
  * Returns a new reference or NULL on OOM. */
-json_t *construct_job(const json_t *js, const struct js_view *v, size_t rj, long long job);
+json_t *construct_job(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
+                      size_t rj, long long job);
 
 /* The headless Service (§4.1), or NULL on OOM.  Callers check v->dns_hostnames first. */
 json_t *construct_service(const json_t *js, const struct js_view *v);

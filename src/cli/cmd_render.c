@@ -21,10 +21,8 @@ static int render_one(const struct manifest *m, json_t *items)
         return -1;
     for (size_t r = 0; r < v->n_rj; r++) {
         for (long long j = 0; j < v->rj[r].replicas; j++) {
-            json_t *job = construct_job(m->jobset, v, r, j);
+            json_t *job = construct_job(m->jobset, v, &m->rt, r, j);
             if (!job || json_array_append_new(items, job) < 0)
-                return -1;
-            if (m->rt.flavor != JAXRT_OFF && jaxrt_apply_job(&m->rt, v, r, j, job) < 0)
                 return -1;
         }
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/construct.h"
 #include "api/keys.h"
 #include "core/failure.h"
 #include "core/reconcile_int.h"
@@ -103,6 +104,7 @@ void rec_plan_release(struct rec_plan *p)
     free(p->patches);
     free(p->events);
     json_decref(p->status);
+    json_decref(p->service);
     memset(p, 0, sizeof(*p));
     p->requeue_after_ms = -1;
 }
@@ -188,6 +190,23 @@ static int ctx_jobs(struct rec_ctx *c, const json_t *jobs)
     return 0;
 }
 
+/* The JAX runtime of a valid JobSet; an error here means the JobSet was never validated. */
+static int ctx_jaxrt(struct rec_ctx *c)
+{
+    struct ferr_list errs;
+    ferr_list_init(&errs);
+    int rc = jaxrt_init(&c->rt, c->js, &c->v, &errs);
+    if (rc > 0) {
+        char *first = ferr_format(&errs.v[0]);
+        rc = err_set(c->e, -EINVAL, "jobset: %s", first ? first : "invalid JAX runtime");
+        free(first);
+    } else if (rc < 0) {
+        rc = err_set(c->e, rc, "out of memory");
+    }
+    ferr_list_release(&errs);
+    return rc;
+}
+
 static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int64_t now)
 {
     const json_t *old_conds;
@@ -197,6 +216,8 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
     int rc = js_view_init(&c->v, js);
     if (rc)
         return err_set(c->e, rc, "jobset: cannot read metadata.name or spec.replicatedJobs");
+    if ((rc = ctx_jaxrt(c)) < 0)
+        return rc;
     rec_time_format(now, c->now);
     c->now_ms = now * 1000;
     c->restarts = c->v.restarts;
@@ -212,6 +233,7 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
 
 static void ctx_release(struct rec_ctx *c)
 {
+    jaxrt_release(&c->rt);
     js_view_release(&c->v);
     free(c->jobs);
     free(c->names);
@@ -271,7 +293,8 @@ static int reconcile_running(struct rec_ctx *c)
         return rec_failure_execute(c);
     if (c->n_bucket[REC_BUCKET_SUCCEEDED] && rec_success_met(c))
         return rec__complete(c);
-    c->plan->ensure_service = c->v.dns_hostnames;
+    if (c->v.dns_hostnames && !(c->plan->service = construct_service(c->js, &c->v)))
+        return -ENOMEM;
     rc = rec_create_jobs(c);
     if (rc)
         return rc;

@@ -6,7 +6,7 @@
  * Kubernetes) observe, call it, and execute the plan it returns, in this order:
  *
  *   1. deletes      (child Jobs, Foreground propagation when `foreground`)
- *   2. creates      (the headless Service first when `ensure_service`)
+ *   2. creates      (the headless Service first when `service` is set)
  *   3. patches      (full Job updates that suspend or resume existing Jobs)
  *   4. status       (PUT .../status when `status_changed`), then, only if that succeeded,
  *   5. events       (in order)
@@ -74,7 +74,8 @@ struct rec_plan {
                             * replicatedJobsStatus entry per RJ with all six counters, sorted
                             * by name descending as upstream writes it) */
     bool status_changed;   /* semantically different from the observed status */
-    bool ensure_service;   /* create the headless Service if no Service of that name exists */
+    json_t *service;       /* owned: the headless Service to create unless a Service of that
+                            * name exists (DNS hostnames on and the JobSet running), or NULL */
     bool delete_jobset;    /* TTL after finished expired: delete the JobSet (Foreground) */
     long long requeue_after_ms; /* reconcile again after this long; -1 = no timed requeue */
 };

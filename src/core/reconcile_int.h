@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/jaxrt.h"
 #include "api/jobset.h"
 #include "core/reconcile.h"
 #include "core/status.h"
@@ -30,6 +31,7 @@ struct rec_ctx {
     const json_t *spec;
     const json_t *old_status;  /* borrowed, may be NULL */
     struct js_view v;
+    struct jaxrt rt;           /* the JAX runtime the JobSet's annotations ask for (owned) */
     char now[REC_TIME_MAX];    /* RFC 3339 stamp for new conditions */
     int64_t now_ms;
     struct rec_job *jobs;      /* owned array */

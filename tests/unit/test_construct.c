@@ -85,7 +85,7 @@ static json_t *job_of(struct fx *f, const char *rj, long long idx)
 {
     long i = js_view_find(&f->v, rj);
     assert_true(i >= 0);
-    json_t *job = construct_job(f->js, &f->v, (size_t)i, idx);
+    json_t *job = construct_job(f->js, &f->v, NULL, (size_t)i, idx);
     assert_non_null(job);
     return job;
 }

@@ -258,7 +258,7 @@ static void test_env_literal(void **state)
 /* jaxrt_apply_job leaves the first child Job exactly as construct_job built it. */
 static void expect_apply_unchanged(struct fx *f)
 {
-    json_t *job = construct_job(f->js, &f->v, 0, 0);
+    json_t *job = construct_job(f->js, &f->v, NULL, 0, 0);
     json_t *before = json_deep_copy(job);
     assert_int_equal(jaxrt_apply_job(&f->rt, &f->v, 0, 0, job), 0);
     assert_true(json_equal(job, before));
@@ -306,7 +306,7 @@ static void apply_case(const char *js, const char *flavor, const char *rj, long 
     if (f.rc != 0)
         fail_msg("unexpected errors:\n%s", tu_ferrs(&f.errs));
     size_t r = (size_t)js_view_find(&f.v, rj);
-    json_t *obj = construct_job(f.js, &f.v, r, job);
+    json_t *obj = construct_job(f.js, &f.v, NULL, r, job);
     assert_non_null(obj);
     assert_int_equal(jaxrt_apply_job(&f.rt, &f.v, r, job, obj), 0);
     const json_t *pt = jx_path(obj, "spec.template");

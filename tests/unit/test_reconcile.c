@@ -395,7 +395,7 @@ static void check_plan(const struct rcase *k, const struct rec_plan *p)
     expect_plan(k, "events", k->events, p, render_events);
     expect_event_msg(k, p);
     expect_str(k->name, "ensure_service", k->service ? "yes" : "no",
-               p->ensure_service ? "yes" : "no");
+               p->service ? "yes" : "no");
     expect_str(k->name, "delete_jobset", k->delete_js ? "yes" : "no",
                p->delete_jobset ? "yes" : "no");
     if (p->requeue_after_ms != (k->requeue_ms ? k->requeue_ms : -1))
