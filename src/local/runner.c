@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/plan_exec.h"
 #include "core/reconcile.h"
 #include "local/podenv.h"
 #include "obj/jx.h"
@@ -134,45 +135,100 @@ static json_t *jobs_json(const struct run *r)
     return arr;
 }
 
-static void apply_patches(struct run *r, struct rec_plan *p)
+/* ---- the local backend's plan operations (core/plan_exec.h) ---------------------------- */
+
+struct run_pass {
+    struct run *r;
+    int64_t now;
+};
+
+static int op_delete_job(void *ctx, const char *name, bool foreground, struct err *e)
 {
-    for (size_t i = 0; i < p->n_patches; i++) {
-        struct rjob *j = find_job(r, p->patches[i].name);
-        if (!j)
-            continue;
-        json_t *spec = jx_obj(j->obj, "spec");
-        jx_set_bool(spec, "suspend", p->patches[i].suspend);
-        j->spec.suspend = p->patches[i].suspend;
-        if (p->patches[i].clear_start_time) {
-            json_object_del(jx_obj(j->obj, "status"), "startTime");
-            j->st.has_start = false;
-        }
-    }
+    struct run_pass *ps = ctx;
+    (void)foreground; /* a Job's pods are always stopped before its name is free again */
+    (void)e;
+    delete_job(ps->r, name, ps->now);
+    return 0;
 }
 
-static int apply_plan(struct run *r, struct rec_plan *p, int64_t now, bool *changed,
+/* Pod hostnames resolve through the run's hosts file (runner_hosts.c): nothing to create. */
+static int op_create_service(void *ctx, json_t *service, struct err *e)
+{
+    (void)ctx;
+    (void)service;
+    (void)e;
+    return 0;
+}
+
+/* A Job already there (the API server's AlreadyExists) or a run being stopped creates nothing. */
+static int op_create_job(void *ctx, json_t *job, struct err *e)
+{
+    struct run_pass *ps = ctx;
+    if (ps->r->signal || find_job(ps->r, jx_str(jx_obj(job, "metadata"), "name")))
+        return 0;
+    return add_job(ps->r, json_incref(job), e);
+}
+
+static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
+{
+    struct run_pass *ps = ctx;
+    struct rjob *j = find_job(ps->r, pa->name);
+    (void)e;
+    if (!j)
+        return 0;
+    jx_set_bool(jx_obj(j->obj, "spec"), "suspend", pa->suspend);
+    j->spec.suspend = pa->suspend;
+    if (pa->clear_start_time) {
+        json_object_del(jx_obj(j->obj, "status"), "startTime");
+        j->st.has_start = false;
+    }
+    return 0;
+}
+
+static int op_write_status(void *ctx, json_t *status, struct err *e)
+{
+    struct run_pass *ps = ctx;
+    if (json_object_set(ps->r->js, "status", status) < 0)
+        return err_set(e, -ENOMEM, "out of memory");
+    ps->r->status_dirty = true;
+    return 0;
+}
+
+static void op_record_event(void *ctx, enum rec_event_type type, const char *reason,
+                            const char *message)
+{
+    struct run_pass *ps = ctx;
+    run__event(ps->r, type == REC_EVENT_WARNING ? "Warning" : "Normal", reason, message);
+}
+
+/* ttlSecondsAfterFinished: a local run ends once it is finished, its directory is kept. */
+static int op_delete_jobset(void *ctx, struct err *e)
+{
+    (void)ctx;
+    (void)e;
+    return 0;
+}
+
+static const struct rec_ops run_ops = {
+    .delete_job = op_delete_job,
+    .create_service = op_create_service,
+    .create_job = op_create_job,
+    .update_job = op_update_job,
+    .write_status = op_write_status,
+    .record_event = op_record_event,
+    .delete_jobset = op_delete_jobset,
+};
+
+static int apply_plan(struct run *r, const struct rec_plan *p, int64_t now, bool *changed,
                       struct err *err)
 {
-    for (size_t i = 0; i < p->n_deletes; i++)
-        delete_job(r, p->deletes[i].name, now);
-    for (size_t i = 0; i < p->n_creates; i++) {
-        if (r->signal || find_job(r, jx_str(jx_obj(p->creates[i], "metadata"), "name")))
-            continue;
-        int rc = add_job(r, p->creates[i], err);
-        p->creates[i] = NULL;
-        if (rc < 0)
-            return rc;
-    }
-    apply_patches(r, p);
-    if (p->status_changed) {
-        json_object_set(r->js, "status", p->status);
-        r->status_dirty = true;
-    }
-    for (size_t i = 0; i < p->n_events; i++)
-        run__event(r, p->events[i].type == REC_EVENT_WARNING ? "Warning" : "Normal",
-                   p->events[i].reason, p->events[i].message);
+    struct run_pass ps = {r, now};
+    struct rec_exec_result res;
+    int rc = rec_plan_execute(p, &run_ops, &ps, &res, err);
+    if (rc < 0)
+        return rc;
     r->requeue_at_ms = p->requeue_after_ms >= 0 ? now + p->requeue_after_ms : INT64_MAX;
-    *changed = p->n_deletes || p->n_creates || p->n_patches || p->status_changed;
+    *changed = res.changed;
     return 0;
 }
 
