@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "obj/jsontext.h"
+
 #define YD_DEPTH_MAX 1000          /* nested collections in one document */
 #define YD_EXPAND_MAX 1000000u     /* nodes produced by aliases, per input (alias bombs) */
 #define YE_SIMPLE_KEY_MAX 1000     /* libyaml refuses implicit keys over 1024 characters */
@@ -866,10 +868,15 @@ int yaml_decode(const char *buf, size_t len, json_t **out_docs, struct err *err)
 {
     struct yd d;
     json_t *docs = NULL;
+    char *fixed = NULL;
     int rc;
     if (len > YAML_INPUT_MAX)
         return err_set(err, -EFBIG, "input too large: %zu bytes (limit %u)", len,
                        YAML_INPUT_MAX);
+    /* JSON input: UTF-16 surrogate escapes become the characters they encode */
+    if (buf && jsontext_is_json(buf, len) && jsontext_surrogates(buf, len, &fixed, &len) < 0)
+        return err_set(err, -ENOMEM, "out of memory");
+    buf = fixed ? fixed : buf;
     memset(&d, 0, sizeof(d));
     d.err = err;
     d.buf = buf ? buf : "";
@@ -889,6 +896,7 @@ int yaml_decode(const char *buf, size_t len, json_t **out_docs, struct err *err)
     free(d.anchors);
     json_decref(d.anchor_index);
     yaml_parser_delete(&d.parser);
+    free(fixed);
     return rc;
 }
 

@@ -301,6 +301,40 @@ static char *write_temp(const char *text)
     return path;
 }
 
+/* JSON input (first non-blank byte '{', as kubectl decides) reads \u escapes as JSON does:
+ * UTF-16 surrogate pairs are one character, a lone surrogate is U+FFFD (Go's encoding/json);
+ * an escaped backslash before 'u' is no escape; YAML input keeps YAML's rules. */
+static void test_json_surrogates(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want; /* want: the value of key "a", or NULL for a decode error */
+    } cases[] = {
+        {" {\"a\": \"\\ud83d\\ude00\"}", "\xf0\x9f\x98\x80"},
+        {"{\"a\": \"x\\uD834\\uDD1Ey\"}", "x\xf0\x9d\x84\x9ey"},
+        {"{\"a\": \"\\ud83d\"}", "\xef\xbf\xbd"},
+        {"{\"a\": \"\\ude00\\ud83d!\"}", "\xef\xbf\xbd\xef\xbf\xbd!"},
+        {"{\"a\": \"\\u00e9\\\\ud83d\"}", "\xc3\xa9\\ud83d"},
+        {"{\"a\": \"q\\\"\\ud83d\\ude00\"}", "q\"\xf0\x9f\x98\x80"},
+        {"a: \"\\ud83d\\ude00\"", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *docs = NULL;
+        struct err e = {{0}};
+        int rc = yaml_decode(cases[i].in, strlen(cases[i].in), &docs, &e);
+        if (!cases[i].want) {
+            assert_int_equal(rc, -EINVAL);
+            continue;
+        }
+        if (rc != 0)
+            fail_msg("case %zu: %s", i, e.msg);
+        const char *got = json_string_value(json_object_get(json_array_get(docs, 0), "a"));
+        assert_non_null(got);
+        assert_string_equal(got, cases[i].want);
+        json_decref(docs);
+    }
+}
+
 static void test_decode_file(void **state)
 {
     (void)state;
@@ -599,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_alias_bomb),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_too_large),
+        cmocka_unit_test(test_json_surrogates),
         cmocka_unit_test(test_decode_file),
         cmocka_unit_test(test_encode_layout),
         cmocka_unit_test(test_encode_scalars),

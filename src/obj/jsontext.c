@@ -1,0 +1,104 @@
+/* JSON text rewriting for the YAML decoder (see jsontext.h). */
+#include "obj/jsontext.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool jsontext_is_json(const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n')
+            continue;
+        return buf[i] == '{';
+    }
+    return false;
+}
+
+/* The value of "\uXXXX" at s (6 bytes available), or -1 when it is not one. */
+static long hex4(const char *s, size_t avail)
+{
+    long v = 0;
+    if (avail < 6 || s[0] != '\\' || s[1] != 'u')
+        return -1;
+    for (int i = 2; i < 6; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static size_t utf8_put(char *o, uint32_t cp)
+{
+    if (cp < 0x10000) { /* only U+FFFD and BMP characters reach here as 3 bytes */
+        o[0] = (char)(0xE0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* At an escape inside a string: writes its replacement to o and returns the input bytes it
+ * consumed, or 0 when the escape is left as written. */
+static size_t surrogate_at(const char *s, size_t avail, char *o, size_t *wrote)
+{
+    long hi = hex4(s, avail);
+    if (hi < 0xD800 || hi > 0xDFFF)
+        return 0;
+    long lo = hi <= 0xDBFF ? hex4(s + 6, avail - 6) : -1;
+    if (lo >= 0xDC00 && lo <= 0xDFFF) {
+        *wrote = utf8_put(o, (uint32_t)(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)));
+        return 12;
+    }
+    *wrote = utf8_put(o, 0xFFFD);
+    return 6;
+}
+
+int jsontext_surrogates(const char *buf, size_t len, char **out, size_t *out_len)
+{
+    char *o = NULL;
+    size_t n = 0;
+    bool in_str = false, changed = false;
+    if (!memmem(buf, len, "\\u", 2))
+        return 0;
+    if (!(o = malloc(len + 1)))
+        return -ENOMEM;
+    for (size_t i = 0; i < len;) {
+        size_t used = 0, wrote = 0;
+        if (in_str && buf[i] == '\\') {
+            used = surrogate_at(buf + i, len - i, o + n, &wrote);
+            if (!used) { /* any other escape: copy it whole so an escaped quote stays inside */
+                memcpy(o + n, buf + i, i + 1 < len ? 2 : 1);
+                wrote = used = i + 1 < len ? 2 : 1;
+            } else {
+                changed = true;
+            }
+        } else {
+            in_str ^= buf[i] == '"';
+            o[n] = buf[i];
+            wrote = used = 1;
+        }
+        n += wrote;
+        i += used;
+    }
+    if (!changed) {
+        free(o);
+        return 0;
+    }
+    o[n] = 0;
+    *out = o;
+    *out_len = n;
+    return 1;
+}
