@@ -7,9 +7,10 @@ static const char *const common_names[] = {
     "JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID", "JAX_COORDINATOR_PORT",
     NULL,
 };
+/* PYTHONUNBUFFERED=1 is injected too, but it carries no identity: a user's own stands beside
+ * it, as upstream's JAXJob controller allows (the injected entry comes last and wins). */
 static const char *const jaxjob_names[] = {
-    "COORDINATOR_ADDRESS", "COORDINATOR_PORT", "NUM_PROCESSES", "PROCESS_ID", "PYTHONUNBUFFERED",
-    NULL,
+    "COORDINATOR_ADDRESS", "COORDINATOR_PORT", "NUM_PROCESSES", "PROCESS_ID", NULL,
 };
 static const char *const aichor_names[] = {
     "JAXOPERATOR_COORDINATOR_ADDRESS", "JAXOPERATOR_COORDINATOR_HOST",

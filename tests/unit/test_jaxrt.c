@@ -502,13 +502,30 @@ static void test_not_errors(void **state)
     }
 }
 
+/* Only the names that carry a process's identity are reserved: upstream's JAXJob controller
+ * lets a user's PYTHONUNBUFFERED stand beside the one it adds. */
+static void test_reserved_names(void **state)
+{
+    (void)state;
+    static const char *const identity[] = {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES",
+                                           "JAX_PROCESS_ID", "JAX_COORDINATOR_PORT",
+                                           "COORDINATOR_ADDRESS", "COORDINATOR_PORT",
+                                           "NUM_PROCESSES", "PROCESS_ID"};
+    for (size_t i = 0; i < sizeof(identity) / sizeof(identity[0]); i++)
+        assert_true(jaxrt_is_reserved(JAXRT_JAXJOB, identity[i]));
+    assert_false(jaxrt_is_reserved(JAXRT_JAXJOB, "PYTHONUNBUFFERED"));
+    assert_false(jaxrt_is_reserved(JAXRT_JOBSET, "PROCESS_ID"));
+    assert_true(jaxrt_is_reserved(JAXRT_AICHOR, "JAXOPERATOR_PROCESS_ID"));
+    assert_false(jaxrt_is_reserved(JAXRT_OFF, "JAX_PROCESS_ID"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes),     cmocka_unit_test(test_env_literal),
         cmocka_unit_test(test_off),        cmocka_unit_test(test_apply_job),
         cmocka_unit_test(test_apply_not_jax), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_not_errors),
+        cmocka_unit_test(test_not_errors), cmocka_unit_test(test_reserved_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
