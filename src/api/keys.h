@@ -34,5 +34,6 @@
 #define ANN_SOURCE_KIND "jaxset.dev/source-kind"     /* JAXJob, TrainJob, AIchorManifest */
 #define ANN_JAXJOB_RUN_POLICY "jaxset.dev/jaxjob-run-policy" /* JAXJob spec.runPolicy, JSON */
 #define ANN_PROCESS_ID_OFFSET "jaxset.dev/jax-process-id-offset" /* on pod templates */
+#define ANN_RESTART_GRACE "jaxset.dev/restart-grace-seconds" /* api/local_ann.h */
 
 #endif

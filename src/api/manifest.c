@@ -9,6 +9,7 @@
 
 #include "api/convert.h"
 #include "api/keys.h"
+#include "api/local_ann.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
@@ -205,6 +206,8 @@ static int check(struct manifest *m)
         return rc;
     m->have_view = true;
     rc = jaxrt_init(&m->rt, m->jobset, &m->view, &m->errs);
+    if (rc >= 0)
+        rc = local_ann_restart_grace(m->jobset, &m->restart_grace_s, &m->errs);
     return rc < 0 ? rc : 0;
 }
 
@@ -213,6 +216,7 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
 {
     int rc;
     ferr_list_init(&m->errs);
+    m->restart_grace_s = -1;
     if (d->n_runnable > 1)
         rc = asprintf(&m->source, "%s#%zu", d->file, d->index + 1);
     else

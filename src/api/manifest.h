@@ -21,6 +21,7 @@ struct manifest {
     bool have_view;
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;
+    long long restart_grace_s; /* jaxset.dev/restart-grace-seconds, -1 when absent */
 };
 
 struct manifest_set {

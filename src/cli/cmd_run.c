@@ -95,7 +95,8 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     struct runner_opts o = {.run_dir = dir, .out_fd = 1, .status_fd = 2,
                             .color = !a->no_color && isatty(1), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
-                            .restart_base_ms = a->restart_ms, .gpus = a->gpus};
+                            .restart_base_ms = a->restart_ms, .gpus = a->gpus,
+                            .restart_grace_s = -1};
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
     if (!a->run_dir && rc < 0) /* refused before it started: no trace left */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/keys.h"
 #include "core/plan_exec.h"
 #include "core/reconcile.h"
 #include "local/podenv.h"
@@ -142,11 +143,22 @@ struct run_pass {
     int64_t now;
 };
 
+/* A Job of an earlier restart attempt is being torn down by a gang restart. */
+static bool restart_teardown(const struct run *r, const struct rjob *j)
+{
+    const char *a = jx_get_meta(jx_obj(j->obj, "metadata"), "labels", LBL_RESTART_ATTEMPT);
+    long long restarts = jx_int_or(jx_obj(r->js, "status"), "restarts", 0);
+    return !r->signal && a && strtoll(a, NULL, 10) < restarts;
+}
+
 static int op_delete_job(void *ctx, const char *name, bool foreground, struct err *e)
 {
     struct run_pass *ps = ctx;
+    struct rjob *j = find_job(ps->r, name);
     (void)foreground; /* a Job's pods are always stopped before its name is free again */
     (void)e;
+    if (j && !j->deleting)
+        j->restart_teardown = restart_teardown(ps->r, j);
     delete_job(ps->r, name, ps->now);
     return 0;
 }

@@ -29,6 +29,8 @@ struct runner_opts {
     bool quiet;              /* forward no pod output */
     const char *filter;      /* forward only pods whose replicated job or hostname matches */
     int grace_s;             /* termination grace override; -1: the pod's (default 30) */
+    int restart_grace_s;     /* grace of pods torn down by a gang restart; -1: the JobSet's
+                              * jaxset.dev/restart-grace-seconds, else grace_s / the pod's */
     int64_t restart_base_ms; /* OnFailure in-place restart backoff base */
     int gpus;                /* GPUs on this machine; -1: detect */
 };

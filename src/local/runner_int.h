@@ -51,6 +51,7 @@ struct rjob {
     struct rpod **pods;
     size_t n_pods;
     bool deleting;               /* foreground deletion: removed once no pod is alive */
+    bool restart_teardown;       /* deleted because the JobSet restarted (a previous attempt) */
     int64_t wakeup_ms;
 };
 
@@ -72,6 +73,7 @@ struct run {
     bool status_dirty;
     int64_t next_write_ms;       /* state files are rewritten at most every RUN_WRITE_MS */
     int64_t started_ms;
+    bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
     char last_line[512];
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
 };

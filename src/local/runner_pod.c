@@ -309,8 +309,16 @@ bool run__pod_alive(const struct rpod *p)
     return false;
 }
 
+/* The restart grace in force (option, else annotation), -1 when none. */
+static long long restart_grace_s(const struct run *r)
+{
+    return r->o->restart_grace_s >= 0 ? r->o->restart_grace_s : r->m->restart_grace_s;
+}
+
 static int grace_ms(const struct run *r, const struct rjob *j)
 {
+    if (j->restart_teardown && restart_grace_s(r) >= 0)
+        return (int)(restart_grace_s(r) * 1000);
     if (r->o->grace_s >= 0)
         return r->o->grace_s * 1000;
     long long g = jx_int_or(jx_obj(pod_template(j), "spec"), "terminationGracePeriodSeconds", 30);
@@ -332,6 +340,8 @@ static void pod_kill(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
         if (p->kill_at_ms == 0) {
             signal_pod(r, p, g ? SIGTERM : SIGKILL);
             p->kill_at_ms = now + g;
+        } else if (now + g < p->kill_at_ms) { /* a restart's shorter grace cuts a longer one */
+            p->kill_at_ms = now + g;
         }
         return;
     }
@@ -348,13 +358,28 @@ void run__kill_job(struct run *r, struct rjob *j, int64_t now)
         pod_kill(r, j, j->pods[i], now);
 }
 
+/* A gang restart waited out a grace period for processes that ignored SIGTERM: say once why
+ * and what shortens it. */
+static void note_restart_kill(struct run *r, const struct rjob *j, const struct rpod *p)
+{
+    if (r->restart_kill_noted || !j->restart_teardown || !run__pod_alive(p))
+        return;
+    r->restart_kill_noted = true;
+    run__note(r, "the restart waited %d s for pods that ignored SIGTERM (JAX treats it as a "
+                 "preemption notice and keeps running); set the JobSet annotation %s or "
+                 "--restart-grace SECONDS to restart sooner",
+              grace_ms(r, j) / 1000, ANN_RESTART_GRACE);
+}
+
 void run__escalate_kills(struct run *r, int64_t now)
 {
     for (size_t k = 0; k < r->n_jobs; k++)
         for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
             struct rpod *p = r->jobs[k]->pods[i];
-            if (p->kill_at_ms && now >= p->kill_at_ms)
+            if (p->kill_at_ms && now >= p->kill_at_ms) {
+                note_restart_kill(r, r->jobs[k], p);
                 signal_pod(r, p, SIGKILL);
+            }
         }
 }
 

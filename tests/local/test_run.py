@@ -121,6 +121,44 @@ def gang_restart_blocking_recreate():
     gang_restart("BlockingRecreate")
 
 
+# Attempt 0: pods 1 and 2 ignore SIGTERM and sleep, pod 0 fails once they are ready; attempt 1
+# succeeds.
+STUBBORN_GANG = ("import os, signal, sys, time; a = os.environ['ATTEMPT']; "
+                 "i = os.environ['JOB_COMPLETION_INDEX']; h = os.environ['JAXSET_HOME']; "
+                 "a != '0' and sys.exit(0); "
+                 "i != '0' and (signal.signal(signal.SIGTERM, signal.SIG_IGN), "
+                 "open(h + '/ready.' + i, 'w').close(), time.sleep(120)); "
+                 "[time.sleep(0.02) for _ in iter(lambda: len([f for f in os.listdir(h) "
+                 "if f.startswith('ready.')]) < 2, False)]; sys.exit(1)")
+
+
+@test
+def restart_grace_annotation():
+    # the harness passes --grace 5: without the annotation the restart would wait 5 s
+    ann = "\n  annotations:\n    jaxset.dev/restart-grace-seconds: \"1\""
+    w = rj("w", STUBBORN_GANG, pods=3)
+    spec = "\n  failurePolicy:\n    maxRestarts: 1"
+    t0 = time.monotonic()
+    r = Run(jobset("rgrace", [w], spec, ann)).run()
+    took = time.monotonic() - t0
+    assert r.rc == 0, r.describe()
+    assert r.jobset("rgrace")["status"]["restarts"] == 1
+    assert took < 4.5, f"the restart took {took:.1f}s, want about the 1 s restart grace"
+    assert "the restart waited 1 s for pods that ignored SIGTERM" in r.err, r.describe()
+    assert "jaxset.dev/restart-grace-seconds" in r.err, r.describe()
+    assert not r.leftovers()
+
+
+@test
+def restart_grace_annotation_invalid():
+    ann = "\n  annotations:\n    jaxset.dev/restart-grace-seconds: \"-1\""
+    r = Run(jobset("rgbad", [rj("w", "pass")], "", ann)).run()
+    assert r.rc == 2, r.describe()
+    assert ('metadata.annotations[jaxset.dev/restart-grace-seconds]: Invalid value: "-1": '
+            "must be a whole number of seconds from 0 to 86400") in r.err, r.describe()
+    assert not os.path.exists(os.path.join(r.home, "runs")), r.describe()
+
+
 @test
 def max_restarts_reached():
     w = rj("w", "import sys; sys.exit(1)")
