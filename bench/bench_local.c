@@ -287,14 +287,24 @@ static void floor_kill(pid_t *pids, int n)
 }
 
 /* A JobSet with one replicated job of n indexed ping pods (or one spew pod when log_bytes). */
+/* Stubborn workers ignore SIGTERM; restart_grace (NULL: none) is the JobSet's
+ * jaxset.dev/restart-grace-seconds. */
+struct stubborn {
+    int on;
+    const char *restart_grace;
+};
+
 static int write_manifest(const char *path, int n, int max_restarts, const char *sock,
-                          long long log_bytes)
+                          long long log_bytes, const struct stubborn *st)
 {
     FILE *f = fopen(path, "we");
     if (!f)
         return -1;
-    fprintf(f, "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: bench\n"
-               "spec:\n  failurePolicy:\n    maxRestarts: %d\n  replicatedJobs:\n"
+    fprintf(f, "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: bench\n");
+    if (st && st->restart_grace)
+        fprintf(f, "  annotations:\n    jaxset.dev/restart-grace-seconds: \"%s\"\n",
+                st->restart_grace);
+    fprintf(f, "spec:\n  failurePolicy:\n    maxRestarts: %d\n  replicatedJobs:\n"
                "  - name: w\n    replicas: 1\n    template:\n      spec:\n"
                "        parallelism: %d\n        completions: %d\n        backoffLimit: 0\n"
                "        completionMode: Indexed\n        template:\n          spec:\n"
@@ -310,6 +320,8 @@ static int write_manifest(const char *path, int n, int max_restarts, const char 
                    "                  fieldRef:\n                    fieldPath: metadata.labels"
                    "['jobset.sigs.k8s.io/restart-attempt']\n",
                 g.ping, sock);
+    if (st && st->on)
+        fprintf(f, "              - name: BENCH_IGNORE_TERM\n                value: \"1\"\n");
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -318,13 +330,16 @@ struct launch {
     char run_dir[160], err_path[160];
 };
 
-/* Starts `jaxset run MANIFEST --run-dir D --grace 0 [-q]` with stdout to out_fd. */
+/* Starts `jaxset run MANIFEST --run-dir D --grace G [-q]` with stdout to out_fd; G is "0"
+ * unless g_grace says otherwise. */
+static const char *g_grace = "0";
+
 static int jaxset_start(struct launch *l, const char *manifest, int quiet, int out_fd)
 {
     snprintf(l->run_dir, sizeof(l->run_dir), "%s/run%u", g.dir, ++g_seq);
     snprintf(l->err_path, sizeof(l->err_path), "%s/run%u.err", g.dir, g_seq);
     char *argv[] = {(char *)g.jaxset, "run", (char *)manifest, "--run-dir", l->run_dir,
-                    "--grace", "0", "--no-color", quiet ? "-q" : NULL, NULL};
+                    "--grace", (char *)g_grace, "--no-color", quiet ? "-q" : NULL, NULL};
     int efd = open(l->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int dn = out_fd >= 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
     l->pid = spawn(g.jaxset, argv, NULL, out_fd >= 0 ? out_fd : dn, efd);
@@ -439,7 +454,7 @@ static double m_jaxset_launch(int n, int quiet, long *rss, long *hwm)
     char manifest[160];
     double r = B_FAIL;
     manifest_path(manifest, sizeof(manifest));
-    if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 0, c.path, 0) == 0) {
+    if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 0, c.path, 0, NULL) == 0) {
         int64_t t0 = now_ns();
         if (jaxset_start(&l, manifest, quiet, -1) == 0 &&
             coll_wait(&c, 0, &l.pid) == 0)
@@ -494,14 +509,14 @@ static double m_floor_restart(int n)
 }
 
 /* jaxset gang restart: maxRestarts 1; from worker 0's exit 1 until n attempt-1 records. */
-static double m_jaxset_restart(int n)
+static double m_jaxset_restart(int n, const struct stubborn *st)
 {
     struct coll c;
     struct launch l = {.pid = -1};
     char manifest[160];
     double r = B_FAIL;
     manifest_path(manifest, sizeof(manifest));
-    if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 1, c.path, 0) == 0) {
+    if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 1, c.path, 0, st) == 0) {
         if (jaxset_start(&l, manifest, 1, -1) == 0 && coll_wait(&c, 0, &l.pid) == 0) {
             int64_t t0 = now_ns();
             kill(c.pid[0][0], SIGUSR1);
@@ -565,7 +580,7 @@ static double m_log(enum log_way way)
     manifest_path(manifest, sizeof(manifest));
     snprintf(logf, sizeof(logf), "%s/relay%u.log", g.dir, g_seq);
     if (pipe2(p, O_CLOEXEC) < 0 ||
-        (way == LOG_JAXSET && write_manifest(manifest, 1, 0, "", g.log_bytes)))
+        (way == LOG_JAXSET && write_manifest(manifest, 1, 0, "", g.log_bytes, NULL)))
         return B_FAIL;
     int64_t t0 = now_ns();
     log_start(way, &l, manifest, logf, p[1]);
@@ -665,7 +680,7 @@ static void section_restart(void)
         int n = sizes[k], r = g.reps ? g.reps : g.quick ? 3 : reps[k];
         for (int i = 0; i < r; i++) {
             f[i] = m_floor_restart(n);
-            j[i] = m_jaxset_restart(n);
+            j[i] = m_jaxset_restart(n, NULL);
         }
         double fm = median(f, r), jm = median(j, r);
         printf("%5d %3d", n, r);
@@ -680,6 +695,38 @@ static void section_restart(void)
         printf("\n");
         fflush(stdout);
     }
+}
+
+/* Gang restart of workers that ignore SIGTERM, as JAX workers do: without a restart grace the
+ * restart waits out the pods' grace period (--grace 3 here, 30 s by default); with
+ * jaxset.dev/restart-grace-seconds: "0" it does not. */
+static void section_restart_stubborn(void)
+{
+    enum { N = 16 };
+    static const struct stubborn plain = {1, NULL}, zero = {1, "0"};
+    int r = g.reps ? g.reps : 3;
+    double f[20], a[20], b[20];
+    printf("\n== gang restart of N=%d workers that ignore SIGTERM (pod grace 3 s: --grace 3)\n"
+           "   (median of R runs, ms; floor as above; no-ann: no annotation, the restart waits\n"
+           "   for SIGKILL; grace0: jaxset.dev/restart-grace-seconds: \"0\")\n", N);
+    printf("%5s %3s %9s %9s %7s %9s %7s\n", "N", "R", "floor", "no-ann", "/floor", "grace0",
+           "/floor");
+    g_grace = "3";
+    for (int i = 0; i < r; i++) {
+        f[i] = m_floor_restart(N);
+        a[i] = m_jaxset_restart(N, &plain);
+        b[i] = m_jaxset_restart(N, &zero);
+    }
+    g_grace = "0";
+    double fm = median(f, r), am = median(a, r), bm = median(b, r);
+    printf("%5d %3d", N, r);
+    print_ms(fm);
+    print_ms(am);
+    print_ratio(am, fm);
+    print_ms(bm);
+    print_ratio(bm, fm);
+    printf("\n");
+    fflush(stdout);
 }
 
 static void section_log(void)
@@ -795,6 +842,8 @@ int main(int argc, char **argv)
         section_launch();
     if (want("restart"))
         section_restart();
+    if (want("restart"))
+        section_restart_stubborn();
     if (want("log"))
         section_log();
     if (want("rss"))

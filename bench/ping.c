@@ -6,7 +6,8 @@
  *
  * SIGUSR1 makes it exit with status 1: that is how the harness crashes one worker for the
  * restart benchmark (the harness knows every worker's pid from its record).  SIGTERM keeps its
- * default action.  Links nothing but libc. */
+ * default action, unless $BENCH_IGNORE_TERM is set: then it is ignored, as JAX workers do
+ * (they take it as a preemption notice and keep running).  Links nothing but libc. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ int main(void)
     }
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL); /* before the record: the harness may signal right after */
+    if (getenv("BENCH_IGNORE_TERM"))
+        signal(SIGTERM, SIG_IGN);
     memcpy(a.sun_path, path, strlen(path) + 1);
     int len = snprintf(rec, sizeof(rec), "%s %s %ld", index, attempt, (long)getpid());
     int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
