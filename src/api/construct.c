@@ -9,7 +9,7 @@
 #include "obj/sha1.h"
 #include "obj/jx.h"
 
-/* One §4.2 key and its value for a given child Job. */
+/* One key of upstream labelAndAnnotateObject and its value for a given child Job. */
 struct stamp {
     const char *key;
     char val[320];
@@ -54,7 +54,7 @@ static void stamp_int(struct stamp *s, const char *key, long long val)
     snprintf(s->val, sizeof(s->val), "%lld", val);
 }
 
-/* Fills the §4.2 keys of Job `job` of `rj`; returns how many. */
+/* Fills the labelAndAnnotateObject keys of Job `job` of `rj`; returns how many. */
 static size_t stamps_fill(const struct js_view *v, size_t rj, long long job, const char *name,
                           struct stamp *st)
 {
@@ -129,7 +129,7 @@ out:
 
 /* Copies the exclusive-placement annotations into `ann`: JobSet level first, then the
  * replicated job's template level (which wins); node-selector comes from the level that
- * supplied exclusive-topology (§4.2). */
+ * supplied exclusive-topology (upstream labelAndAnnotateObject). */
 static int exclusive_copy(json_t *ann, const json_t *js_ann, const json_t *rj_ann)
 {
     const json_t *levels[2] = {js_ann, rj_ann};
@@ -199,7 +199,8 @@ static json_t *pod_template(json_t *spec)
     return fresh;
 }
 
-/* §4.3: the node-selector strategy of exclusive placement. */
+/* The node-selector strategy of exclusive placement (upstream addNamespacedJobNodeSelector,
+ * addTaintToleration). */
 static int node_selector_strategy(json_t *pspec, const json_t *job_ann, const char *ns,
                                   const char *name)
 {

@@ -1,5 +1,7 @@
 /* construct: the objects the JobSet controller creates for a JobSet, exactly as upstream builds
- * them (jobset-api.md §4.1, §4.2, §4.5, §5.4): child batch/v1 Jobs and the headless Service. */
+ * them (kubernetes-sigs/jobset pkg/controllers/jobset_controller.go: constructJob,
+ * labelAndAnnotateObject, createHeadlessSvcIfNecessary): child batch/v1 Jobs and the headless
+ * Service. */
 #ifndef JX_CONSTRUCT_H
 #define JX_CONSTRUCT_H
 
@@ -9,7 +11,7 @@
 #include "api/jobset.h"
 
 /* Child Job `job` of replicated job `rj` for restart attempt v->restarts: name, namespace,
- * labels and annotations (template metadata + every §4.2 key, on the Job and its pod template),
+ * labels and annotations (template metadata + every JobSet key, on the Job and its pod template),
  * exclusive-placement annotations/nodeSelector/toleration, subdomain when DNS hostnames are
  * on, spec.suspend, controller owner reference; then, when `rt` is a JAX runtime
  * (rt->flavor != JAXRT_OFF), the JAX variables of jaxrt_apply_job() in its pod template.
@@ -20,7 +22,8 @@
 json_t *construct_job(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
                       size_t rj, long long job);
 
-/* The headless Service (§4.1), or NULL on OOM.  Callers check v->dns_hostnames first. */
+/* The headless Service (upstream createHeadlessSvcIfNecessary), or NULL on OOM.  Callers check
+ * v->dns_hostnames first. */
 json_t *construct_service(const json_t *js, const struct js_view *v);
 
 /* Lowercase hex SHA-1 of "<ns>/<jobName>" into out[41]. */

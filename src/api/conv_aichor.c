@@ -1,4 +1,5 @@
-/* conv_aichor: AIchor manifest with spec.operator jax -> JobSet (jax-on-kubernetes.md §4).
+/* conv_aichor: AIchor manifest with spec.operator jax -> JobSet (AIchor's documentation,
+ * docs.aichor.ai: "Manifest Reference" and "Execution runtimes -> Jax").
  *
  * Accepted: kind AIchorManifest (checked by the caller), apiVersion absent or 0.2.x; spec
  * required with operator "jax" (anything else is Unsupported at spec.operator: jaxset runs the
@@ -6,7 +7,7 @@
  * "worker" (the demo repository spells it "Worker"; both are accepted, other types are
  * Unsupported).  types.worker.count >= 1 (default 1); resources required, with exactly one of
  * ramRatio | memory, cpus > 0 (default 1), cpuLimitRatio >= 1 (default 2), shmSizeGB >= 0,
- * accelerators.gpu.count >= 0.  spec.timeout supersedes spec.activeDeadlineSeconds (§4.1); both
+ * accelerators.gpu.count >= 0.  spec.timeout supersedes spec.activeDeadlineSeconds; both
  * must be whole seconds >= 1 (duration strings are refused).
  *
  * The name is metadata.name, else the top-level name, else `fallback_name` (the file's base
@@ -22,11 +23,11 @@
  * /dev/shm.  The deadline becomes the Job's activeDeadlineSeconds.  spec.coordinator is pod 0
  * of job 0 of "worker", so pods carry the jobset.sigs.k8s.io/coordinator label AIchor reads,
  * and jaxrt exports the JAXOPERATOR_* variables (port 1234) from jax-runtime=aichor.  No
- * failurePolicy (a failed worker fails the experiment) and, where §4 is silent, backoffLimit 0:
- * a single re-created JAX process cannot rejoin a running coordinator (§6 item 7), so retrying
- * one pod would only hang.  builder, clone, spec.tensorboard, spec.storage and
- * accelerators.gpu.type/product are accepted and ignored (no images, volumes or node selection
- * locally). */
+ * failurePolicy (a failed worker fails the experiment) and, where AIchor's docs are silent,
+ * backoffLimit 0: a single re-created JAX process cannot rejoin a running coordinator
+ * (marin-community/marin#7650), so retrying one pod would only hang.  builder, clone,
+ * spec.tensorboard, spec.storage and accelerators.gpu.type/product are accepted and ignored
+ * (no images, volumes or node selection locally). */
 #include "api/convert.h"
 
 #include <errno.h>

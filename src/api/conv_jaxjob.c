@@ -1,7 +1,7 @@
 /* conv_jaxjob: Kubeflow Training Operator v1 JAXJob (kubeflow.org/v1) -> JobSet
- * (jax-on-kubernetes.md §1).
+ * (kubeflow/training-operator release-1.9: pkg/apis/kubeflow.org/v1, pkg/webhooks/jax).
  *
- * Validation is the JAXJob webhook's (§1.4) after its defaulting (§1.3): metadata.name a
+ * Validation is the JAXJob webhook's after its defaulting (SetDefaults_JAXJob): metadata.name a
  * DNS-1035 label; spec.jaxReplicaSpecs required, keys matched case-insensitively to "Worker"
  * (anything else is Unsupported at spec.jaxReplicaSpecs[<key>]); at least one container and
  * one named "jax".  Deliberately NOT required: `image` on every container, because jaxset also
@@ -29,8 +29,8 @@
  *    The whole runPolicy is kept verbatim (compact JSON) in jaxset.dev/jaxjob-run-policy;
  *    cleanPodPolicy, schedulingPolicy and managedBy have no JobSet counterpart.
  *  - no failurePolicy: the first failed Job fails the JobSet, as any failure fails a JAXJob.
- *  - the port named jaxjob-port (6666) is appended to container "jax" when missing (§1.3), and
- *    its containerPort is the coordinator port. */
+ *  - the port named jaxjob-port (6666) is appended to container "jax" when missing
+ *    (SetDefaults_JAXJob), and its containerPort is the coordinator port. */
 #include "api/convert.h"
 
 #include <errno.h>

@@ -1,5 +1,6 @@
 /* conv_trainjob: Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) + the
- * TrainingRuntime/ClusterTrainingRuntime it names -> JobSet (jax-on-kubernetes.md §2).
+ * TrainingRuntime/ClusterTrainingRuntime it names -> JobSet (kubeflow/trainer: the JAX plugin
+ * pkg/runtime/framework/plugins/jax/jax.go and the JobSet plugin plugins/jobset).
  *
  * Checks, with the TrainJob's paths: metadata.name an RFC-1035 label of at most 63 characters;
  * spec.runtimeRef.name required, kind ClusterTrainingRuntime (default) or TrainingRuntime,
@@ -13,7 +14,7 @@
  * trainer.kubeflow.org/trainjob-ancestor-step=trainer, else the one named "node"; trainer PR
  * #3563) with a container "node", and no container of that job may set a reserved variable.
  *
- * The JobSet (as the Trainer's JobSet plugin builds it, §2.4-2.5): name/namespace of the
+ * The JobSet (as the Trainer's JAX and JobSet plugins build it): name/namespace of the
  * TrainJob, labels/annotations of runtime.spec.template.metadata, spec = a copy of
  * runtime.spec.template.spec with spec.suspend = TrainJob spec.suspend (when set).  The trainer
  * replicated job gets replicas 1 and parallelism = completions = numNodes (spec.trainer.numNodes
@@ -22,7 +23,7 @@
  * unnamed containerPort 29500 unless it has one.  Annotations: jax-runtime=trainjob,
  * coordinator port 29500 and jax-replicated-jobs = the trainer job (initializer jobs are not
  * JAX processes), so the coordinator is <trainjob>-node-0-0.<trainjob>:29500 as upstream.
- * Decisions where §2 is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
+ * Decisions where upstream is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
  * template (upstream measures it on the TrainJob; the trainer Job failing with
  * DeadlineExceeded fails the JobSet unless the runtime's failurePolicy says otherwise);
  * spec.initializer, spec.runtimePatches, spec.managedBy, numProcPerNode (ignored by the JAX

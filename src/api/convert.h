@@ -9,15 +9,16 @@
 
 #include "obj/ferr.h"
 
-/* kubeflow.org/v1 JAXJob (jax-on-kubernetes.md §1). */
+/* kubeflow.org/v1 JAXJob (kubeflow/training-operator release-1.9). */
 json_t *conv_jaxjob(const json_t *doc, struct ferr_list *errs);
 
-/* trainer.kubeflow.org/v1alpha1 TrainJob with its TrainingRuntime/ClusterTrainingRuntime
- * (`runtime`, NULL when none was found: then an error names spec.runtimeRef.name). (§2) */
+/* trainer.kubeflow.org/v1alpha1 TrainJob (kubeflow/trainer) with its TrainingRuntime or
+ * ClusterTrainingRuntime (`runtime`, NULL when none was found: then an error names
+ * spec.runtimeRef.name). */
 json_t *conv_trainjob(const json_t *doc, const json_t *runtime, struct ferr_list *errs);
 
-/* AIchor manifest with spec.operator jax (§4).  `fallback_name` names the JobSet when the
- * manifest has no name (the file's base name, say). */
+/* AIchor manifest with spec.operator jax (docs.aichor.ai, "Manifest Reference").
+ * `fallback_name` names the JobSet when the manifest has no name (the file's base name, say). */
 json_t *conv_aichor(const json_t *doc, const char *fallback_name, struct ferr_list *errs);
 
 #endif

@@ -3,8 +3,9 @@
  * Process ids: pods are numbered in spec order (replicated jobs in order, then job index, then
  * pod index) and the numbering is rotated so that the coordinator pod is process 0, because
  * jax.distributed makes process 0 run the coordination service at the coordinator address
- * (jax-on-kubernetes.md §3.1 step 8).  With the default coordinator (pod 0 of job 0 of the
- * first JAX replicated job) the rotation is zero and ids are the plain spec-order ordinals.
+ * (jax-ml/jax jax/_src/distributed.py, State.initialize).  With the default coordinator (pod 0
+ * of job 0 of the first JAX replicated job) the rotation is zero and ids are the plain
+ * spec-order ordinals.
  * offset[rj] is the id of the replicated job's first pod; pod k of job j has id
  * (offset[rj] + j * pods_per_job + k) mod num_processes. */
 #include "api/jaxrt.h"

@@ -1,6 +1,8 @@
 /* jaxrt: the JAX runtime wiring of a JobSet — coordinator host:port, process count and each
  * pod's process id — and the environment variables that carry them, under every name existing
- * code reads (jax-on-kubernetes.md §0, §1.6, §2.4, §4.2, §7).
+ * code reads: kubeflow/training-operator (JAXJob, pkg/controller.v1/jax/envvar.go, setPodEnv),
+ * kubeflow/trainer (pkg/runtime/framework/plugins/jax/jax.go), AIchor's JAX operator
+ * (docs.aichor.ai) and jax.distributed itself (jax-ml/jax jax/_src/distributed.py).
  *
  * A JobSet opts in with the annotation jaxset.dev/jax-runtime (api/keys.h); converters set it.
  *   flavour   extra names                                                         default port

@@ -1,5 +1,6 @@
 /* jobset: the JobSet kind (jobset.x-k8s.io/v1alpha2): defaulting, create validation and a typed
- * read-only view.  Objects stay JSON trees; see ../shared/reference/jobset-api.md §2, §6. */
+ * read-only view.  Objects stay JSON trees (docs/design.md).  Upstream: kubernetes-sigs/jobset
+ * api/jobset/v1alpha2/jobset_types.go and pkg/webhooks/jobset_webhook.go. */
 #ifndef JX_JOBSET_H
 #define JX_JOBSET_H
 
@@ -9,16 +10,16 @@
 
 #include "obj/ferr.h"
 
-/* Applies the mutating-webhook defaults (§6.2) and the CRD structural defaults (replicas 1,
- * groupName "default", restartStrategy Recreate, whenDeleted Delete) in place.  Fields of the
- * wrong type are left alone for validation to report.  Also sets metadata.namespace to
- * "default" when absent.  Returns 0 or -ENOMEM. */
+/* Applies the mutating-webhook defaults (jobSetWebhook.Default) and the CRD structural defaults
+ * (replicas 1, groupName "default", restartStrategy Recreate, whenDeleted Delete) in place.
+ * Fields of the wrong type are left alone for validation to report.  Also sets
+ * metadata.namespace to "default" when absent.  Returns 0 or -ENOMEM. */
 int js_default(json_t *js);
 
-/* Create validation of a defaulted JobSet: every rule of §6.3 and the CRD-level rules of §6.5
- * (types, enums, required fields, minimums, maxItems, InOrder/dependsOn exclusivity), plus the
- * batch/v1 Job-template rules a real API server would reject a child Job for (so that nothing
- * half-starts).  Appends to `errs` with exact field paths.  Returns the number of errors added
+/* Create validation of a defaulted JobSet: every rule of jobSetWebhook.ValidateCreate and the
+ * CRD-level rules (types, enums, required fields, minimums, maxItems, InOrder/dependsOn
+ * exclusivity), plus the batch/v1 Job-template rules a real API server would reject a child
+ * Job for (so that nothing half-starts).  Appends to `errs` with exact field paths.  Returns the number of errors added
  * (0 = valid) or -ENOMEM. */
 int js_validate(const json_t *js, struct ferr_list *errs);
 

@@ -1,6 +1,7 @@
 /* Spec-level JobSet rules: network, managedBy, TTL, success/startup/failure policies,
- * coordinator and volumeClaimPolicies (jobset-api.md §2, §6.3, §6.5).  Feature gates are
- * those of a default controller: InPlaceRestart and RestartJob are off. */
+ * coordinator and volumeClaimPolicies (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go,
+ * ValidateCreate, and the CRD rules of api/jobset/v1alpha2/jobset_types.go).  Feature gates
+ * are those of a default controller: InPlaceRestart and RestartJob are off. */
 #include "api/jobset_validate_int.h"
 #include "api/keys.h"
 #include "obj/dns.h"

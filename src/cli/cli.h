@@ -7,7 +7,7 @@
 
 #include "api/manifest.h"
 
-/* Exit statuses shared by every subcommand (DESIGN.md "Conventions"). */
+/* Exit statuses shared by every subcommand (docs/design.md, "Conventions"). */
 enum {
     EXIT_OK = 0,
     EXIT_JOB_FAILED = 1,

@@ -81,7 +81,8 @@ static const struct rec_job *first_failed(const struct rec_ctx *c, const json_t 
     return best;
 }
 
-/* §5.6 step 1: restarts++, maybe restartsCountTowardsMax++, RestartingJobSet=True, event. */
+/* As upstream failurePolicyRecreateAll: restarts++, maybe restartsCountTowardsMax++,
+ * RestartingJobSet=True, event. */
 static int recreate_all(struct rec_ctx *c, const struct rec_job *j, const json_t *rule,
                         bool counts)
 {
@@ -117,7 +118,8 @@ static int act_fail(struct rec_ctx *c, const struct rec_job *j, const json_t *ru
                      j);
 }
 
-/* §5.8: fail once restartsCountTowardsMax has reached maxRestarts. */
+/* RestartJobSet fails once restartsCountTowardsMax has reached maxRestarts (upstream
+ * failurePolicyRecreateAll). */
 static int act_restart(struct rec_ctx *c, const struct rec_job *j, const json_t *rule)
 {
     long long max = jx_int_or(jx_obj(c->spec, "failurePolicy"), "maxRestarts", 0);

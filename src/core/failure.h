@@ -1,6 +1,7 @@
-/* failure: the JobSet failure policy (jobset-api.md §5.5–§5.8): rule matching (reasons, message
- * patterns, target RJs), first-failed-Job selection, the FailJobSet / RestartJobSet /
- * RestartJobSetAndIgnoreMaxRestarts actions and the restart-limit arithmetic. */
+/* failure: the JobSet failure policy (kubernetes-sigs/jobset pkg/controllers/failure_policy.go,
+ * executeFailurePolicy): rule matching (reasons, message patterns, target RJs), first-failed-Job
+ * selection, the FailJobSet / RestartJobSet / RestartJobSetAndIgnoreMaxRestarts actions and the
+ * restart-limit arithmetic. */
 #ifndef JX_CORE_FAILURE_H
 #define JX_CORE_FAILURE_H
 

@@ -253,7 +253,8 @@ static int delete_bucket(struct rec_ctx *c, enum rec_bucket b)
     return 0;
 }
 
-/* §5.13: delete or requeue a finished JobSet with ttlSecondsAfterFinished. */
+/* Deletes or requeues a finished JobSet with ttlSecondsAfterFinished (upstream
+ * executeTTLAfterFinishedPolicy). */
 static int ttl_after_finished(struct rec_ctx *c, const json_t *fin)
 {
     long long ttl;
@@ -281,7 +282,7 @@ static bool all_jobs_ready(const struct rec_ctx *c)
     return want == have;
 }
 
-/* §5.2 after the finished check. */
+/* Upstream reconcile() after the finished check. */
 static int reconcile_running(struct rec_ctx *c)
 {
     int rc = delete_bucket(c, REC_BUCKET_PREVIOUS);

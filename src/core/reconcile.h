@@ -1,4 +1,4 @@
-/* reconcile: the JobSet controller as a pure function (jobset-api.md §3, §5.2–§5.14).
+/* reconcile: the JobSet controller as a pure function (kubernetes-sigs/jobset pkg/controllers).
  *
  *   (JobSet, observed child Jobs, now)  ──►  struct rec_plan
  *
@@ -45,7 +45,7 @@ struct rec_delete {
     bool foreground; /* propagationPolicy: Foreground (always true today) */
 };
 
-/* An update of an existing child Job (spec.suspend flip, §5.12). */
+/* An update of an existing child Job (spec.suspend flip: upstream suspendJobs, resumeJob). */
 struct rec_patch {
     char *name;            /* owned */
     bool suspend;          /* desired spec.suspend */

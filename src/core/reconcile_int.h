@@ -14,7 +14,8 @@
 #include "core/status.h"
 #include "obj/err.h"
 
-/* One observed child Job, classified (§5.3).  Pointers borrow from the input Job. */
+/* One observed child Job, classified (upstream getChildJobs).  Pointers borrow from the input
+ * Job. */
 struct rec_job {
     const json_t *obj;
     const char *name;          /* metadata.name ("" when absent) */
@@ -39,7 +40,7 @@ struct rec_ctx {
     size_t n_bucket[REC_BUCKET_N];
     struct rec_rj_count *counts; /* owned, one per RJ of the view */
     const char **names;        /* owned array of the child Job names, sorted (strcmp) */
-    json_t *conds;             /* owned {"conditions": [...]} being updated by §3.4 */
+    json_t *conds;             /* owned {"conditions": [...]} being updated by rec_cond_set */
     long long restarts;        /* status.restarts (new value once a restart is decided) */
     long long restarts_max;    /* status.restartsCountTowardsMax */
     const char *terminal;      /* status.terminalState ("" = none); static or borrowed */
@@ -57,8 +58,8 @@ int rec__create(struct rec_ctx *c, json_t *job); /* steals job (also on failure)
 int rec__patch(struct rec_ctx *c, const char *name, bool suspend, bool clear_start,
                json_t *job); /* steals job (also on failure) */
 
-/* Applies condition `cond` (§3.4) to the status being built and queues its event when it
- * changed something.  Returns 0 or -ENOMEM. */
+/* Applies condition `cond` (rec_cond_set) to the status being built and queues its event when
+ * it changed something.  Returns 0 or -ENOMEM. */
 int rec__set_cond(struct rec_ctx *c, const struct rec_cond *cond);
 
 /* Sets Failed=True with reason/message, RestartingJobSet=False/JobSetFailed and

@@ -1,5 +1,6 @@
-/* startup: creation of the missing child Jobs (jobset-api.md §5.4) honouring dependsOn (§5.11),
- * the deprecated InOrder startup policy (§5.10) and BlockingRecreate (§5.6). */
+/* startup: creation of the missing child Jobs (kubernetes-sigs/jobset reconcileReplicatedJobs,
+ * constructJobsFromTemplate) honouring dependsOn (pkg/controllers/depends_on.go), the deprecated
+ * InOrder startup policy (startup_policy.go) and BlockingRecreate. */
 #ifndef JX_CORE_STARTUP_H
 #define JX_CORE_STARTUP_H
 
@@ -8,12 +9,13 @@
 
 struct rec_ctx;
 
-/* §2.3/§5.11: every dependsOn entry of RJ `rj` is met by this pass's replicatedJobsStatus
- * (Complete: succeeded == replicas; Ready: ready + succeeded + failed == replicas).  A name
- * that is not an earlier RJ counts as 0 replicas; an unknown name is never met. */
+/* As upstream dependencyReachedStatus: every dependsOn entry of RJ `rj` is met by this pass's
+ * replicatedJobsStatus (Complete: succeeded == replicas; Ready: ready + succeeded + failed ==
+ * replicas).  A name that is not an earlier RJ counts as 0 replicas; an unknown name is never
+ * met. */
 bool rec_deps_met(const struct rec_ctx *c, size_t rj);
 
-/* §5.10: replicas == ready + succeeded + failed for RJ `rj`. */
+/* As upstream allReplicasStarted: replicas == ready + succeeded + failed for RJ `rj`. */
 bool rec_rj_started(const struct rec_ctx *c, size_t rj);
 
 /* spec.startupPolicy.startupPolicyOrder == InOrder. */

@@ -170,8 +170,8 @@ static bool startup_pair(const char *a, const char *b)
            (str_eq(a, REC_COND_STARTUP_COMPLETED) && str_eq(b, REC_COND_STARTUP_IN_PROGRESS));
 }
 
-/* §3.4 step 1 for one existing condition E (index i); *found is set for the same type.
- * Returns 1 changed, 0 unchanged, -ENOMEM. */
+/* Upstream updateCondition for one existing condition E (index i); *found is set for the same
+ * type.  Returns 1 changed, 0 unchanged, -ENOMEM. */
 static int cond_merge_one(json_t *arr, size_t i, const struct rec_cond *c, json_t *now,
                           bool *found)
 {

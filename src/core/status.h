@@ -1,6 +1,7 @@
-/* status: the JobSet status math of jobset-api.md §3 — timestamps, the condition update
- * algorithm (§3.4), child Job classification (§5.3), ReplicatedJobStatus counters (§3.2) and
- * the semantic status comparison.  Pure functions; no allocation unless stated. */
+/* status: the JobSet status math of kubernetes-sigs/jobset pkg/controllers/jobset_controller.go
+ * — timestamps, the condition update algorithm (updateCondition), child Job classification
+ * (getChildJobs), ReplicatedJobStatus counters (calculateReplicatedJobStatuses) and the
+ * semantic status comparison.  Pure functions; no allocation unless stated. */
 #ifndef JX_CORE_STATUS_H
 #define JX_CORE_STATUS_H
 
@@ -23,7 +24,7 @@ int rec_time_parse(const char *s, int64_t *out_ms) __attribute__((warn_unused_re
 /* Formats seconds since the epoch as "YYYY-MM-DDTHH:MM:SSZ" into out[REC_TIME_MAX]. */
 void rec_time_format(int64_t sec, char *out);
 
-/* ---- conditions (§3.3, §3.4) ------------------------------------------------------------- */
+/* ---- conditions (pkg/constants, updateCondition) ----------------------------------------- */
 
 #define REC_COND_COMPLETED "Completed"
 #define REC_COND_FAILED "Failed"
@@ -40,13 +41,14 @@ struct rec_cond {
     enum rec_event_type event; /* type of the Event queued when the condition changes */
 };
 
-/* The fixed conditions of the §3.3 table (those whose text never varies). */
+/* The fixed conditions of upstream pkg/constants/constants.go (those whose text never
+ * varies). */
 extern const struct rec_cond rec_cond_completed, rec_cond_suspended, rec_cond_resumed,
     rec_cond_startup_in_progress, rec_cond_startup_completed, rec_cond_restarting_jobs_ready,
     rec_cond_restarting_failed, rec_cond_restarting_completed, rec_cond_restarting_suspended;
 
-/* Applies `c` to status.conditions exactly as §3.4 says (the array is created when the
- * condition is appended); `now` is the RFC 3339 stamp of a new transition.
+/* Applies `c` to status.conditions exactly as upstream updateCondition does (the array is
+ * created when the condition is appended); `now` is the RFC 3339 stamp of a new transition.
  * Returns 1 when the conditions changed, 0 when not, -ENOMEM. */
 int rec_cond_set(json_t *status, const struct rec_cond *c, const char *now)
     __attribute__((warn_unused_result));
@@ -58,7 +60,7 @@ const json_t *rec_cond_find(const json_t *conditions, const char *type);
  * first such condition. */
 bool rec_finished(const json_t *conditions, const json_t **out_cond);
 
-/* ---- child Jobs (§3.2, §5.3, §5.5) ------------------------------------------------------- */
+/* ---- child Jobs (getChildJobs, calculateReplicatedJobStatuses) --------------------------- */
 
 enum rec_bucket {
     REC_BUCKET_ACTIVE,
@@ -75,7 +77,8 @@ enum rec_bucket {
 int rec_job_classify(const json_t *job, long long restarts, enum rec_bucket *out_bucket,
                      const json_t **out_failed) __attribute__((warn_unused_result));
 
-/* §3.2: succeeded + ready pods ≥ min(parallelism (default 1), completions when set). */
+/* Ready as upstream calculateReplicatedJobStatuses counts it: succeeded + ready pods ≥
+ * min(parallelism (default 1), completions when set). */
 bool rec_job_ready(const json_t *job);
 
 struct rec_rj_count {

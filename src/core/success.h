@@ -1,4 +1,5 @@
-/* success: the JobSet success policy (jobset-api.md §5.9). */
+/* success: the JobSet success policy (kubernetes-sigs/jobset pkg/controllers/success_policy.go
+ * and executeSuccessPolicy). */
 #ifndef JX_CORE_SUCCESS_H
 #define JX_CORE_SUCCESS_H
 

@@ -65,7 +65,7 @@ static int merge_slice(json_t *dst, const json_t *src, const char *key)
     return 0;
 }
 
-/* The resume Update of §5.12 for Job j of RJ rj. */
+/* The resume Update (upstream resumeJob) for Job j of RJ rj. */
 static int resume_job(struct rec_ctx *c, const struct rec_job *j, size_t rj)
 {
     const json_t *tmpl = jx_path(c->v.rj[rj].tmpl, "spec.template");

@@ -1,4 +1,5 @@
-/* suspend: suspending and resuming existing child Jobs (jobset-api.md §5.12). */
+/* suspend: suspending and resuming existing child Jobs (kubernetes-sigs/jobset
+ * pkg/controllers/jobset_controller.go, suspendJobs and resumeJobsIfNecessary). */
 #ifndef JX_CORE_SUSPEND_H
 #define JX_CORE_SUSPEND_H
 

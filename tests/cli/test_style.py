@@ -1,4 +1,4 @@
-"""Banned C APIs (c-ecosystem.md B.7 rule 8) never appear in src/."""
+"""Banned C APIs (docs/design.md, "Conventions") never appear in src/."""
 import os
 import re
 import sys

@@ -1,5 +1,6 @@
-/* Tests of the JobSet status math (src/core/status.h): RFC 3339 times, the §3.4 condition
- * update algorithm, child Job classification and readiness, semantic status equality. */
+/* Tests of the JobSet status math (src/core/status.h): RFC 3339 times, the condition update
+ * algorithm (kubernetes-sigs/jobset updateCondition), child Job classification and readiness,
+ * semantic status equality. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -95,7 +96,7 @@ static void test_time_format(void **state)
     }
 }
 
-/* ---- §3.4 ---------------------------------------------------------------------------------- */
+/* ---- updateCondition ----------------------------------------------------------------------- */
 
 #define C(type, st, reason, msg)                                                              \
     "{'type':'" type "','status':'" st "','lastTransitionTime':'" OLD "','reason':'" reason    \
@@ -196,7 +197,7 @@ static void test_cond_set(void **state)
 static void test_fixed_conditions(void **state)
 {
     (void)state;
-    /* the §3.3 rows with fixed text */
+    /* the conditions with fixed text (upstream pkg/constants/constants.go) */
     static const struct {
         const struct rec_cond *c;
         const char *want;

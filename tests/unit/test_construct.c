@@ -1,4 +1,5 @@
-/* construct: child Jobs, headless Service, owner reference (jobset-api.md §4.1-§4.5, §5.4). */
+/* construct: child Jobs, headless Service, owner reference (kubernetes-sigs/jobset, constructJob
+ * and createHeadlessSvcIfNecessary). */
 #include "testutil.h"
 
 #include <stdlib.h>

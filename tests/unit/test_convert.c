@@ -58,8 +58,8 @@ static void check_jaxjob(const char *in, const char *want)
     ferr_list_release(&errs);
 }
 
-/* Defaults (§1.3): replicas 1, restartPolicy Never (-> backoffLimit 0), port jaxjob-port:6666
- * appended to container jax; no image needed. */
+/* Defaults (training-operator SetDefaults_JAXJob): replicas 1, restartPolicy Never (->
+ * backoffLimit 0), port jaxjob-port:6666 appended to container jax; no image needed. */
 static void test_jaxjob_minimal(void **state)
 {
     (void)state;
@@ -274,7 +274,7 @@ static void test_jaxjob_errors(void **state)
 #define TJ_HEAD "'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'TrainJob'"
 #define RT_HEAD "'apiVersion':'trainer.kubeflow.org/v1alpha1'"
 #define ANCESTOR "'trainer.kubeflow.org/trainjob-ancestor-step'"
-/* The built-in runtime, manifests/base/runtimes/jax_distributed.yaml (§2.3). */
+/* The built-in runtime, kubeflow/trainer manifests/base/runtimes/jax_distributed.yaml. */
 #define RT_BUILTIN                                                                            \
     "{" RT_HEAD ",'kind':'ClusterTrainingRuntime','metadata':{'name':'jax-distributed',"     \
     "'labels':{'trainer.kubeflow.org/framework':'jax'}},'spec':{'mlPolicy':{'numNodes':1,"   \

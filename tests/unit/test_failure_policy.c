@@ -1,5 +1,5 @@
-/* Table tests of failure-policy rule matching (src/core/failure.h, jobset-api.md §2.6, §5.7).
- * The end-to-end behaviour (first match wins, actions, limits) is in test_reconcile.c. */
+/* Table tests of failure-policy rule matching (src/core/failure.h; kubernetes-sigs/jobset
+ * pkg/controllers/failure_policy.go, ruleIsApplicable).  The end-to-end behaviour (first match wins, actions, limits) is in test_reconcile.c. */
 #include "testutil.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* jaxrt: process numbering, coordinator, environment of every flavour, checks
- * (jax-on-kubernetes.md §0, §1.6, §2.4, §4.2, §7). */
+/* jaxrt: process numbering, coordinator, environment of every flavour, checks (src/api/jaxrt.h
+ * names the upstream source of each flavour). */
 #include "testutil.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* js_validate: one small JobSet per case (a base JobSet plus a few path=value mutations), each
  * asserting the exact error line Kubernetes / the JobSet webhook would give, and the valid
- * examples of jobset-api.md §9. */
+ * examples of kubernetes-sigs/jobset (site/static/examples). */
 #include "api/jobset.h"
 #include "testutil.h"
 
@@ -532,7 +532,7 @@ static void test_cases(void **state)
     "{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet','metadata':{'name':'" name "'},"
 
 static const char *const valid_docs[] = {
-    /* §9.1 paralleljobs */
+    /* simple/paralleljobs.yaml */
     HDR("paralleljobs") "'spec':{'replicatedJobs':["
                         "{'name':'workers','template':{'spec':{'parallelism':4,'completions':4,'"
                         "backoffLimit':0,"
@@ -544,7 +544,7 @@ static const char *const valid_docs[] = {
                         "'template':{'spec':{'containers':[{'name':'sleep','image':'busybox','"
                         "command':['sleep'],"
                         "'args':['100s']}]}}}}}]}}",
-    /* §9.2 v6e-multislice */
+    /* tpu-multislice/v6e-jax-workload.yaml */
     "{'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet','metadata':{'name':'v6e-multislice',"
     "'labels':{'kueue.x-k8s.io/queue-name':'multislice-queue'},'annotations':{"
     "'alpha.jobset.sigs.k8s.io/exclusive-topology':'cloud.google.com/gke-nodepool'}},"
@@ -556,7 +556,7 @@ static const char *const valid_docs[] = {
     "jax-ai-image/tpu:latest','securityContext':{'privileged':true},'command':['bash','-c',"
     "'python3 -c \\\"import jax; jax.distributed.initialize(); print(jax.device_count())\\\"'],"
     "'resources':{'limits':{'google.com/tpu':4}}}]}}}}}]}}",
-    /* §9.3 pytorch */
+    /* pytorch/cnn-mnist/mnist.yaml */
     HDR("pytorch") "'spec':{'replicatedJobs':[{'name':'workers','template':{'spec':{"
                    "'parallelism':4,'completions':4,'backoffLimit':0,'template':{'spec':{'"
                    "containers':[{"
@@ -569,7 +569,7 @@ static const char *const valid_docs[] = {
                    "'metadata.annotations[batch.kubernetes.io/"
                    "job-completion-index]'}}}],'command':['bash',"
                    "'-xc','torchrun --nnodes=4 mnist.py']}]}}}}}]}}",
-    /* §9.4 host-maintenance-event-model */
+    /* failure-policy/host-maintenance-event-model.yaml */
     HDR("host-maintenance-event-model") "'spec':{'failurePolicy':{'maxRestarts':0,'rules':["
                                         "{'action':'RestartJobSetAndIgnoreMaxRestarts','"
                                         "onJobFailureReasons':['PodFailurePolicy']},"
@@ -588,12 +588,12 @@ static const char *const valid_docs[] = {
                                         "'parallelism':2,'template':{'spec':{'containers':[{'name':"
                                         "'worker','image':'bash:latest',"
                                         "'command':['bash','-c','sleep 1000']}]}}}}}]}}",
-    /* §9.4 simple variant */
+    /* a failure-policy variant */
     HDR("simple") "'spec':{'failurePolicy':{'restartStrategy':'BlockingRecreate','maxRestarts':3},"
                   "'replicatedJobs':[{'name':'w','template':{'spec':{'template':{'spec':{'"
                   "containers':[{"
                   "'name':'c'}]}}}}}]}}",
-    /* §9.5 success-policy */
+    /* simple/success-policy.yaml */
     HDR("success-policy") "'spec':{'successPolicy':{'operator':'All','targetReplicatedJobs':["
                           "'workers']},'replicatedJobs':[{'name':'leader','replicas':1,'template':{"
                           "'spec':{"
@@ -606,7 +606,7 @@ static const char *const valid_docs[] = {
                           "'parallelism':2,'template':{'spec':{'containers':[{'name':'worker','"
                           "image':'bash:latest',"
                           "'command':['bash','-xc','sleep 10']}]}}}}}]}}",
-    /* §9.6 startup-driver-ready (InOrder) */
+    /* startup-policy/startup-driver-ready.yaml (InOrder) */
     HDR("startup-driver-ready") "'spec':{'startupPolicy':{'startupPolicyOrder':'InOrder'},"
                                 "'replicatedJobs':[{'name':'driver','template':{'spec':{'"
                                 "parallelism':1,'completions':1,"
@@ -619,7 +619,7 @@ static const char *const valid_docs[] = {
                                 "'completions':4,'backoffLimit':0,'template':{'spec':{'containers':"
                                 "[{'name':'sleep',"
                                 "'image':'busybox','command':['sleep'],'args':['100s']}]}}}}}]}}",
-    /* §9.6 depends-on */
+    /* depends-on/depends-on.yaml */
     HDR("depends-on") "'spec':{'replicatedJobs':[{'name':'initializer','template':{'spec':{"
                       "'template':{'spec':{'containers':[{'name':'initializer','image':'busybox','"
                       "command':["
@@ -800,7 +800,7 @@ static void test_undefaulted_base(void **state)
     ferr_list_release(&l);
 }
 
-/* Every field of the base and of the §9 documents, replaced by a value of every JSON type:
+/* Every field of the base and of the upstream examples, replaced by a value of every JSON type:
  * defaulting and validation never crash, and the count returned is the count added. */
 static const char *const any_types[] = {"null", "'s'", "''", "0",   "-1",      "1.5",
                                         "true", "[]",  "{}", "[1]", "{'x':1}", "[{}]"};

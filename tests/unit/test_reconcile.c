@@ -446,7 +446,8 @@ static size_t n_cases;
 #define FP_RULES(max, rules) "{'failurePolicy':{'maxRestarts':" #max ",'rules':[" rules "]}}"
 #define IN_ORDER "{'startupPolicy':{'startupPolicyOrder':'InOrder'}}"
 
-/* Creation, classification and ReplicatedJobStatus math (§3.2, §5.3, §5.4). */
+/* Creation, classification and ReplicatedJobStatus math (kubernetes-sigs/jobset
+ * reconcileReplicatedJobs, getChildJobs, calculateReplicatedJobStatuses). */
 static const struct rcase t_create[] = {
     {.name = "fresh JobSet: every Job is created",
      .rjs = "w=2",
@@ -540,7 +541,8 @@ static const struct rcase t_create[] = {
      .service = true},
 };
 
-/* Restart mechanics: previous attempts, Recreate vs BlockingRecreate (§5.6). */
+/* Restart mechanics: previous attempts, Recreate vs BlockingRecreate (failurePolicyRecreateAll,
+ * reconcileReplicatedJobs). */
 static const struct rcase t_restart[] = {
     {.name = "previous-attempt Jobs are deleted and not recreated while present",
      .rjs = "w=2",
@@ -620,7 +622,8 @@ static const struct rcase t_restart[] = {
      .service = true},
 };
 
-/* Every row of the §3.3 table, and the §3.4 rules seen through a reconcile. */
+/* Every condition of pkg/constants/constants.go, and the updateCondition rules seen through a
+ * reconcile. */
 static const struct rcase t_conditions[] = {
     {.name = "Completed=True/AllJobsCompleted",
      .rjs = "w=2",
@@ -796,7 +799,7 @@ static const struct rcase t_conditions[] = {
      .service = true},
 };
 
-/* Failure policy (§5.5, §5.7, §5.8). */
+/* Failure policy (executeFailurePolicy). */
 static const struct rcase t_failure[] = {
     {.name = "no policy: first failed Job by Failed lastTransitionTime",
      .rjs = "w=3",
@@ -1023,7 +1026,7 @@ static const struct rcase t_failure[] = {
      .restarts = "1/1"},
 };
 
-/* Success policy (§5.9) and finished JobSets. */
+/* Success policy (executeSuccessPolicy) and finished JobSets. */
 static const struct rcase t_success[] = {
     {.name = "All: not every Job complete yet",
      .rjs = "w=2",
@@ -1090,7 +1093,8 @@ static const struct rcase t_success[] = {
      .terminal = "Failed"},
 };
 
-/* StartupPolicy InOrder (§5.10), including the resume order (§5.12). */
+/* StartupPolicy InOrder (startup_policy.go), including the resume order
+ * (resumeJobsIfNecessary). */
 static const struct rcase t_in_order[] = {
     {.name = "first RJ not started: nothing new",
      .rjs = "a=2,b=1",
@@ -1153,7 +1157,7 @@ static const struct rcase t_in_order[] = {
      .service = true},
 };
 
-/* dependsOn (§2.3, §5.11). */
+/* dependsOn (dependencyReachedStatus). */
 static const struct rcase t_depends_on[] = {
     {.name = "Complete dependency unmet: only the first RJ",
      .rjs = "i=1,w=2<i:Complete",
@@ -1212,7 +1216,7 @@ static const struct rcase t_depends_on[] = {
      .service = true},
 };
 
-/* Suspend and resume (§5.12). */
+/* Suspend and resume (suspendJobs, resumeJobsIfNecessary). */
 static const struct rcase t_suspend[] = {
     {.name = "suspend: only active, not-yet-suspended Jobs are patched",
      .rjs = "w=3",
@@ -1265,7 +1269,7 @@ static const struct rcase t_suspend[] = {
                                                          "AllJobsCompleted",                  \
                                                          "jobset completed successfully", t) "]}"
 
-/* ttlSecondsAfterFinished (§5.13). */
+/* ttlSecondsAfterFinished (executeTTLAfterFinishedPolicy). */
 static const struct rcase t_ttl[] = {
     {.name = "finished without TTL: no requeue",
      .rjs = "w=1",
@@ -1343,7 +1347,8 @@ static const struct rcase t_ttl[] = {
      .requeue_ms = 240000},
 };
 
-/* managedBy, deletion, semantic status comparison (§2.10, §3.2). */
+/* managedBy, deletion, semantic status comparison (managedByExternalController,
+ * replicatedJobStatusesEqual). */
 static const struct rcase t_misc[] = {
     {.name = "managedBy another controller: skipped",
      .rjs = "w=1",
