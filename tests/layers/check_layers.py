@@ -24,11 +24,13 @@ SRC = os.path.join(ROOT, "src")
 DEPTH = {"obj": 0, "api": 1, "core": 2, "local": 3, "kube": 3, "cli": 4}
 # External headers that only some layers may include (the library is linked there only).
 EXTERNAL = [(re.compile(r"yaml\.h$"), {"obj"}),
+            (re.compile(r"^re2/"), {"obj"}),
             (re.compile(r"curl/"), {"kube"}),
             (re.compile(r"microhttpd\.h$"), {"kube"})]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # External libraries that only some layers may link.
 EXTERNAL_LIBS = [(re.compile(r"yaml", re.I), {"obj"}),
+                 (re.compile(r"re2", re.I), {"obj"}),
                  (re.compile(r"curl|microhttpd|mhd", re.I), {"kube"})]
 
 
@@ -65,7 +67,7 @@ def c_files(*dirs):
     for d in dirs:
         for dirpath, _, names in os.walk(os.path.join(ROOT, d)):
             for name in sorted(names):
-                if name.endswith((".c", ".h")):
+                if name.endswith((".c", ".cc", ".h")):
                     yield os.path.join(dirpath, name)
 
 
