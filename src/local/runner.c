@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -290,8 +291,8 @@ static void on_signal(struct run *r, int64_t now)
     while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
         bool second = r->signal != 0;
         if (!second)
-            run__note(r, "received %s: stopping every pod (grace period applies; again to "
-                         "force)", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+            run__note(r, "received SIG%s: stopping every pod (grace period applies; again to "
+                         "force)", sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo) : "?");
         r->signal = (int)si.ssi_signo;
         for (size_t i = 0; i < r->n_jobs; i++) {
             run__kill_job(r, r->jobs[i], now);
@@ -416,6 +417,46 @@ static int check_gpus(const struct run *r, struct err *err)
     return 0;
 }
 
+/* Open files a container holds while it runs: its output pipe and its log file. */
+#define RUN_FDS_PER_CONTAINER 2
+#define RUN_FDS_SPARE 64 /* the run directory's files, the signalfd, epoll, the watchdog... */
+
+/* Containers that may run at once: every pod's containers and sidecars, plus one init. */
+static long long max_containers(const struct js_view *v)
+{
+    long long n = 0;
+    for (size_t i = 0; i < v->n_rj; i++) {
+        const json_t *spec = jx_path(v->rj[i].tmpl, "spec.template.spec");
+        long long per = (long long)json_array_size(jx_arr(spec, "containers")) +
+                        (long long)json_array_size(jx_arr(spec, "initContainers"));
+        n += per * v->rj[i].replicas * v->rj[i].parallelism;
+    }
+    return n;
+}
+
+/* Raises the soft open-file limit to the hard one, and refuses a job whose pipes and logs
+ * would not fit: a log must never be lost to EMFILE. */
+static int check_fds(const struct js_view *v, struct err *err)
+{
+    struct rlimit rl;
+    long long need = max_containers(v) * RUN_FDS_PER_CONTAINER + RUN_FDS_SPARE;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return err_set(err, -errno, "getrlimit: %s", strerror(errno));
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)need > rl.rlim_cur)
+        return err_set(err, -EMFILE,
+                       "the job runs up to %lld containers at once, which need %lld open "
+                       "files (an output pipe and a log each); this process may open %llu "
+                       "(ulimit -n; the hard limit is %llu)",
+                       max_containers(v), need, (unsigned long long)rl.rlim_cur,
+                       (unsigned long long)rl.rlim_max);
+    return 0;
+}
+
 static int setup(struct run *r, const struct manifest *m, const struct runner_opts *o,
                  struct err *err)
 {
@@ -435,12 +476,16 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     int rc = precheck(m, err);
     if (rc == 0)
         rc = check_gpus(r, err);
+    if (rc == 0)
+        rc = check_fds(&m->view, err);
     if (rc < 0 || (rc = run__state_open(r, err)) < 0 || (rc = run__hosts_setup(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
     sigaddset(&ss, SIGINT);
     sigaddset(&ss, SIGTERM);
+    sigaddset(&ss, SIGHUP); /* the terminal went away: stop as for SIGTERM */
     sigprocmask(SIG_BLOCK, &ss, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a closed stdout ends forwarding, not the run (sup.c) */
     r->sigfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
     if (r->sigfd < 0)
         return err_set(err, -errno, "signalfd: %s", strerror(errno));

@@ -127,12 +127,18 @@ void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
 static void flush_out(struct sup *s)
 {
     size_t off = 0;
+    if (s->out_fd < 0) { /* the reader went away: nothing is forwarded any more */
+        s->out_len = 0;
+        return;
+    }
     if (s->out_len && s->hook)
         s->hook(s->hook_ctx);
     while (off < s->out_len) {
         ssize_t w = write(s->out_fd, s->out + off, s->out_len - off);
         if (w < 0 && errno == EINTR)
             continue;
+        if (w < 0 && errno == EPIPE)
+            s->out_fd = -1; /* nobody reads any more: forwarding ends, logs go on */
         if (w <= 0)
             break; /* output gone (closed pipe): keep running, logs still go to files */
         off += (size_t)w;

@@ -1,5 +1,6 @@
 """`jaxset run` end to end on real processes: success and failure semantics, gang restarts,
 ordering, in-place restarts, signals, concurrency, invalid input."""
+import json
 import os
 import signal
 import sys
@@ -257,6 +258,48 @@ def sigint_stops_everything():
 @test
 def sigterm_stops_everything():
     signal_stops_everything(signal.SIGTERM, 143)
+
+
+@test
+def sighup_stops_everything():
+    signal_stops_everything(signal.SIGHUP, 129)
+
+
+@test
+def closed_stdout_does_not_stop_the_run():
+    # `jaxset run F | head -1`: the reader goes away after one line; the run goes on to the
+    # end, every log complete on disk, the state final
+    w = rj("w", "[print('line', i, flush=i % 100 == 0) for i in range(3000)]", pods=2)
+    r = Run(jobset("piped", [w]))
+    r.args.remove("--no-color")
+    r.start()
+    first = r.proc.stdout.readline()
+    r.proc.stdout.close()
+    err = r.proc.stderr.read()
+    rc = r.proc.wait(60)
+    assert first.startswith("[piped-w-0-"), first
+    assert rc == 0, f"rc={rc}\n{err}"
+    logs = os.path.join(r.run_dir("piped"), "logs")
+    for name in os.listdir(logs):
+        with open(os.path.join(logs, name), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        assert len(lines) == 3000 and lines[-1] == "line 2999", (name, len(lines))
+    with open(os.path.join(r.run_dir("piped"), "run.json"), encoding="utf-8") as f:
+        assert json.load(f)["state"] == "Completed"
+    assert not r.leftovers()
+
+
+@test
+def too_few_open_files_is_refused_before_anything_starts():
+    # 600 containers need 1,264 open files; a hard limit of 1,024 cannot hold their logs
+    w = rj("w", "pass", pods=600)
+    r = Run(jobset("fds", [w]))
+    r.args = ["sh", "-c", 'ulimit -n 1024 && exec "$@"', "sh", *r.args]
+    r.run()
+    assert r.rc == 2, r.describe()
+    assert "the job runs up to 600 containers at once, which need 1264 open files" in r.err, \
+        r.describe()
+    assert not os.path.exists(os.path.join(r.home, "runs")), r.describe()
 
 
 @test
