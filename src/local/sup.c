@@ -255,9 +255,8 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         err_set(err, rc, "out of memory");
         goto fail;
     }
-    if ((rc = sup__spawn(spec, &p->pid, &p->pipe_fd, err)) < 0)
+    if ((rc = sup__spawn(spec, &s->wd, &p->pid, &p->pipe_fd, err)) < 0)
         goto fail;
-    sup__watchdog_watch(&s->wd, p->pid);
     if ((rc = epoll_add(s->epfd, p->pipe_fd, p)) < 0) {
         err_set(err, rc, "epoll: %s", strerror(-rc));
         kill(-p->pid, SIGKILL);

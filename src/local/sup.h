@@ -9,9 +9,9 @@
  * killed (as a container runtime does) and the exit is reported once the pipe is drained.
  *
  * No orphans: sup_new() forks a watchdog that outlives a SIGKILLed jaxset only long enough to
- * SIGKILL every process group still registered, having noticed the end of its pipe.  Groups
- * are registered in one write per sup_poll(), before it blocks: a group spawned after the last
- * poll is covered from the next one on.
+ * SIGKILL every process group still registered, having noticed the end of its pipe.  Each
+ * spawned child registers its own group, between setpgid and exec: a group is known to the
+ * watchdog before its program can run, so no moment of a start leaves one uncovered.
  *
  * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
 #ifndef JX_SUP_H

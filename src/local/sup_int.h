@@ -15,18 +15,21 @@ struct sup__watchdog {
 
 /* Forks the watchdog. 0 or a negative errno. */
 int sup__watchdog_start(struct sup__watchdog *w);
-/* Registers / unregisters a process group it must kill if we die.  Records are queued and
- * written by sup__watchdog_flush (the supervisor flushes before it blocks, so a group is
- * covered from the first wait after its spawn on; the queue flushes itself when full). */
-void sup__watchdog_watch(struct sup__watchdog *w, pid_t pgid);
+/* Registers the calling process's group, in one write of its own: called by a spawned child
+ * between setpgid and exec (system calls only, no allocation).  0 or -1 with errno set. */
+int sup__watchdog_register_self(const struct sup__watchdog *w);
+/* Unregisters a process group that ended.  Records are queued and written by
+ * sup__watchdog_flush (before the supervisor blocks, before every spawn, and when the queue is
+ * full). */
 void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid);
 void sup__watchdog_flush(struct sup__watchdog *w);
 /* Closes the pipe and reaps the watchdog. NULL-safe, idempotent. */
 void sup__watchdog_stop(struct sup__watchdog *w);
 
-/* posix_spawn of one container in a new process group with output into a new pipe whose read
- * end (non-blocking, close-on-exec) is returned in *out_pipe.  Negative errno with err set;
- * nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, pid_t *out_pid, int *out_pipe, struct err *err);
+/* Spawns one container in a new process group, registered with the watchdog `wd` before its
+ * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
+ * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
+               int *out_pipe, struct err *err);
 
 #endif

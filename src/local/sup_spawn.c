@@ -1,14 +1,16 @@
-/* Spawning one container: executable lookup in the container's PATH, posix_spawn in a new
- * process group with default signal dispositions and an empty signal mask. */
+/* Spawning one container: executable lookup in the container's PATH, then a vfork-style clone
+ * whose child sets up a new process group with default signal dispositions and an empty signal
+ * mask, registers that group with the watchdog, and execs. */
 #include "local/sup_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SUP_PATH_MAX 4096
@@ -44,28 +46,52 @@ static int resolve(const struct sup_spec *spec, char *out, size_t n, struct err 
     return err_set(err, -ENOENT, "%s: executable file not found in $PATH", name);
 }
 
-static int setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *at,
-                 const struct sup_spec *spec, int wfd)
+/* What the child needs, all prepared before the clone: it only makes system calls. */
+struct child {
+    const char *path;
+    char *const *argv, *const *envp;
+    const char *cwd;
+    int out_fd;                        /* the output pipe's write end */
+    const struct sup__watchdog *wd;
+    volatile int err;                  /* errno of the step that failed, 0 when exec'd */
+};
+
+/* Runs in the child, on a stack lent by the suspended parent (CLONE_VM | CLONE_VFORK, as
+ * glibc's posix_spawn): a new process group, signal dispositions reset and nothing blocked,
+ * stdin from /dev/null, stdout and stderr into the pipe, the working directory; then it tells
+ * the watchdog its group, and only then runs the container's program.  So a group is known to
+ * the watchdog before its program can run, whenever jaxset is killed. */
+__attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
 {
-    sigset_t none, all;
+    struct child *c = arg;
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigset_t none;
     sigemptyset(&none);
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    int rc = posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                              POSIX_SPAWN_SETSIGDEF);
-    rc = rc ? rc : posix_spawnattr_setpgroup(at, 0);
-    rc = rc ? rc : posix_spawnattr_setsigmask(at, &none);
-    rc = rc ? rc : posix_spawnattr_setsigdefault(at, &all);
-    rc = rc ? rc : posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-    rc = rc ? rc : posix_spawn_file_actions_adddup2(fa, wfd, 1);
-    rc = rc ? rc : posix_spawn_file_actions_adddup2(fa, wfd, 2);
-    if (!rc && spec->cwd)
-        rc = posix_spawn_file_actions_addchdir_np(fa, spec->cwd);
-    return rc;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL);
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
+        dup2(c->out_fd, 2) < 0 || (c->cwd && chdir(c->cwd) < 0) ||
+        sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        goto fail;
+    execve(c->path, c->argv, c->envp);
+fail:
+    c->err = errno ? errno : EIO;
+    _exit(127);
 }
 
-int sup__spawn(const struct sup_spec *spec, pid_t *out_pid, int *out_pipe, struct err *err)
+#define SUP_CHILD_STACK (32 * 1024)
+
+/* Clones the child and waits (suspended by the kernel) until it has exec'd or failed. */
+static pid_t clone_child(struct child *c)
+{
+    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
+    return clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+}
+
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
+               int *out_pipe, struct err *err)
 {
     char path[SUP_PATH_MAX];
     int p[2], rc = resolve(spec, path, sizeof(path), err);
@@ -73,20 +99,19 @@ int sup__spawn(const struct sup_spec *spec, pid_t *out_pid, int *out_pipe, struc
         return rc;
     if (pipe2(p, O_CLOEXEC) < 0)
         return err_set(err, -errno, "pipe: %s", strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&at);
-    rc = setup(&fa, &at, spec, p[1]);
-    pid_t pid = -1;
-    if (!rc)
-        rc = posix_spawn(&pid, path, &fa, &at, (char *const *)spec->argv,
-                         (char *const *)spec->envp);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    sup__watchdog_flush(wd); /* a queued "-pgid" must not follow the child's "+pgid" */
+    struct child c = {.path = path, .argv = (char *const *)spec->argv,
+                      .envp = (char *const *)spec->envp, .cwd = spec->cwd, .out_fd = p[1],
+                      .wd = wd};
+    pid_t pid = clone_child(&c);
+    rc = pid < 0 ? errno : c.err;
     close(p[1]);
     if (rc) {
         close(p[0]);
+        if (pid > 0) {
+            waitpid(pid, NULL, 0);
+            sup__watchdog_forget(wd, pid);
+        }
         return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
     }
     fcntl(p[0], F_SETFL, O_NONBLOCK);

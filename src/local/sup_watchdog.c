@@ -42,9 +42,14 @@ static void send_rec(struct sup__watchdog *w, char op, pid_t pgid)
     w->n_pending += sizeof(r);
 }
 
-void sup__watchdog_watch(struct sup__watchdog *w, pid_t pgid)
+int sup__watchdog_register_self(const struct sup__watchdog *w)
 {
-    send_rec(w, '+', pgid);
+    struct rec r = {.op = '+', .pgid = getpid()};
+    ssize_t n;
+    do
+        n = write(w->fd, &r, sizeof(r)); /* one record: atomic on a pipe */
+    while (n < 0 && errno == EINTR);
+    return n == sizeof(r) ? 0 : -1;
 }
 
 void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid)

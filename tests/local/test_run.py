@@ -351,6 +351,32 @@ def sigkill_leaves_no_orphan():
 
 
 @test
+def sigkill_while_starting_a_large_job_leaves_no_orphan():
+    # each spawned group is registered with the watchdog before its program runs, so killing
+    # jaxset at any moment of a 300-pod start leaves nothing behind
+    for kill_after in (1, 60, 200):
+        w = f"""
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        parallelism: 300
+        completions: 300
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: c
+              command: ["sleep", "120"]"""
+        r = Run(jobset("big", [w])).start()
+        wait_for(lambda: len(r.leftovers(workers_only=True)) >= kill_after, 30,
+                 f"{kill_after} workers started")
+        r.proc.kill()
+        r.proc.wait()
+        wait_for(lambda: not r.leftovers(), 20, "every worker gone after SIGKILL")
+
+
+@test
 def two_runs_at_once_do_not_collide():
     with open(os.path.join(os.environ.get("JAXSET_SRC", "."), "examples",
                            "jax-allreduce.yaml"), encoding="utf-8") as f:
