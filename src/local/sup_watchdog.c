@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,6 +97,30 @@ static void set_apply(struct pgid_set *s, const struct rec *r)
     s->v[s->n++] = r->pgid;
 }
 
+/* Reads every record the pipe holds now; false once the pipe has ended. */
+static bool drain(int rfd, struct pgid_set *set)
+{
+    struct rec buf[512];
+    for (;;) {
+        ssize_t got = read(rfd, buf, sizeof(buf));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == EAGAIN)
+            return true;
+        if (got <= 0)
+            return false;
+        for (size_t i = 0; i < (size_t)got / sizeof(buf[0]); i++)
+            set_apply(set, &buf[i]);
+    }
+}
+
+/* Records are 8 bytes written whole (atomic on a pipe), so reads see whole records.  The
+ * watchdog does not wake for each one: poll() with no events returns only when the pipe ends
+ * (POLLHUP), and the records are read in bulk every WD_DRAIN_MS, which keeps the pipe from
+ * filling up without taking CPU from a large start. */
+#define WD_DRAIN_MS 200
+#define WD_PIPE_SIZE (1024 * 1024)
+
 static void __attribute__((noreturn)) watchdog_main(int rfd)
 {
     static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
@@ -103,15 +129,15 @@ static void __attribute__((noreturn)) watchdog_main(int rfd)
         signal(ignored[i], SIG_IGN);
     setsid();
     detach_fds(rfd);
+    fcntl(rfd, F_SETFL, O_NONBLOCK);
     struct pgid_set set = {0};
-    struct rec r;
+    struct pollfd pfd = {.fd = rfd, .events = 0};
     for (;;) {
-        ssize_t got = read(rfd, &r, sizeof(r));
-        if (got == sizeof(r))
-            set_apply(&set, &r);
-        else if (!(got < 0 && errno == EINTR))
+        int n = poll(&pfd, 1, WD_DRAIN_MS);
+        if (!drain(rfd, &set) || (n > 0 && (pfd.revents & (POLLHUP | POLLERR))))
             break; /* end of the pipe: the supervisor is gone */
     }
+    drain(rfd, &set);
     for (size_t i = 0; i < set.n; i++)
         kill(-set.v[i], SIGKILL);
     _exit(0);
@@ -137,6 +163,7 @@ int sup__watchdog_start(struct sup__watchdog *w)
         watchdog_main(p[0]);
     }
     close(p[0]);
+    fcntl(p[1], F_SETPIPE_SZ, WD_PIPE_SIZE); /* records wait here between drains */
     w->pid = pid;
     w->fd = p[1];
     return 0;
