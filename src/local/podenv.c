@@ -170,6 +170,22 @@ static int env_entry(const json_t *e, size_t i, const struct podenv_pod *pod,
     return set_kv(env, name, val);
 }
 
+/* An `extra` entry replaces the variable, or with "join" goes before the value it has so far
+ * (LD_PRELOAD: jaxset's library first, the container's own after it). */
+static int extra_entry(const json_t *e, struct podenv_strv *env)
+{
+    const char *name = jx_str(e, "name"), *val = jx_str(e, "value"), *join = jx_str(e, "join");
+    const char *old = join ? lookup(env, name, strlen(name)) : NULL;
+    if (!old || !*old)
+        return set_kv(env, name, val ? val : "");
+    char *joined = NULL;
+    if (asprintf(&joined, "%s%s%s", val ? val : "", join, old) < 0)
+        return -ENOMEM;
+    int rc = set_kv(env, name, joined);
+    free(joined);
+    return rc;
+}
+
 static int build_env(const json_t *c, const struct podenv_pod *pod, const char *const *base,
                      const json_t *extra, struct podenv_strv *env, struct err *err)
 {
@@ -186,10 +202,8 @@ static int build_env(const json_t *c, const struct podenv_pod *pod, const char *
     const json_t *arr = jx_arr(c, "env");
     for (size_t i = 0; !rc && i < json_array_size(arr); i++)
         rc = env_entry(json_array_get(arr, i), i, pod, env, err);
-    for (size_t i = 0; !rc && i < json_array_size(extra); i++) {
-        const json_t *e = json_array_get(extra, i);
-        rc = set_kv(env, jx_str(e, "name"), jx_str(e, "value") ? jx_str(e, "value") : "");
-    }
+    for (size_t i = 0; !rc && i < json_array_size(extra); i++)
+        rc = extra_entry(json_array_get(extra, i), env);
     return rc;
 }
 

@@ -10,7 +10,9 @@
  *      metadata.labels['k'], metadata.annotations['k'], spec.nodeName,
  *      spec.serviceAccountName, status.podIP, status.hostIP, status.podIPs;
  *   4. `extra` (JOB_COMPLETION_INDEX, the JAX variables, CUDA_VISIBLE_DEVICES...), which the
- *      manifest cannot override (validation already refused the JAX names).
+ *      manifest cannot override (validation already refused the JAX names); an entry with
+ *      "join": SEP is put before the value the variable has so far, joined by SEP
+ *      (LD_PRELOAD), instead of replacing it.
  * command + args are expanded with the same $(VAR) rules against the final environment. */
 #ifndef JX_PODENV_H
 #define JX_PODENV_H

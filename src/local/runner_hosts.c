@@ -7,9 +7,13 @@
 #include "local/runner_int.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "obj/jx.h"
 
 static const char *const nss_paths[] = {
     "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so", "/usr/lib/aarch64-linux-gnu/libnss_wrapper.so",
@@ -42,15 +46,72 @@ int run__hosts_setup(struct run *r, struct err *err)
     return 0;
 }
 
-int run__hosts_env(const struct run *r, json_t *extra)
+/* The hosts file a container sets for nss_wrapper itself: the last literal NSS_WRAPPER_HOSTS
+ * of its env, else jaxset's own; NULL when none. */
+static const char *own_hosts_file(const json_t *container)
 {
-    char hosts[1024], preload[2048];
+    const char *v = getenv("NSS_WRAPPER_HOSTS");
+    const json_t *env = jx_arr(container, "env");
+    for (size_t i = 0; i < json_array_size(env); i++) {
+        const json_t *e = json_array_get(env, i);
+        const char *name = jx_str(e, "name");
+        if (name && !strcmp(name, "NSS_WRAPPER_HOSTS") && jx_str(e, "value"))
+            v = jx_str(e, "value");
+    }
+    return v && *v ? v : NULL;
+}
+
+/* Appends the file `path` to f; 0 or -errno. */
+static int append_file(FILE *f, const char *path)
+{
+    char buf[8192];
+    size_t n;
+    FILE *in = fopen(path, "re");
+    if (!in)
+        return -errno;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+        fwrite(buf, 1, n, f);
+    fclose(in);
+    return 0;
+}
+
+/* <run dir>/hosts followed by the container's own hosts file, in <run dir>/hosts.<hash>; the
+ * merged file is written once per distinct file.  0 or -errno. */
+static int merged_hosts(const struct run *r, const char *own, char *out, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a of the path */
+    for (const char *c = own; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    snprintf(out, n, "%s/hosts.%016llx", r->o->run_dir, (unsigned long long)h);
+    if (access(out, R_OK) == 0)
+        return 0;
+    char ours[1024];
+    snprintf(ours, sizeof(ours), "%s/hosts", r->o->run_dir);
+    FILE *f = fopen(out, "we");
+    if (!f)
+        return -errno;
+    int rc = append_file(f, ours);
+    if (rc == 0)
+        rc = append_file(f, own);
+    if (fclose(f) != 0 && rc == 0)
+        rc = -EIO;
+    if (rc < 0)
+        unlink(out);
+    return rc;
+}
+
+int run__hosts_env(const struct run *r, const json_t *container, json_t *extra)
+{
+    char hosts[1024];
     if (!r->nss_lib)
         return 0;
-    const char *old = getenv("LD_PRELOAD");
+    const char *own = own_hosts_file(container);
     snprintf(hosts, sizeof(hosts), "%s/hosts", r->o->run_dir);
-    snprintf(preload, sizeof(preload), "%s%s%s", r->nss_lib, old && *old ? ":" : "",
-             old ? old : "");
-    int rc = run__env_add(extra, "LD_PRELOAD", preload);
-    return rc ? rc : run__env_add(extra, "NSS_WRAPPER_HOSTS", hosts);
+    if (own && strcmp(own, hosts) != 0 && merged_hosts(r, own, hosts, sizeof(hosts)) < 0)
+        return -EINVAL;
+    json_t *pre = json_pack("{s:s,s:s,s:s}", "name", "LD_PRELOAD", "value", r->nss_lib, "join",
+                            ":");
+    if (!pre || json_array_append_new(extra, pre) < 0)
+        return -ENOMEM;
+    return run__env_add(extra, "NSS_WRAPPER_HOSTS", hosts);
 }

@@ -95,7 +95,10 @@ long long run__gpu_request(const json_t *container);
 
 /* Pod hostnames resolving to 127.0.0.1 (runner_hosts.c). */
 int run__hosts_setup(struct run *r, struct err *err);
-int run__hosts_env(const struct run *r, json_t *extra);
+/* Appends LD_PRELOAD (before the container's own) and NSS_WRAPPER_HOSTS (the run's hosts, merged
+ * with the container's own hosts file when it sets one) to `extra`.  0, -ENOMEM, or -EINVAL
+ * when the container's hosts file cannot be read. */
+int run__hosts_env(const struct run *r, const json_t *container, json_t *extra);
 
 /* State on disk and on the terminal (runner_state.c). */
 int run__state_open(struct run *r, struct err *err);

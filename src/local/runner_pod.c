@@ -110,18 +110,20 @@ static int gpu_env(struct rpod *p, json_t *extra)
     return run__env_add(extra, "CUDA_VISIBLE_DEVICES", list);
 }
 
-/* The variables the manifest cannot set: completion index, JAX wiring, GPUs. */
-static json_t *extra_env(struct run *r, const struct rjob *j, struct rpod *p, bool jax_vars)
+/* The variables the manifest cannot set: completion index, JAX wiring, GPUs, host names.
+ * Returns 0 with *out (new array) or a negative errno with e set. */
+static int extra_env(struct run *r, const struct rjob *j, struct rpod *p, const struct rcont *c,
+                     json_t **out, struct err *e)
 {
     json_t *extra = json_array();
-    char idx[24];
+    char idx[24]; /* a completion index */
     int rc = extra ? 0 : -ENOMEM;
     if (!rc && p->jp.index >= 0) {
         snprintf(idx, sizeof(idx), "%d", p->jp.index);
         rc = run__env_add(extra, "JOB_COMPLETION_INDEX", idx);
     }
     const struct jaxrt *rt = &r->m->rt;
-    if (!rc && jax_vars && rt->flavor != JAXRT_OFF && rt->is_jax[j->rj]) {
+    if (!rc && !c->init && rt->flavor != JAXRT_OFF && rt->is_jax[j->rj]) {
         json_t *jax = jaxrt_pod_env(rt, &r->m->view, j->rj, j->index,
                                     p->jp.index < 0 ? 0 : p->jp.index, "127.0.0.1",
                                     r->coord_port);
@@ -130,13 +132,16 @@ static json_t *extra_env(struct run *r, const struct rjob *j, struct rpod *p, bo
     }
     if (!rc && r->n_gpus > 0)
         rc = gpu_env(p, extra);
-    if (!rc)
-        rc = run__hosts_env(r, extra);
+    if (!rc && (rc = run__hosts_env(r, c->spec, extra)) == -EINVAL)
+        err_set(e, rc, "NSS_WRAPPER_HOSTS: the container's hosts file cannot be read");
+    else if (rc)
+        err_set(e, rc, "out of memory");
     if (rc) {
         json_decref(extra);
-        return NULL;
+        return rc;
     }
-    return extra;
+    *out = extra;
+    return 0;
 }
 
 static bool forwarded(const struct run *r, const struct rjob *j, const struct rpod *p)
@@ -187,10 +192,10 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     struct podenv_strv env = {0}, argv = {0};
     struct err e = {{0}};
     char log[1024], prefix[RUN_NAME_MAX + 128];
-    json_t *extra = extra_env(r, j, p, !c->init);
-    int rc = extra ? podenv_build(c->spec, &pod, (const char *const *)environ, extra, &env,
-                                  &argv, &e)
-                   : err_set(&e, -ENOMEM, "out of memory");
+    json_t *extra = NULL;
+    int rc = extra_env(r, j, p, c, &extra, &e);
+    if (rc == 0)
+        rc = podenv_build(c->spec, &pod, (const char *const *)environ, extra, &env, &argv, &e);
     log_path(r, p, c, log, sizeof(log));
     make_prefix(r, p, c, (size_t)(j->index * 131 + (p->jp.index > 0 ? p->jp.index : 0)), prefix,
                 sizeof(prefix));

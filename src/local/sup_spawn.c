@@ -54,7 +54,10 @@ struct child {
     int out_fd;                        /* the output pipe's write end */
     const struct sup__watchdog *wd;
     volatile int err;                  /* errno of the step that failed, 0 when exec'd */
+    volatile int step;                 /* which step failed (enum child_step) */
 };
+
+enum child_step { STEP_SETUP, STEP_CWD, STEP_EXEC };
 
 /* Runs in the child, on a stack lent by the suspended parent (CLONE_VM | CLONE_VFORK, as
  * glibc's posix_spawn): a new process group, signal dispositions reset and nothing blocked,
@@ -71,10 +74,17 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
         if (sig != SIGKILL && sig != SIGSTOP)
             sigaction(sig, &dfl, NULL);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    c->step = STEP_SETUP;
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
-        dup2(c->out_fd, 2) < 0 || (c->cwd && chdir(c->cwd) < 0) ||
-        sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        dup2(c->out_fd, 2) < 0)
         goto fail;
+    c->step = STEP_CWD;
+    if (c->cwd && chdir(c->cwd) < 0)
+        goto fail;
+    c->step = STEP_SETUP;
+    if (sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        goto fail;
+    c->step = STEP_EXEC;
     execve(c->path, c->argv, c->envp);
 fail:
     c->err = errno ? errno : EIO;
@@ -112,6 +122,8 @@ int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out
             waitpid(pid, NULL, 0);
             sup__watchdog_forget(wd, pid);
         }
+        if (c.step == STEP_CWD)
+            return err_set(err, -rc, "workingDir %s: %s", spec->cwd, strerror(rc));
         return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
     }
     fcntl(p[0], F_SETFL, O_NONBLOCK);

@@ -4,6 +4,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -489,6 +490,42 @@ def pod_environment_and_hostnames():
     dns = [l for l in r.out.splitlines() if "] dns " in l]
     assert len(dns) == 4 and all(l.endswith("dns 127.0.0.1 127.0.0.1") for l in dns), \
         r.describe()
+
+
+@test
+def own_ld_preload_and_hosts_file_are_kept():
+    # the container's LD_PRELOAD goes after jaxset's nss_wrapper, and its own
+    # NSS_WRAPPER_HOSTS file is merged with the pods' names
+    libm = next((p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/lib/aarch64-linux-gnu/libm.so.6",
+                             "/lib64/libm.so.6") if os.path.exists(p)), None)
+    assert libm, "no libm to preload"
+    home = tempfile.mkdtemp(prefix="jaxset-hosts-")
+    own = os.path.join(home, "hosts")
+    with open(own, "w", encoding="utf-8") as f:
+        f.write("127.0.0.7 my-db\n")
+    script = ("import os, socket; print('pre', os.environ['LD_PRELOAD']); "
+              "print('dns', socket.gethostbyname('my-db'), socket.gethostbyname('own-w-0-0'))")
+    env = f"""
+              - name: LD_PRELOAD
+                value: {libm}
+              - name: NSS_WRAPPER_HOSTS
+                value: {own}"""
+    r = Run(jobset("own", [rj("w", script, env=env)])).run()
+    assert r.rc == 0, r.describe()
+    pre = [l for l in r.out.splitlines() if "] pre " in l]
+    assert len(pre) == 1 and pre[0].endswith(":" + libm), r.describe()
+    assert "libnss_wrapper.so:" in pre[0], r.describe()
+    assert "] dns 127.0.0.7 127.0.0.1" in r.out, r.describe()
+
+
+@test
+def missing_working_dir_is_named():
+    w = rj("w", "pass", extra_rj="")
+    w = w.replace("            - name: c\n", "            - name: c\n              workingDir: /nonexistent/wd\n")
+    r = Run(jobset("wdir", [w])).run()
+    assert r.rc == 1, r.describe()
+    assert "container c failed to start: workingDir /nonexistent/wd: No such file or directory" \
+        in r.err, r.describe()
 
 
 @test

@@ -123,12 +123,35 @@ static void test_errors(void **state)
     }
 }
 
+/* An extra entry with "join" goes before the container's own value (or jaxset's), not over
+ * it; without a value so far it is the value. */
+static void test_extra_join(void **state)
+{
+    (void)state;
+    const char *base[] = {"LD_PRELOAD=/base.so", "OTHER=/o.so", NULL};
+    const char *extra = "[{\"name\":\"LD_PRELOAD\",\"value\":\"/nss.so\",\"join\":\":\"},"
+                        "{\"name\":\"OTHER\",\"value\":\"/nss.so\",\"join\":\":\"},"
+                        "{\"name\":\"NEW\",\"value\":\"/nss.so\",\"join\":\":\"}]";
+    struct podenv_strv env, argv;
+    struct err e;
+    assert_int_equal(build("{\"name\":\"c\",\"command\":[\"x\"],\"env\":[{\"name\":"
+                           "\"LD_PRELOAD\",\"value\":\"/mine.so\"}]}",
+                           base, extra, &env, &argv, &e),
+                     0);
+    assert_string_equal(get(&env, "LD_PRELOAD"), "/nss.so:/mine.so");
+    assert_string_equal(get(&env, "OTHER"), "/nss.so:/o.so");
+    assert_string_equal(get(&env, "NEW"), "/nss.so");
+    podenv_strv_free(&env);
+    podenv_strv_free(&argv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_and_expansion),
         cmocka_unit_test(test_field_refs),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_extra_join),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
