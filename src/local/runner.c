@@ -173,13 +173,52 @@ static int op_create_service(void *ctx, json_t *service, struct err *e)
     return 0;
 }
 
-/* A Job already there (the API server's AlreadyExists) or a run being stopped creates nothing. */
+/* Crash-loop backoff of gang restarts: upstream recreates a restarted gang at once, and a
+ * cluster's pod start-up paces the loop; locally a gang that fails at once would restart
+ * hundreds of times a second.  The first quick restart is immediate; from the second
+ * consecutive attempt that lived less than RUN_GANG_STABLE_MS on, the new attempt waits
+ * base, 2 x base, ... (--restart-backoff, at most RUN_GANG_BACKOFF_MAX_MS). */
+#define RUN_GANG_STABLE_MS 10000
+#define RUN_GANG_BACKOFF_MAX_MS 10000
+
+static void gang_attempt_begins(struct run *r, long long attempt, int64_t now)
+{
+    bool quick = now - r->attempt_started_ms < RUN_GANG_STABLE_MS;
+    r->quick_restarts = quick ? r->quick_restarts + 1 : 0;
+    int64_t delay = 0;
+    if (r->quick_restarts >= 2) {
+        delay = r->o->restart_base_ms;
+        for (int i = 2; i < r->quick_restarts && delay < RUN_GANG_BACKOFF_MAX_MS; i++)
+            delay *= 2;
+        delay = delay > RUN_GANG_BACKOFF_MAX_MS ? RUN_GANG_BACKOFF_MAX_MS : delay;
+    }
+    r->attempt = attempt;
+    r->gang_hold_ms = now + delay;
+    r->attempt_started_ms = now + delay;
+    if (delay > 0)
+        run__note(r, "restart attempt %lld starts in %.1f s: the gang failed %d times in a row "
+                     "within %d s (crash-loop backoff; --restart-backoff sets its base)",
+                  attempt, (double)delay / 1000, r->quick_restarts, RUN_GANG_STABLE_MS / 1000);
+}
+
+/* A Job already there (the API server's AlreadyExists) or a run being stopped creates nothing;
+ * a restarted gang waiting out its backoff is created later. */
 static int op_create_job(void *ctx, json_t *job, struct err *e)
 {
     struct run_pass *ps = ctx;
-    if (ps->r->signal || find_job(ps->r, jx_str(jx_obj(job, "metadata"), "name")))
+    struct run *r = ps->r;
+    const json_t *meta = jx_obj(job, "metadata");
+    const char *a = jx_get_meta(meta, "labels", LBL_RESTART_ATTEMPT);
+    long long attempt = a ? strtoll(a, NULL, 10) : 0;
+    if (r->signal || find_job(r, jx_str(meta, "name")))
         return 0;
-    return add_job(ps->r, json_incref(job), e);
+    if (attempt > r->attempt)
+        gang_attempt_begins(r, attempt, ps->now);
+    if (ps->now < r->gang_hold_ms) {
+        r->held = true;
+        return 0;
+    }
+    return add_job(r, json_incref(job), e);
 }
 
 static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
@@ -237,11 +276,15 @@ static int apply_plan(struct run *r, const struct rec_plan *p, int64_t now, bool
 {
     struct run_pass ps = {r, now};
     struct rec_exec_result res;
+    r->held = false;
     int rc = rec_plan_execute(p, &run_ops, &ps, &res, err);
     if (rc < 0)
         return rc;
     r->requeue_at_ms = p->requeue_after_ms >= 0 ? now + p->requeue_after_ms : INT64_MAX;
-    *changed = res.changed;
+    /* creates held back by the gang backoff change nothing until it ends */
+    *changed = r->held ? p->n_deletes || p->n_patches || res.status_written : res.changed;
+    if (r->held && r->gang_hold_ms < r->requeue_at_ms)
+        r->requeue_at_ms = r->gang_hold_ms;
     return 0;
 }
 
@@ -466,6 +509,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->sigfd = -1;
     r->requeue_at_ms = INT64_MAX;
     r->started_ms = run__now_ms();
+    r->attempt_started_ms = r->started_ms;
     r->rng = (uint64_t)r->started_ms * 2654435761u ^ (uint64_t)getpid();
     r->n_gpus = o->gpus >= 0 ? o->gpus : runner_detect_gpus();
     r->n_gpus = r->n_gpus > RUN_MAX_GPUS ? RUN_MAX_GPUS : r->n_gpus;

@@ -74,6 +74,12 @@ struct run {
     int64_t next_write_ms;       /* state files are rewritten at most every RUN_WRITE_MS */
     int64_t started_ms;
     bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
+    /* crash-loop backoff of gang restarts (runner.c) */
+    long long attempt;           /* the newest restart attempt whose Jobs were created */
+    int64_t attempt_started_ms;  /* when its first Job was (or may be) created */
+    int quick_restarts;          /* consecutive attempts that lived < RUN_GANG_STABLE_MS */
+    int64_t gang_hold_ms;        /* no Job of `attempt` is created before this */
+    bool held;                   /* this pass held back a create */
     char last_line[512];
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
 };

@@ -172,6 +172,23 @@ def max_restarts_reached():
 
 
 @test
+def crash_looping_gang_restarts_with_backoff():
+    # every attempt fails at once: attempt 1 starts at once, then 2, 3, 4 wait 100, 200,
+    # 400 ms (--restart-backoff 100)
+    w = rj("w", "import sys; sys.exit(1)")
+    t0 = time.monotonic()
+    r = Run(jobset("loop", [w], "\n  failurePolicy:\n    maxRestarts: 4"),
+            "--restart-backoff", "100").run()
+    took = time.monotonic() - t0
+    assert r.rc == 1, r.describe()
+    assert r.jobset("loop")["status"]["restarts"] == 4
+    assert took >= 0.65, f"4 quick restarts took {took:.2f}s, want the backoff (>= 0.7 s)"
+    for attempt, delay in ((2, "0.1"), (3, "0.2"), (4, "0.4")):
+        assert f"restart attempt {attempt} starts in {delay} s" in r.err, r.describe()
+    assert "restart attempt 1 starts" not in r.err, r.describe()
+
+
+@test
 def fail_jobset_rule_on_target():
     ok = rj("driver", "import time; time.sleep(60)")
     bad = rj("workers", "import sys; sys.exit(2)")
