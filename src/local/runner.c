@@ -588,6 +588,8 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
         rc = loop(&r, err);
         run__live_clear(&r);
     }
+    if (r.sup) /* the last forwarded output goes out (or is counted as skipped) first */
+        sup_finish_output(r.sup);
     if (r.events) /* the run directory exists: record how it ended */
         run__state_write(&r, final_state(rc), rc);
     if (rc >= 0)

@@ -148,6 +148,11 @@ void run__summary(struct run *r, int exit_status)
     const char *what = exit_status == 0 ? "Completed" : exit_status == 1 ? "Failed"
                                                                           : "Interrupted";
     status_text(r, st, sizeof(st));
+    uint64_t skipped = r->sup ? sup_skipped_bytes(r->sup) : 0;
+    if (skipped)
+        run__note(r, "%llu bytes of pod output were not forwarded: the output was not read "
+                     "fast enough (the log files have every byte)",
+                  (unsigned long long)skipped);
     snprintf(line, sizeof(line), "jaxset: JobSet %s %s after %.1fs  %s\njaxset: run directory %s\n",
              r->m->view.name, what, (double)(run__now_ms() - r->started_ms) / 1000.0, st,
              r->o->run_dir);

@@ -19,9 +19,7 @@
 
 #define SUP_READ_CHUNK (256 * 1024)
 #define SUP_LINE_MAX (64 * 1024)    /* a longer line is forwarded in pieces */
-#define SUP_OUT_FLUSH (128 * 1024)  /* forwarded bytes buffered before a write */
 #define SUP_DRAIN_MS 2000           /* how long a pipe may outlive its main process */
-#define SUP_OUT_PIPE (1024 * 1024)  /* size asked for an output pipe */
 #define SUP_WATCH_MAX 4
 
 struct proc {
@@ -40,7 +38,7 @@ struct proc {
 };
 
 struct sup {
-    int epfd, sigfd, out_fd;
+    int epfd, sigfd;
     sigset_t old_mask;
     struct sup__watchdog wd;
     struct proc **procs;
@@ -48,11 +46,8 @@ struct sup {
     uint64_t next_id;
     int watched[SUP_WATCH_MAX];
     size_t n_watched;
-    char *out;
-    size_t out_len;
-    uint64_t forwarded;
-    void (*hook)(void *ctx);
-    void *hook_ctx;
+    struct sup__out out;
+    bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
 };
 
 static int64_t now_ms(void)
@@ -73,13 +68,14 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
     struct sup *s = calloc(1, sizeof(*s));
     sigset_t chld;
     int rc;
-    if (!s || !(s->out = malloc(SUP_OUT_FLUSH + SUP_LINE_MAX + 256))) {
-        free(s);
+    if (!s)
         return err_set(err, -ENOMEM, "out of memory");
-    }
-    s->out_fd = out_fd;
     s->epfd = s->sigfd = -1;
-    fcntl(out_fd, F_SETPIPE_SZ, SUP_OUT_PIPE); /* when it is a pipe: fewer wake-ups */
+    s->wd.fd = -1;
+    if (sup__out_init(&s->out, out_fd) < 0) {
+        rc = err_set(err, -ENOMEM, "out of memory");
+        goto fail;
+    }
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &s->old_mask);
@@ -120,31 +116,8 @@ static void proc_free(struct proc *p)
 
 void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
 {
-    s->hook = fn;
-    s->hook_ctx = ctx;
-}
-
-static void flush_out(struct sup *s)
-{
-    size_t off = 0;
-    if (s->out_fd < 0) { /* the reader went away: nothing is forwarded any more */
-        s->out_len = 0;
-        return;
-    }
-    if (s->out_len && s->hook)
-        s->hook(s->hook_ctx);
-    while (off < s->out_len) {
-        ssize_t w = write(s->out_fd, s->out + off, s->out_len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EPIPE)
-            s->out_fd = -1; /* nobody reads any more: forwarding ends, logs go on */
-        if (w <= 0)
-            break; /* output gone (closed pipe): keep running, logs still go to files */
-        off += (size_t)w;
-    }
-    s->forwarded += off;
-    s->out_len = 0;
+    s->out.hook = fn;
+    s->out.hook_ctx = ctx;
 }
 
 void sup_free(struct sup *s)
@@ -160,8 +133,7 @@ void sup_free(struct sup *s)
         sup__watchdog_forget(&s->wd, p->pid);
         proc_free(p);
     }
-    if (s->out)
-        flush_out(s);
+    sup_finish_output(s);
     sup__watchdog_stop(&s->wd);
     if (s->sigfd >= 0)
         close(s->sigfd);
@@ -169,7 +141,6 @@ void sup_free(struct sup *s)
         close(s->epfd);
     sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
     free(s->procs);
-    free(s->out);
     free(s);
 }
 
@@ -200,9 +171,23 @@ size_t sup_running(const struct sup *s)
     return s->n;
 }
 
+uint64_t sup_finish_output(struct sup *s)
+{
+    if (s->out_polled)
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->out.fd, NULL);
+    s->out_polled = false;
+    sup__out_release(&s->out);
+    return s->out.skipped_total;
+}
+
+uint64_t sup_skipped_bytes(const struct sup *s)
+{
+    return s->out.skipped_total + s->out.skipped;
+}
+
 uint64_t sup_forwarded_bytes(const struct sup *s)
 {
-    return s->forwarded;
+    return s->out.forwarded;
 }
 
 int sup_watch_fd(struct sup *s, int fd)
@@ -273,23 +258,10 @@ fail:
     return rc;
 }
 
-/* Appends forwarded text; flushes when the buffer is full. */
-static void out_append(struct sup *s, const char *a, size_t alen, const char *b, size_t blen)
-{
-    if (s->out_len + alen + blen + 1 > SUP_OUT_FLUSH + SUP_LINE_MAX + 256)
-        flush_out(s);
-    memcpy(s->out + s->out_len, a, alen);
-    memcpy(s->out + s->out_len + alen, b, blen);
-    s->out_len += alen + blen;
-    s->out[s->out_len++] = '\n';
-    if (s->out_len >= SUP_OUT_FLUSH)
-        flush_out(s);
-}
-
 static void forward_partial(struct sup *s, struct proc *p)
 {
     if (p->partial_len)
-        out_append(s, p->prefix, p->prefix_len, p->partial, p->partial_len);
+        sup__out_line(&s->out, p->prefix, p->prefix_len, p->partial, p->partial_len);
     p->partial_len = 0;
 }
 
@@ -301,7 +273,7 @@ static void forward_chunk(struct sup *s, struct proc *p, const char *buf, size_t
         const char *nl = memchr(buf, '\n', len);
         size_t take = nl ? (size_t)(nl - buf) : len;
         if ((p->partial_len || !nl) && !p->partial && !(p->partial = malloc(SUP_LINE_MAX))) {
-            out_append(s, p->prefix, p->prefix_len, buf, take); /* no memory: split the line */
+            sup__out_line(&s->out, p->prefix, p->prefix_len, buf, take); /* no memory: split the line */
             buf += take + (nl ? 1 : 0);
             len -= take + (nl ? 1 : 0);
             continue;
@@ -321,7 +293,7 @@ static void forward_chunk(struct sup *s, struct proc *p, const char *buf, size_t
             }
             continue;
         }
-        out_append(s, p->prefix, p->prefix_len, buf, take);
+        sup__out_line(&s->out, p->prefix, p->prefix_len, buf, take);
         buf += take + 1;
         len -= take + 1;
     }
@@ -427,6 +399,18 @@ static int next_timeout(const struct sup *s, int timeout_ms)
     return timeout_ms;
 }
 
+/* Writes forwarded output; while the reader lags, the output fd waits in the epoll set for
+ * room (EPOLLOUT), so supervision never blocks on it. */
+static void out_service(struct sup *s)
+{
+    bool wait = sup__out_flush(&s->out) > 0;
+    if (wait == s->out_polled)
+        return;
+    struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = &s->out};
+    if (epoll_ctl(s->epfd, wait ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, s->out.fd, &ev) == 0)
+        s->out_polled = wait;
+}
+
 static bool is_watched(const struct sup *s, const void *ptr, int *out_fd)
 {
     for (size_t i = 0; i < s->n_watched; i++) {
@@ -453,10 +437,12 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
         void *ptr = evs[i].data.ptr;
         if (ptr == &s->sigfd)
             on_sigchld(s);
+        else if (ptr == &s->out)
+            continue; /* writable again: out_service below */
         else if (!is_watched(s, ptr, &ready))
             on_readable(s, ptr, buf);
     }
-    flush_out(s);
+    out_service(s);
     if (out_fd_ready)
         *out_fd_ready = ready;
     return (int)(got + collect(s, exits + got, max - got));

@@ -5,7 +5,9 @@
  * A container is one process group: posix_spawn of argv with an explicit envp, in a new
  * process group, stdin from /dev/null, stdout and stderr into one pipe.  Output is appended raw
  * to the container's log file and, when asked, forwarded line by line to an output fd with a
- * prefix ("[pod-host] ").  When the main process exits, whatever is left of its group is
+ * prefix ("[pod-host] "), never blocking: a reader that does not keep up gets the lines that
+ * fit in a bounded buffer, then a marker line saying how much was skipped.  When the main
+ * process exits, whatever is left of its group is
  * killed (as a container runtime does) and the exit is reported once the pipe is drained.
  *
  * No orphans: sup_new() forks a watchdog that outlives a SIGKILLed jaxset only long enough to
@@ -75,6 +77,14 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
 /* Calls fn(ctx) before forwarded output is written, so that a caller drawing a status line on
  * the same terminal can clear it first. fn may be NULL. */
 void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx);
+
+/* Bytes of output not forwarded because out_fd was not read fast enough (the log files have
+ * them) so far. */
+uint64_t sup_skipped_bytes(const struct sup *s);
+
+/* Writes the last forwarded output, waiting at most a couple of seconds for a slow reader,
+ * and stops forwarding.  Returns the bytes never forwarded over the whole run. */
+uint64_t sup_finish_output(struct sup *s);
 
 /* Bytes forwarded to out_fd so far (benchmarks). */
 uint64_t sup_forwarded_bytes(const struct sup *s);

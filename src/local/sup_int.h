@@ -2,6 +2,8 @@
 #ifndef JX_SUP_INT_H
 #define JX_SUP_INT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "local/sup.h"
@@ -12,6 +14,29 @@ struct sup__watchdog {
     char pending[4096]; /* records not yet written: sent in one write per poll */
     size_t n_pending;
 };
+
+/* Forwarded output (sup_out.c): prefixed lines for one output fd, written without blocking. */
+struct sup__out {
+    int fd;            /* private non-blocking description of the caller's fd; -1: gone */
+    bool owned;        /* fd was opened here */
+    bool blocked;      /* the last write stopped short: wait for the fd to be writable */
+    char *buf;
+    size_t off, len, cap;  /* buf[off..len) waits to be written */
+    uint64_t forwarded;     /* bytes written */
+    uint64_t skipped;       /* bytes dropped since the last marker line */
+    uint64_t skipped_total; /* bytes dropped, over the whole run */
+    void (*hook)(void *ctx);
+    void *hook_ctx;
+};
+
+int sup__out_init(struct sup__out *o, int fd);
+/* Appends the line a + b + "\n" (dropped and counted when the buffer is full). */
+void sup__out_line(struct sup__out *o, const char *a, size_t alen, const char *b, size_t blen);
+/* Writes what it can; returns 1 when output is still waiting for the fd to be writable. */
+int sup__out_flush(struct sup__out *o);
+/* Flushes for at most a couple of seconds, closes what it opened, frees; skipped_total stays
+ * (what the reader never took).  Idempotent. */
+void sup__out_release(struct sup__out *o);
 
 /* Forks the watchdog. 0 or a negative errno. */
 int sup__watchdog_start(struct sup__watchdog *w);

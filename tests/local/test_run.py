@@ -308,6 +308,26 @@ def closed_stdout_does_not_stop_the_run():
 
 
 @test
+def stalled_reader_does_not_stall_supervision():
+    # nobody reads jaxset's stdout while a pod floods it: the Job's 2 s deadline still ends
+    # the run on time, the log file keeps everything, and jaxset says how much it skipped
+    w = rj("w", "[print('x' * 1000) for _ in iter(int, 1)]",
+           extra_spec="\n        activeDeadlineSeconds: 2")
+    r = Run(jobset("stall", [w])).start()
+    t0 = time.monotonic()
+    rc = r.proc.wait(30)  # stdout is never read
+    took = time.monotonic() - t0
+    err = r.proc.stderr.read()
+    assert rc == 1, f"rc={rc}\n{err}"
+    assert took < 15, f"took {took:.1f}s"
+    assert "bytes of pod output were not forwarded" in err, err
+    log = os.path.join(r.run_dir("stall"), "logs")
+    size = sum(os.path.getsize(os.path.join(log, f)) for f in os.listdir(log))
+    assert size > 8 * 1024 * 1024, size
+    assert not r.leftovers()
+
+
+@test
 def too_few_open_files_is_refused_before_anything_starts():
     # 600 containers need 1,264 open files; a hard limit of 1,024 cannot hold their logs
     w = rj("w", "pass", pods=600)
