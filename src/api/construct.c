@@ -149,6 +149,7 @@ static int exclusive_copy(json_t *ann, const json_t *js_ann, const json_t *rj_an
 /* What every part of one child Job is built from. */
 struct build {
     const struct js_view *v;
+    const json_t *js;     /* the JobSet */
     const json_t *js_ann; /* the JobSet's metadata.annotations */
     const json_t *rj_ann; /* the replicated job template's metadata.annotations */
     char name[256];
@@ -232,6 +233,8 @@ static int job_spec(json_t *spec, const struct build *b, const json_t *job_ann)
         return -1;
     if (node_selector_strategy(pspec, job_ann, v->ns, b->name) < 0)
         return -1;
+    if (construct_pvc_volumes(b->js, v, pspec) < 0)
+        return -1;
     return jx_set_bool(spec, "suspend", v->suspend);
 }
 
@@ -243,6 +246,7 @@ json_t *construct_job(const json_t *js, const struct js_view *v, const struct ja
     const json_t *tmpl = v->rj[rj].tmpl, *tspec = jx_obj(tmpl, "spec");
     const json_t *tmeta = jx_obj(tmpl, "metadata");
 
+    b.js = js;
     b.js_ann = jx_path(js, "metadata.annotations");
     b.rj_ann = jx_obj(tmeta, "annotations");
     js_job_name(v, rj, job, b.name, sizeof(b.name));

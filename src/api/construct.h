@@ -22,6 +22,20 @@
 json_t *construct_job(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
                       size_t rj, long long job);
 
+/* Longest object name construct builds into a fixed buffer: names are validated DNS labels
+ * (63) or subdomains (253). */
+#define CONSTRUCT_NAME_MAX 256
+
+/* The PersistentVolumeClaims of spec.volumeClaimPolicies: "<template>-<jobset>", template
+ * labels + jobset-name, template annotations and spec, and a controller owner reference to the
+ * JobSet unless retentionPolicy.whenDeleted is Retain.  New array (empty when none), NULL on
+ * OOM. */
+json_t *construct_pvcs(const json_t *js, const struct js_view *v);
+
+/* Appends {name: <template>, persistentVolumeClaim: {claimName: <template>-<jobset>}} to the
+ * pod spec's volumes for every claim template one of its containers mounts.  0, -1 on OOM. */
+int construct_pvc_volumes(const json_t *js, const struct js_view *v, json_t *pspec);
+
 /* The headless Service (upstream createHeadlessSvcIfNecessary), or NULL on OOM.  Callers check
  * v->dns_hostnames first. */
 json_t *construct_service(const json_t *js, const struct js_view *v);

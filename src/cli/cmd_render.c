@@ -19,6 +19,12 @@ static int render_one(const struct manifest *m, json_t *items)
     json_object_del(js, "status");
     if (v->dns_hostnames && json_array_append_new(items, construct_service(m->jobset, v)) < 0)
         return -1;
+    json_t *pvcs = construct_pvcs(m->jobset, v);
+    if (!pvcs || json_array_extend(items, pvcs) < 0) {
+        json_decref(pvcs);
+        return -1;
+    }
+    json_decref(pvcs);
     for (size_t r = 0; r < v->n_rj; r++) {
         for (long long j = 0; j < v->rj[r].replicas; j++) {
             json_t *job = construct_job(m->jobset, v, &m->rt, r, j);

@@ -10,6 +10,7 @@
 
 #define EV_JOB_CREATION_FAILED "JobCreationFailed"
 #define EV_SERVICE_CREATION_FAILED "HeadlessServiceCreationFailed"
+#define EV_PVC_CREATION_FAILED "PVCCreationFailed"
 
 static const char *obj_name(const json_t *o)
 {
@@ -41,6 +42,20 @@ static int exec_service(const struct rec_plan *p, const struct rec_ops *ops, voi
         err_prefix(e, "creating headless service");
     }
     return rc;
+}
+
+static int exec_pvcs(const struct rec_plan *p, const struct rec_ops *ops, void *ctx,
+                     struct err *e)
+{
+    for (size_t i = 0; i < json_array_size(p->pvcs); i++) {
+        int rc = ops->create_pvc(ctx, json_array_get(p->pvcs, i), e);
+        if (rc < 0) {
+            ops->record_event(ctx, REC_EVENT_WARNING, EV_PVC_CREATION_FAILED, e->msg);
+            err_prefix(e, "creating persistent volume claim");
+            return rc;
+        }
+    }
+    return 0;
 }
 
 /* Appends `job "<name>" creation failed with error: <msg>` to the joined text (one per line,
@@ -110,7 +125,8 @@ int rec_plan_execute(const struct rec_plan *p, const struct rec_ops *ops, void *
     if (p->skipped)
         goto out;
     if ((rc = exec_deletes(p, ops, ctx, e)) < 0 || (rc = exec_service(p, ops, ctx, e)) < 0 ||
-        (rc = exec_creates(p, ops, ctx, e)) < 0 || (rc = exec_patches(p, ops, ctx, e)) < 0)
+        (rc = exec_pvcs(p, ops, ctx, e)) < 0 || (rc = exec_creates(p, ops, ctx, e)) < 0 ||
+        (rc = exec_patches(p, ops, ctx, e)) < 0)
         goto out;
     r.changed = p->n_deletes || p->n_creates || p->n_patches;
     if (p->status_changed) {

@@ -7,6 +7,8 @@
  *   1. delete_job      for every plan delete (Foreground); the first failure ends the pass.
  *   2. create_service  when the plan holds a Service; a failure records the Warning event
  *                      HeadlessServiceCreationFailed and ends the pass.
+ *   2b. create_pvc     for every claim of spec.volumeClaimPolicies; a failure records the
+ *                      Warning event PVCCreationFailed and ends the pass.
  *   3. create_job      for every plan create, all of them attempted; failures record one
  *                      Warning event JobCreationFailed with the joined errors
  *                      (`job "<name>" creation failed with error: <err>`) and end the pass.
@@ -19,7 +21,8 @@
  * backend retries by reconciling again (upstream requeues with backoff).
  *
  * "Already exists" is not a failure: a backend's create_service returns 0 when a Service of
- * that name exists (whoever owns it), and create_job returns 0 for a Job that exists. */
+ * that name exists (whoever owns it), create_pvc for a claim that exists, and create_job for a
+ * Job that exists. */
 #ifndef JX_PLAN_EXEC_H
 #define JX_PLAN_EXEC_H
 
@@ -35,6 +38,7 @@
 struct rec_ops {
     int (*delete_job)(void *ctx, const char *name, bool foreground, struct err *e);
     int (*create_service)(void *ctx, json_t *service, struct err *e);
+    int (*create_pvc)(void *ctx, json_t *pvc, struct err *e);
     int (*create_job)(void *ctx, json_t *job, struct err *e);
     int (*update_job)(void *ctx, const struct rec_patch *patch, struct err *e);
     int (*write_status)(void *ctx, json_t *status, struct err *e);

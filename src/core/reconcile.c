@@ -105,6 +105,7 @@ void rec_plan_release(struct rec_plan *p)
     free(p->events);
     json_decref(p->status);
     json_decref(p->service);
+    json_decref(p->pvcs);
     memset(p, 0, sizeof(*p));
     p->requeue_after_ms = -1;
 }
@@ -295,6 +296,9 @@ static int reconcile_running(struct rec_ctx *c)
     if (c->n_bucket[REC_BUCKET_SUCCEEDED] && rec_success_met(c))
         return rec__complete(c);
     if (c->v.dns_hostnames && !(c->plan->service = construct_service(c->js, &c->v)))
+        return -ENOMEM;
+    if (json_array_size(jx_arr(c->spec, "volumeClaimPolicies")) &&
+        !(c->plan->pvcs = construct_pvcs(c->js, &c->v)))
         return -ENOMEM;
     rc = rec_create_jobs(c);
     if (rc)

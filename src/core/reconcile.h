@@ -6,7 +6,7 @@
  * Kubernetes) observe, call it, and execute the plan it returns, in this order:
  *
  *   1. deletes      (child Jobs, Foreground propagation when `foreground`)
- *   2. creates      (the headless Service first when `service` is set)
+ *   2. creates      (the headless Service first when `service` is set, then `pvcs`)
  *   3. patches      (full Job updates that suspend or resume existing Jobs)
  *   4. status       (PUT .../status when `status_changed`), then, only if that succeeded,
  *   5. events       (in order)
@@ -76,6 +76,8 @@ struct rec_plan {
     bool status_changed;   /* semantically different from the observed status */
     json_t *service;       /* owned: the headless Service to create unless a Service of that
                             * name exists (DNS hostnames on and the JobSet running), or NULL */
+    json_t *pvcs;          /* owned: array of the PersistentVolumeClaims of
+                            * spec.volumeClaimPolicies to create unless they exist, or NULL */
     bool delete_jobset;    /* TTL after finished expired: delete the JobSet (Foreground) */
     long long requeue_after_ms; /* reconcile again after this long; -1 = no timed requeue */
 };

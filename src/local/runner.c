@@ -17,6 +17,7 @@
 #include "core/plan_exec.h"
 #include "core/reconcile.h"
 #include "local/podenv.h"
+#include "obj/fs.h"
 #include "obj/jx.h"
 
 #define RUN_MAX_PASSES 64 /* reconcile passes before waiting; a plan converges in a few */
@@ -261,9 +262,26 @@ static int op_delete_jobset(void *ctx, struct err *e)
     return 0;
 }
 
+/* A claim of spec.volumeClaimPolicies is a directory of the run, <run dir>/volumes/<claim>,
+ * kept with the run (whenDeleted has nothing to delete locally).  An existing one is reused. */
+static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
+{
+    struct run_pass *ps = ctx;
+    char *dir = NULL;
+    if (asprintf(&dir, "%s/volumes/%s", ps->r->o->run_dir,
+                 jx_str(jx_obj(pvc, "metadata"), "name")) < 0)
+        return err_set(e, -ENOMEM, "out of memory");
+    int rc = fs_mkdir_p(dir);
+    if (rc < 0)
+        err_set(e, rc, "%s: %s", dir, strerror(-rc));
+    free(dir);
+    return rc;
+}
+
 static const struct rec_ops run_ops = {
     .delete_job = op_delete_job,
     .create_service = op_create_service,
+    .create_pvc = op_create_pvc,
     .create_job = op_create_job,
     .update_job = op_update_job,
     .write_status = op_write_status,

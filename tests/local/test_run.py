@@ -3,12 +3,13 @@ ordering, in-place restarts, signals, concurrency, invalid input."""
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from localtest import Run, condition, main, test, wait_for  # noqa: E402
+from localtest import BIN, Run, condition, main, test, wait_for  # noqa: E402
 
 PY = "python3"
 
@@ -563,6 +564,37 @@ def missing_working_dir_is_named():
     assert r.rc == 1, r.describe()
     assert "container c failed to start: workingDir /nonexistent/wd: No such file or directory" \
         in r.err, r.describe()
+
+
+@test
+def volume_claim_policies():
+    # the child Job mounts the claim <template>-<jobset> as upstream builds it, render prints
+    # the PVC, and locally the claim is a directory of the run
+    w = rj("w", "pass").replace("            - name: c\n", "            - name: c\n"
+                                "              volumeMounts: [{name: data, mountPath: /data}]\n")
+    spec = """
+  volumeClaimPolicies:
+  - templates:
+    - metadata: {name: data, labels: {tier: scratch}}
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources: {requests: {storage: 1Gi}}
+    retentionPolicy: {whenDeleted: Retain}"""
+    r = Run(jobset("vcp", [w], spec))
+    out = subprocess.run([BIN, "render", r.path, "-o", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    items = json.loads(out.stdout)["items"]
+    pvc = [i for i in items if i["kind"] == "PersistentVolumeClaim"]
+    assert len(pvc) == 1 and pvc[0]["metadata"]["name"] == "data-vcp", pvc
+    assert pvc[0]["metadata"]["labels"] == {"tier": "scratch",
+                                            "jobset.sigs.k8s.io/jobset-name": "vcp"}, pvc
+    assert "ownerReferences" not in pvc[0]["metadata"], pvc  # Retain: not owned
+    job = [i for i in items if i["kind"] == "Job"][0]
+    vols = job["spec"]["template"]["spec"]["volumes"]
+    assert vols == [{"name": "data", "persistentVolumeClaim": {"claimName": "data-vcp"}}], vols
+    r.run()
+    assert r.rc == 0, r.describe()
+    assert os.path.isdir(os.path.join(r.run_dir("vcp"), "volumes", "data-vcp")), r.describe()
 
 
 @test

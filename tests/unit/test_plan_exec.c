@@ -49,6 +49,11 @@ static int rb_create_service(void *ctx, json_t *svc, struct err *e)
     return rb_call(ctx, "create-service", meta_name(svc), e);
 }
 
+static int rb_create_pvc(void *ctx, json_t *pvc, struct err *e)
+{
+    return rb_call(ctx, "create-pvc", meta_name(pvc), e);
+}
+
 static int rb_create_job(void *ctx, json_t *job, struct err *e)
 {
     return rb_call(ctx, "create-job", meta_name(job), e);
@@ -81,6 +86,7 @@ static int rb_delete_jobset(void *ctx, struct err *e)
 static const struct rec_ops rb_ops = {
     .delete_job = rb_delete_job,
     .create_service = rb_create_service,
+    .create_pvc = rb_create_pvc,
     .create_job = rb_create_job,
     .update_job = rb_update_job,
     .write_status = rb_write_status,
@@ -105,6 +111,7 @@ static void full_plan(struct rec_plan *p)
     p->deletes[1] = (struct rec_delete){strdup("js-old-1"), true};
     p->n_deletes = 2;
     p->service = named("Service", "js");
+    p->pvcs = json_pack("[o]", named("PersistentVolumeClaim", "data-js"));
     p->creates = calloc(2, sizeof(*p->creates));
     p->creates[0] = named("Job", "js-w-0");
     p->creates[1] = named("Job", "js-w-1");
@@ -124,6 +131,7 @@ static void full_plan(struct rec_plan *p)
 static const char full_log[] = "delete-job(fg) js-old-0\n"
                                "delete-job(fg) js-old-1\n"
                                "create-service js\n"
+                               "create-pvc data-js\n"
                                "create-job js-w-0\n"
                                "create-job js-w-1\n"
                                "suspend-job js-l-0\n"
@@ -167,6 +175,7 @@ static void test_failed_status_write_suppresses_events(void **state)
     assert_string_equal(b.log, "delete-job(fg) js-old-0\n"
                                "delete-job(fg) js-old-1\n"
                                "create-service js\n"
+                               "create-pvc data-js\n"
                                "create-job js-w-0\n"
                                "create-job js-w-1\n"
                                "suspend-job js-l-0\n"
@@ -187,6 +196,7 @@ static void test_create_failures_joined(void **state)
                         "delete-job(fg) js-old-0\n"
                         "delete-job(fg) js-old-1\n"
                         "create-service js\n"
+                        "create-pvc data-js\n"
                         "create-job js-w-0\n"
                         "create-job js-w-1\n"
                         "event Warning JobCreationFailed: job \"js-w-0\" creation failed with "
@@ -207,6 +217,20 @@ static void test_service_failure(void **state)
                                "event Warning HeadlessServiceCreationFailed: create-service js "
                                "refused\n");
     assert_string_equal(e.msg, "creating headless service: create-service js refused");
+}
+
+static void test_pvc_failure(void **state)
+{
+    (void)state;
+    struct rec_backend b = {.fail = {"create-pvc data-js"}};
+    struct err e = {{0}};
+    assert_int_equal(run_full(&b, NULL, &e), -EIO);
+    assert_string_equal(b.log, "delete-job(fg) js-old-0\n"
+                               "delete-job(fg) js-old-1\n"
+                               "create-service js\n"
+                               "create-pvc data-js\n"
+                               "event Warning PVCCreationFailed: create-pvc data-js refused\n");
+    assert_string_equal(e.msg, "creating persistent volume claim: create-pvc data-js refused");
 }
 
 static void test_delete_failure_stops(void **state)
@@ -276,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_failed_status_write_suppresses_events),
         cmocka_unit_test(test_create_failures_joined),
         cmocka_unit_test(test_service_failure),
+        cmocka_unit_test(test_pvc_failure),
         cmocka_unit_test(test_delete_failure_stops),
         cmocka_unit_test(test_patch_failure_stops),
         cmocka_unit_test(test_delete_jobset_failure),
