@@ -9,10 +9,22 @@
 
 static const char usage[] = "jaxset render FILE... [-o yaml|json]";
 
+/* The most child Jobs render prints for one JobSet: beyond, the output is no use to read and
+ * only grows (replicas is an int32). */
+#define RENDER_MAX_JOBS 10000
+
 /* Appends the JobSet, its headless Service and every child Job to `items`. */
 static int render_one(const struct manifest *m, json_t *items)
 {
     const struct js_view *v = &m->view;
+    long long jobs = 0;
+    for (size_t r = 0; r < v->n_rj; r++)
+        jobs += v->rj[r].replicas;
+    if (jobs > RENDER_MAX_JOBS) {
+        fprintf(stderr, "%s: spec.replicatedJobs: %lld child Jobs; render prints at most %d\n",
+                m->source, jobs, RENDER_MAX_JOBS);
+        return -2;
+    }
     json_t *js = json_deep_copy(m->jobset);
     if (!js || json_array_append_new(items, js) < 0)
         return -1;
@@ -88,13 +100,14 @@ int cmd_render(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     json_t *items = json_array();
-    for (size_t i = 0; rc == EXIT_OK && i < s.n; i++)
-        if (!items || render_one(&s.v[i], items) < 0)
-            rc = EXIT_INVALID;
-    if (rc == EXIT_OK && print_items(items, json_out) < 0)
-        rc = EXIT_INVALID;
-    if (rc != EXIT_OK)
+    int one = items ? 0 : -1;
+    for (size_t i = 0; one == 0 && i < s.n; i++)
+        one = render_one(&s.v[i], items);
+    if (one == 0 && print_items(items, json_out) < 0)
+        one = -1;
+    if (one == -1)
         fprintf(stderr, "jaxset render: out of memory\n");
+    rc = one ? EXIT_INVALID : EXIT_OK;
     json_decref(items);
     manifest_set_release(&s);
     return rc;

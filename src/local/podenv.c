@@ -28,9 +28,13 @@ static const char *lookup(const struct podenv_strv *env, const char *name, size_
     return NULL;
 }
 
-/* Appends n bytes to a growing string; false on OOM. */
+/* Appends n bytes to a growing string; false on OOM or past PODENV_VALUE_MAX (errno E2BIG). */
 static bool grow(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
+    if (*len + n > PODENV_VALUE_MAX) {
+        errno = E2BIG;
+        return false;
+    }
     if (*len + n + 1 > *cap) {
         size_t c = (*len + n + 1) * 2;
         char *nb = realloc(*buf, c);
@@ -47,6 +51,7 @@ static bool grow(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 
 char *podenv_expand(const char *in, const struct podenv_strv *env)
 {
+    errno = 0;
     char *out = NULL;
     size_t len = 0, cap = 0;
     bool ok = grow(&out, &len, &cap, "", 0);
@@ -146,6 +151,14 @@ static int field_ref(const char *path, const struct podenv_pod *pod, const char 
     return 0;
 }
 
+/* A value whose $(VAR) expansion outgrows what the kernel passes to a program. */
+static int too_long(struct err *err, const char *field, size_t i, const char *name)
+{
+    return err_set(err, -E2BIG, "%s[%zu]%s%s%s: the expanded value is longer than %d bytes, the "
+                   "most one argument or variable can be", field, i, name ? " (" : "",
+                   name ? name : "", name ? ")" : "", PODENV_VALUE_MAX);
+}
+
 static int env_entry(const json_t *e, size_t i, const struct podenv_pod *pod,
                      struct podenv_strv *env, struct err *err)
 {
@@ -156,6 +169,8 @@ static int env_entry(const json_t *e, size_t i, const struct podenv_pod *pod,
     if (!from) {
         const char *v = jx_str(e, "value");
         char *x = podenv_expand(v ? v : "", env);
+        if (!x && errno == E2BIG)
+            return too_long(err, "env", i, name);
         int rc = x ? set_kv(env, name, x) : -ENOMEM;
         free(x);
         return rc;
@@ -223,6 +238,9 @@ static int build_argv(const json_t *c, const struct podenv_strv *env, struct pod
         const json_t *a = i < json_array_size(cmd) ? json_array_get(cmd, i)
                                                    : json_array_get(args, i - json_array_size(cmd));
         argv->v[i] = podenv_expand(json_is_string(a) ? json_string_value(a) : "", env);
+        if (!argv->v[i] && errno == E2BIG)
+            return too_long(err, i < json_array_size(cmd) ? "command" : "args",
+                            i < json_array_size(cmd) ? i : i - json_array_size(cmd), NULL);
         if (!argv->v[i])
             return -ENOMEM;
         argv->n++;

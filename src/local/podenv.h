@@ -48,7 +48,13 @@ int podenv_build(const json_t *container, const struct podenv_pod *pod, const ch
                  const json_t *extra, struct podenv_strv *out_env, struct podenv_strv *out_argv,
                  struct err *err);
 
-/* Expands $(VAR) references in `in` against `env`; returns a malloc'd string or NULL on OOM. */
+/* The longest value an expansion may produce: Linux's limit for one argument or environment
+ * string (MAX_ARG_STRLEN, 32 pages).  Chains of $(VAR) that double at each step stop here
+ * instead of growing exponentially. */
+#define PODENV_VALUE_MAX (128 * 1024)
+
+/* Expands $(VAR) references in `in` against `env`; returns a malloc'd string, or NULL with
+ * errno E2BIG past PODENV_VALUE_MAX, or NULL on OOM. */
 char *podenv_expand(const char *in, const struct podenv_strv *env);
 
 #endif

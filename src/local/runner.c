@@ -441,8 +441,22 @@ static int precheck_list(const json_t *tmpl, const char *field, size_t rj, struc
     return 0;
 }
 
+/* Pods with a hostname of their own: what the hosts file lists and the most that may run. */
+static long long total_pods(const struct js_view *v)
+{
+    long long n = 0;
+    for (size_t i = 0; i < v->n_rj; i++)
+        n += v->rj[i].replicas * v->rj[i].pods_per_job;
+    return n;
+}
+
 static int precheck(const struct manifest *m, struct err *err)
 {
+    if (total_pods(&m->view) > RUNNER_MAX_PODS)
+        return err_set(err, -E2BIG,
+                       "spec.replicatedJobs: the job has %lld pods; jaxset runs at most %d on "
+                       "one machine",
+                       total_pods(&m->view), RUNNER_MAX_PODS);
     for (size_t i = 0; i < m->view.n_rj; i++) {
         int rc = precheck_list(m->view.rj[i].tmpl, "initContainers", i, err);
         if (rc == 0)

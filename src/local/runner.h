@@ -35,6 +35,10 @@ struct runner_opts {
     int gpus;                /* GPUs on this machine; -1: detect */
 };
 
+/* The most pods (replicas x pods per Job, over every replicated job) one local run takes: more
+ * is refused before anything is written or started. */
+#define RUNNER_MAX_PODS 10000
+
 /* Runs to the end.  Returns the exit status (0 Completed, 1 Failed, 130 after SIGINT, 143 after
  * SIGTERM; the latter two only once every process is gone), or a negative errno with err set
  * when the run could not start (nothing is left running then). */

@@ -329,6 +329,21 @@ def stalled_reader_does_not_stall_supervision():
 
 
 @test
+def huge_replicas_are_refused_before_anything_is_written():
+    r = Run(jobset("huge", [rj("w", "pass", replicas=1000000000)]))
+    t0 = time.monotonic()
+    r.run(timeout=20)
+    assert r.rc == 2, r.describe()
+    assert ("spec.replicatedJobs: the job has 1000000000 pods; jaxset runs at most 10000 on one "
+            "machine") in r.err, r.describe()
+    assert not os.path.exists(os.path.join(r.home, "runs")), r.describe()
+    out = subprocess.run([BIN, "render", r.path], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 2 and out.stdout == "", out
+    assert "spec.replicatedJobs: 1000000000 child Jobs; render prints at most 10000" in out.stderr
+    assert time.monotonic() - t0 < 5
+
+
+@test
 def too_few_open_files_is_refused_before_anything_starts():
     # 600 containers need 1,264 open files; a hard limit of 1,024 cannot hold their logs
     w = rj("w", "pass", pods=600)

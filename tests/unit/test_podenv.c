@@ -145,6 +145,32 @@ static void test_extra_join(void **state)
     podenv_strv_free(&argv);
 }
 
+/* $(VAR) chains that double at every step stop at PODENV_VALUE_MAX instead of taking
+ * 2^40 bytes; so does a command line. */
+static void test_expansion_bomb(void **state)
+{
+    (void)state;
+    char c[8192];
+    size_t n = (size_t)snprintf(c, sizeof(c), "{\"name\":\"c\",\"command\":[\"x\"],"
+                                              "\"env\":[{\"name\":\"V0\",\"value\":\"xx\"}");
+    for (int k = 1; k <= 40; k++)
+        n += (size_t)snprintf(c + n, sizeof(c) - n,
+                              ",{\"name\":\"V%d\",\"value\":\"$(V%d)$(V%d)\"}", k, k - 1,
+                              k - 1);
+    snprintf(c + n, sizeof(c) - n, "]}");
+    struct podenv_strv env = {0}, argv = {0};
+    struct err e = {{0}};
+    assert_int_equal(build(c, NULL, NULL, &env, &argv, &e), -E2BIG);
+    assert_string_equal(e.msg, "env[17] (V17): the expanded value is longer than 131072 bytes, "
+                               "the most one argument or variable can be");
+    assert_int_equal(build("{\"name\":\"c\",\"command\":[\"x\",\"$(V)$(V)\"],\"env\":"
+                           "[{\"name\":\"V\",\"value\":\"$(W)$(W)\"}]}",
+                           NULL, NULL, &env, &argv, &e),
+                     0); /* undefined references stay short */
+    podenv_strv_free(&env);
+    podenv_strv_free(&argv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_field_refs),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_extra_join),
+        cmocka_unit_test(test_expansion_bomb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
