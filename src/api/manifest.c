@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/bounds.h"
 #include "api/convert.h"
 #include "api/keys.h"
 #include "api/local_ann.h"
@@ -230,6 +231,8 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
     enum doc_kind k = classify(d->obj, &m->kind, &kerrs);
     if (k == DOC_UNKNOWN)
         return ferr_list_move(&m->errs, &kerrs);
+    if ((rc = bounds_check(d->obj, &m->errs)) != 0) /* what no API server would take */
+        return rc < 0 ? rc : 0;
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
