@@ -49,7 +49,7 @@ static int check_annotations(struct walk *w, const json_t *meta, const char *pat
     if (total <= BOUNDS_ANNOTATIONS_MAX)
         return 0;
     char *p = child_path(path, "annotations", 0);
-    int rc = p ? ferr_add(w->errs, FERR_TOO_LONG, p, NULL, "must have at most %d bytes",
+    int rc = p ? ferr_add(w->errs, FERR_TOO_LONG, p, NULL, "may not be more than %d bytes",
                           BOUNDS_ANNOTATIONS_MAX)
                : -ENOMEM;
     free(p);
