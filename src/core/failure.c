@@ -50,7 +50,7 @@ bool rec_rule_applies(const json_t *rule, const char *rj_name, const char *reaso
 static int64_t failed_at(const struct rec_job *j)
 {
     int64_t t;
-    if (rec_time_parse(jx_str(j->failed_cond, "lastTransitionTime"), &t))
+    if (kt_parse(jx_str(j->failed_cond, "lastTransitionTime"), &t))
         return REC_TIME_ZERO;
     return t;
 }

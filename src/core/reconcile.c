@@ -208,7 +208,7 @@ static int ctx_jaxrt(struct rec_ctx *c)
     return rc;
 }
 
-static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int64_t now)
+static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int64_t now_ms)
 {
     const json_t *old_conds;
     c->js = js;
@@ -219,8 +219,10 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
         return err_set(c->e, rc, "jobset: cannot read metadata.name or spec.replicatedJobs");
     if ((rc = ctx_jaxrt(c)) < 0)
         return rc;
-    rec_time_format(now, c->now);
-    c->now_ms = now * 1000;
+    if (kt_format(now_ms, c->now) < 0)
+        return err_set(c->e, -EINVAL, "now: %lld ms is not a time a timestamp can hold",
+                       (long long)now_ms);
+    c->now_ms = now_ms;
     c->restarts = c->v.restarts;
     c->restarts_max = jx_int_or(c->old_status, "restartsCountTowardsMax", 0);
     c->terminal = jx_str(c->old_status, "terminalState") ? jx_str(c->old_status, "terminalState")
@@ -262,7 +264,7 @@ static int ttl_after_finished(struct rec_ctx *c, const json_t *fin)
     int64_t at;
     if (jx_int(c->spec, "ttlSecondsAfterFinished", &ttl))
         return 0;
-    if (rec_time_parse(jx_str(fin, "lastTransitionTime"), &at))
+    if (kt_parse(jx_str(fin, "lastTransitionTime"), &at))
         return err_set(c->e, -EINVAL, "unable to find the time when the JobSet %s/%s finished",
                        c->v.ns, c->v.name);
     int64_t left = at + ttl * 1000 - c->now_ms;
@@ -355,7 +357,7 @@ static bool skipped(const json_t *js)
     return (del && !json_is_null(del)) || (mb && strcmp(mb, JOBSET_CONTROLLER_NAME) != 0);
 }
 
-int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now, struct rec_plan *out_plan,
+int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now_ms, struct rec_plan *out_plan,
                   struct err *e)
 {
     struct rec_plan plan = {.requeue_after_ms = -1};
@@ -365,7 +367,7 @@ int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now, struct rec_
         plan.skipped = true;
         goto out;
     }
-    rc = ctx_init(&c, js, jobs, now);
+    rc = ctx_init(&c, js, jobs, now_ms);
     if (!rc)
         rc = reconcile_steps(&c);
     if (!rc && !(plan.status = status_assemble(&c)))

@@ -85,13 +85,14 @@ struct rec_plan {
 /* Reconciles one JobSet.
  *   js:   the JobSet (defaulted and valid; status may be absent), borrowed.
  *   jobs: JSON array of the batch/v1 Jobs it controls (found by owner UID), borrowed; NULL = none.
- *   now:  current time, seconds since the Unix epoch (conditions get RFC 3339 "...Z" stamps).
+ *   now_ms: current time, milliseconds since the Unix epoch (obj/ktime.h; conditions get
+ *         RFC 3339 "...Z" stamps, -EINVAL outside the years 0000-9999).
  * Returns 0 and fills *out_plan (release with rec_plan_release), or a negative errno with a
  * message in `e` (*out_plan untouched): -EINVAL when a child Job has a non-integer
  * restart-attempt label, a finished JobSet has no finish time while a TTL is set, or a matching
  * failure-policy rule uses a gated action; -ENOMEM. Upstream aborts the reconcile without a
  * status write in the same cases. */
-int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now, struct rec_plan *out_plan,
+int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now_ms, struct rec_plan *out_plan,
                   struct err *e) __attribute__((warn_unused_result));
 
 /* Frees everything the plan owns and zeroes it.  NULL-safe, idempotent. */

@@ -33,7 +33,7 @@ struct rec_ctx {
     const json_t *old_status;  /* borrowed, may be NULL */
     struct js_view v;
     struct jaxrt rt;           /* the JAX runtime the JobSet's annotations ask for (owned) */
-    char now[REC_TIME_MAX];    /* RFC 3339 stamp for new conditions */
+    char now[KT_RFC3339_MAX];  /* RFC 3339 stamp for new conditions */
     int64_t now_ms;
     struct rec_job *jobs;      /* owned array */
     size_t n_jobs;

@@ -11,18 +11,11 @@
 
 #include "api/jobset.h"
 #include "core/reconcile.h"
+#include "obj/ktime.h"
 
 /* ---- time ---------------------------------------------------------------------------------- */
 
-#define REC_TIME_MAX 32
 #define REC_TIME_ZERO INT64_MIN /* Go's zero time: before every real time */
-
-/* Parses an RFC 3339 timestamp ("2026-11-22T10:00:00Z", fractional seconds and ±hh:mm offsets
- * accepted) into milliseconds since the Unix epoch.  Returns 0 or -EINVAL. */
-int rec_time_parse(const char *s, int64_t *out_ms) __attribute__((warn_unused_result));
-
-/* Formats seconds since the epoch as "YYYY-MM-DDTHH:MM:SSZ" into out[REC_TIME_MAX]. */
-void rec_time_format(int64_t sec, char *out);
 
 /* ---- conditions (pkg/constants, updateCondition) ----------------------------------------- */
 

@@ -214,10 +214,6 @@ __attribute__((warn_unused_result)) int jobctl_sync(const struct jobctl_input *i
 /* Frees what the result owns and zeroes it.  NULL-safe. */
 void jobctl_result_release(struct jobctl_result *r);
 
-/* Formats Unix epoch milliseconds as RFC 3339 UTC with second precision
- * ("2024-05-01T12:00:00Z"), as metav1.Time does.  0, or -ERANGE (out = "") outside years
- * 0000-9999. */
-int jobctl_rfc3339(int64_t ms, char out[32]);
 
 /* Formats sorted, distinct, non-negative indexes the way completedIndexes does: three or more
  * consecutive numbers become "first-last" ("1,3-5,7").  0 or -ENOMEM; *out_str is malloc'd. */

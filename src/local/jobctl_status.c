@@ -1,50 +1,12 @@
 /* jobctl: the Job status as data and as batch/v1 JSON; time and index formatting. */
 #include "local/jobctl.h"
 #include "obj/jx.h"
+#include "obj/ktime.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define RFC3339_MIN_MS (-62167219200000LL) /* 0000-01-01T00:00:00Z */
-#define RFC3339_MAX_MS 253402300799999LL   /* 9999-12-31T23:59:59.999Z */
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-/* Proleptic Gregorian date of a day count since 1970-01-01 (Hinnant's civil_from_days). */
-static void civil_from_days(int64_t days, int64_t *y, int *m, int *d)
-{
-    int64_t z = days + 719468;
-    int64_t era = floor_div(z, 146097);
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
-}
-
-int jobctl_rfc3339(int64_t ms, char out[32])
-{
-    int64_t y;
-    int mo, d;
-    out[0] = 0;
-    if (ms < RFC3339_MIN_MS || ms > RFC3339_MAX_MS)
-        return -ERANGE;
-    int64_t secs = floor_div(ms, 1000);
-    int64_t days = floor_div(secs, 86400);
-    int64_t sod = secs - days * 86400;
-    civil_from_days(days, &y, &mo, &d);
-    (void)snprintf(out, 32, "%04lld-%02d-%02dT%02d:%02d:%02dZ", (long long)y, mo, d,
-                   (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
-    return 0;
-}
 
 int jobctl_indexes_format(const int *idx, size_t n, char **out_str)
 {
@@ -109,8 +71,8 @@ void jobctl_result_release(struct jobctl_result *r)
 
 static int set_time(json_t *o, const char *key, int64_t ms)
 {
-    char buf[32];
-    if (jobctl_rfc3339(ms, buf) < 0)
+    char buf[KT_RFC3339_MAX];
+    if (kt_format(ms, buf) < 0)
         return 0; /* unrepresentable: leave the field out rather than lie */
     return jx_set_str(o, key, buf);
 }

@@ -10,7 +10,6 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "api/keys.h"
@@ -19,15 +18,9 @@
 #include "local/podenv.h"
 #include "obj/fs.h"
 #include "obj/jx.h"
+#include "obj/ktime.h"
 
 #define RUN_MAX_PASSES 64 /* reconcile passes before waiting; a plan converges in a few */
-
-int64_t run__now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int runner_detect_gpus(void)
 {
@@ -101,11 +94,11 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
 static void delete_job(struct run *r, const char *name, int64_t now)
 {
     struct rjob *j = find_job(r, name);
-    char ts[32];
+    char ts[KT_RFC3339_MAX];
     if (!j || j->deleting)
         return;
     j->deleting = true;
-    jobctl_rfc3339(now, ts);
+    kt_format(now, ts);
     jx_set_str(jx_ensure_obj(j->obj, "metadata"), "deletionTimestamp", ts);
     run__kill_job(r, j, now);
 }
@@ -318,7 +311,7 @@ static int reconcile_once(struct run *r, int64_t now, bool *changed, struct err 
     }
     json_t *jobs = jobs_json(r);
     struct rec_plan plan;
-    int rc = jobs ? rec_reconcile(r->js, jobs, now / 1000, &plan, err) : -ENOMEM;
+    int rc = jobs ? rec_reconcile(r->js, jobs, now, &plan, err) : -ENOMEM;
     json_decref(jobs);
     if (rc < 0)
         return rc;
@@ -366,14 +359,14 @@ static void on_signal(struct run *r, int64_t now)
 static int wait_events(struct run *r, struct err *err)
 {
     struct sup_exit exits[64];
-    int64_t now = run__now_ms(), dl = next_deadline(r);
+    int64_t now = kt_now_ms(), dl = next_deadline(r);
     int timeout = dl == INT64_MAX ? 1000 : (int)(dl - now < 0 ? 0 : dl - now);
     if (r->o->live && timeout > 1000)
         timeout = 1000;
     int fd = -1, n = sup_poll(r->sup, timeout, exits, 64, &fd);
     if (n < 0)
         return err_set(err, n, "supervisor: %s", strerror(-n));
-    now = run__now_ms();
+    now = kt_now_ms();
     for (int i = 0; i < n; i++)
         run__pod_exited(r, exits[i].id, exits[i].status, now);
     if (fd == r->sigfd)
@@ -398,12 +391,12 @@ static int settle(struct run *r, int64_t now, struct err *err)
 static int loop(struct run *r, struct err *err)
 {
     for (;;) {
-        int rc = settle(r, run__now_ms(), err);
+        int rc = settle(r, kt_now_ms(), err);
         if (rc < 0)
             return rc;
         if (reap_deleted(r) && !r->signal)
             continue; /* the names are free again: the next pass may recreate them */
-        int64_t now = run__now_ms();
+        int64_t now = kt_now_ms();
         if (r->status_dirty && now >= r->next_write_ms) {
             run__state_write(r, "Running", -1);
             r->next_write_ms = now + RUN_WRITE_MS;
@@ -540,7 +533,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->o = o;
     r->sigfd = -1;
     r->requeue_at_ms = INT64_MAX;
-    r->started_ms = run__now_ms();
+    r->started_ms = kt_now_ms();
     r->attempt_started_ms = r->started_ms;
     r->rng = (uint64_t)r->started_ms * 2654435761u ^ (uint64_t)getpid();
     r->n_gpus = o->gpus >= 0 ? o->gpus : runner_detect_gpus();

@@ -84,7 +84,6 @@ struct run {
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
 };
 
-int64_t run__now_ms(void);
 
 /* Pods (runner_pod.c). */
 int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);

@@ -12,6 +12,7 @@
 
 #include "obj/fs.h"
 #include "obj/jx.h"
+#include "obj/ktime.h"
 
 int run__state_open(struct run *r, struct err *err)
 {
@@ -39,12 +40,12 @@ static void write_json(const char *dir, const char *name, const json_t *v)
 
 void run__state_write(struct run *r, const char *state, int exit_status)
 {
-    char started[32], now[32];
+    char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
     json_t *jobs = json_array();
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
-    jobctl_rfc3339(r->started_ms, started);
-    jobctl_rfc3339(run__now_ms(), now);
+    kt_format(r->started_ms, started);
+    kt_format(kt_now_ms(), now);
     json_t *run = json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i}", "name", r->m->view.name,
                             "source", r->m->source, "state", state, "pid", (json_int_t)getpid(),
                             "startTime", started, "updateTime", now, "coordinatorPort",
@@ -91,8 +92,8 @@ void run__note(struct run *r, const char *fmt, ...)
 
 void run__event(struct run *r, const char *type, const char *reason, const char *msg)
 {
-    char ts[32], line[1024];
-    jobctl_rfc3339(run__now_ms(), ts);
+    char ts[KT_RFC3339_MAX], line[1024];
+    kt_format(kt_now_ms(), ts);
     if (r->events) {
         fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
         fflush(r->events);
@@ -154,7 +155,7 @@ void run__summary(struct run *r, int exit_status)
                      "fast enough (the log files have every byte)",
                   (unsigned long long)skipped);
     snprintf(line, sizeof(line), "jaxset: JobSet %s %s after %.1fs  %s\njaxset: run directory %s\n",
-             r->m->view.name, what, (double)(run__now_ms() - r->started_ms) / 1000.0, st,
+             r->m->view.name, what, (double)(kt_now_ms() - r->started_ms) / 1000.0, st,
              r->o->run_dir);
     out(r, line);
 }

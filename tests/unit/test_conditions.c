@@ -1,4 +1,4 @@
-/* Tests of the JobSet status math (src/core/status.h): RFC 3339 times, the condition update
+/* Tests of the JobSet status math (src/core/status.h): the condition update
  * algorithm (kubernetes-sigs/jobset updateCondition), child Job classification and readiness,
  * semantic status equality. */
 #include "testutil.h"
@@ -14,87 +14,6 @@
 
 #define NOW_STR "2026-11-22T10:00:00Z"
 #define OLD "2026-11-22T08:00:00Z"
-
-/* ---- time ---------------------------------------------------------------------------------- */
-
-static const struct {
-    const char *in;
-    int rc;
-    long long ms;
-} parse_cases[] = {
-    {"2026-11-22T10:00:00Z", 0, 1795341600000LL},
-    {"2026-11-22T10:00:00.5Z", 0, 1795341600500LL},
-    {"2026-11-22T10:00:00.123456789Z", 0, 1795341600123LL},
-    {"2026-11-22t10:00:00z", 0, 1795341600000LL},
-    {"2026-11-22 10:00:00Z", 0, 1795341600000LL},
-    {"2026-11-22T11:30:00+01:30", 0, 1795341600000LL},
-    {"2026-11-22T08:00:00-02:00", 0, 1795341600000LL},
-    {"1970-01-01T00:00:00Z", 0, 0},
-    {"1969-12-31T23:59:59Z", 0, -1000},
-    {"1900-01-01T00:00:00Z", 0, -2208988800000LL},
-    {"2024-02-29T00:00:00Z", 0, 1709164800000LL},
-    {"2000-02-29T00:00:00Z", 0, 951782400000LL},
-    {"2100-03-01T00:00:00Z", 0, 4107542400000LL},
-    {"2023-02-29T00:00:00Z", -EINVAL, 0},
-    {"2100-02-29T00:00:00Z", -EINVAL, 0},
-    {"2026-13-01T00:00:00Z", -EINVAL, 0},
-    {"2026-00-01T00:00:00Z", -EINVAL, 0},
-    {"2026-11-31T00:00:00Z", -EINVAL, 0},
-    {"2026-11-22T24:00:00Z", -EINVAL, 0},
-    {"2026-11-22T10:60:00Z", -EINVAL, 0},
-    {"2026-11-22T10:00:60Z", -EINVAL, 0},
-    {"2026-11-22T10:00:00", -EINVAL, 0},
-    {"2026-11-22T10:00:00.Z", -EINVAL, 0},
-    {"2026-11-22T10:00:00Zjunk", -EINVAL, 0},
-    {"2026-11-22T10:00:00+0100", -EINVAL, 0},
-    {"2026-11-22T10:00:00+24:00", -EINVAL, 0},
-    {"2026-11-22", -EINVAL, 0},
-    {"26-11-22T10:00:00Z", -EINVAL, 0},
-    {"", -EINVAL, 0},
-    {NULL, -EINVAL, 0},
-};
-
-static void test_time_parse(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
-        int64_t ms = 42;
-        int rc = rec_time_parse(parse_cases[i].in, &ms);
-        if (rc != parse_cases[i].rc || (rc == 0 && ms != parse_cases[i].ms))
-            fail_msg("%s: want rc %d ms %lld, got rc %d ms %lld", parse_cases[i].in,
-                     parse_cases[i].rc, parse_cases[i].ms, rc, (long long)ms);
-        if (rc)
-            assert_int_equal(ms, 42); /* out-parameter untouched on failure */
-    }
-}
-
-static void test_time_format(void **state)
-{
-    (void)state;
-    static const struct {
-        int64_t sec;
-        const char *want;
-    } cases[] = {
-        {0, "1970-01-01T00:00:00Z"},
-        {1795341600, NOW_STR},
-        {-1, "1969-12-31T23:59:59Z"},
-        {951782400, "2000-02-29T00:00:00Z"},
-        {4107542400LL, "2100-03-01T00:00:00Z"},
-        {-2208988800LL, "1900-01-01T00:00:00Z"},
-    };
-    char buf[REC_TIME_MAX];
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        rec_time_format(cases[i].sec, buf);
-        assert_string_equal(buf, cases[i].want);
-    }
-    /* round trip over ~400 years in uneven steps */
-    for (int64_t s = -2208988800LL; s < 10000000000LL; s += 86400LL * 37 + 3671) {
-        int64_t ms;
-        rec_time_format(s, buf);
-        assert_int_equal(rec_time_parse(buf, &ms), 0);
-        assert_int_equal(ms, s * 1000);
-    }
-}
 
 /* ---- updateCondition ----------------------------------------------------------------------- */
 
@@ -380,7 +299,6 @@ static void test_status_equal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_time_parse),     cmocka_unit_test(test_time_format),
         cmocka_unit_test(test_cond_set),       cmocka_unit_test(test_fixed_conditions),
         cmocka_unit_test(test_finished),       cmocka_unit_test(test_classify),
         cmocka_unit_test(test_job_ready),      cmocka_unit_test(test_status_equal),

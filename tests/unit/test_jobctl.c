@@ -459,32 +459,6 @@ static void test_sync_table(void **state)
         run_case(&cases[i]);
 }
 
-static void test_rfc3339(void **state)
-{
-    static const struct {
-        int64_t ms;
-        const char *want;
-        int rc;
-    } t[] = {
-        {0, "1970-01-01T00:00:00Z", 0},
-        {999, "1970-01-01T00:00:00Z", 0},
-        {-1, "1969-12-31T23:59:59Z", 0},
-        {951782400000LL, "2000-02-29T00:00:00Z", 0},
-        {1714564800123LL, "2024-05-01T12:00:00Z", 0},
-        {4102444799000LL, "2099-12-31T23:59:59Z", 0},
-        {253402300799999LL, "9999-12-31T23:59:59Z", 0},
-        {253402300800000LL, "", -ERANGE},
-        {-62167219200001LL, "", -ERANGE},
-    };
-
-    (void)state;
-    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-        char out[32];
-        assert_int_equal(jobctl_rfc3339(t[i].ms, out), t[i].rc);
-        assert_string_equal(out, t[i].want);
-    }
-}
-
 static void test_indexes_format(void **state)
 {
     static const struct {
@@ -750,7 +724,7 @@ static void test_simulated_failure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sync_table),        cmocka_unit_test(test_rfc3339),
+        cmocka_unit_test(test_sync_table),
         cmocka_unit_test(test_indexes_format),    cmocka_unit_test(test_spec_defaults),
         cmocka_unit_test(test_spec_errors),       cmocka_unit_test(test_status_json),
         cmocka_unit_test(test_kubelet_exit),      cmocka_unit_test(test_simulated_run),

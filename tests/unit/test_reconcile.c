@@ -18,7 +18,7 @@
 #include "core/status.h"
 #include "obj/jx.h"
 
-#define NOW 1795341600LL /* 2026-11-22T10:00:00Z */
+#define NOW 1795341600000LL /* 2026-11-22T10:00:00Z, in ms */
 #define NOW_STR "2026-11-22T10:00:00Z"
 #define T_OLD "2026-11-22T08:00:00Z"
 #define MAXJ 8
@@ -156,8 +156,8 @@ static void job_labels(json_t *meta, const struct tjob *t)
 
 static json_t *finish_cond(const struct tjob *t)
 {
-    char ts[REC_TIME_MAX];
-    rec_time_format(NOW - 3600 + t->t, ts);
+    char ts[KT_RFC3339_MAX];
+    assert_int_equal(kt_format(NOW + (t->t - 3600) * 1000, ts), 0);
     if (strcmp(t->state, "complete") == 0)
         return json_pack("{s:s, s:s, s:s}", "type", "Complete", "status", "True",
                          "lastTransitionTime", ts);
