@@ -113,6 +113,9 @@ static size_t reap_deleted(struct run *r)
         for (size_t k = 0; k < j->n_pods; k++)
             alive |= run__pod_alive(j->pods[k]);
         if (j->deleting && !alive) {
+            if (run__pods_retire(r, j) < 0)
+                run__note(r, "out of memory: the pods of job %s are left out of pods.json",
+                          j->name);
             run__job_free(j);
             r->jobs[i] = r->jobs[--r->n_jobs];
             n++;
@@ -576,6 +579,7 @@ static void teardown(struct run *r)
     if (r->events)
         fclose(r->events);
     json_decref(r->js);
+    json_decref(r->pod_history);
 }
 
 /* The image of a container means nothing on one machine: say so once. */

@@ -82,6 +82,7 @@ struct run {
     bool held;                   /* this pass held back a create */
     char last_line[512];
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
+    json_t *pod_history;         /* pods of Jobs already deleted (runner_pods.c) */
 };
 
 
@@ -104,6 +105,16 @@ int run__hosts_setup(struct run *r, struct err *err);
  * with the container's own hosts file when it sets one) to `extra`.  0, -ENOMEM, or -EINVAL
  * when the container's hosts file cannot be read. */
 int run__hosts_env(const struct run *r, const json_t *container, json_t *extra);
+
+/* What happened to each pod (runner_pods.c). */
+json_t *run__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p);
+/* Keeps the pods of a Job about to be freed in the history.  0 or -ENOMEM. */
+int run__pods_retire(struct run *r, const struct rjob *j);
+/* Every pod of the run, retired ones first: a new array, NULL on OOM. */
+json_t *run__pods_json(const struct run *r);
+/* Describes the first failed pod of the last restart attempt into out; false when none
+ * failed. */
+bool run__first_failed(const json_t *pods, char *out, size_t n);
 
 /* State on disk and on the terminal (runner_state.c). */
 int run__state_open(struct run *r, struct err *err);

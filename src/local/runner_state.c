@@ -55,6 +55,10 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     write_json(r->o->run_dir, "jobset.json", r->js);
     if (jobs)
         write_json(r->o->run_dir, "jobs.json", jobs);
+    json_t *pods = run__pods_json(r);
+    if (pods)
+        write_json(r->o->run_dir, "pods.json", pods);
+    json_decref(pods);
     if (run)
         write_json(r->o->run_dir, "run.json", run);
     json_decref(jobs);
@@ -149,6 +153,11 @@ void run__summary(struct run *r, int exit_status)
     const char *what = exit_status == 0 ? "Completed" : exit_status == 1 ? "Failed"
                                                                           : "Interrupted";
     status_text(r, st, sizeof(st));
+    char failed[512];
+    json_t *pods = exit_status == 1 ? run__pods_json(r) : NULL;
+    if (pods && run__first_failed(pods, failed, sizeof(failed)))
+        run__note(r, "the first pod to fail: %s", failed);
+    json_decref(pods);
     uint64_t skipped = r->sup ? sup_skipped_bytes(r->sup) : 0;
     if (skipped)
         run__note(r, "%llu bytes of pod output were not forwarded: the output was not read "

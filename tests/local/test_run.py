@@ -162,6 +162,51 @@ def restart_grace_annotation_invalid():
     assert not os.path.exists(os.path.join(r.home, "runs")), r.describe()
 
 
+def pods_json(r, name):
+    with open(os.path.join(r.run_dir(name), "pods.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+@test
+def pod_status_is_kept_and_the_first_failure_named():
+    # attempt 0: pod 1 exits 3 and fails the gang (restart); attempt 1: pod 0 is killed by
+    # SIGKILL from within; the pods of both attempts are in pods.json
+    script = ("import os, signal, sys; a = os.environ['ATTEMPT']; "
+              "i = os.environ['JOB_COMPLETION_INDEX']; "
+              "sys.exit(3) if (a, i) == ('0', '1') else None; "
+              "os.kill(os.getpid(), signal.SIGKILL) if (a, i) == ('1', '0') else None")
+    w = rj("w", script, pods=2)
+    r = Run(jobset("podst", [w], "\n  failurePolicy:\n    maxRestarts: 1")).run()
+    assert r.rc == 1, r.describe()
+    pods = pods_json(r, "podst")
+    by = {(p["restartAttempt"], p["completionIndex"]): p for p in pods}
+    assert set(by) == {(0, 0), (0, 1), (1, 0), (1, 1)}, pods
+    p = by[(0, 1)]
+    assert p["phase"] == "Failed" and p["hostname"] == "podst-w-0-1", p
+    assert p["containers"][0]["exitCode"] == 3 and p["containers"][0]["reason"] == "Error", p
+    assert p["startTime"] and p["finishTime"] and p["job"] == "podst-w-0", p
+    k = by[(1, 0)]["containers"][0]
+    assert k["exitCode"] == 137 and k["signal"] == "KILL", k
+    # the failed Job's other pod was stopped by the Job controller: SIGTERM
+    assert by[(1, 1)]["containers"][0].get("signal") in ("TERM", None), by[(1, 1)]
+    assert "the first pod to fail: pod podst-w-0-0-" in r.err, r.describe()
+    assert "(container c killed by SIGKILL)" in r.err, r.describe()
+
+
+@test
+def on_failure_restarts_are_counted_per_pod():
+    # restartPolicy OnFailure: the container fails twice in place, then succeeds
+    script = ("import os, sys; f = os.environ['JAXSET_HOME'] + '/n'; "
+              "n = int(open(f).read()) if os.path.exists(f) else 0; "
+              "open(f, 'w').write(str(n + 1)); sys.exit(1 if n < 2 else 0)")
+    r = Run(jobset("onf", [rj("w", script, restart="OnFailure", backoff=5)]),
+            "--restart-backoff", "1").run()
+    assert r.rc == 0, r.describe()
+    pods = pods_json(r, "onf")
+    assert len(pods) == 1 and pods[0]["restartCount"] == 2, pods
+    assert pods[0]["phase"] == "Succeeded", pods
+
+
 @test
 def max_restarts_reached():
     w = rj("w", "import sys; sys.exit(1)")
