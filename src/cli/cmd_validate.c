@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "api/keys.h"
+
 static const char usage[] = "jaxset validate FILE...";
 
 static void summary(const struct manifest *m)
@@ -14,7 +16,7 @@ static void summary(const struct manifest *m)
         pods += v->rj[i].replicas * v->rj[i].pods_per_job;
     }
     printf("%s: valid: JobSet %s/%s", m->source, v->ns, v->name);
-    if (strcmp(m->kind, "JobSet") != 0)
+    if (strcmp(m->kind, JOBSET_KIND) != 0)
         printf(" (from %s)", m->kind);
     printf(", %zu replicated job%s, %lld job%s, %lld pod%s", v->n_rj, v->n_rj == 1 ? "" : "s",
            jobs, jobs == 1 ? "" : "s", pods, pods == 1 ? "" : "s");

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/keys.h"
 #include "core/reconcile.h"
 #include "local/podenv.h"
 #include "obj/jx.h"
@@ -80,9 +81,8 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     r->jobs = nj;
     j->obj = obj;
     snprintf(j->name, sizeof(j->name), "%s", jx_str(meta, "name"));
-    j->rj = (size_t)js_view_find(&r->m->view, jx_get_meta(meta, "labels",
-                                                           "jobset.sigs.k8s.io/replicatedjob-name"));
-    j->index = strtoll(jx_get_meta(meta, "labels", "jobset.sigs.k8s.io/job-index"), NULL, 10);
+    j->rj = (size_t)js_view_find(&r->m->view, jx_get_meta(meta, "labels", LBL_RJ_NAME));
+    j->index = strtoll(jx_get_meta(meta, "labels", LBL_JOB_INDEX), NULL, 10);
     j->wakeup_ms = INT64_MAX;
     jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name);
     int rc = jobctl_spec_parse(obj, &j->spec, err);

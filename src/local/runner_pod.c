@@ -51,10 +51,10 @@ static json_t *pod_meta(const struct rjob *j, const struct rpod *p)
         return NULL;
     }
     const char *uid = jx_str(jx_obj(j->obj, "metadata"), "uid");
-    jx_set_str(labels, "batch.kubernetes.io/job-name", j->name);
-    jx_set_str(labels, "job-name", j->name);
-    jx_set_str(labels, "batch.kubernetes.io/controller-uid", uid ? uid : "");
-    jx_set_str(labels, "controller-uid", uid ? uid : "");
+    jx_set_str(labels, LBL_K8S_JOB_NAME, j->name);
+    jx_set_str(labels, LBL_K8S_JOB_NAME_LEGACY, j->name);
+    jx_set_str(labels, LBL_K8S_CONTROLLER_UID, uid ? uid : "");
+    jx_set_str(labels, LBL_K8S_CONTROLLER_UID_LEGACY, uid ? uid : "");
     if (p->jp.index >= 0) {
         char idx[24];
         snprintf(idx, sizeof(idx), "%d", p->jp.index);
