@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/rundir.h"
+#include "local/rundir.h"
 #include "local/runner.h"
 
 static const char usage[] =
@@ -86,8 +86,8 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     int made = 0;
     if (a->run_dir)
         snprintf(dir, sizeof(dir), "%s", a->run_dir);
-    else if ((made = rundir_new(m->view.name, dir, sizeof(dir))) == 0)
-        rundir_mark_latest(m->view.name, dir, prev, sizeof(prev));
+    else if ((made = rd_new(m->view.name, dir, sizeof(dir))) == 0)
+        rd_mark_latest(m->view.name, dir, prev, sizeof(prev));
     if (made < 0) {
         fprintf(stderr, "jaxset run: cannot create %s: %s\n", dir, strerror(-made));
         return EXIT_INVALID;
@@ -99,7 +99,7 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
     if (!a->run_dir && rc < 0) /* refused before it started: no trace left */
-        rundir_discard(m->view.name, dir, prev);
+        rd_discard(m->view.name, dir, prev);
     if (rc < 0) {
         fprintf(stderr, "jaxset run: %s: %s\n", m->source, e.msg);
         return EXIT_INVALID;

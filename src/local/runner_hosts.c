@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "local/rundir.h"
+
 static const char *const nss_paths[] = {
     "/usr/lib/x86_64-linux-gnu/libnss_wrapper.so", "/usr/lib/aarch64-linux-gnu/libnss_wrapper.so",
     "/usr/lib64/libnss_wrapper.so", "/usr/lib/libnss_wrapper.so",
@@ -20,8 +22,7 @@ int run__hosts_setup(struct run *r, struct err *err)
 {
     const struct js_view *v = &r->m->view;
     char path[1024], host[RUN_NAME_MAX];
-    snprintf(path, sizeof(path), "%s/hosts", r->o->run_dir);
-    FILE *f = fopen(path, "we");
+    FILE *f = fopen(rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS), "we");
     if (!f)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
     fprintf(f, "127.0.0.1 localhost\n");
@@ -48,7 +49,7 @@ int run__hosts_env(const struct run *r, json_t *extra)
     if (!r->nss_lib)
         return 0;
     const char *old = getenv("LD_PRELOAD");
-    snprintf(hosts, sizeof(hosts), "%s/hosts", r->o->run_dir);
+    rd_file(hosts, sizeof(hosts), r->o->run_dir, RD_HOSTS);
     snprintf(preload, sizeof(preload), "%s%s%s", r->nss_lib, old && *old ? ":" : "",
              old ? old : "");
     int rc = run__env_add(extra, "LD_PRELOAD", preload);

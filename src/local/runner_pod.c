@@ -10,6 +10,7 @@
 
 #include "api/keys.h"
 #include "local/podenv.h"
+#include "local/rundir.h"
 #include "obj/jx.h"
 
 extern char **environ;
@@ -168,10 +169,7 @@ static void make_prefix(const struct run *r, const struct rpod *p, const struct 
 static void log_path(const struct run *r, const struct rpod *p, const struct rcont *c, char *out,
                      size_t n)
 {
-    if (p->n_c > 1)
-        snprintf(out, n, "%s/logs/%s.%s.log", r->o->run_dir, p->name, jx_str(c->spec, "name"));
-    else
-        snprintf(out, n, "%s/logs/%s.log", r->o->run_dir, p->name);
+    rd_log(out, n, r->o->run_dir, p->name, p->n_c > 1 ? jx_str(c->spec, "name") : NULL);
 }
 
 static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
