@@ -88,21 +88,37 @@ static int show(const char *name, const char *fmt)
     return EXIT_OK;
 }
 
+struct get_args {
+    const char *name, *fmt;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct get_args *a = ctx;
+    switch (code) {
+    case 'o':
+        a->fmt = cli_output_value(arg);
+        return EXIT_OK;
+    case CLI_MISSING:
+        return cli_usage_error("get", usage, "-o needs a value");
+    case CLI_OPERAND:
+        if (a->name)
+            return cli_usage_error("get", usage, "more than one name");
+        a->name = arg;
+        return EXIT_OK;
+    default:
+        return cli_usage_error("get", usage, "unknown option");
+    }
+}
+
 int cmd_get(int argc, char **argv)
 {
-    const char *name = NULL, *fmt = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (cli_output_opt(argc, argv, &i, &fmt)) {
-            if (!fmt)
-                return cli_usage_error("get", usage, "-o needs a value");
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("get", usage, "unknown option");
-        } else if (!name) {
-            name = argv[i];
-        } else {
-            return cli_usage_error("get", usage, "more than one name");
-        }
-    }
+    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, {0}};
+    struct get_args a = {0};
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);
+    const char *name = a.name, *fmt = a.fmt;
+    if (rc != EXIT_OK)
+        return rc;
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml"))
         return cli_usage_error("get", usage, "-o must be json or yaml");
     if (fmt && !name)

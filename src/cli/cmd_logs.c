@@ -164,29 +164,41 @@ static int print_logs(struct logs *l, bool follow)
     }
 }
 
+struct logs_args {
+    bool follow;
+    const char *pos[2];
+    int n_pos;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct logs_args *a = ctx;
+    if (code == 'f')
+        a->follow = true;
+    else if (code == CLI_OPERAND && a->n_pos < 2)
+        a->pos[a->n_pos++] = arg;
+    else
+        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+    return EXIT_OK;
+}
+
 int cmd_logs(int argc, char **argv)
 {
+    static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'}, {0}};
     struct logs l = {0};
-    bool follow = false;
-    const char *pos[2];
-    int n_pos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow"))
-            follow = true;
-        else if (argv[i][0] == '-' || n_pos == 2)
-            return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
-        else
-            pos[n_pos++] = argv[i];
-    }
-    if (n_pos == 0)
+    struct logs_args a = {0};
+    int rc = cli_parse(argc, argv, "f", longopts, on_arg, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a.n_pos == 0)
         return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
-    if (rd_latest(pos[0], l.dir, sizeof(l.dir)) < 0) {
-        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", pos[0]);
+    if (rd_latest(a.pos[0], l.dir, sizeof(l.dir)) < 0) {
+        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", a.pos[0]);
         return EXIT_INVALID;
     }
     rd_file(l.logs, sizeof(l.logs), l.dir, RD_LOGS);
-    l.pod = n_pos == 2 ? pos[1] : NULL;
-    int rc = print_logs(&l, follow);
+    l.pod = a.n_pos == 2 ? a.pos[1] : NULL;
+    rc = print_logs(&l, a.follow);
     free(l.v);
     return rc;
 }

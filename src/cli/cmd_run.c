@@ -31,52 +31,71 @@ static int number(const char *s, long min, long max, long *out)
     return 0;
 }
 
-/* Options that take a value; returns 1 when argv[i] was one of them (i advanced). */
-static int value_opt(struct run_args *a, int argc, char **argv, int *i, int *bad)
+enum { OPT_RUN_DIR = 256, OPT_FILTER, OPT_GRACE, OPT_GPUS, OPT_RESTART_BACKOFF, OPT_NO_COLOR };
+
+static const struct option longopts[] = {
+    {"run-dir", required_argument, NULL, OPT_RUN_DIR},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"gpus", required_argument, NULL, OPT_GPUS},
+    {"restart-backoff", required_argument, NULL, OPT_RESTART_BACKOFF},
+    {"quiet", no_argument, NULL, 'q'},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {0},
+};
+
+/* A numeric option's value into a; -1 when it is not a number in range. */
+static int number_opt(struct run_args *a, int code, const char *s)
 {
-    static const char *const names[] = {"--run-dir", "--filter", "--grace", "--gpus",
-                                        "--restart-backoff"};
-    long v = 0;
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-        if (strcmp(argv[*i], names[k]))
-            continue;
-        if (++*i == argc)
-            return *bad = 1;
-        const char *s = argv[*i];
-        if (k == 0)
-            a->run_dir = s;
-        else if (k == 1)
-            a->filter = s;
-        else if (number(s, 0, k == 4 ? 600000 : 100000, &v) < 0)
-            *bad = 1;
-        else if (k == 2)
-            a->grace = (int)v;
-        else if (k == 3)
-            a->gpus = (int)v;
-        else
-            a->restart_ms = v;
-        return 1;
-    }
+    long v;
+    if (number(s, 0, code == OPT_RESTART_BACKOFF ? 600000 : 100000, &v) < 0)
+        return -1;
+    if (code == OPT_GRACE)
+        a->grace = (int)v;
+    else if (code == OPT_GPUS)
+        a->gpus = (int)v;
+    else
+        a->restart_ms = v;
     return 0;
+}
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct run_args *a = ctx;
+    switch (code) {
+    case CLI_OPERAND:
+        a->files[a->n++] = arg;
+        return EXIT_OK;
+    case OPT_RUN_DIR:
+        a->run_dir = arg;
+        return EXIT_OK;
+    case OPT_FILTER:
+        a->filter = arg;
+        return EXIT_OK;
+    case OPT_GRACE:
+    case OPT_GPUS:
+    case OPT_RESTART_BACKOFF:
+        if (number_opt(a, code, arg) == 0)
+            return EXIT_OK;
+        /* fall through */
+    case CLI_MISSING:
+        return cli_usage_error("run", usage, "missing or invalid option value");
+    case 'q':
+        a->quiet = 1;
+        return EXIT_OK;
+    case OPT_NO_COLOR:
+        a->no_color = 1;
+        return EXIT_OK;
+    default:
+        return cli_usage_error("run", usage, "unknown option");
+    }
 }
 
 static int parse(struct run_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        if (value_opt(a, argc, argv, &i, &bad)) {
-            if (bad)
-                return cli_usage_error("run", usage, "missing or invalid option value");
-        } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-            a->quiet = 1;
-        } else if (!strcmp(argv[i], "--no-color")) {
-            a->no_color = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("run", usage, "unknown option");
-        } else {
-            a->files[a->n++] = argv[i];
-        }
-    }
+    int rc = cli_parse(argc, argv, "q", longopts, on_arg, a);
+    if (rc != EXIT_OK)
+        return rc;
     return a->n ? EXIT_OK : cli_usage_error("run", usage, "no file given");
 }
 
