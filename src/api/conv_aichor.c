@@ -55,7 +55,7 @@ struct ai {
 /* ---- checks ----------------------------------------------------------------------------- */
 
 /* Optional number o[key] (default `def`) that must be >= min, or > min when `strict`. */
-static double ai_num(struct conv *c, const json_t *o, const char *key, const char *parent,
+static double ai_num(struct chk *c, const json_t *o, const char *key, const char *parent,
                      double def, double min, bool strict)
 {
     const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
@@ -75,7 +75,7 @@ static double ai_num(struct conv *c, const json_t *o, const char *key, const cha
     return def;
 }
 
-static void ai_seconds(struct conv *c, const json_t *spec, const char *key, struct ai *a)
+static void ai_seconds(struct chk *c, const json_t *spec, const char *key, struct ai *a)
 {
     const json_t *v = json_object_get(spec, key);
     char path[FPATH_MAX];
@@ -91,26 +91,25 @@ static void ai_seconds(struct conv *c, const json_t *spec, const char *key, stru
     a->have_deadline = true;
 }
 
-static void ai_check_name(struct conv *c, const json_t *doc, const char *fallback,
-                          struct ai *a)
+static void ai_check_name(struct chk *c, const json_t *doc, const char *fallback, struct ai *a)
 {
-    const json_t *meta = conv_obj(c, doc, "metadata", "", false);
-    const char *mname = conv_str(c, meta, "name", "metadata", false);
-    const char *top = conv_str(c, doc, "name", "", false);
-    a->ns = conv_str(c, meta, "namespace", "metadata", false);
+    const json_t *meta = chk_obj(c, doc, "metadata", "", false);
+    const char *mname = chk_str(c, meta, "name", "metadata", false);
+    const char *top = chk_str(c, doc, "name", "", false);
+    a->ns = chk_str(c, meta, "namespace", "metadata", false);
     if (mname) {
         a->name = mname;
-        conv_dns1035(c, mname, "metadata.name", NULL);
+        chk_dns1035(c, "metadata.name", mname, NULL);
     } else if (top) {
         a->name = top;
-        conv_dns1035(c, top, "name", NULL);
+        chk_dns1035(c, "name", top, NULL);
     } else {
         a->name = fallback;
-        conv_dns1035(c, fallback, "name", fallback && *fallback ? AI_NAME_HINT : NULL);
+        chk_dns1035(c, "name", fallback, fallback && *fallback ? AI_NAME_HINT : NULL);
     }
 }
 
-static void ai_check_version(struct conv *c, const json_t *doc)
+static void ai_check_version(struct chk *c, const json_t *doc)
 {
     const json_t *v = json_object_get(doc, "apiVersion");
     const char *s = json_string_value(v);
@@ -121,7 +120,7 @@ static void ai_check_version(struct conv *c, const json_t *doc)
     ferr_add(c->errs, FERR_NOT_SUPPORTED, "apiVersion", v, "\"0.2.x\"");
 }
 
-static void ai_check_resources(struct conv *c, const json_t *res, const char *p, struct ai *a)
+static void ai_check_resources(struct chk *c, const json_t *res, const char *p, struct ai *a)
 {
     char gpath[FPATH_MAX];
     bool ratio = json_object_get(res, "ramRatio") != NULL;
@@ -137,16 +136,16 @@ static void ai_check_resources(struct conv *c, const json_t *res, const char *p,
                  "memory");
     else if (!ratio && !mem)
         ferr_add(c->errs, FERR_REQUIRED, p, NULL, "exactly one of ramRatio or memory must be set");
-    const json_t *acc = conv_obj(c, res, "accelerators", p, false);
+    const json_t *acc = chk_obj(c, res, "accelerators", p, false);
     snprintf(gpath, sizeof(gpath), "%s.accelerators", p);
-    const json_t *gpu = conv_obj(c, acc, "gpu", gpath, false);
+    const json_t *gpu = chk_obj(c, acc, "gpu", gpath, false);
     snprintf(gpath, sizeof(gpath), "%s.accelerators.gpu", p);
-    (void)conv_int(c, gpu, "count", gpath, 0, &a->gpus);
+    (void)chk_int(c, gpu, "count", gpath, 0, &a->gpus);
 }
 
-static void ai_check_types(struct conv *c, const json_t *spec, struct ai *a)
+static void ai_check_types(struct chk *c, const json_t *spec, struct ai *a)
 {
-    const json_t *types = conv_obj(c, spec, "types", "spec", true), *worker = NULL;
+    const json_t *types = chk_obj(c, spec, "types", "spec", true), *worker = NULL;
     char path[FPATH_MAX], wpath[FPATH_MAX] = "spec.types.worker";
     const char *key, *wkey = NULL;
     json_t *v;
@@ -166,28 +165,28 @@ static void ai_check_types(struct conv *c, const json_t *spec, struct ai *a)
         ferr_add(c->errs, FERR_REQUIRED, wpath, NULL, NULL);
     if (!worker)
         return;
-    worker = conv_obj(c, types, wkey, "spec.types", true);
-    (void)conv_int(c, worker, "count", wpath, 1, &a->count);
-    const json_t *res = conv_obj(c, worker, "resources", wpath, worker != NULL);
+    worker = chk_obj(c, types, wkey, "spec.types", true);
+    (void)chk_int(c, worker, "count", wpath, 1, &a->count);
+    const json_t *res = chk_obj(c, worker, "resources", wpath, worker != NULL);
     fpath_field(path, wpath, "resources");
     if (res)
         ai_check_resources(c, res, path, a);
 }
 
-static void ai_check(struct conv *c, const json_t *doc, const char *fallback, struct ai *a)
+static void ai_check(struct chk *c, const json_t *doc, const char *fallback, struct ai *a)
 {
     ai_check_version(c, doc);
     ai_check_name(c, doc, fallback, a);
-    const json_t *spec = conv_obj(c, doc, "spec", "", true);
-    const char *op = conv_str(c, spec, "operator", "spec", spec != NULL);
+    const json_t *spec = chk_obj(c, doc, "spec", "", true);
+    const char *op = chk_str(c, spec, "operator", "spec", spec != NULL);
     if (!spec)
         return;
     if (op && strcmp(op, "jax") != 0) {
         ferr_add_str(c->errs, FERR_NOT_SUPPORTED, "spec.operator", op, "\"jax\"");
         return; /* the rest is another operator's business */
     }
-    a->image = conv_str(c, spec, "image", "spec", true);
-    a->command = conv_str(c, spec, "command", "spec", true);
+    a->image = chk_str(c, spec, "image", "spec", true);
+    a->command = chk_str(c, spec, "command", "spec", true);
     ai_check_types(c, spec, a);
     ai_seconds(c, spec, "activeDeadlineSeconds", a);
     ai_seconds(c, spec, "timeout", a); /* supersedes activeDeadlineSeconds */
@@ -263,11 +262,11 @@ static int ai_fill_spec(json_t *js, const struct ai *a)
 
 json_t *conv_aichor(const json_t *doc, const char *fallback_name, struct ferr_list *errs)
 {
-    struct conv c;
+    struct chk c;
     struct ai a = {.count = 1};
-    conv_init(&c, errs);
+    chk_init(&c, errs, CHK_REPORT);
     ai_check(&c, doc, fallback_name, &a);
-    if (conv_failed(&c))
+    if (chk_result(&c))
         return NULL;
     json_t *js = conv_jobset_new(a.name, a.ns, NULL, NULL);
     if (!js || conv_annotate(js, JAXRT_AICHOR, "AIchorManifest", AI_PORT, NULL) < 0 ||

@@ -34,6 +34,7 @@
 #include "api/convert.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -84,9 +85,9 @@ static const char *pod_restart(const char *replica)
 
 /* ---- validation ------------------------------------------------------------------------- */
 
-static void jj_find_worker(struct conv *c, const json_t *spec, struct jj *j)
+static void jj_find_worker(struct chk *c, const json_t *spec, struct jj *j)
 {
-    const json_t *rs = conv_obj(c, spec, "jaxReplicaSpecs", "spec", true);
+    const json_t *rs = chk_obj(c, spec, "jaxReplicaSpecs", "spec", true);
     char path[FPATH_MAX];
     const char *key;
     json_t *v;
@@ -104,13 +105,13 @@ static void jj_find_worker(struct conv *c, const json_t *spec, struct jj *j)
     }
 }
 
-static void jj_check_port(struct conv *c, const json_t *jax, size_t idx, struct jj *j)
+static void jj_check_port(struct chk *c, const json_t *jax, size_t idx, struct jj *j)
 {
     char cpath[FPATH_MAX], ppath[FPATH_MAX], path[FPATH_MAX];
     size_t i;
     snprintf(cpath, sizeof(cpath), JJ_CTS_PATH "[%zu]", idx);
-    const json_t *ports = conv_arr(c, jax, "ports", cpath, false);
-    const json_t *port = conv_named(ports, JJ_PORT_NAME, &i);
+    const json_t *ports = chk_arr(c, jax, "ports", cpath, false);
+    const json_t *port = chk_named(ports, JJ_PORT_NAME, SIZE_MAX, &i);
     j->port = JJ_PORT;
     if (!port)
         return;
@@ -127,7 +128,7 @@ static void jj_check_port(struct conv *c, const json_t *jax, size_t idx, struct 
         j->port = p;
 }
 
-static void jj_check_containers(struct conv *c, const json_t *pspec, struct jj *j)
+static void jj_check_containers(struct chk *c, const json_t *pspec, struct jj *j)
 {
     size_t idx, mark = c->errs->n;
     const json_t *cts = conv_containers(c, pspec, JJ_CTS_PATH, JAXRT_JAXJOB);
@@ -137,7 +138,7 @@ static void jj_check_containers(struct conv *c, const json_t *pspec, struct jj *
         ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must specify at least one container");
         return;
     }
-    const json_t *jax = conv_named(cts, JJ_CONTAINER, &idx);
+    const json_t *jax = chk_named(cts, JJ_CONTAINER, SIZE_MAX, &idx);
     if (!jax) {
         ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL,
                  "must have a container named \"" JJ_CONTAINER "\"");
@@ -146,46 +147,46 @@ static void jj_check_containers(struct conv *c, const json_t *pspec, struct jj *
     jj_check_port(c, jax, idx, j);
 }
 
-static void jj_check_worker(struct conv *c, struct jj *j)
+static void jj_check_worker(struct chk *c, struct jj *j)
 {
     static const char *const policies[] = {"Always", "OnFailure", "Never", "ExitCode", NULL};
     if (!json_is_object(j->worker)) {
-        ferr_add(c->errs, FERR_INVALID, JJ_RS_PATH, j->worker, "must be an object");
+        chk_type_error(c, JJ_RS_PATH, j->worker, CHK_OBJ);
         j->worker = NULL;
         return;
     }
     j->replicas = 1;
-    (void)conv_int(c, j->worker, "replicas", JJ_RS_PATH, 0, &j->replicas);
-    j->restart = conv_enum(c, j->worker, "restartPolicy", JJ_RS_PATH, policies);
+    (void)chk_int(c, j->worker, "replicas", JJ_RS_PATH, 0, &j->replicas);
+    j->restart = chk_enum(c, j->worker, "restartPolicy", JJ_RS_PATH, policies, false);
     if (!j->restart)
         j->restart = "Never";
     size_t mark = c->errs->n;
-    const json_t *tmpl = conv_obj(c, j->worker, "template", JJ_RS_PATH, false);
-    const json_t *pspec = conv_obj(c, tmpl, "spec", JJ_RS_PATH ".template", false);
+    const json_t *tmpl = chk_obj(c, j->worker, "template", JJ_RS_PATH, false);
+    const json_t *pspec = chk_obj(c, tmpl, "spec", JJ_RS_PATH ".template", false);
     if (c->errs->n == mark) /* else a wrong type was reported */
         jj_check_containers(c, pspec, j);
 }
 
-static void jj_check_run_policy(struct conv *c, const json_t *spec, struct jj *j)
+static void jj_check_run_policy(struct chk *c, const json_t *spec, struct jj *j)
 {
     static const char *const clean[] = {"All", "Running", "None", NULL};
     static const char *const p = "spec.runPolicy";
-    const json_t *rp = conv_obj(c, spec, "runPolicy", "spec", false);
+    const json_t *rp = chk_obj(c, spec, "runPolicy", "spec", false);
     j->run_policy = rp;
     if (!rp)
         return;
-    j->have_backoff = conv_int(c, rp, "backoffLimit", p, 0, &j->backoff);
-    j->have_deadline = conv_int(c, rp, "activeDeadlineSeconds", p, 0, &j->deadline);
-    j->have_ttl = conv_int(c, rp, "ttlSecondsAfterFinished", p, 0, &j->ttl);
-    j->have_suspend = conv_bool(c, rp, "suspend", p, &j->suspend);
-    (void)conv_enum(c, rp, "cleanPodPolicy", p, clean);
+    j->have_backoff = chk_int(c, rp, "backoffLimit", p, 0, &j->backoff);
+    j->have_deadline = chk_int(c, rp, "activeDeadlineSeconds", p, 0, &j->deadline);
+    j->have_ttl = chk_int(c, rp, "ttlSecondsAfterFinished", p, 0, &j->ttl);
+    j->have_suspend = chk_bool(c, rp, "suspend", p, &j->suspend);
+    (void)chk_enum(c, rp, "cleanPodPolicy", p, clean, false);
 }
 
-static void jj_check(struct conv *c, const json_t *doc, struct jj *j)
+static void jj_check(struct chk *c, const json_t *doc, struct jj *j)
 {
     j->meta = conv_metadata(c, doc, &j->name, &j->ns);
     size_t mark = c->errs->n;
-    const json_t *spec = conv_obj(c, doc, "spec", "", false);
+    const json_t *spec = chk_obj(c, doc, "spec", "", false);
     if (c->errs->n > mark)
         return; /* wrong type, reported */
     jj_find_worker(c, spec, j);
@@ -198,7 +199,7 @@ static void jj_check(struct conv *c, const json_t *doc, struct jj *j)
 
 static int jj_add_port(json_t *pspec)
 {
-    json_t *jax = conv_named(jx_arr(pspec, "containers"), JJ_CONTAINER, NULL);
+    json_t *jax = chk_named(jx_arr(pspec, "containers"), JJ_CONTAINER, SIZE_MAX, NULL);
     json_t *ports = jx_ensure_arr(jax, "ports");
     json_t *port = json_pack("{s:s, s:i}", "name", JJ_PORT_NAME, "containerPort", JJ_PORT);
     if (!ports || !port || json_array_append_new(ports, port) < 0)
@@ -287,11 +288,11 @@ static int jj_annotate(json_t *js, const struct jj *j)
 
 json_t *conv_jaxjob(const json_t *doc, struct ferr_list *errs)
 {
-    struct conv c;
+    struct chk c;
     struct jj j = {0};
-    conv_init(&c, errs);
+    chk_init(&c, errs, CHK_REPORT);
     jj_check(&c, doc, &j);
-    if (conv_failed(&c))
+    if (chk_result(&c))
         return NULL;
     json_t *js = conv_jobset_new(j.name, j.ns, jx_obj(j.meta, "labels"),
                                  jx_obj(j.meta, "annotations"));

@@ -31,6 +31,7 @@
 #include "api/convert.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "api/conv_util.h"
@@ -55,10 +56,9 @@ struct tj {
 
 /* ---- TrainJob checks -------------------------------------------------------------------- */
 
-static void tj_check_strings(struct conv *c, const json_t *o, const char *key,
-                             const char *parent)
+static void tj_check_strings(struct chk *c, const json_t *o, const char *key, const char *parent)
 {
-    const json_t *a = conv_arr(c, o, key, parent, false);
+    const json_t *a = chk_arr(c, o, key, parent, false);
     char path[FPATH_MAX], ipath[FPATH_MAX];
     size_t i;
     const json_t *v;
@@ -72,21 +72,21 @@ static void tj_check_strings(struct conv *c, const json_t *o, const char *key,
     }
 }
 
-static void tj_check_trainer(struct conv *c, const json_t *spec, struct tj *t)
+static void tj_check_trainer(struct chk *c, const json_t *spec, struct tj *t)
 {
     static const char *const p = "spec.trainer";
-    const json_t *tr = conv_obj(c, spec, "trainer", "spec", false);
+    const json_t *tr = chk_obj(c, spec, "trainer", "spec", false);
     long long procs;
     t->trainer = tr;
     if (!tr)
         return;
-    t->have_nodes = conv_int(c, tr, "numNodes", p, 0, &t->num_nodes);
-    (void)conv_int(c, tr, "numProcPerNode", p, 1, &procs);
-    (void)conv_str(c, tr, "image", p, false);
-    (void)conv_obj(c, tr, "resourcesPerNode", p, false);
+    t->have_nodes = chk_int(c, tr, "numNodes", p, 0, &t->num_nodes);
+    (void)chk_int(c, tr, "numProcPerNode", p, 1, &procs);
+    (void)chk_str(c, tr, "image", p, false);
+    (void)chk_obj(c, tr, "resourcesPerNode", p, false);
     tj_check_strings(c, tr, "command", p);
     tj_check_strings(c, tr, "args", p);
-    const json_t *env = conv_arr(c, tr, "env", p, false);
+    const json_t *env = chk_arr(c, tr, "env", p, false);
     if (json_array_size(env) > TJ_MAX_ITEMS)
         ferr_add(c->errs, FERR_TOO_MANY, "spec.trainer.env", NULL, "must have at most %d items",
                  TJ_MAX_ITEMS);
@@ -94,40 +94,40 @@ static void tj_check_trainer(struct conv *c, const json_t *spec, struct tj *t)
         conv_env(c, env, "spec.trainer.env", JAXRT_TRAINJOB);
 }
 
-static void tj_check_ref(struct conv *c, const json_t *spec, struct tj *t)
+static void tj_check_ref(struct chk *c, const json_t *spec, struct tj *t)
 {
     static const char *const kinds[] = {"ClusterTrainingRuntime", "TrainingRuntime", NULL};
     static const char *const groups[] = {"trainer.kubeflow.org", NULL};
     static const char *const p = "spec.runtimeRef";
-    const json_t *ref = conv_obj(c, spec, "runtimeRef", "spec", true);
+    const json_t *ref = chk_obj(c, spec, "runtimeRef", "spec", true);
     if (!ref)
         return;
     size_t mark = c->errs->n;
-    t->rt_name = conv_str(c, ref, "name", p, true);
-    t->rt_kind = conv_enum(c, ref, "kind", p, kinds);
-    (void)conv_enum(c, ref, "apiGroup", p, groups);
+    t->rt_name = chk_str(c, ref, "name", p, true);
+    t->rt_kind = chk_enum(c, ref, "kind", p, kinds, false);
+    (void)chk_enum(c, ref, "apiGroup", p, groups, false);
     if (c->errs->n > mark)
         t->rt_name = NULL; /* no runtime check on a broken reference */
     if (!t->rt_kind)
         t->rt_kind = kinds[0];
 }
 
-static void tj_check_job(struct conv *c, const json_t *doc, struct tj *t)
+static void tj_check_job(struct chk *c, const json_t *doc, struct tj *t)
 {
     (void)conv_metadata(c, doc, &t->name, &t->ns);
     size_t mark = c->errs->n;
-    const json_t *spec = conv_obj(c, doc, "spec", "", false);
+    const json_t *spec = chk_obj(c, doc, "spec", "", false);
     if (c->errs->n > mark)
         return; /* wrong type, reported */
     tj_check_ref(c, spec, t);
     tj_check_trainer(c, spec, t);
-    t->have_suspend = conv_bool(c, spec, "suspend", "spec", &t->suspend);
-    t->have_deadline = conv_int(c, spec, "activeDeadlineSeconds", "spec", 1, &t->deadline);
+    t->have_suspend = chk_bool(c, spec, "suspend", "spec", &t->suspend);
+    t->have_deadline = chk_int(c, spec, "activeDeadlineSeconds", "spec", 1, &t->deadline);
 }
 
 /* ---- runtime checks --------------------------------------------------------------------- */
 
-static bool tj_check_identity(struct conv *c, const json_t *rt, const struct tj *t)
+static bool tj_check_identity(struct chk *c, const json_t *rt, const struct tj *t)
 {
     const char *kind = jx_str(rt, "kind");
     const json_t *meta = jx_obj(rt, "metadata");
@@ -153,14 +153,14 @@ static bool tj_check_identity(struct conv *c, const json_t *rt, const struct tj 
     return true;
 }
 
-static bool tj_check_policy(struct conv *c, const json_t *rt, struct tj *t)
+static bool tj_check_policy(struct chk *c, const json_t *rt, struct tj *t)
 {
     static const char *const others[] = {"torch", "mpi", "flux", "xgboost", NULL};
     const json_t *ml = jx_path(rt, "spec.mlPolicy");
     const json_t *jax = jx_obj(ml, "jax");
     long long n;
     if (jax) {
-        if (conv_int(c, ml, "numNodes", "spec.mlPolicy", 0, &n) && !t->have_nodes)
+        if (chk_int(c, ml, "numNodes", "spec.mlPolicy", 0, &n) && !t->have_nodes)
             t->num_nodes = n;
         return true;
     }
@@ -188,10 +188,10 @@ static long tj_find_trainer(const json_t *rjs)
         if (step && strcmp(step, "trainer") == 0)
             return (long)i;
     }
-    return conv_named(rjs, TJ_CONTAINER, &idx) ? (long)idx : -1;
+    return chk_named(rjs, TJ_CONTAINER, SIZE_MAX, &idx) ? (long)idx : -1;
 }
 
-static void tj_check_template(struct conv *c, const json_t *rt, struct tj *t)
+static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
 {
     const json_t *rjs = jx_path(rt, TJ_RJS_PATH);
     char rpath[FPATH_MAX], cpath[FPATH_MAX];
@@ -206,16 +206,16 @@ static void tj_check_template(struct conv *c, const json_t *rt, struct tj *t)
     const json_t *rj = json_array_get(rjs, (size_t)idx);
     t->rj_idx = (size_t)idx;
     fpath_index(rpath, "spec.template.spec", "replicatedJobs", (size_t)idx);
-    t->rj_name = conv_str(c, rj, "name", rpath, true);
+    t->rj_name = chk_str(c, rj, "name", rpath, true);
     snprintf(cpath, sizeof(cpath), "%s.template.spec.template.spec.containers", rpath);
     const json_t *cts = conv_containers(c, jx_path(rj, "template.spec.template.spec"), cpath,
                                         JAXRT_TRAINJOB);
-    if (!conv_named(cts, TJ_CONTAINER, NULL))
+    if (!chk_named(cts, TJ_CONTAINER, SIZE_MAX, NULL))
         ferr_add(c->errs, FERR_REQUIRED, cpath, NULL,
                  "must have a container named \"" TJ_CONTAINER "\"");
 }
 
-static void tj_check_runtime(struct conv *c, const json_t *rt, struct tj *t)
+static void tj_check_runtime(struct chk *c, const json_t *rt, struct tj *t)
 {
     if (!rt) {
         ferr_add_str(c->errs, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
@@ -240,8 +240,8 @@ static int tj_merge_env(json_t *node, const json_t *env)
         return -ENOMEM;
     json_array_foreach(env, i, e) {
         json_t *copy = json_deep_copy(e);
-        int rc = conv_named(dst, jx_str(e, "name"), &k) ? json_array_set_new(dst, k, copy)
-                                                         : json_array_append_new(dst, copy);
+        int rc = chk_named(dst, jx_str(e, "name"), SIZE_MAX, &k) ? json_array_set_new(dst, k, copy)
+                                                                 : json_array_append_new(dst, copy);
         if (rc < 0)
             return -ENOMEM;
     }
@@ -299,8 +299,8 @@ static int tj_fill_rj(json_t *rj, const struct tj *t)
         rc = jx_set_int(jspec, "completions", t->num_nodes);
     if (rc == 0 && t->have_deadline)
         rc = jx_set_int(jspec, "activeDeadlineSeconds", t->deadline);
-    json_t *node = conv_named(jx_arr(jx_path(jspec, "template.spec"), "containers"),
-                              TJ_CONTAINER, NULL);
+    json_t *node = chk_named(jx_arr(jx_path(jspec, "template.spec"), "containers"), TJ_CONTAINER,
+                             SIZE_MAX, NULL);
     return rc == 0 ? tj_fill_node(node, t) : rc;
 }
 
@@ -333,13 +333,13 @@ static json_t *tj_build(const json_t *rt, const struct tj *t)
 
 json_t *conv_trainjob(const json_t *doc, const json_t *runtime, struct ferr_list *errs)
 {
-    struct conv c;
+    struct chk c;
     struct tj t = {.num_nodes = 1};
-    conv_init(&c, errs);
+    chk_init(&c, errs, CHK_REPORT);
     tj_check_job(&c, doc, &t);
     if (t.rt_name)
         tj_check_runtime(&c, runtime, &t);
-    if (conv_failed(&c))
+    if (chk_result(&c))
         return NULL;
     return tj_build(runtime, &t);
 }

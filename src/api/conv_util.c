@@ -2,142 +2,14 @@
 #include "api/conv_util.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/keys.h"
-#include "obj/dns.h"
 #include "obj/jx.h"
 
-void conv_init(struct conv *c, struct ferr_list *errs)
-{
-    c->errs = errs;
-    c->n0 = errs->n;
-    c->rc = 0;
-}
-
-bool conv_failed(const struct conv *c)
-{
-    return c->rc < 0 || c->errs->rc < 0 || c->errs->n > c->n0;
-}
-
-/* o[key] when present and not null; adds Required when absent and `required`. */
-static const json_t *present(struct conv *c, const json_t *o, const char *key,
-                             const char *parent, bool required, char *path)
-{
-    const json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-    fpath_field(path, parent, key);
-    if (v && !json_is_null(v))
-        return v;
-    if (required)
-        ferr_add(c->errs, FERR_REQUIRED, path, NULL, NULL);
-    return NULL;
-}
-
-/* o[key] checked against a JSON type; NULL (and an error) when it has another. */
-static const json_t *typed(struct conv *c, const json_t *o, const char *key, const char *parent,
-                           bool required, json_type type, const char *what)
-{
-    char path[FPATH_MAX];
-    const json_t *v = present(c, o, key, parent, required, path);
-    if (v && json_typeof(v) != type) {
-        ferr_add(c->errs, FERR_INVALID, path, v, "must be %s", what);
-        return NULL;
-    }
-    return v;
-}
-
-const json_t *conv_obj(struct conv *c, const json_t *o, const char *key, const char *parent,
-                       bool required)
-{
-    return typed(c, o, key, parent, required, JSON_OBJECT, "an object");
-}
-
-const json_t *conv_arr(struct conv *c, const json_t *o, const char *key, const char *parent,
-                       bool required)
-{
-    return typed(c, o, key, parent, required, JSON_ARRAY, "a list");
-}
-
-const char *conv_str(struct conv *c, const json_t *o, const char *key, const char *parent,
-                     bool required)
-{
-    const json_t *v = typed(c, o, key, parent, required, JSON_STRING, "a string");
-    if (v && required && !*json_string_value(v)) {
-        char path[FPATH_MAX];
-        ferr_add(c->errs, FERR_REQUIRED, fpath_field(path, parent, key), NULL, NULL);
-        return NULL;
-    }
-    return v ? json_string_value(v) : NULL;
-}
-
-bool conv_int(struct conv *c, const json_t *o, const char *key, const char *parent,
-              long long min, long long *out)
-{
-    char path[FPATH_MAX];
-    const json_t *v = present(c, o, key, parent, false, path);
-    long long x;
-    if (!v)
-        return false;
-    if (jx_int(o, key, &x) < 0) {
-        ferr_add(c->errs, FERR_INVALID, path, v, "must be an integer");
-        return false;
-    }
-    if (x < min) {
-        ferr_add(c->errs, FERR_INVALID, path, v, "must be greater than or equal to %lld", min);
-        return false;
-    }
-    *out = x;
-    return true;
-}
-
-bool conv_bool(struct conv *c, const json_t *o, const char *key, const char *parent, bool *out)
-{
-    char path[FPATH_MAX];
-    const json_t *v = present(c, o, key, parent, false, path);
-    if (!v)
-        return false;
-    if (!json_is_boolean(v)) {
-        ferr_add(c->errs, FERR_INVALID, path, v, "must be a boolean");
-        return false;
-    }
-    *out = json_is_true(v);
-    return true;
-}
-
-const char *conv_enum(struct conv *c, const json_t *o, const char *key, const char *parent,
-                      const char *const *allowed)
-{
-    const char *v = conv_str(c, o, key, parent, false);
-    char list[FPATH_MAX] = "", path[FPATH_MAX];
-    size_t off = 0;
-    if (!v)
-        return NULL;
-    for (size_t i = 0; allowed[i]; i++) {
-        if (strcmp(v, allowed[i]) == 0)
-            return v;
-        off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0,
-                                "%s\"%s\"", i ? ", " : "", allowed[i]);
-    }
-    ferr_add_str(c->errs, FERR_NOT_SUPPORTED, fpath_field(path, parent, key), v, "%s", list);
-    return NULL;
-}
-
-void conv_dns1035(struct conv *c, const char *name, const char *path, const char *hint)
-{
-    struct dns_msgs m;
-    if (!name || !*name) {
-        ferr_add(c->errs, FERR_REQUIRED, path, NULL, NULL);
-        return;
-    }
-    dns_1035_label(name, &m);
-    for (size_t i = 0; i < m.n; i++)
-        ferr_add_str(c->errs, FERR_INVALID, path, name, "%s%s", m.v[i], hint ? hint : "");
-}
-
-void conv_env(struct conv *c, const json_t *env, const char *path, enum jaxrt_flavor f)
+void conv_env(struct chk *c, const json_t *env, const char *path, enum jaxrt_flavor f)
 {
     char epath[FPATH_MAX], npath[FPATH_MAX];
     size_t i;
@@ -145,45 +17,44 @@ void conv_env(struct conv *c, const json_t *env, const char *path, enum jaxrt_fl
     json_array_foreach(env, i, e) {
         snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
         if (!json_is_object(e)) {
-            ferr_add(c->errs, FERR_INVALID, epath, e, "must be an object");
+            chk_type_error(c, epath, e, CHK_OBJ);
             continue;
         }
-        const char *name = conv_str(c, e, "name", epath, true);
+        const char *name = chk_str(c, e, "name", epath, true);
         if (name && jaxrt_is_reserved(f, name))
             ferr_add_str(c->errs, FERR_INVALID, fpath_field(npath, epath, "name"), name,
                          CONV_RESERVED_MSG);
     }
 }
 
-const json_t *conv_metadata(struct conv *c, const json_t *doc, const char **out_name,
+const json_t *conv_metadata(struct chk *c, const json_t *doc, const char **out_name,
                             const char **out_ns)
 {
-    const json_t *meta = conv_obj(c, doc, "metadata", "", false);
-    *out_name = conv_str(c, meta, "name", "metadata", false);
-    *out_ns = conv_str(c, meta, "namespace", "metadata", false);
-    (void)conv_obj(c, meta, "labels", "metadata", false);
-    (void)conv_obj(c, meta, "annotations", "metadata", false);
+    const json_t *meta = chk_obj(c, doc, "metadata", "", false);
+    *out_name = chk_str(c, meta, "name", "metadata", false);
+    *out_ns = chk_str(c, meta, "namespace", "metadata", false);
+    (void)chk_obj(c, meta, "labels", "metadata", false);
+    (void)chk_obj(c, meta, "annotations", "metadata", false);
     const json_t *raw = meta ? json_object_get(meta, "name") : json_object_get(doc, "metadata");
     if (*out_name || !raw || json_is_null(raw))
-        conv_dns1035(c, *out_name, "metadata.name", NULL);
+        chk_dns1035(c, "metadata.name", *out_name, NULL);
     return meta;
 }
 
-static void check_container(struct conv *c, const json_t *ct, const char *path,
-                            enum jaxrt_flavor f)
+static void check_container(struct chk *c, const json_t *ct, const char *path, enum jaxrt_flavor f)
 {
     char epath[FPATH_MAX];
     if (!json_is_object(ct)) {
-        ferr_add(c->errs, FERR_INVALID, path, ct, "must be an object");
+        chk_type_error(c, path, ct, CHK_OBJ);
         return;
     }
-    (void)conv_str(c, ct, "name", path, true);
-    const json_t *env = conv_arr(c, ct, "env", path, false);
+    (void)chk_str(c, ct, "name", path, true);
+    const json_t *env = chk_arr(c, ct, "env", path, false);
     if (env)
         conv_env(c, env, fpath_field(epath, path, "env"), f);
 }
 
-const json_t *conv_containers(struct conv *c, const json_t *pspec, const char *path,
+const json_t *conv_containers(struct chk *c, const json_t *pspec, const char *path,
                               enum jaxrt_flavor f)
 {
     const json_t *cts = json_is_object(pspec) ? json_object_get(pspec, "containers") : NULL;
@@ -193,7 +64,7 @@ const json_t *conv_containers(struct conv *c, const json_t *pspec, const char *p
     if (!cts || json_is_null(cts))
         return NULL;
     if (!json_is_array(cts)) {
-        ferr_add(c->errs, FERR_INVALID, path, cts, "must be a list");
+        chk_type_error(c, path, cts, CHK_ARR);
         return NULL;
     }
     json_array_foreach(cts, i, ct) {
@@ -201,21 +72,6 @@ const json_t *conv_containers(struct conv *c, const json_t *pspec, const char *p
         check_container(c, ct, cpath, f);
     }
     return cts;
-}
-
-json_t *conv_named(const json_t *arr, const char *name, size_t *idx)
-{
-    size_t i;
-    json_t *e;
-    json_array_foreach(arr, i, e) {
-        const char *n = jx_str(e, "name");
-        if (n && strcmp(n, name) == 0) {
-            if (idx)
-                *idx = i;
-            return e;
-        }
-    }
-    return NULL;
 }
 
 static int set_copy(json_t *o, const char *key, const json_t *v)

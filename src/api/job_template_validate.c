@@ -6,85 +6,86 @@
 #include "obj/dns.h"
 #include "obj/jx.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define INDEXED_MAX 100000 /* maxParallelismForIndexedJob */
 
-static const struct jsv_field f_env[] = {
-    JSV_REQ("name", JT_STR),
-    JSV_FLD("value", JT_STR),
-    JSV_FLD("valueFrom", JT_OBJ),
-    JSV_END,
+static const struct chk_field f_env[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F("value", CHK_STR),
+    CHK_F("valueFrom", CHK_OBJ),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_port[] = {
-    JSV_REQ("containerPort", JT_INT32),
-    JSV_FLD("hostPort", JT_INT32),
-    JSV_FLD("protocol", JT_STR),
-    JSV_FLD("name", JT_STR),
-    JSV_END,
+static const struct chk_field f_port[] = {
+    CHK_F_REQ("containerPort", CHK_INT32),
+    CHK_F("hostPort", CHK_INT32),
+    CHK_F("protocol", CHK_STR),
+    CHK_F("name", CHK_STR),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_mount[] = {
-    JSV_REQ("name", JT_STR),
-    JSV_REQ("mountPath", JT_STR),
-    JSV_FLD("readOnly", JT_BOOL),
-    JSV_FLD("subPath", JT_STR),
-    JSV_END,
+static const struct chk_field f_mount[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F_REQ("mountPath", CHK_STR),
+    CHK_F("readOnly", CHK_BOOL),
+    CHK_F("subPath", CHK_STR),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_container[] = {
-    JSV_REQ("name", JT_STR),
-    JSV_FLD("image", JT_STR),
-    JSV_ARR("command", 0, JT_STR, NULL, 0),
-    JSV_ARR("args", 0, JT_STR, NULL, 0),
-    JSV_FLD("workingDir", JT_STR),
-    JSV_ARR("env", 0, JT_OBJ, f_env, 0),
-    JSV_ARR("ports", 0, JT_OBJ, f_port, 0),
-    JSV_ARR("volumeMounts", 0, JT_OBJ, f_mount, 0),
-    JSV_END,
+static const struct chk_field f_container[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F("image", CHK_STR),
+    CHK_F_ARR("command", 0, CHK_STR, NULL, 0),
+    CHK_F_ARR("args", 0, CHK_STR, NULL, 0),
+    CHK_F("workingDir", CHK_STR),
+    CHK_F_ARR("env", 0, CHK_OBJ, f_env, 0),
+    CHK_F_ARR("ports", 0, CHK_OBJ, f_port, 0),
+    CHK_F_ARR("volumeMounts", 0, CHK_OBJ, f_mount, 0),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_volume[] = {
-    JSV_REQ("name", JT_STR),
-    JSV_END,
+static const struct chk_field f_volume[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_podspec[] = {
-    JSV_ARR("containers", 0, JT_OBJ, f_container, 0),
-    JSV_ARR("initContainers", 0, JT_OBJ, f_container, 0),
-    JSV_FLD("restartPolicy", JT_STR),
-    JSV_ARR("volumes", 0, JT_OBJ, f_volume, 0),
-    JSV_FLD("nodeSelector", JT_STRMAP),
-    JSV_FLD("hostname", JT_STR),
-    JSV_FLD("subdomain", JT_STR),
-    JSV_FLD("hostNetwork", JT_BOOL),
-    JSV_FLD("activeDeadlineSeconds", JT_INT64),
-    JSV_FLD("terminationGracePeriodSeconds", JT_INT64),
-    JSV_END,
+static const struct chk_field f_podspec[] = {
+    CHK_F_ARR("containers", 0, CHK_OBJ, f_container, 0),
+    CHK_F_ARR("initContainers", 0, CHK_OBJ, f_container, 0),
+    CHK_F("restartPolicy", CHK_STR),
+    CHK_F_ARR("volumes", 0, CHK_OBJ, f_volume, 0),
+    CHK_F("nodeSelector", CHK_STRMAP),
+    CHK_F("hostname", CHK_STR),
+    CHK_F("subdomain", CHK_STR),
+    CHK_F("hostNetwork", CHK_BOOL),
+    CHK_F("activeDeadlineSeconds", CHK_INT64),
+    CHK_F("terminationGracePeriodSeconds", CHK_INT64),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_podtmpl[] = {
-    JSV_OBJ("metadata", 0, jsv__meta_fields),
-    JSV_OBJ("spec", 0, f_podspec),
-    JSV_END,
+static const struct chk_field f_podtmpl[] = {
+    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
+    CHK_F_OBJ("spec", 0, f_podspec),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_jobspec[] = {
-    JSV_FLD("parallelism", JT_INT32),           JSV_FLD("completions", JT_INT32),
-    JSV_FLD("activeDeadlineSeconds", JT_INT64), JSV_FLD("backoffLimit", JT_INT32),
-    JSV_FLD("backoffLimitPerIndex", JT_INT32),  JSV_FLD("maxFailedIndexes", JT_INT32),
-    JSV_FLD("completionMode", JT_STR),          JSV_FLD("suspend", JT_BOOL),
-    JSV_FLD("manualSelector", JT_BOOL),         JSV_FLD("ttlSecondsAfterFinished", JT_INT32),
-    JSV_FLD("podReplacementPolicy", JT_STR),    JSV_FLD("podFailurePolicy", JT_OBJ),
-    JSV_OBJ("template", 0, f_podtmpl),          JSV_END,
+static const struct chk_field f_jobspec[] = {
+    CHK_F("parallelism", CHK_INT32),           CHK_F("completions", CHK_INT32),
+    CHK_F("activeDeadlineSeconds", CHK_INT64), CHK_F("backoffLimit", CHK_INT32),
+    CHK_F("backoffLimitPerIndex", CHK_INT32),  CHK_F("maxFailedIndexes", CHK_INT32),
+    CHK_F("completionMode", CHK_STR),          CHK_F("suspend", CHK_BOOL),
+    CHK_F("manualSelector", CHK_BOOL),         CHK_F("ttlSecondsAfterFinished", CHK_INT32),
+    CHK_F("podReplacementPolicy", CHK_STR),    CHK_F("podFailurePolicy", CHK_OBJ),
+    CHK_F_OBJ("template", 0, f_podtmpl),       CHK_F_END,
 };
 
-const struct jsv_field jsv__jobtmpl_fields[] = {
-    JSV_OBJ("metadata", 0, jsv__meta_fields),
-    JSV_OBJ("spec", 0, f_jobspec),
-    JSV_END,
+const struct chk_field jsv__jobtmpl_fields[] = {
+    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
+    CHK_F_OBJ("spec", 0, f_jobspec),
+    CHK_F_END,
 };
 
 /* ---- JobSpec ------------------------------------------------------------------------------- */
@@ -110,25 +111,25 @@ static void check_indexed(struct jsv *c, const json_t *spec, const char *sp)
 {
     char p[FPATH_MAX];
     bool has_par, has_comp, has_mfi;
-    long long par = jsv__int(spec, "parallelism", 1, &has_par);
-    long long comp = jsv__int(spec, "completions", 0, &has_comp);
-    long long mfi = jsv__int(spec, "maxFailedIndexes", 0, &has_mfi);
+    long long par = chk_int_or(spec, "parallelism", 1, &has_par);
+    long long comp = chk_int_or(spec, "completions", 0, &has_comp);
+    long long mfi = chk_int_or(spec, "maxFailedIndexes", 0, &has_mfi);
     /* completions and parallelism both unset default to 1 (the Job's own defaulting) */
     const json_t *cv = json_object_get(spec, "completions");
     if ((!cv || json_is_null(cv)) && has_par)
-        ferr_add(c->errs, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
+        ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
                  "when completion mode is Indexed");
     if (has_par && par > INDEXED_MAX)
-        jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "parallelism"), par,
-                     "must be less than or equal to %d when completion mode is Indexed",
-                     INDEXED_MAX);
+        chk_add_int(&c->chk, FERR_INVALID, fpath_field(p, sp, "parallelism"), par,
+                    "must be less than or equal to %d when completion mode is Indexed",
+                    INDEXED_MAX);
     if (has_comp && comp > INDEXED_MAX)
-        jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "completions"), comp,
-                     "must be less than or equal to %d when completion mode is Indexed",
-                     INDEXED_MAX);
+        chk_add_int(&c->chk, FERR_INVALID, fpath_field(p, sp, "completions"), comp,
+                    "must be less than or equal to %d when completion mode is Indexed",
+                    INDEXED_MAX);
     if (has_comp && has_mfi && mfi > comp)
-        jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, "maxFailedIndexes"), mfi,
-                     "must be less than or equal to completions");
+        chk_add_int(&c->chk, FERR_INVALID, fpath_field(p, sp, "maxFailedIndexes"), mfi,
+                    "must be less than or equal to completions");
 }
 
 static void check_per_index(struct jsv *c, const json_t *spec, const char *sp, bool indexed)
@@ -136,33 +137,33 @@ static void check_per_index(struct jsv *c, const json_t *spec, const char *sp, b
     static const char *const keys[] = {"backoffLimitPerIndex", "maxFailedIndexes"};
     char p[FPATH_MAX];
     bool has_bl, has_mfi;
-    (void)jsv__int(spec, "backoffLimitPerIndex", 0, &has_bl);
-    (void)jsv__int(spec, "maxFailedIndexes", 0, &has_mfi);
+    (void)chk_int_or(spec, "backoffLimitPerIndex", 0, &has_bl);
+    (void)chk_int_or(spec, "maxFailedIndexes", 0, &has_mfi);
     if (has_mfi && !has_bl)
-        ferr_add(c->errs, FERR_REQUIRED, fpath_field(p, sp, "backoffLimitPerIndex"), NULL,
+        ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, sp, "backoffLimitPerIndex"), NULL,
                  "when maxFailedIndexes is specified");
     for (size_t i = 0; !indexed && i < 2; i++) {
         bool set;
-        long long v = jsv__int(spec, keys[i], 0, &set);
+        long long v = chk_int_or(spec, keys[i], 0, &set);
         if (set)
-            jsv__add_int(c, FERR_INVALID, fpath_field(p, sp, keys[i]), v,
-                         "requires indexed completion mode");
+            chk_add_int(&c->chk, FERR_INVALID, fpath_field(p, sp, keys[i]), v,
+                        "requires indexed completion mode");
     }
 }
 
 static void check_job_spec(struct jsv *c, const json_t *spec, const char *sp)
 {
     for (size_t i = 0; nonneg_fields[i]; i++)
-        jsv__min(c, spec, nonneg_fields[i], sp, 0);
-    jsv__enum(c, spec, "completionMode", sp, completion_modes, false);
+        (void)chk_int(&c->chk, spec, nonneg_fields[i], sp, 0, NULL);
+    (void)chk_enum(&c->chk, spec, "completionMode", sp, completion_modes, false);
     const char *mode = jx_str(spec, "completionMode");
     bool indexed = mode && strcmp(mode, "Indexed") == 0;
     if (indexed)
         check_indexed(c, spec, sp);
     check_per_index(c, spec, sp, indexed);
     bool pfp = jx_obj(spec, "podFailurePolicy") != NULL;
-    jsv__enum(c, spec, "podReplacementPolicy", sp,
-              pfp ? replacement_failed_only : replacement_policies, false);
+    (void)chk_enum(&c->chk, spec, "podReplacementPolicy", sp,
+                   pfp ? replacement_failed_only : replacement_policies, false);
 }
 
 /* ---- PodSpec ------------------------------------------------------------------------------- */
@@ -181,14 +182,14 @@ static void check_port(struct jsv *c, const json_t *port, const char *pp)
     char p[FPATH_MAX];
     for (size_t i = 0; i < 2; i++) {
         bool set;
-        long long v = jsv__int(port, keys[i], 0, &set);
+        long long v = chk_int_or(port, keys[i], 0, &set);
         fpath_field(p, pp, keys[i]);
         if (set && v == 0 && i == 0)
-            ferr_add(c->errs, FERR_REQUIRED, p, NULL, NULL);
+            ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, NULL);
         else if (set && v != 0 && (v < 1 || v > 65535))
-            jsv__add_int(c, FERR_INVALID, p, v, "must be between 1 and 65535, inclusive");
+            chk_add_int(&c->chk, FERR_INVALID, p, v, "must be between 1 and 65535, inclusive");
     }
-    jsv__enum(c, port, "protocol", pp, protocols, false);
+    (void)chk_enum(&c->chk, port, "protocol", pp, protocols, false);
 }
 
 static void check_container_lists(struct jsv *c, const json_t *ctr, const char *cp)
@@ -199,7 +200,7 @@ static void check_container_lists(struct jsv *c, const json_t *ctr, const char *
         const char *n = jx_str(json_array_get(env, i), "name");
         snprintf(p, sizeof(p), "%s.env[%zu].name", cp, i);
         if (n && *n && !env_name_ok(n))
-            ferr_add_str(c->errs, FERR_INVALID, p, n,
+            ferr_add_str(c->chk.errs, FERR_INVALID, p, n,
                          "a valid environment variable name must consist only of printable "
                          "ASCII characters other than '='");
     }
@@ -214,15 +215,9 @@ static const char *const ctr_lists[] = {"initContainers", "containers"};
 /* Whether a container before lists[l][i] (initContainers come first) is named `name`. */
 static bool ctr_name_seen(const json_t *ps, size_t l, size_t i, const char *name)
 {
-    for (size_t k = 0; k <= l; k++) {
-        const json_t *prev = jx_arr(ps, ctr_lists[k]);
-        size_t end = k == l ? i : json_array_size(prev);
-        for (size_t j = 0; j < end; j++) {
-            const char *o = jx_str(json_array_get(prev, j), "name");
-            if (o && strcmp(o, name) == 0)
-                return true;
-        }
-    }
+    for (size_t k = 0; k <= l; k++)
+        if (chk_named(jx_arr(ps, ctr_lists[k]), name, k == l ? i : SIZE_MAX, NULL))
+            return true;
     return false;
 }
 
@@ -242,9 +237,9 @@ static void check_containers(struct jsv *c, const json_t *ps, const char *psp)
                 continue;
             fpath_field(np, cp, "name");
             dns_1123_label(name, &m);
-            jsv__dns(c, np, name, &m, NULL);
+            chk_dns(&c->chk, np, name, &m, NULL);
             if (ctr_name_seen(ps, l, i, name))
-                ferr_add_str(c->errs, FERR_DUPLICATE, np, name, NULL);
+                ferr_add_str(c->chk.errs, FERR_DUPLICATE, np, name, NULL);
         }
     }
 }
@@ -260,14 +255,9 @@ static void check_volumes(struct jsv *c, const json_t *ps, const char *psp)
             continue;
         snprintf(p, sizeof(p), "%s.volumes[%zu].name", psp, i);
         dns_1123_label(name, &m);
-        jsv__dns(c, p, name, &m, NULL);
-        for (size_t j = 0; j < i; j++) {
-            const char *o = jx_str(json_array_get(vols, j), "name");
-            if (o && strcmp(o, name) == 0) {
-                ferr_add_str(c->errs, FERR_DUPLICATE, p, name, NULL);
-                break;
-            }
-        }
+        chk_dns(&c->chk, p, name, &m, NULL);
+        if (chk_named(vols, name, i, NULL))
+            ferr_add_str(c->chk.errs, FERR_DUPLICATE, p, name, NULL);
     }
 }
 
@@ -279,14 +269,14 @@ static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_
     const json_t *v = json_object_get(ps, "restartPolicy");
     fpath_field(p, psp, "restartPolicy");
     if (!v || json_is_null(v) || (rp && !*rp)) {
-        ferr_add(c->errs, FERR_REQUIRED, p, NULL, "valid values: \"OnFailure\", \"Never\"");
+        ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, "valid values: \"OnFailure\", \"Never\"");
         return;
     }
     if (!rp)
         return; /* wrong type: reported by the schema walker */
-    jsv__enum(c, ps, "restartPolicy", psp, restart_policies, true);
+    (void)chk_enum(&c->chk, ps, "restartPolicy", psp, restart_policies, true);
     if (jx_obj(jspec, "podFailurePolicy") && strcmp(rp, "OnFailure") == 0)
-        ferr_add_str(c->errs, FERR_INVALID, p, rp,
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, rp,
                      "only \"Never\" is supported when podFailurePolicy is specified");
 }
 
@@ -302,7 +292,7 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     jsv__meta_maps(c, jx_obj(ptmpl, "metadata"), p);
     const json_t *ctrs = json_object_get(ps, "containers");
     if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))
-        ferr_add(c->errs, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
+        ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
     check_restart_policy(c, jspec, ps, psp);
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);

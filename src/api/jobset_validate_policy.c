@@ -36,91 +36,77 @@ static const char *const when_deleted[] = {"Delete", "Retain", NULL};
 
 /* ---- schema -------------------------------------------------------------------------------- */
 
-static const struct jsv_field f_net[] = {
-    JSV_FLD("enableDNSHostnames", JT_BOOL),
-    JSV_FLD("subdomain", JT_STR),
-    JSV_FLD("publishNotReadyAddresses", JT_BOOL),
-    JSV_END,
+static const struct chk_field f_net[] = {
+    CHK_F("enableDNSHostnames", CHK_BOOL),
+    CHK_F("subdomain", CHK_STR),
+    CHK_F("publishNotReadyAddresses", CHK_BOOL),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_success[] = {
-    JSV_REQ("operator", JT_STR),
-    JSV_ARR("targetReplicatedJobs", 0, JT_STR, NULL, 0),
-    JSV_END,
+static const struct chk_field f_success[] = {
+    CHK_F_REQ("operator", CHK_STR),
+    CHK_F_ARR("targetReplicatedJobs", 0, CHK_STR, NULL, 0),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_rule[] = {
-    JSV_REQ("name", JT_STR),
-    JSV_REQ("action", JT_STR),
-    JSV_ARR("onJobFailureReasons", 0, JT_STR, NULL, 0),
-    JSV_ARR("onJobFailureMessagePatterns", 0, JT_STR, NULL, 0),
-    JSV_ARR("targetReplicatedJobs", 0, JT_STR, NULL, 0),
-    JSV_END,
+static const struct chk_field f_rule[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F_REQ("action", CHK_STR),
+    CHK_F_ARR("onJobFailureReasons", 0, CHK_STR, NULL, 0),
+    CHK_F_ARR("onJobFailureMessagePatterns", 0, CHK_STR, NULL, 0),
+    CHK_F_ARR("targetReplicatedJobs", 0, CHK_STR, NULL, 0),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_failure[] = {
-    JSV_FLD("maxRestarts", JT_INT32),
-    JSV_FLD("restartStrategy", JT_STR),
-    JSV_ARR("rules", 0, JT_OBJ, f_rule, 0),
-    JSV_END,
+static const struct chk_field f_failure[] = {
+    CHK_F("maxRestarts", CHK_INT32),
+    CHK_F("restartStrategy", CHK_STR),
+    CHK_F_ARR("rules", 0, CHK_OBJ, f_rule, 0),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_startup[] = {
-    JSV_REQ("startupPolicyOrder", JT_STR),
-    JSV_END,
+static const struct chk_field f_startup[] = {
+    CHK_F_REQ("startupPolicyOrder", CHK_STR),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_coord[] = {
-    JSV_REQ("replicatedJob", JT_STR),
-    JSV_FLD("jobIndex", JT_INT64),
-    JSV_FLD("podIndex", JT_INT64),
-    JSV_END,
+static const struct chk_field f_coord[] = {
+    CHK_F_REQ("replicatedJob", CHK_STR),
+    CHK_F("jobIndex", CHK_INT64),
+    CHK_F("podIndex", CHK_INT64),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_pvc[] = {
-    JSV_OBJ("metadata", 0, jsv__meta_fields),
-    JSV_FLD("spec", JT_OBJ),
-    JSV_END,
+static const struct chk_field f_pvc[] = {
+    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
+    CHK_F("spec", CHK_OBJ),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_retention[] = {
-    JSV_FLD("whenDeleted", JT_STR),
-    JSV_END,
+static const struct chk_field f_retention[] = {
+    CHK_F("whenDeleted", CHK_STR),
+    CHK_F_END,
 };
 
-static const struct jsv_field f_vcp[] = {
-    JSV_ARR("templates", JF_REQ, JT_OBJ, f_pvc, 50),
-    JSV_OBJ("retentionPolicy", 0, f_retention),
-    JSV_END,
+static const struct chk_field f_vcp[] = {
+    CHK_F_ARR("templates", CHK_REQUIRED, CHK_OBJ, f_pvc, 50),
+    CHK_F_OBJ("retentionPolicy", 0, f_retention),
+    CHK_F_END,
 };
 
-const struct jsv_field jsv__spec_fields[] = {
-    JSV_ARR("replicatedJobs", JF_REQ, JT_OBJ, jsv__rj_fields, 0),
-    JSV_OBJ("network", 0, f_net),
-    JSV_OBJ("successPolicy", 0, f_success),
-    JSV_OBJ("failurePolicy", 0, f_failure),
-    JSV_OBJ("startupPolicy", 0, f_startup),
-    JSV_FLD("suspend", JT_BOOL),
-    JSV_OBJ("coordinator", 0, f_coord),
-    JSV_FLD("managedBy", JT_STR),
-    JSV_FLD("ttlSecondsAfterFinished", JT_INT32),
-    JSV_ARR("volumeClaimPolicies", 0, JT_OBJ, f_vcp, 50),
-    JSV_END,
+const struct chk_field jsv__spec_fields[] = {
+    CHK_F_ARR("replicatedJobs", CHK_REQUIRED, CHK_OBJ, jsv__rj_fields, 0),
+    CHK_F_OBJ("network", 0, f_net),
+    CHK_F_OBJ("successPolicy", 0, f_success),
+    CHK_F_OBJ("failurePolicy", 0, f_failure),
+    CHK_F_OBJ("startupPolicy", 0, f_startup),
+    CHK_F("suspend", CHK_BOOL),
+    CHK_F_OBJ("coordinator", 0, f_coord),
+    CHK_F("managedBy", CHK_STR),
+    CHK_F("ttlSecondsAfterFinished", CHK_INT32),
+    CHK_F_ARR("volumeClaimPolicies", 0, CHK_OBJ, f_vcp, 50),
+    CHK_F_END,
 };
-
-static bool in_list(const char *const *list, const char *s)
-{
-    for (size_t i = 0; list[i]; i++)
-        if (strcmp(list[i], s) == 0)
-            return true;
-    return false;
-}
-
-static bool present(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return v && !json_is_null(v);
-}
 
 /* ---- network, managedBy, TTL, success, startup ------------------------------------------- */
 
@@ -131,9 +117,9 @@ static void check_network(struct jsv *c)
     if (!sub || !*sub)
         return;
     dns_1123_subdomain(sub, &m);
-    jsv__dns(c, "spec.network.subdomain", sub, &m, NULL);
+    chk_dns(&c->chk, "spec.network.subdomain", sub, &m, NULL);
     dns_1035_label(sub, &m);
-    jsv__dns(c, "spec.network.subdomain", sub, &m, SUBDOMAIN_TOO_LONG);
+    chk_dns(&c->chk, "spec.network.subdomain", sub, &m, SUBDOMAIN_TOO_LONG);
 }
 
 static void check_managed_by(struct jsv *c)
@@ -141,9 +127,9 @@ static void check_managed_by(struct jsv *c)
     const char *mb = jx_str(c->spec, "managedBy");
     if (!mb)
         return;
-    (void)dns_domain_prefixed_path(mb, "spec.managedBy", c->errs); /* OOM: c->errs->rc */
+    (void)dns_domain_prefixed_path(mb, "spec.managedBy", c->chk.errs); /* OOM: c->chk.errs->rc */
     if (strlen(mb) > MANAGED_BY_MAX)
-        ferr_add(c->errs, FERR_TOO_LONG, "spec.managedBy", NULL, "may not be longer than %d",
+        ferr_add(c->chk.errs, FERR_TOO_LONG, "spec.managedBy", NULL, "may not be longer than %d",
                  MANAGED_BY_MAX);
 }
 
@@ -152,13 +138,13 @@ static void check_success(struct jsv *c)
     const json_t *sp = jx_obj(c->spec, "successPolicy");
     const json_t *targets = jx_arr(sp, "targetReplicatedJobs");
     char p[FPATH_MAX];
-    jsv__enum(c, sp, "operator", "spec.successPolicy", operators, true);
+    (void)chk_enum(&c->chk, sp, "operator", "spec.successPolicy", operators, true);
     for (size_t i = 0; i < json_array_size(targets); i++) {
         const char *t = json_string_value(json_array_get(targets, i));
-        if (!t || jsv__rj_find(c, t, SIZE_MAX) >= 0)
+        if (!t || chk_named(c->rjs, t, SIZE_MAX, NULL))
             continue;
         snprintf(p, sizeof(p), "spec.successPolicy.targetReplicatedJobs[%zu]", i);
-        ferr_add_str(c->errs, FERR_INVALID, p, t,
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, t,
                      "invalid replicatedJob name '%s' does not appear in .spec.ReplicatedJobs", t);
     }
 }
@@ -167,13 +153,13 @@ static void check_startup(struct jsv *c)
 {
     const json_t *st = jx_obj(c->spec, "startupPolicy");
     const char *order = jx_str(st, "startupPolicyOrder");
-    jsv__enum(c, st, "startupPolicyOrder", "spec.startupPolicy", startup_orders, true);
+    (void)chk_enum(&c->chk, st, "startupPolicyOrder", "spec.startupPolicy", startup_orders, true);
     if (!order || strcmp(order, "InOrder") != 0)
         return;
     for (size_t i = 0; i < json_array_size(c->rjs); i++) {
-        if (present(json_array_get(c->rjs, i), "dependsOn")) {
+        if (chk_present(json_array_get(c->rjs, i), "dependsOn")) {
             /* the CRD's CEL rule on spec: the API server prints the value as "object" */
-            ferr_add_str(c->errs, FERR_INVALID, "spec", "object",
+            ferr_add_str(c->chk.errs, FERR_INVALID, "spec", "object",
                          "StartupPolicy and DependsOn APIs are mutually exclusive");
             return;
         }
@@ -214,7 +200,7 @@ static void check_rule_dups(struct jsv *c, const json_t *rules, size_t k, const 
             off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%zu", seen > 1 ? " " : "", j);
     }
     if (seen >= 2)
-        ferr_add_str(c->errs, FERR_INVALID, np, name,
+        ferr_add_str(c->chk.errs, FERR_INVALID, np, name,
                      "rule names are not unique, rules with indices [%s] all have the same name "
                      "'%s'",
                      idx, name);
@@ -229,12 +215,12 @@ static void check_rule_name(struct jsv *c, const json_t *rules, size_t k, const 
     fpath_field(np, rp, "name");
     size_t n = strlen(name);
     if (n > RULE_NAME_MAX)
-        ferr_add_str(c->errs, FERR_INVALID, np, name,
+        ferr_add_str(c->chk.errs, FERR_INVALID, np, name,
                      "invalid failure policy rule name of length %zu, the rule name must be at "
                      "least 1 characters long and at most %d characters long",
                      n, RULE_NAME_MAX);
     if (!rule_name_ok(name))
-        ferr_add_str(c->errs, FERR_INVALID, np, name,
+        ferr_add_str(c->chk.errs, FERR_INVALID, np, name,
                      "invalid failure policy rule name '%s', a failure policy rule name must "
                      "start with an alphabetic character, optionally followed by a string of "
                      "alphanumeric characters or '_,:', and must end with an alphanumeric "
@@ -253,7 +239,8 @@ static void check_pattern(struct jsv *c, const char *pat, const char *path)
         return;
     }
     regerror(rc, &re, msg, sizeof(msg));
-    ferr_add_str(c->errs, FERR_INVALID, path, pat, "must be a valid regular expression: %s", msg);
+    ferr_add_str(c->chk.errs, FERR_INVALID, path, pat, "must be a valid regular expression: %s",
+                 msg);
 }
 
 static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
@@ -264,8 +251,8 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *t = json_string_value(json_array_get(a, i));
         snprintf(p, sizeof(p), "%s.targetReplicatedJobs[%zu]", rp, i);
-        if (t && jsv__rj_find(c, t, SIZE_MAX) < 0)
-            ferr_add_str(c->errs, FERR_INVALID, p, t,
+        if (t && !chk_named(c->rjs, t, SIZE_MAX, NULL))
+            ferr_add_str(c->chk.errs, FERR_INVALID, p, t,
                          "invalid replicatedJob name '%s' in failure policy does not appear in "
                          ".spec.ReplicatedJobs",
                          t);
@@ -274,8 +261,8 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *r = json_string_value(json_array_get(a, i));
         snprintf(p, sizeof(p), "%s.onJobFailureReasons[%zu]", rp, i);
-        if (r && !in_list(reasons, r))
-            ferr_add_str(c->errs, FERR_INVALID, p, r,
+        if (r && !chk_in(reasons, r))
+            ferr_add_str(c->chk.errs, FERR_INVALID, p, r,
                          "invalid job failure reason '%s' in failure policy is not a recognized "
                          "job failure reason",
                          r);
@@ -300,7 +287,7 @@ static bool restart_job_gated(struct jsv *c, const json_t *rules)
             (strcmp(a, "RestartJob") != 0 && strcmp(a, "RestartJobAndIgnoreMaxRestarts") != 0))
             continue;
         snprintf(p, sizeof(p), "spec.failurePolicy.rules[%zu].action", k);
-        ferr_add_str(c->errs, FERR_INVALID, p, a,
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, a,
                      "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are "
                      "not allowed when RestartJob feature gate is disabled");
         return true;
@@ -316,15 +303,15 @@ static void check_failure(struct jsv *c)
     char rp[FPATH_MAX];
     if (!fp)
         return;
-    jsv__min(c, fp, "maxRestarts", "spec.failurePolicy", 0);
-    jsv__enum(c, fp, "restartStrategy", "spec.failurePolicy", restart_strategies, false);
+    (void)chk_int(&c->chk, fp, "maxRestarts", "spec.failurePolicy", 0, NULL);
+    (void)chk_enum(&c->chk, fp, "restartStrategy", "spec.failurePolicy", restart_strategies, false);
     if (rs && strcmp(rs, "InPlaceRestart") == 0)
-        ferr_add_str(c->errs, FERR_INVALID, "spec.failurePolicy.restartStrategy", rs,
+        ferr_add_str(c->chk.errs, FERR_INVALID, "spec.failurePolicy.restartStrategy", rs,
                      "InPlaceRestart restart strategy cannot be set when InPlaceRestart feature "
                      "gate is disabled");
     for (size_t k = 0; k < json_array_size(rules); k++) {
         fpath_index(rp, "spec.failurePolicy", "rules", k);
-        jsv__enum(c, json_array_get(rules, k), "action", rp, actions, true);
+        (void)chk_enum(&c->chk, json_array_get(rules, k), "action", rp, actions, true);
     }
     if (restart_job_gated(c, rules))
         return;
@@ -340,32 +327,31 @@ static void check_failure(struct jsv *c)
 /* Stops at the first problem, as upstream does. */
 static void check_coordinator_target(struct jsv *c, const char *rjname, long long ji, long long pi)
 {
-    long idx = jsv__rj_find(c, rjname, SIZE_MAX);
-    if (idx < 0) {
-        ferr_add_str(c->errs, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
+    const json_t *rj = chk_named(c->rjs, rjname, SIZE_MAX, NULL);
+    if (!rj) {
+        ferr_add_str(c->chk.errs, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
                      "coordinator replicatedJob %s does not exist", rjname);
         return;
     }
-    const json_t *rj = json_array_get(c->rjs, (size_t)idx);
-    if (ji < 0 || ji >= jsv__int(rj, "replicas", 1, NULL)) {
-        jsv__add_int(c, FERR_INVALID, "spec.coordinator.jobIndex", ji,
-                     "coordinator job index %lld is invalid for replicatedJob %s", ji, rjname);
+    if (ji < 0 || ji >= chk_int_or(rj, "replicas", 1, NULL)) {
+        chk_add_int(&c->chk, FERR_INVALID, "spec.coordinator.jobIndex", ji,
+                    "coordinator job index %lld is invalid for replicatedJob %s", ji, rjname);
         return;
     }
     const json_t *tspec = jx_path(rj, "template.spec");
     const char *mode = jx_str(tspec, "completionMode");
     bool has_comp;
-    long long comp = jsv__int(tspec, "completions", 0, &has_comp);
+    long long comp = chk_int_or(tspec, "completions", 0, &has_comp);
     if (!mode || strcmp(mode, "Indexed") != 0 || !has_comp) {
-        ferr_add_str(c->errs, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
+        ferr_add_str(c->chk.errs, FERR_INVALID, "spec.coordinator.replicatedJob", rjname,
                      "job for coordinator pod must be indexed completion mode, and completions "
                      "number must be set");
         return;
     }
     if (pi < 0 || pi >= comp)
-        jsv__add_int(c, FERR_INVALID, "spec.coordinator.podIndex", pi,
-                     "coordinator pod index %lld is invalid for replicatedJob %s job index %lld",
-                     pi, rjname, ji);
+        chk_add_int(&c->chk, FERR_INVALID, "spec.coordinator.podIndex", pi,
+                    "coordinator pod index %lld is invalid for replicatedJob %s job index %lld", pi,
+                    rjname, ji);
 }
 
 static void check_coordinator_label(struct jsv *c, const char *rjname, long long ji, long long pi)
@@ -378,7 +364,7 @@ static void check_coordinator_label(struct jsv *c, const char *rjname, long long
     if (!sub || !*sub)
         sub = c->name;
     if (asprintf(&ep, "%s-%s-%lld-%lld.%s", c->name, rjname, ji, pi, sub) < 0) {
-        c->rc = -ENOMEM;
+        c->chk.rc = -ENOMEM;
         return;
     }
     size_t off = 0;
@@ -386,7 +372,7 @@ static void check_coordinator_label(struct jsv *c, const char *rjname, long long
     for (size_t i = 0; i < m.n && off < sizeof(joined); i++)
         off += (size_t)snprintf(joined + off, sizeof(joined) - off, "%s%s", i ? ", " : "", m.v[i]);
     if (m.n)
-        ferr_add(c->errs, FERR_INVALID, "spec.coordinator", NULL,
+        ferr_add(c->chk.errs, FERR_INVALID, "spec.coordinator", NULL,
                  "spec will lead to invalid label value \"%s\" for coordinator label \"%s\" "
                  "(long JobSet / ReplicatedJob / SubDomain name?): %s",
                  ep, LBL_COORDINATOR, joined);
@@ -399,7 +385,7 @@ static void check_coordinator(struct jsv *c)
     const char *rjname = jx_str(co, "replicatedJob");
     if (!rjname || !*rjname)
         return; /* Required: reported by the schema walker */
-    long long ji = jsv__int(co, "jobIndex", 0, NULL), pi = jsv__int(co, "podIndex", 0, NULL);
+    long long ji = chk_int_or(co, "jobIndex", 0, NULL), pi = chk_int_or(co, "podIndex", 0, NULL);
     check_coordinator_target(c, rjname, ji, pi);
     check_coordinator_label(c, rjname, ji, pi);
 }
@@ -434,14 +420,14 @@ static void check_claim_mounts(struct jsv *c, const char *claim)
             snprintf(p, sizeof(p),
                      "spec.replicatedJobs[%zu].template.spec.template.spec.volumes[%zu].name", r,
                      v);
-            ferr_add_str(c->errs, FERR_INVALID, p, n,
+            ferr_add_str(c->chk.errs, FERR_INVALID, p, n,
                          "volume name conflicts with VolumeClaimPolicy template name: %s", claim);
         }
         found =
             found || has_mount(ps, "initContainers", claim) || has_mount(ps, "containers", claim);
     }
     if (!found)
-        ferr_add(c->errs, FERR_INVALID, "spec.replicatedJobs", NULL,
+        ferr_add(c->chk.errs, FERR_INVALID, "spec.replicatedJobs", NULL,
                  "replicatedJob containers don't have a matching volumeMount: %s from "
                  "VolumeClaimPolicies",
                  claim);
@@ -470,22 +456,23 @@ static void check_claim_template(struct jsv *c, const json_t *vcps, size_t i, si
     const char *name = jx_str(meta, "name");
     char p[FPATH_MAX];
     struct dns_msgs m;
-    if (present(meta, "namespace"))
-        ferr_add(c->errs, FERR_FORBIDDEN, fpath_field(p, tp, "metadata.namespace"), NULL,
+    if (chk_present(meta, "namespace"))
+        ferr_add(c->chk.errs, FERR_FORBIDDEN, fpath_field(p, tp, "metadata.namespace"), NULL,
                  "namespace must not be set for VolumeClaimPolicies templates");
     fpath_field(p, tp, "metadata.name");
     if (!name || !*name) {
-        if (json_is_object(tmpl) && !(present(meta, "name") && !name))
-            ferr_add(c->errs, FERR_REQUIRED, p, NULL, NULL);
+        if (json_is_object(tmpl) && !(chk_present(meta, "name") && !name))
+            ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, NULL);
         return;
     }
     if (claim_seen(vcps, i, j, name))
-        ferr_add_str(c->errs, FERR_INVALID, p, name,
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, name,
                      "names must be unique for VolumeClaimPolicies template");
     dns_1123_subdomain(name, &m);
-    jsv__dns(c, p, name, &m, NULL);
+    chk_dns(&c->chk, p, name, &m, NULL);
     if (c->name && strlen(name) + 1 + strlen(c->name) > PVC_NAME_MAX)
-        ferr_add_str(c->errs, FERR_INVALID, p, name, "VolumeClaimPolicies template name is too long");
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, name,
+                     "VolumeClaimPolicies template name is too long");
     check_claim_mounts(c, name);
 }
 
@@ -497,7 +484,8 @@ static void check_volume_claims(struct jsv *c)
         const json_t *pol = json_array_get(vcps, i);
         fpath_index(pp, "spec", "volumeClaimPolicies", i);
         fpath_field(tp, pp, "retentionPolicy");
-        jsv__enum(c, jx_obj(pol, "retentionPolicy"), "whenDeleted", tp, when_deleted, false);
+        (void)chk_enum(&c->chk, jx_obj(pol, "retentionPolicy"), "whenDeleted", tp, when_deleted,
+                       false);
         for (size_t j = 0; j < json_array_size(jx_arr(pol, "templates")); j++) {
             fpath_index(tp, pp, "templates", j);
             check_claim_template(c, vcps, i, j, tp);
@@ -511,7 +499,7 @@ void jsv__policies(struct jsv *c)
         return;
     check_network(c);
     check_managed_by(c);
-    jsv__min(c, c->spec, "ttlSecondsAfterFinished", "spec", 0);
+    (void)chk_int(&c->chk, c->spec, "ttlSecondsAfterFinished", "spec", 0, NULL);
     check_success(c);
     check_startup(c);
     check_failure(c);

@@ -24,7 +24,14 @@
 #define LBL_NAMESPACED_JOB "alpha.jobset.sigs.k8s.io/namespaced-job"
 #define TAINT_NO_SCHEDULE "alpha.jobset.sigs.k8s.io/no-schedule"
 
+/* Kubernetes' own Job keys: the completion index (an annotation and a label on pods of an
+ * Indexed Job), and the labels the Job controller puts on its pods, each also under its legacy
+ * unprefixed name. */
 #define ANN_JOB_COMPLETION_INDEX "batch.kubernetes.io/job-completion-index"
+#define LBL_K8S_JOB_NAME "batch.kubernetes.io/job-name"
+#define LBL_K8S_JOB_NAME_LEGACY "job-name"
+#define LBL_K8S_CONTROLLER_UID "batch.kubernetes.io/controller-uid"
+#define LBL_K8S_CONTROLLER_UID_LEGACY "controller-uid"
 
 /* jaxset's own annotations on a JobSet: they describe the JAX runtime, so that a converted
  * JobSet is self-contained (render it, feed it back, and it behaves the same). */

@@ -22,7 +22,7 @@ static const struct {
     const char *kind;
     enum doc_kind doc;
 } kinds[] = {
-    {JOBSET_GROUP_VERSION, "JobSet", DOC_JOBSET},
+    {JOBSET_GROUP_VERSION, JOBSET_KIND, DOC_JOBSET},
     {"kubeflow.org/v1", "JAXJob", DOC_JAXJOB},
     {"trainer.kubeflow.org/v1alpha1", "TrainJob", DOC_TRAINJOB},
     {"trainer.kubeflow.org/v1alpha1", "TrainingRuntime", DOC_RUNTIME},

@@ -2,6 +2,7 @@
 #ifndef JX_CLI_H
 #define JX_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -27,9 +28,28 @@ int cmd_logs(int argc, char **argv);
  * then already released). */
 int cli_load(const char *const *files, size_t n, struct manifest_set *out);
 
-/* When argv[*i] is "-o FMT", "-oFMT", "-o=FMT", "--output FMT" or "--output=FMT": stores FMT
- * (NULL when the value is missing) in *fmt, advances *i past it and returns true. */
-bool cli_output_opt(int argc, char **argv, int *i, const char **fmt);
+/* The codes cli_parse hands its callback besides an option's own. */
+enum {
+    CLI_OPERAND = 1,   /* an operand (FILE, NAME...), in order, those after "--" included */
+    CLI_MISSING = ':', /* an option without its value */
+    CLI_UNKNOWN = '?', /* an unknown option, or a value given to one that takes none */
+};
+
+/* Parses a subcommand's arguments (argv[0] is the subcommand) with getopt_long: options and
+ * operands in any order, "--" ends the options, long options also as --name=value.  Calls
+ * fn(ctx, code, arg) for each in order: an option's code (its short letter, or the long
+ * option's val) with its value (meaningless for an option that takes none), an operand with
+ * CLI_OPERAND, or CLI_MISSING / CLI_UNKNOWN.  Stops at
+ * fn's first nonzero return and returns it; 0 when fn took everything.  `shortopts` as for
+ * getopt, without a leading '+', '-' or ':'. */
+int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
+              int (*fn)(void *ctx, int code, const char *arg), void *ctx);
+
+/* The -o FMT option: "-o FMT", "-oFMT", "-o=FMT", "--output FMT" and "--output=FMT". */
+#define CLI_OUTPUT_OPTS "o:"
+#define CLI_OUTPUT_LONGOPT {"output", required_argument, NULL, 'o'}
+/* FMT from the value getopt gives -o ("=FMT" for "-o=FMT"). */
+const char *cli_output_value(const char *arg);
 
 /* Prints "jaxset <cmd>: <msg>" and the usage line to stderr; returns EXIT_INVALID. */
 int cli_usage_error(const char *cmd, const char *usage, const char *msg);

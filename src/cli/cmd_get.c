@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/rundir.h"
+#include "local/rundir.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
 
@@ -17,8 +17,7 @@ static const char usage[] = "jaxset get [NAME] [-o json|yaml]";
 static json_t *load(const char *dir, const char *file)
 {
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    return json_load_file(path, 0, NULL);
+    return json_load_file(rd_file(path, sizeof(path), dir, file), 0, NULL);
 }
 
 /* A run whose process is gone while its state still says Running was lost (SIGKILL). */
@@ -33,7 +32,7 @@ static const char *run_state(const json_t *run)
 
 static void row(const char *name, const char *dir)
 {
-    json_t *js = load(dir, "jobset.json"), *run = load(dir, "run.json");
+    json_t *js = load(dir, RD_JOBSET), *run = load(dir, RD_RUN);
     const json_t *st = jx_obj(js, "status");
     const char *term = jx_str(st, "terminalState");
     printf("%-32s %-12s %-13s %-8lld %s\n", name, run_state(run), term ? term : "",
@@ -45,14 +44,14 @@ static void row(const char *name, const char *dir)
 static int list_all(void)
 {
     char home[PATH_MAX], runs[PATH_MAX + 8], dir[PATH_MAX];
-    rundir_home(home, sizeof(home));
-    snprintf(runs, sizeof(runs), "%s/runs", home);
+    rd_home(home, sizeof(home));
+    rd_file(runs, sizeof(runs), home, RD_RUNS);
     DIR *d = opendir(runs);
     struct dirent *de;
     printf("%-32s %-12s %-13s %-8s %s\n", "NAME", "STATE", "TERMINALSTATE", "RESTARTS",
            "RUN DIRECTORY");
     while (d && (de = readdir(d)))
-        if (de->d_name[0] != '.' && rundir_latest(de->d_name, dir, sizeof(dir)) == 0)
+        if (de->d_name[0] != '.' && rd_latest(de->d_name, dir, sizeof(dir)) == 0)
             row(de->d_name, dir);
     if (d)
         closedir(d);
@@ -62,7 +61,7 @@ static int list_all(void)
 static int show(const char *name, const char *fmt)
 {
     char dir[PATH_MAX];
-    if (rundir_latest(name, dir, sizeof(dir)) < 0) {
+    if (rd_latest(name, dir, sizeof(dir)) < 0) {
         fprintf(stderr, "jaxset get: no run of \"%s\" found\n", name);
         return EXIT_INVALID;
     }
@@ -72,9 +71,9 @@ static int show(const char *name, const char *fmt)
         row(name, dir);
         return EXIT_OK;
     }
-    json_t *js = load(dir, "jobset.json");
+    json_t *js = load(dir, RD_JOBSET);
     if (!js) {
-        fprintf(stderr, "jaxset get: %s/jobset.json is unreadable\n", dir);
+        fprintf(stderr, "jaxset get: %s/" RD_JOBSET " is unreadable\n", dir);
         return EXIT_INVALID;
     }
     if (!strcmp(fmt, "json")) {
@@ -89,21 +88,37 @@ static int show(const char *name, const char *fmt)
     return EXIT_OK;
 }
 
+struct get_args {
+    const char *name, *fmt;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct get_args *a = ctx;
+    switch (code) {
+    case 'o':
+        a->fmt = cli_output_value(arg);
+        return EXIT_OK;
+    case CLI_MISSING:
+        return cli_usage_error("get", usage, "-o needs a value");
+    case CLI_OPERAND:
+        if (a->name)
+            return cli_usage_error("get", usage, "more than one name");
+        a->name = arg;
+        return EXIT_OK;
+    default:
+        return cli_usage_error("get", usage, "unknown option");
+    }
+}
+
 int cmd_get(int argc, char **argv)
 {
-    const char *name = NULL, *fmt = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (cli_output_opt(argc, argv, &i, &fmt)) {
-            if (!fmt)
-                return cli_usage_error("get", usage, "-o needs a value");
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("get", usage, "unknown option");
-        } else if (!name) {
-            name = argv[i];
-        } else {
-            return cli_usage_error("get", usage, "more than one name");
-        }
-    }
+    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, {0}};
+    struct get_args a = {0};
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);
+    const char *name = a.name, *fmt = a.fmt;
+    if (rc != EXIT_OK)
+        return rc;
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml"))
         return cli_usage_error("get", usage, "-o must be json or yaml");
     if (fmt && !name)

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cli/rundir.h"
+#include "local/rundir.h"
 
 #define LOGS_POLL_MS 100
 
@@ -61,13 +61,13 @@ static int scan(struct logs *l)
     size_t first_new = l->n;
     int rc = 0;
     while (d && (de = readdir(d))) {
-        size_t len = strlen(de->d_name);
-        if (len < 5 || strcmp(de->d_name + len - 4, ".log") ||
+        size_t len = strlen(de->d_name), sfx = strlen(RD_LOG_SUFFIX);
+        if (len <= sfx || strcmp(de->d_name + len - sfx, RD_LOG_SUFFIX) ||
             (l->pod && strncmp(de->d_name, l->pod, strlen(l->pod))))
             continue;
         struct logfile f = {0};
         char path[PATH_MAX + NAME_MAX + 2];
-        snprintf(f.name, sizeof(f.name), "%.*s", (int)(len - 4), de->d_name);
+        snprintf(f.name, sizeof(f.name), "%.*s", (int)(len - sfx), de->d_name);
         if (known(l, f.name))
             continue;
         struct logfile *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
@@ -93,7 +93,7 @@ static int scan(struct logs *l)
 static void drain(const struct logs *l, struct logfile *f, bool all)
 {
     char path[PATH_MAX + NAME_MAX + 16];
-    snprintf(path, sizeof(path), "%s/%s.log", l->logs, f->name);
+    snprintf(path, sizeof(path), "%s/%s" RD_LOG_SUFFIX, l->logs, f->name);
     FILE *in = fopen(path, "re");
     char *line = NULL;
     size_t cap = 0;
@@ -122,8 +122,7 @@ out:
 static bool run_ended(const char *dir)
 {
     char path[PATH_MAX + 16];
-    snprintf(path, sizeof(path), "%s/run.json", dir);
-    json_t *j = json_load_file(path, 0, NULL);
+    json_t *j = json_load_file(rd_file(path, sizeof(path), dir, RD_RUN), 0, NULL);
     if (!j)
         return false; /* not written yet: the run is starting */
     const char *state = json_string_value(json_object_get(j, "state"));
@@ -165,29 +164,41 @@ static int print_logs(struct logs *l, bool follow)
     }
 }
 
+struct logs_args {
+    bool follow;
+    const char *pos[2];
+    int n_pos;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct logs_args *a = ctx;
+    if (code == 'f')
+        a->follow = true;
+    else if (code == CLI_OPERAND && a->n_pos < 2)
+        a->pos[a->n_pos++] = arg;
+    else
+        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+    return EXIT_OK;
+}
+
 int cmd_logs(int argc, char **argv)
 {
+    static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'}, {0}};
     struct logs l = {0};
-    bool follow = false;
-    const char *pos[2];
-    int n_pos = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--follow"))
-            follow = true;
-        else if (argv[i][0] == '-' || n_pos == 2)
-            return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
-        else
-            pos[n_pos++] = argv[i];
-    }
-    if (n_pos == 0)
+    struct logs_args a = {0};
+    int rc = cli_parse(argc, argv, "f", longopts, on_arg, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a.n_pos == 0)
         return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
-    if (rundir_latest(pos[0], l.dir, sizeof(l.dir)) < 0) {
-        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", pos[0]);
+    if (rd_latest(a.pos[0], l.dir, sizeof(l.dir)) < 0) {
+        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", a.pos[0]);
         return EXIT_INVALID;
     }
-    snprintf(l.logs, sizeof(l.logs), "%s/logs", l.dir);
-    l.pod = n_pos == 2 ? pos[1] : NULL;
-    int rc = print_logs(&l, follow);
+    rd_file(l.logs, sizeof(l.logs), l.dir, RD_LOGS);
+    l.pod = a.n_pos == 2 ? a.pos[1] : NULL;
+    rc = print_logs(&l, a.follow);
     free(l.v);
     return rc;
 }

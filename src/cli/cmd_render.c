@@ -68,42 +68,51 @@ static int print_items(json_t *items, int json_out)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, int *json_out, const char **files, size_t *n)
+struct render_args {
+    const char **files;
+    size_t n;
+    int json_out;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *fmt = NULL;
-        if (!cli_output_opt(argc, argv, &i, &fmt)) {
-            if (argv[i][0] == '-' && argv[i][1])
-                return cli_usage_error("render", usage, "unknown option");
-            files[(*n)++] = argv[i];
-            continue;
-        }
+    struct render_args *a = ctx;
+    const char *fmt = code == 'o' ? cli_output_value(arg) : NULL;
+    switch (code) {
+    case CLI_OPERAND:
+        a->files[a->n++] = arg;
+        return EXIT_OK;
+    case 'o':
+    case CLI_MISSING:
         if (!fmt || (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0))
             return cli_usage_error("render", usage, "-o must be yaml or json");
-        *json_out = !strcmp(fmt, "json");
+        a->json_out = !strcmp(fmt, "json");
+        return EXIT_OK;
+    default:
+        return cli_usage_error("render", usage, "unknown option");
     }
-    return *n ? EXIT_OK : cli_usage_error("render", usage, "no file given");
 }
 
 int cmd_render(int argc, char **argv)
 {
-    int json_out = 0;
-    size_t n = 0;
-    const char **files = calloc((size_t)argc, sizeof(*files));
-    if (!files)
+    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, {0}};
+    struct render_args a = {.files = calloc((size_t)argc, sizeof(*a.files))};
+    if (!a.files)
         return EXIT_INVALID;
-    int rc = parse_args(argc, argv, &json_out, files, &n);
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);
+    if (rc == EXIT_OK && a.n == 0)
+        rc = cli_usage_error("render", usage, "no file given");
     struct manifest_set s = {0};
     if (rc == EXIT_OK)
-        rc = cli_load(files, n, &s);
-    free(files);
+        rc = cli_load(a.files, a.n, &s);
+    free(a.files);
     if (rc != EXIT_OK)
         return rc;
     json_t *items = json_array();
     int one = items ? 0 : -1;
     for (size_t i = 0; one == 0 && i < s.n; i++)
         one = render_one(&s.v[i], items);
-    if (one == 0 && print_items(items, json_out) < 0)
+    if (one == 0 && print_items(items, a.json_out) < 0)
         one = -1;
     if (one == -1)
         fprintf(stderr, "jaxset render: out of memory\n");

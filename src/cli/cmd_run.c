@@ -6,18 +6,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/rundir.h"
+#include "local/rundir.h"
 #include "local/runner.h"
 
 static const char usage[] =
     "jaxset run FILE... [--run-dir DIR] [-q|--quiet] [--filter RJ|POD] [--grace SECONDS]\n"
-    "                   [--gpus N] [--restart-backoff MS] [--no-color]";
+    "                   [--restart-grace SECONDS] [--gpus N] [--restart-backoff MS] [--no-color]";
 
 struct run_args {
     const char **files;
     size_t n;
     const char *run_dir, *filter;
-    int quiet, no_color, grace, gpus;
+    int quiet, no_color, grace, restart_grace, gpus;
     long restart_ms;
 };
 
@@ -31,52 +31,83 @@ static int number(const char *s, long min, long max, long *out)
     return 0;
 }
 
-/* Options that take a value; returns 1 when argv[i] was one of them (i advanced). */
-static int value_opt(struct run_args *a, int argc, char **argv, int *i, int *bad)
+enum {
+    OPT_RUN_DIR = 256,
+    OPT_FILTER,
+    OPT_GRACE,
+    OPT_RESTART_GRACE,
+    OPT_GPUS,
+    OPT_RESTART_BACKOFF,
+    OPT_NO_COLOR
+};
+
+static const struct option longopts[] = {
+    {"run-dir", required_argument, NULL, OPT_RUN_DIR},
+    {"filter", required_argument, NULL, OPT_FILTER},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"restart-grace", required_argument, NULL, OPT_RESTART_GRACE},
+    {"gpus", required_argument, NULL, OPT_GPUS},
+    {"restart-backoff", required_argument, NULL, OPT_RESTART_BACKOFF},
+    {"quiet", no_argument, NULL, 'q'},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {0},
+};
+
+/* A numeric option's value into a; -1 when it is not a number in range. */
+static int number_opt(struct run_args *a, int code, const char *s)
 {
-    static const char *const names[] = {"--run-dir", "--filter", "--grace", "--gpus",
-                                        "--restart-backoff"};
-    long v = 0;
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-        if (strcmp(argv[*i], names[k]))
-            continue;
-        if (++*i == argc)
-            return *bad = 1;
-        const char *s = argv[*i];
-        if (k == 0)
-            a->run_dir = s;
-        else if (k == 1)
-            a->filter = s;
-        else if (number(s, 0, k == 4 ? 600000 : 100000, &v) < 0)
-            *bad = 1;
-        else if (k == 2)
-            a->grace = (int)v;
-        else if (k == 3)
-            a->gpus = (int)v;
-        else
-            a->restart_ms = v;
-        return 1;
-    }
+    long v;
+    if (number(s, 0, code == OPT_RESTART_BACKOFF ? 600000 : 100000, &v) < 0)
+        return -1;
+    if (code == OPT_GRACE)
+        a->grace = (int)v;
+    else if (code == OPT_RESTART_GRACE)
+        a->restart_grace = (int)v;
+    else if (code == OPT_GPUS)
+        a->gpus = (int)v;
+    else
+        a->restart_ms = v;
     return 0;
+}
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct run_args *a = ctx;
+    switch (code) {
+    case CLI_OPERAND:
+        a->files[a->n++] = arg;
+        return EXIT_OK;
+    case OPT_RUN_DIR:
+        a->run_dir = arg;
+        return EXIT_OK;
+    case OPT_FILTER:
+        a->filter = arg;
+        return EXIT_OK;
+    case OPT_GRACE:
+    case OPT_RESTART_GRACE:
+    case OPT_GPUS:
+    case OPT_RESTART_BACKOFF:
+        if (number_opt(a, code, arg) == 0)
+            return EXIT_OK;
+        /* fall through */
+    case CLI_MISSING:
+        return cli_usage_error("run", usage, "missing or invalid option value");
+    case 'q':
+        a->quiet = 1;
+        return EXIT_OK;
+    case OPT_NO_COLOR:
+        a->no_color = 1;
+        return EXIT_OK;
+    default:
+        return cli_usage_error("run", usage, "unknown option");
+    }
 }
 
 static int parse(struct run_args *a, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        int bad = 0;
-        if (value_opt(a, argc, argv, &i, &bad)) {
-            if (bad)
-                return cli_usage_error("run", usage, "missing or invalid option value");
-        } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-            a->quiet = 1;
-        } else if (!strcmp(argv[i], "--no-color")) {
-            a->no_color = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("run", usage, "unknown option");
-        } else {
-            a->files[a->n++] = argv[i];
-        }
-    }
+    int rc = cli_parse(argc, argv, "q", longopts, on_arg, a);
+    if (rc != EXIT_OK)
+        return rc;
     return a->n ? EXIT_OK : cli_usage_error("run", usage, "no file given");
 }
 
@@ -86,8 +117,8 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     int made = 0;
     if (a->run_dir)
         snprintf(dir, sizeof(dir), "%s", a->run_dir);
-    else if ((made = rundir_new(m->view.name, dir, sizeof(dir))) == 0)
-        rundir_mark_latest(m->view.name, dir, prev, sizeof(prev));
+    else if ((made = rd_new(m->view.name, dir, sizeof(dir))) == 0)
+        rd_mark_latest(m->view.name, dir, prev, sizeof(prev));
     if (made < 0) {
         fprintf(stderr, "jaxset run: cannot create %s: %s\n", dir, strerror(-made));
         return EXIT_INVALID;
@@ -96,11 +127,11 @@ static int run_one(const struct manifest *m, const struct run_args *a)
                             .color = !a->no_color && isatty(1), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
                             .restart_base_ms = a->restart_ms, .gpus = a->gpus,
-                            .restart_grace_s = -1};
+                            .restart_grace_s = a->restart_grace};
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
     if (!a->run_dir && rc < 0) /* refused before it started: no trace left */
-        rundir_discard(m->view.name, dir, prev);
+        rd_discard(m->view.name, dir, prev);
     if (rc < 0) {
         fprintf(stderr, "jaxset run: %s: %s\n", m->source, e.msg);
         return EXIT_INVALID;
@@ -110,7 +141,7 @@ static int run_one(const struct manifest *m, const struct run_args *a)
 
 int cmd_run(int argc, char **argv)
 {
-    struct run_args a = {.grace = -1, .gpus = -1, .restart_ms = 100};
+    struct run_args a = {.grace = -1, .restart_grace = -1, .gpus = -1, .restart_ms = 100};
     a.files = calloc((size_t)argc, sizeof(*a.files));
     if (!a.files)
         return EXIT_INVALID;

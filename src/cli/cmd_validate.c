@@ -1,7 +1,10 @@
 /* jaxset validate FILE...: checks every manifest fully, prints one summary line per job. */
 #include "cli/cli.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "api/keys.h"
 
 static const char usage[] = "jaxset validate FILE...";
 
@@ -14,7 +17,7 @@ static void summary(const struct manifest *m)
         pods += v->rj[i].replicas * v->rj[i].pods_per_job;
     }
     printf("%s: valid: JobSet %s/%s", m->source, v->ns, v->name);
-    if (strcmp(m->kind, "JobSet") != 0)
+    if (strcmp(m->kind, JOBSET_KIND) != 0)
         printf(" (from %s)", m->kind);
     printf(", %zu replicated job%s, %lld job%s, %lld pod%s", v->n_rj, v->n_rj == 1 ? "" : "s",
            jobs, jobs == 1 ? "" : "s", pods, pods == 1 ? "" : "s");
@@ -24,15 +27,33 @@ static void summary(const struct manifest *m)
     printf("\n");
 }
 
+struct files {
+    const char **v;
+    size_t n;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct files *f = ctx;
+    if (code != CLI_OPERAND)
+        return cli_usage_error("validate", usage, "unknown option");
+    f->v[f->n++] = arg;
+    return EXIT_OK;
+}
+
 int cmd_validate(int argc, char **argv)
 {
-    if (argc < 2)
-        return cli_usage_error("validate", usage, "no file given");
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage_error("validate", usage, "unknown option");
+    static const struct option longopts[] = {{0}};
+    struct files f = {.v = calloc((size_t)argc, sizeof(*f.v))};
     struct manifest_set s;
-    int rc = cli_load((const char *const *)argv + 1, (size_t)argc - 1, &s);
+    if (!f.v)
+        return EXIT_INVALID;
+    int rc = cli_parse(argc, argv, "", longopts, on_arg, &f);
+    if (rc == EXIT_OK && f.n == 0)
+        rc = cli_usage_error("validate", usage, "no file given");
+    if (rc == EXIT_OK)
+        rc = cli_load(f.v, f.n, &s);
+    free(f.v);
     if (rc != EXIT_OK)
         return rc;
     for (size_t i = 0; i < s.n; i++)

@@ -22,27 +22,3 @@ int cli_load(const char *const *files, size_t n, struct manifest_set *out)
     manifest_set_release(out);
     return EXIT_INVALID;
 }
-
-int cli_usage_error(const char *cmd, const char *usage, const char *msg)
-{
-    fprintf(stderr, "jaxset %s: %s\nusage: %s\n", cmd, msg, usage);
-    return EXIT_INVALID;
-}
-
-bool cli_output_opt(int argc, char **argv, int *i, const char **fmt)
-{
-    const char *a = argv[*i];
-    if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-        *fmt = *i + 1 < argc ? argv[++*i] : NULL;
-        return true;
-    }
-    if (!strncmp(a, "--output=", 9)) {
-        *fmt = a + 9;
-        return true;
-    }
-    if (!strncmp(a, "-o", 2)) {
-        *fmt = a + 2 + (a[2] == '=');
-        return true;
-    }
-    return false;
-}

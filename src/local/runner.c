@@ -16,6 +16,7 @@
 #include "core/plan_exec.h"
 #include "core/reconcile.h"
 #include "local/podenv.h"
+#include "local/rundir.h"
 #include "obj/fs.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
@@ -77,9 +78,8 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     r->jobs = nj;
     j->obj = obj;
     snprintf(j->name, sizeof(j->name), "%s", jx_str(meta, "name"));
-    j->rj = (size_t)js_view_find(&r->m->view, jx_get_meta(meta, "labels",
-                                                           "jobset.sigs.k8s.io/replicatedjob-name"));
-    j->index = strtoll(jx_get_meta(meta, "labels", "jobset.sigs.k8s.io/job-index"), NULL, 10);
+    j->rj = (size_t)js_view_find(&r->m->view, jx_get_meta(meta, "labels", LBL_RJ_NAME));
+    j->index = strtoll(jx_get_meta(meta, "labels", LBL_JOB_INDEX), NULL, 10);
     j->wakeup_ms = INT64_MAX;
     jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name);
     int rc = jobctl_spec_parse(obj, &j->spec, err);
@@ -264,7 +264,7 @@ static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
 {
     struct run_pass *ps = ctx;
     char *dir = NULL;
-    if (asprintf(&dir, "%s/volumes/%s", ps->r->o->run_dir,
+    if (asprintf(&dir, "%s/" RD_VOLUMES "/%s", ps->r->o->run_dir,
                  jx_str(jx_obj(pvc, "metadata"), "name")) < 0)
         return err_set(e, -ENOMEM, "out of memory");
     int rc = fs_mkdir_p(dir);

@@ -8,9 +8,8 @@
  * alongside); its hostname, labels, annotations and environment are the ones it would have on
  * a cluster, with the JAX coordinator mapped to 127.0.0.1 and a port free on this machine.
  *
- * The run directory keeps everything: jobset.json (the JobSet with its status, rewritten on
- * every change), jobs.json (the child Jobs with their status), events.log, run.json (pid,
- * state, exit status, times) and logs/<pod-name>.log. */
+ * The run directory keeps everything: the JobSet and its Jobs with their status, the run's
+ * state, events, hosts file and each container's log (local/rundir.h names the files). */
 #ifndef JX_RUNNER_H
 #define JX_RUNNER_H
 

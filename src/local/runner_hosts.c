@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "local/rundir.h"
 #include "obj/jx.h"
 
 static const char *const nss_paths[] = {
@@ -24,8 +25,7 @@ int run__hosts_setup(struct run *r, struct err *err)
 {
     const struct js_view *v = &r->m->view;
     char path[1024], host[RUN_NAME_MAX];
-    snprintf(path, sizeof(path), "%s/hosts", r->o->run_dir);
-    FILE *f = fopen(path, "we");
+    FILE *f = fopen(rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS), "we");
     if (!f)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
     fprintf(f, "127.0.0.1 localhost\n");
@@ -86,7 +86,7 @@ static int merged_hosts(const struct run *r, const char *own, char *out, size_t 
     if (access(out, R_OK) == 0)
         return 0;
     char ours[1024];
-    snprintf(ours, sizeof(ours), "%s/hosts", r->o->run_dir);
+    rd_file(ours, sizeof(ours), r->o->run_dir, RD_HOSTS);
     FILE *f = fopen(out, "we");
     if (!f)
         return -errno;
@@ -106,7 +106,7 @@ int run__hosts_env(const struct run *r, const json_t *container, json_t *extra)
     if (!r->nss_lib)
         return 0;
     const char *own = own_hosts_file(container);
-    snprintf(hosts, sizeof(hosts), "%s/hosts", r->o->run_dir);
+    rd_file(hosts, sizeof(hosts), r->o->run_dir, RD_HOSTS);
     if (own && strcmp(own, hosts) != 0 && merged_hosts(r, own, hosts, sizeof(hosts)) < 0)
         return -EINVAL;
     json_t *pre = json_pack("{s:s,s:s,s:s}", "name", "LD_PRELOAD", "value", r->nss_lib, "join",

@@ -10,6 +10,7 @@
 
 #include "api/keys.h"
 #include "local/podenv.h"
+#include "local/rundir.h"
 #include "obj/jx.h"
 
 extern char **environ;
@@ -51,10 +52,10 @@ static json_t *pod_meta(const struct rjob *j, const struct rpod *p)
         return NULL;
     }
     const char *uid = jx_str(jx_obj(j->obj, "metadata"), "uid");
-    jx_set_str(labels, "batch.kubernetes.io/job-name", j->name);
-    jx_set_str(labels, "job-name", j->name);
-    jx_set_str(labels, "batch.kubernetes.io/controller-uid", uid ? uid : "");
-    jx_set_str(labels, "controller-uid", uid ? uid : "");
+    jx_set_str(labels, LBL_K8S_JOB_NAME, j->name);
+    jx_set_str(labels, LBL_K8S_JOB_NAME_LEGACY, j->name);
+    jx_set_str(labels, LBL_K8S_CONTROLLER_UID, uid ? uid : "");
+    jx_set_str(labels, LBL_K8S_CONTROLLER_UID_LEGACY, uid ? uid : "");
     if (p->jp.index >= 0) {
         char idx[24];
         snprintf(idx, sizeof(idx), "%d", p->jp.index);
@@ -173,10 +174,7 @@ static void make_prefix(const struct run *r, const struct rpod *p, const struct 
 static void log_path(const struct run *r, const struct rpod *p, const struct rcont *c, char *out,
                      size_t n)
 {
-    if (p->n_c > 1)
-        snprintf(out, n, "%s/logs/%s.%s.log", r->o->run_dir, p->name, jx_str(c->spec, "name"));
-    else
-        snprintf(out, n, "%s/logs/%s.log", r->o->run_dir, p->name);
+    rd_log(out, n, r->o->run_dir, p->name, p->n_c > 1 ? jx_str(c->spec, "name") : NULL);
 }
 
 static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
@@ -367,7 +365,8 @@ void run__kill_job(struct run *r, struct rjob *j, int64_t now)
  * and what shortens it. */
 static void note_restart_kill(struct run *r, const struct rjob *j, const struct rpod *p)
 {
-    if (r->restart_kill_noted || !j->restart_teardown || !run__pod_alive(p))
+    if (r->restart_kill_noted || !j->restart_teardown || !run__pod_alive(p) ||
+        grace_ms(r, j) == 0)
         return;
     r->restart_kill_noted = true;
     run__note(r, "the restart waited %d s for pods that ignored SIGTERM (JAX treats it as a "

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "local/rundir.h"
 #include "obj/fs.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
@@ -17,12 +18,10 @@
 int run__state_open(struct run *r, struct err *err)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/logs", r->o->run_dir);
-    int rc = fs_mkdir_p(path);
+    int rc = fs_mkdir_p(rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS));
     if (rc < 0)
         return err_set(err, rc, "%s: %s", path, strerror(-rc));
-    snprintf(path, sizeof(path), "%s/events.log", r->o->run_dir);
-    r->events = fopen(path, "ae");
+    r->events = fopen(rd_file(path, sizeof(path), r->o->run_dir, RD_EVENTS), "ae");
     if (!r->events)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
     return 0;
@@ -32,7 +31,7 @@ int run__state_open(struct run *r, struct err *err)
 static void write_json(const char *dir, const char *name, const json_t *v)
 {
     char path[1024], tmp[1100];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    rd_file(path, sizeof(path), dir, name);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if (json_dump_file(v, tmp, JSON_INDENT(2)) == 0)
         rename(tmp, path);
@@ -52,15 +51,15 @@ void run__state_write(struct run *r, const char *state, int exit_status)
                             r->coord_port);
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
-    write_json(r->o->run_dir, "jobset.json", r->js);
+    write_json(r->o->run_dir, RD_JOBSET, r->js);
     if (jobs)
-        write_json(r->o->run_dir, "jobs.json", jobs);
+        write_json(r->o->run_dir, RD_JOBS, jobs);
     json_t *pods = run__pods_json(r);
     if (pods)
-        write_json(r->o->run_dir, "pods.json", pods);
+        write_json(r->o->run_dir, RD_PODS, pods);
     json_decref(pods);
     if (run)
-        write_json(r->o->run_dir, "run.json", run);
+        write_json(r->o->run_dir, RD_RUN, run);
     json_decref(jobs);
     json_decref(run);
     r->status_dirty = false;

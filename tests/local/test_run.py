@@ -153,6 +153,20 @@ def restart_grace_annotation():
 
 
 @test
+def restart_grace_option():
+    # --restart-grace 0 overrides a longer annotation: the stubborn pods are killed at once
+    ann = "\n  annotations:\n    jaxset.dev/restart-grace-seconds: \"30\""
+    w = rj("w", STUBBORN_GANG, pods=3)
+    t0 = time.monotonic()
+    r = Run(jobset("rgopt", [w], "\n  failurePolicy:\n    maxRestarts: 1", ann),
+            "--restart-grace", "0").run()
+    took = time.monotonic() - t0
+    assert r.rc == 0, r.describe()
+    assert took < 4, f"the restart took {took:.1f}s, want no grace at all"
+    assert "the restart waited" not in r.err, r.describe()
+
+
+@test
 def restart_grace_annotation_invalid():
     ann = "\n  annotations:\n    jaxset.dev/restart-grace-seconds: \"-1\""
     r = Run(jobset("rgbad", [rj("w", "pass")], "", ann)).run()

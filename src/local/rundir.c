@@ -1,4 +1,5 @@
-#include "cli/rundir.h"
+/* rundir: the run directories of the local backend (see rundir.h). */
+#include "local/rundir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -10,7 +11,7 @@
 
 #include "obj/fs.h"
 
-void rundir_home(char *out, size_t n)
+void rd_home(char *out, size_t n)
 {
     const char *h = getenv("JAXSET_HOME"), *x = getenv("XDG_STATE_HOME");
     if (h && *h)
@@ -21,7 +22,22 @@ void rundir_home(char *out, size_t n)
         snprintf(out, n, "%s/.local/state/jaxset", getenv("HOME") ? getenv("HOME") : "/tmp");
 }
 
-int rundir_new(const char *name, char *out, size_t n)
+char *rd_file(char *out, size_t n, const char *dir, const char *name)
+{
+    snprintf(out, n, "%s/%s", dir, name);
+    return out;
+}
+
+char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container)
+{
+    if (container)
+        snprintf(out, n, "%s/" RD_LOGS "/%s.%s" RD_LOG_SUFFIX, dir, pod, container);
+    else
+        snprintf(out, n, "%s/" RD_LOGS "/%s" RD_LOG_SUFFIX, dir, pod);
+    return out;
+}
+
+int rd_new(const char *name, char *out, size_t n)
 {
     char home[PATH_MAX], stamp[32];
     struct timespec ts;
@@ -29,16 +45,16 @@ int rundir_new(const char *name, char *out, size_t n)
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-    rundir_home(home, sizeof(home));
-    snprintf(out, n, "%s/runs/%s/%s-%ld", home, name, stamp, (long)getpid());
+    rd_home(home, sizeof(home));
+    snprintf(out, n, "%s/" RD_RUNS "/%s/%s-%ld", home, name, stamp, (long)getpid());
     return fs_mkdir_p(out);
 }
 
 static void latest_path(const char *name, char *out, size_t n)
 {
     char home[PATH_MAX];
-    rundir_home(home, sizeof(home));
-    snprintf(out, n, "%s/runs/%s/latest", home, name);
+    rd_home(home, sizeof(home));
+    snprintf(out, n, "%s/" RD_RUNS "/%s/" RD_LATEST, home, name);
 }
 
 /* Atomically points `link` at `target` (a name in the same directory); "" removes it. */
@@ -54,7 +70,7 @@ static void set_link(const char *link, const char *target)
         unlink(tmp);
 }
 
-void rundir_mark_latest(const char *name, const char *dir, char *prev, size_t n)
+void rd_mark_latest(const char *name, const char *dir, char *prev, size_t n)
 {
     char link[PATH_MAX + 64];
     latest_path(name, link, sizeof(link));
@@ -65,7 +81,7 @@ void rundir_mark_latest(const char *name, const char *dir, char *prev, size_t n)
     set_link(link, base ? base + 1 : dir);
 }
 
-void rundir_discard(const char *name, const char *dir, const char *prev)
+void rd_discard(const char *name, const char *dir, const char *prev)
 {
     char link[PATH_MAX + 64];
     if (rmdir(dir) < 0)
@@ -79,7 +95,7 @@ void rundir_discard(const char *name, const char *dir, const char *prev)
     }
 }
 
-int rundir_latest(const char *name, char *out, size_t n)
+int rd_latest(const char *name, char *out, size_t n)
 {
     char link[PATH_MAX + 64];
     latest_path(name, link, sizeof(link));

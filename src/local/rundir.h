@@ -1,0 +1,63 @@
+/* rundir: where the local backend keeps its runs and what a run directory holds.  The one
+ * owner of these names, for the runner (which fills a run directory) and the CLI (which
+ * creates, finds and reads run directories).
+ *
+ *   <home>/runs/<name>/<UTC time>-<pid>/   a run directory
+ *   <home>/runs/<name>/latest              symlink to the newest run directory of <name>
+ *
+ * <home> is $JAXSET_HOME, else $XDG_STATE_HOME/jaxset, else ~/.local/state/jaxset.  A run
+ * directory holds:
+ *
+ *   jobset.json   the JobSet with its status, rewritten on every change
+ *   jobs.json     the child Jobs with their status
+ *   pods.json     every pod, of every restart attempt: phase, times, restarts, container states
+ *   run.json      name, source, state, pid, start and update times, coordinator port, exit status
+ *   events.log    the events, one a line
+ *   hosts         the hosts file the pods resolve their names with
+ *   logs/         one <pod>.log per pod, or <pod>.<container>.log for pods of several containers
+ *   volumes/      one directory per claim of spec.volumeClaimPolicies
+ */
+#ifndef JX_RUNDIR_H
+#define JX_RUNDIR_H
+
+#include <stddef.h>
+
+#define RD_RUNS "runs"
+#define RD_LATEST "latest"
+
+#define RD_JOBSET "jobset.json"
+#define RD_JOBS "jobs.json"
+#define RD_PODS "pods.json"
+#define RD_RUN "run.json"
+#define RD_EVENTS "events.log"
+#define RD_HOSTS "hosts"
+#define RD_LOGS "logs"
+#define RD_LOG_SUFFIX ".log"
+#define RD_VOLUMES "volumes"
+
+/* The state home into out. */
+void rd_home(char *out, size_t n);
+
+/* "<dir>/<name>" into out; returns out. */
+char *rd_file(char *out, size_t n, const char *dir, const char *name);
+
+/* The log file of a container of pod `pod` in run directory `dir` into out: logs/<pod>.log, or
+ * logs/<pod>.<container>.log when `container` is not NULL.  Returns out. */
+char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container);
+
+/* A new run directory for JobSet `name` into out, created (empty).  0 or a negative errno. */
+int rd_new(const char *name, char *out, size_t n);
+
+/* Points runs/<name>/latest at `dir` (best effort, as soon as the run starts, so that `get`
+ * and `logs` find a running run); its previous target ("" when none) into prev. */
+void rd_mark_latest(const char *name, const char *dir, char *prev, size_t n);
+
+/* Undoes rd_new and rd_mark_latest for a run refused before it wrote anything: removes the
+ * empty `dir` (and runs/<name>, runs when empty) and points latest back at `prev`.  A
+ * directory with something in it is kept. */
+void rd_discard(const char *name, const char *dir, const char *prev);
+
+/* The latest run directory of `name` into out; -ENOENT when there is none. */
+int rd_latest(const char *name, char *out, size_t n);
+
+#endif

@@ -1,0 +1,89 @@
+/* cli_parse: getopt_long for the subcommands — options and operands mixed, "--", missing and
+ * unknown options, and a fresh start on every call. */
+#include "cli/cli.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct option longopts[] = {
+    CLI_OUTPUT_LONGOPT,
+    {"grace", required_argument, NULL, 256},
+    {"quiet", no_argument, NULL, 'q'},
+    {0},
+};
+
+/* Records every callback as "<code>:<arg>" ("<code>" for flags), space-separated. */
+struct trace {
+    char buf[512];
+    int stop_at; /* code that stops the parse with 7, or 0 */
+};
+
+static int record(void *ctx, int code, const char *arg)
+{
+    struct trace *t = ctx;
+    size_t off = strlen(t->buf);
+    bool has_arg = code == CLI_OPERAND || code == 'o' || code == 256;
+    snprintf(t->buf + off, sizeof(t->buf) - off, "%s%d%s%s", off ? " " : "", code,
+             has_arg ? ":" : "", has_arg ? arg : "");
+    return code == t->stop_at ? 7 : 0;
+}
+
+static const char *parse(int argc, char **argv, int stop_at, int *rc)
+{
+    static struct trace t;
+    memset(&t, 0, sizeof(t));
+    t.stop_at = stop_at;
+    *rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS "q", longopts, record, &t);
+    return t.buf;
+}
+
+static void test_mixed(void **state)
+{
+    (void)state;
+    char *argv[] = {"run", "a.yaml", "--grace", "0", "-oyaml", "b.yaml", "-q", "--grace=5",
+                    "-o=json", "--output", "x", "-", NULL};
+    int rc;
+    assert_string_equal(parse(12, argv, 0, &rc),
+                        "1:a.yaml 256:0 111:yaml 1:b.yaml 113 256:5 111:=json 111:x 1:-");
+    assert_int_equal(rc, 0);
+    assert_string_equal(cli_output_value("=json"), "json");
+    assert_string_equal(cli_output_value("yaml"), "yaml");
+    /* a second parse starts afresh */
+    char *again[] = {"get", "-q", "name", NULL};
+    assert_string_equal(parse(3, again, 0, &rc), "113 1:name");
+}
+
+static void test_double_dash(void **state)
+{
+    (void)state;
+    char *argv[] = {"render", "-q", "--", "-x", "--grace", NULL};
+    int rc;
+    assert_string_equal(parse(5, argv, 0, &rc), "113 1:-x 1:--grace");
+    assert_int_equal(rc, 0);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char *missing[] = {"run", "f", "--grace", NULL};
+    char *unknown[] = {"run", "-x", "f", NULL};
+    char *flag_value[] = {"run", "--quiet=1", NULL};
+    char *short_missing[] = {"get", "-o", NULL};
+    int rc;
+    assert_string_equal(parse(3, missing, 0, &rc), "1:f 58");
+    assert_string_equal(parse(3, unknown, CLI_UNKNOWN, &rc), "63");
+    assert_int_equal(rc, 7); /* stopped at the callback's first nonzero return */
+    assert_string_equal(parse(2, flag_value, 0, &rc), "63");
+    assert_string_equal(parse(2, short_missing, 0, &rc), "58");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_double_dash),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
