@@ -128,9 +128,9 @@ static void check_managed_by(struct jsv *c)
     if (!mb)
         return;
     (void)dns_domain_prefixed_path(mb, "spec.managedBy", c->chk.errs); /* OOM: c->chk.errs->rc */
-    if (strlen(mb) > MANAGED_BY_MAX)
-        ferr_add(c->chk.errs, FERR_TOO_LONG, "spec.managedBy", NULL, "may not be longer than %d",
-                 MANAGED_BY_MAX);
+    if (strlen(mb) > MANAGED_BY_MAX) /* field.TooLong, as apimachinery words it today */
+        ferr_add(c->chk.errs, FERR_TOO_LONG, "spec.managedBy", NULL,
+                 "may not be more than %d bytes", MANAGED_BY_MAX);
 }
 
 static void check_success(struct jsv *c)

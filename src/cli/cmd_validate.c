@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "api/keys.h"
+#include "local/runner.h"
 
-static const char usage[] = "jaxset validate FILE...";
+static const char usage[] = "jaxset validate FILE... [--cluster]";
 
 static void summary(const struct manifest *m)
 {
@@ -30,20 +31,37 @@ static void summary(const struct manifest *m)
 struct files {
     const char **v;
     size_t n;
+    bool cluster; /* --cluster: only what an API server and the controllers check */
 };
+
+enum { OPT_CLUSTER = 256 };
 
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct files *f = ctx;
+    if (code == OPT_CLUSTER) {
+        f->cluster = true;
+        return EXIT_OK;
+    }
     if (code != CLI_OPERAND)
         return cli_usage_error("validate", usage, "unknown option");
     f->v[f->n++] = arg;
     return EXIT_OK;
 }
 
+/* What `run` would refuse on this machine, with run's own message.  0 or EXIT_INVALID. */
+static int check_local(const struct manifest *m)
+{
+    struct err e = {{0}};
+    if (runner_check(m, &e) == 0)
+        return EXIT_OK;
+    fprintf(stderr, "%s: %s\n", m->source, e.msg);
+    return EXIT_INVALID;
+}
+
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option longopts[] = {{0}};
+    static const struct option longopts[] = {{"cluster", no_argument, NULL, OPT_CLUSTER}, {0}};
     struct files f = {.v = calloc((size_t)argc, sizeof(*f.v))};
     struct manifest_set s;
     if (!f.v)
@@ -54,10 +72,14 @@ int cmd_validate(int argc, char **argv)
     if (rc == EXIT_OK)
         rc = cli_load(f.v, f.n, &s);
     free(f.v);
+    f.v = NULL;
     if (rc != EXIT_OK)
         return rc;
     for (size_t i = 0; i < s.n; i++)
-        summary(&s.v[i]);
+        if (f.cluster || check_local(&s.v[i]) == EXIT_OK)
+            summary(&s.v[i]);
+        else
+            rc = EXIT_INVALID;
     manifest_set_release(&s);
-    return EXIT_OK;
+    return rc;
 }

@@ -446,7 +446,7 @@ static long long total_pods(const struct js_view *v)
     return n;
 }
 
-static int precheck(const struct manifest *m, struct err *err)
+int runner_check(const struct manifest *m, struct err *err)
 {
     if (total_pods(&m->view) > RUNNER_MAX_PODS)
         return err_set(err, -E2BIG,
@@ -545,7 +545,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->coord_port = free_port();
     if (!r->js || r->coord_port < 0)
         return err_set(err, -ENOMEM, "cannot set up the run (memory or a free port)");
-    int rc = precheck(m, err);
+    int rc = runner_check(m, err);
     if (rc == 0)
         rc = check_gpus(r, err);
     if (rc == 0)

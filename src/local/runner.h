@@ -38,6 +38,13 @@ struct runner_opts {
  * is refused before anything is written or started. */
 #define RUNNER_MAX_PODS 10000
 
+/* What a valid manifest still needs to run on one machine, checked without starting anything:
+ * every container has a command (there is no image entrypoint locally) and env sources one
+ * machine can give (no ConfigMap, Secret or envFrom), and at most RUNNER_MAX_PODS pods.
+ * `jaxset validate` reports the same errors as `run`.  0, or a negative errno with err set
+ * (a field path first). */
+int runner_check(const struct manifest *m, struct err *err);
+
 /* Runs to the end.  Returns the exit status (0 Completed, 1 Failed, 130 after SIGINT, 143 after
  * SIGTERM; the latter two only once every process is gone), or a negative errno with err set
  * when the run could not start (nothing is left running then). */

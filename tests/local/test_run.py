@@ -518,6 +518,13 @@ def no_command_is_invalid():
     assert r.rc == 2, r.describe()
     assert "has no command" in r.err, r.describe()
     assert not os.path.exists(os.path.join(r.home, "runs")), "a run directory was left"
+    # validate says the same as run, with the same message; --cluster checks only what a
+    # cluster would (an image entrypoint is fine there)
+    v = subprocess.run([BIN, "validate", r.path], capture_output=True, text=True)
+    msg = r.err.split(": ", 2)[2].strip()
+    assert v.returncode == 2 and msg in v.stderr, (v, msg)
+    v = subprocess.run([BIN, "validate", "--cluster", r.path], capture_output=True, text=True)
+    assert v.returncode == 0 and ": valid: JobSet default/nocmd" in v.stdout, v
 
 
 @test

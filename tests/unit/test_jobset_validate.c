@@ -336,7 +336,7 @@ static const struct vcase cases[] = {
      "spec.managedBy: Invalid value: \"my-controller\": must be a domain-prefixed path (such as "
      "\"acme.io/foo\")"},
     {{"spec.managedBy='example.com/<<60:x>>'"},
-     "spec.managedBy: Too long: may not be longer than 63"},
+     "spec.managedBy: Too long: may not be more than 63 bytes"},
     {{"spec.managedBy=''"}, "spec.managedBy: Required value"},
     {{"spec.ttlSecondsAfterFinished=-5"},
      "spec.ttlSecondsAfterFinished: Invalid value: -5: must be greater than or equal to 0"},
