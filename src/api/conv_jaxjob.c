@@ -4,7 +4,8 @@
  * Validation is the JAXJob webhook's after its defaulting (SetDefaults_JAXJob): metadata.name a
  * DNS-1035 label; spec.jaxReplicaSpecs required, keys matched case-insensitively to "Worker"
  * (anything else is Unsupported at spec.jaxReplicaSpecs[<key>]); at least one container and
- * one named "jax".  Deliberately NOT required: `image` on every container, because jaxset also
+ * one named "jax" -- with the webhook's own words (validateJAXReplicaSpecs: "must be
+ * required", "must be specified", "must have at least one container with name jax").  Deliberately NOT required: `image` on every container, because jaxset also
  * runs jobs locally where there are no images.  Also checked (with the JAXJob's own paths):
  * field types, replicas >= 0, restartPolicy, the jaxjob-port containerPort, the runPolicy
  * numbers and cleanPodPolicy, and that no container sets a variable the JAX runtime injects
@@ -92,8 +93,7 @@ static void jj_find_worker(struct chk *c, const json_t *spec, struct jj *j)
     const char *key;
     json_t *v;
     if (rs && json_object_size(rs) == 0)
-        ferr_add(c->errs, FERR_REQUIRED, "spec.jaxReplicaSpecs", NULL,
-                 "must have a \"" JJ_WORKER "\" entry");
+        ferr_add(c->errs, FERR_REQUIRED, "spec.jaxReplicaSpecs", NULL, "must be required");
     json_object_foreach((json_t *)rs, key, v) {
         fpath_key(path, "spec", "jaxReplicaSpecs", key);
         if (strcasecmp(key, JJ_WORKER) != 0)
@@ -135,13 +135,13 @@ static void jj_check_containers(struct chk *c, const json_t *pspec, struct jj *j
     if (!cts && c->errs->n > mark)
         return; /* wrong type, reported */
     if (json_array_size(cts) == 0) {
-        ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must specify at least one container");
+        ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must be specified");
         return;
     }
     const json_t *jax = chk_named(cts, JJ_CONTAINER, SIZE_MAX, &idx);
     if (!jax) {
         ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL,
-                 "must have a container named \"" JJ_CONTAINER "\"");
+                 "must have at least one container with name " JJ_CONTAINER);
         return;
     }
     jj_check_port(c, jax, idx, j);
