@@ -17,6 +17,8 @@ static const struct command {
     {"run", cmd_run, "run a job on this machine with cluster semantics"},
     {"get", cmd_get, "show runs, or one JobSet with its status (-o json|yaml)"},
     {"logs", cmd_logs, "print the logs of a run's pods"},
+    {"suspend", cmd_suspend, "suspend a running local run (spec.suspend: true)"},
+    {"resume", cmd_resume, "resume a suspended local run"},
 };
 
 static int help(FILE *out)

@@ -16,6 +16,7 @@
  *   hosts         the hosts file the pods resolve their names with
  *   logs/         one <pod>.log per pod, or <pod>.<container>.log for pods of several containers
  *   volumes/      one directory per claim of spec.volumeClaimPolicies
+ *   control.json  what `jaxset suspend|resume` asks of the running run (then SIGUSR1)
  */
 #ifndef JX_RUNDIR_H
 #define JX_RUNDIR_H
@@ -34,6 +35,7 @@
 #define RD_LOGS "logs"
 #define RD_LOG_SUFFIX ".log"
 #define RD_VOLUMES "volumes"
+#define RD_CONTROL "control.json" /* {"suspend": bool}: written by jaxset suspend|resume */
 
 /* The state home into out. */
 void rd_home(char *out, size_t n);

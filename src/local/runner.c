@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -342,14 +343,37 @@ static int64_t next_deadline(const struct run *r)
     return k < t ? k : t;
 }
 
+/* `jaxset suspend|resume NAME` wrote the desired spec.suspend to the run's control file and
+ * sent SIGUSR1: the JobSet's spec changes as `kubectl patch` would change it on a cluster. */
+static void on_control(struct run *r)
+{
+    char path[PATH_MAX];
+    json_t *ctl = json_load_file(rd_file(path, sizeof(path), r->o->run_dir, RD_CONTROL), 0, NULL);
+    const json_t *want = json_object_get(ctl, "suspend");
+    json_t *spec = jx_obj(r->js, "spec");
+    if (json_is_boolean(want) && spec &&
+        jx_bool_or(spec, "suspend", false) != json_is_true(want)) {
+        jx_set_bool(spec, "suspend", json_is_true(want));
+        r->status_dirty = true;
+        run__note(r, "%s requested: %s", json_is_true(want) ? "suspend" : "resume",
+                  json_is_true(want) ? "every pod is stopped, the Jobs stay" : "pods start again");
+    }
+    json_decref(ctl);
+}
+
 static void on_signal(struct run *r, int64_t now)
 {
     struct signalfd_siginfo si;
     while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+        if (si.ssi_signo == SIGUSR1) {
+            on_control(r);
+            continue;
+        }
         bool second = r->signal != 0;
+        const char *abbrev = sigabbrev_np((int)si.ssi_signo);
         if (!second)
             run__note(r, "received SIG%s: stopping every pod (grace period applies; again to "
-                         "force)", sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo) : "?");
+                         "force)", abbrev ? abbrev : "?");
         r->signal = (int)si.ssi_signo;
         for (size_t i = 0; i < r->n_jobs; i++) {
             run__kill_job(r, r->jobs[i], now);
@@ -391,6 +415,34 @@ static int settle(struct run *r, int64_t now, struct err *err)
     return 0;
 }
 
+/* Why a run waits with nothing running and nothing due. */
+static const char *idle_reason(const struct run *r)
+{
+    long long replicas = 0;
+    if (jx_bool_or(jx_obj(r->js, "spec"), "suspend", false))
+        return "the JobSet is suspended (spec.suspend): nothing starts until `jaxset resume "
+               "NAME` (interrupt to stop)";
+    for (size_t i = 0; i < r->m->view.n_rj; i++)
+        replicas += r->m->view.rj[i].replicas;
+    if (replicas == 0)
+        return "every replicated job has replicas: 0, so there is nothing to run; the JobSet "
+               "waits as it would on a cluster (interrupt to stop)";
+    return "nothing runs and nothing is due: the JobSet waits for a change, as it would on a "
+           "cluster (interrupt to stop)";
+}
+
+/* Says once, each time the run comes to wait with nothing running and nothing due, why. */
+static void note_idle(struct run *r)
+{
+    int64_t due = r->requeue_at_ms;
+    for (size_t i = 0; i < r->n_jobs; i++)
+        due = r->jobs[i]->wakeup_ms < due ? r->jobs[i]->wakeup_ms : due;
+    bool idle = !terminal(r) && !r->signal && run__alive(r) == 0 && due == INT64_MAX;
+    if (idle && !r->idle_noted)
+        run__note(r, "%s", idle_reason(r));
+    r->idle_noted = idle;
+}
+
 static int loop(struct run *r, struct err *err)
 {
     for (;;) {
@@ -407,6 +459,7 @@ static int loop(struct run *r, struct err *err)
         run__live(r, false);
         if ((terminal(r) || r->signal) && run__alive(r) == 0)
             break;
+        note_idle(r);
         if ((rc = wait_events(r, err)) < 0)
             return rc;
     }
@@ -556,6 +609,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     sigaddset(&ss, SIGINT);
     sigaddset(&ss, SIGTERM);
     sigaddset(&ss, SIGHUP); /* the terminal went away: stop as for SIGTERM */
+    sigaddset(&ss, SIGUSR1); /* jaxset suspend|resume: read the control file */
     sigprocmask(SIG_BLOCK, &ss, NULL);
     signal(SIGPIPE, SIG_IGN); /* a closed stdout ends forwarding, not the run (sup.c) */
     r->sigfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -611,9 +665,6 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     if (rc == 0) {
         r.status_dirty = true; /* first written once the first pods are started */
         note_images(&r);
-        if (r.m->view.suspend)
-            run__note(&r, "spec.suspend is true: the JobSet stays suspended and nothing starts "
-                          "until it is resumed (interrupt to stop)");
         rc = loop(&r, err);
         run__live_clear(&r);
     }

@@ -74,6 +74,7 @@ struct run {
     int64_t next_write_ms;       /* state files are rewritten at most every RUN_WRITE_MS */
     int64_t started_ms;
     bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
+    bool idle_noted;             /* said why the run waits with nothing running */
     /* crash-loop backoff of gang restarts (runner.c) */
     long long attempt;           /* the newest restart attempt whose Jobs were created */
     int64_t attempt_started_ms;  /* when its first Job was (or may be) created */

@@ -416,6 +416,50 @@ def too_few_open_files_is_refused_before_anything_starts():
 
 
 @test
+def suspend_and_resume_a_running_run():
+    w = rj("w", "import time; print('up', flush=True); time.sleep(120)", pods=2)
+    r = Run(jobset("sus", [w])).start()
+    wait_for(lambda: len(r.leftovers(workers_only=True)) == 2, 20, "2 workers")
+    env = dict(r.env)
+    p = subprocess.run([BIN, "suspend", "sus"], env=env, capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode == 0 and p.stdout.strip() == "jobset sus suspended", p
+    wait_for(lambda: not r.leftovers(workers_only=True), 20, "pods stopped by the suspend")
+    wait_for(lambda: condition(r.jobset("sus"), "Suspended"), 10, "Suspended=True")
+    p = subprocess.run([BIN, "resume", "sus"], env=env, capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode == 0 and p.stdout.strip() == "jobset sus resumed", p
+    wait_for(lambda: len(r.leftovers(workers_only=True)) == 2, 20, "2 workers again")
+    r.proc.send_signal(signal.SIGTERM)
+    r.wait(30)
+    assert r.rc == 143, r.describe()
+    assert "suspend requested" in r.err and "resume requested" in r.err, r.describe()
+    p = subprocess.run([BIN, "resume", "sus"], env=env, capture_output=True, text=True)
+    assert p.returncode == 2 and 'no running run of "sus"' in p.stderr, p
+
+
+@test
+def a_run_that_waits_says_why():
+    # replicas: 0 everywhere: nothing to run, as on a cluster the JobSet just waits
+    r = Run(jobset("zero", [rj("w", "pass", replicas=0)])).start()
+    first = r.proc.stderr.readline()  # the run's first word is why it waits
+    r.proc.send_signal(signal.SIGINT)
+    r.wait(20)
+    assert r.rc == 130, r.describe()
+    assert "every replicated job has replicas: 0, so there is nothing to run" in first, first
+    # suspended from the start: says so, and `jaxset resume` lets it run to the end
+    r = Run(jobset("held", [rj("w", "print('ran')")], "\n  suspend: true")).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.home, "runs", "held", "latest")) and
+             os.path.exists(os.path.join(r.run_dir("held"), "run.json")), 10, "the run")
+    p = subprocess.run([BIN, "resume", "held"], env=r.env, capture_output=True, text=True,
+                       timeout=20)
+    assert p.returncode == 0, p
+    r.wait(30)
+    assert r.rc == 0 and "[held-w-0-0] ran" in r.out, r.describe()
+    assert "nothing starts until `jaxset resume NAME`" in r.err, r.describe()
+
+
+@test
 def grace_period_then_sigkill():
     # each worker ignores SIGTERM, then leaves a file saying so
     w = rj("w", "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
