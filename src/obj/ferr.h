@@ -3,6 +3,7 @@
  *   spec.replicatedJobs[1].replicas: Invalid value: -1: must be greater than or equal to 0
  *   spec.successPolicy.operator: Unsupported value: "Some": supported values: "All", "Any"
  *   spec.replicatedJobs[0].name: Required value
+ *   spec.replicatedJobs[0].replica: unknown field: did you mean "replicas"?
  *
  * Paths are built with fpath_*() into caller buffers of FPATH_MAX bytes. */
 #ifndef JX_FERR_H
@@ -23,6 +24,8 @@ enum ferr_type {
     FERR_TOO_LONG,      /* "Too long: <detail>" */
     FERR_TOO_MANY,      /* "Too many: <v>: <detail>" */
     FERR_INTERNAL,      /* "Internal error: <detail>" */
+    FERR_UNKNOWN_FIELD, /* "unknown field[: <detail>]": a field the object's schema does not know
+                         * (an API server's strict field validation: `unknown field "<path>"`) */
 };
 
 struct ferr {
