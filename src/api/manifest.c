@@ -10,6 +10,7 @@
 #include "api/convert.h"
 #include "api/keys.h"
 #include "api/local_ann.h"
+#include "api/schema.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
@@ -82,7 +83,6 @@ static enum doc_kind classify(const json_t *d, const char **kind_name, struct fe
     return DOC_UNKNOWN;
 }
 
-/* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
 /* True when runtime document `d` is the one a TrainJob in namespace `ns` names. */
 static bool runtime_matches(const struct doc *d, const char *kind, const char *name,
                             const char *ns)
@@ -99,14 +99,14 @@ static bool runtime_matches(const struct doc *d, const char *kind, const char *n
 }
 
 /* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
-static const json_t *find_runtime(const struct doc *docs, size_t n, const json_t *tj)
+static const struct doc *find_runtime(const struct doc *docs, size_t n, const json_t *tj)
 {
     const json_t *ref = jx_path(tj, "spec.runtimeRef");
     const char *name = jx_str(ref, "name"), *kind = jx_str(ref, "kind");
     const char *ns = jx_str(jx_obj(tj, "metadata"), "namespace");
     for (size_t i = 0; name && i < n; i++)
         if (runtime_matches(&docs[i], kind ? kind : "ClusterTrainingRuntime", name, ns))
-            return docs[i].obj;
+            return &docs[i];
     return NULL;
 }
 
@@ -130,8 +130,10 @@ static json_t *convert(const struct doc *d, const struct doc *docs, size_t n,
         return json_deep_copy(d->obj);
     case DOC_JAXJOB:
         return conv_jaxjob(d->obj, errs);
-    case DOC_TRAINJOB:
-        return conv_trainjob(d->obj, find_runtime(docs, n, d->obj), errs);
+    case DOC_TRAINJOB: {
+        const struct doc *rt = find_runtime(docs, n, d->obj);
+        return conv_trainjob(d->obj, rt ? rt->obj : NULL, errs);
+    }
     case DOC_AICHOR:
         base_name(d->file, fallback, sizeof(fallback));
         return conv_aichor(d->obj, fallback, errs);
@@ -211,11 +213,61 @@ static int check(struct manifest *m)
     return rc < 0 ? rc : 0;
 }
 
+/* The schema of a document; NULL for an AIchor manifest of another operator than jax (its
+ * conversion refuses it, and its fields are that operator's). */
+static const struct sch_type *doc_schema(const struct doc *d)
+{
+    const char *op = jx_str(jx_obj(d->obj, "spec"), "operator");
+    switch (d->kind) {
+    case DOC_JOBSET:
+        return &sch_jobset;
+    case DOC_JAXJOB:
+        return &sch_jaxjob;
+    case DOC_TRAINJOB:
+        return &sch_trainjob;
+    case DOC_RUNTIME:
+        return strcmp(d->kind_name, "TrainingRuntime") == 0 ? &sch_training_runtime
+                                                            : &sch_cluster_training_runtime;
+    case DOC_AICHOR:
+        return !op || strcmp(op, "jax") == 0 ? &sch_aichor : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* Unknown fields of the runtime a TrainJob names, said to be in that runtime. */
+static int check_runtime_fields(const struct doc *rt, struct ferr_list *to)
+{
+    char *where = NULL;
+    const char *name = jx_str(jx_obj(rt->obj, "metadata"), "name");
+    if (asprintf(&where, "in %s \"%s\"", rt->kind_name, name ? name : "") < 0)
+        return to->rc = -ENOMEM;
+    int rc = sch_check(rt->obj, doc_schema(rt), where, to);
+    free(where);
+    return rc;
+}
+
+/* Unknown fields of the document as the user wrote it: errors, warnings or nothing. */
+static int check_fields(struct manifest *m, const struct doc *d, const struct doc *docs,
+                        size_t n, enum manifest_validate mode)
+{
+    struct ferr_list *to = mode == MANIFEST_VALIDATE_WARN ? &m->warnings : &m->errs;
+    const struct sch_type *t = doc_schema(d);
+    if (mode == MANIFEST_VALIDATE_IGNORE || !t)
+        return 0;
+    int rc = sch_check(d->obj, t, NULL, to);
+    const struct doc *rt = d->kind == DOC_TRAINJOB ? find_runtime(docs, n, d->obj) : NULL;
+    if (rc == 0 && rt)
+        rc = check_runtime_fields(rt, to);
+    return rc;
+}
+
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
-                         size_t n)
+                         size_t n, enum manifest_validate mode)
 {
     int rc;
     ferr_list_init(&m->errs);
+    ferr_list_init(&m->warnings);
     m->restart_grace_s = -1;
     if (d->n_runnable > 1)
         rc = asprintf(&m->source, "%s#%zu", d->file, d->index + 1);
@@ -230,6 +282,8 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
     enum doc_kind k = classify(d->obj, &m->kind, &kerrs);
     if (k == DOC_UNKNOWN)
         return ferr_list_move(&m->errs, &kerrs);
+    if ((rc = check_fields(m, d, docs, n, mode)) < 0)
+        return rc;
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
@@ -304,6 +358,14 @@ static int read_docs(const char *const *files, size_t n_files, json_t *files_doc
 int manifest_load(const char *const *files, size_t n_files, struct manifest_set *out,
                   struct err *err)
 {
+    return manifest_load_opts(files, n_files, NULL, out, err);
+}
+
+int manifest_load_opts(const char *const *files, size_t n_files,
+                       const struct manifest_opts *opts, struct manifest_set *out,
+                       struct err *err)
+{
+    enum manifest_validate mode = opts ? opts->validate : MANIFEST_VALIDATE_STRICT;
     struct doc *docs = NULL;
     size_t n = 0;
     struct manifest_set s = {0};
@@ -320,7 +382,7 @@ int manifest_load(const char *const *files, size_t n_files, struct manifest_set 
     for (size_t i = 0; i < n; i++) {
         if (!runnable(docs[i].kind))
             continue;
-        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n);
+        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
             err_set(err, rc, "out of memory");
             goto out;
@@ -347,6 +409,7 @@ void manifest_set_release(struct manifest_set *s)
         struct manifest *m = &s->v[i];
         free(m->source);
         ferr_list_release(&m->errs);
+        ferr_list_release(&m->warnings);
         if (m->have_view) {
             jaxrt_release(&m->rt);
             js_view_release(&m->view);
