@@ -235,30 +235,34 @@ static const struct sch_type *doc_schema(const struct doc *d)
     }
 }
 
-/* Unknown fields of the runtime a TrainJob names, said to be in that runtime. */
-static int check_runtime_fields(const struct doc *rt, struct ferr_list *to)
+/* Unknown fields of one document: errors (strict), or dropped from the document as an API
+ * server drops them, with a warning (warn) or silently (ignore). */
+static int check_doc(const struct doc *d, const char *where, enum manifest_validate mode,
+                     struct manifest *m)
 {
-    char *where = NULL;
-    const char *name = jx_str(jx_obj(rt->obj, "metadata"), "name");
-    if (asprintf(&where, "in %s \"%s\"", rt->kind_name, name ? name : "") < 0)
-        return to->rc = -ENOMEM;
-    int rc = sch_check(rt->obj, doc_schema(rt), where, to);
-    free(where);
-    return rc;
+    const struct sch_type *t = doc_schema(d);
+    if (!t)
+        return 0;
+    if (mode == MANIFEST_VALIDATE_STRICT)
+        return sch_check(d->obj, t, where, &m->errs);
+    return sch_prune(d->obj, t, where, mode == MANIFEST_VALIDATE_WARN ? &m->warnings : NULL);
 }
 
-/* Unknown fields of the document as the user wrote it: errors, warnings or nothing. */
+/* Unknown fields of the document as the user wrote it and, for a TrainJob, of its runtime
+ * (said to be in that runtime; a runtime two TrainJobs share is warned about once). */
 static int check_fields(struct manifest *m, const struct doc *d, const struct doc *docs,
                         size_t n, enum manifest_validate mode)
 {
-    struct ferr_list *to = mode == MANIFEST_VALIDATE_WARN ? &m->warnings : &m->errs;
-    const struct sch_type *t = doc_schema(d);
-    if (mode == MANIFEST_VALIDATE_IGNORE || !t)
-        return 0;
-    int rc = sch_check(d->obj, t, NULL, to);
     const struct doc *rt = d->kind == DOC_TRAINJOB ? find_runtime(docs, n, d->obj) : NULL;
-    if (rc == 0 && rt)
-        rc = check_runtime_fields(rt, to);
+    const char *name = jx_str(jx_obj(rt ? rt->obj : NULL, "metadata"), "name");
+    char *where = NULL;
+    int rc = check_doc(d, NULL, mode, m);
+    if (rc < 0 || !rt)
+        return rc;
+    if (asprintf(&where, "in %s \"%s\"", rt->kind_name, name ? name : "") < 0)
+        return -ENOMEM;
+    rc = check_doc(rt, where, mode, m);
+    free(where);
     return rc;
 }
 

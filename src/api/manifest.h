@@ -34,8 +34,9 @@ struct manifest_set {
 /* How unknown fields in the user's documents are treated, as kubectl's --validate: */
 enum manifest_validate {
     MANIFEST_VALIDATE_STRICT, /* errors (kubectl's default) */
-    MANIFEST_VALIDATE_WARN,   /* warnings in m->warnings; the manifest stays valid */
-    MANIFEST_VALIDATE_IGNORE, /* not looked for (dropped, as an API server would) */
+    MANIFEST_VALIDATE_WARN,   /* dropped, as an API server drops them, each with a warning in
+                               * m->warnings; the manifest stays valid */
+    MANIFEST_VALIDATE_IGNORE, /* dropped silently */
 };
 
 struct manifest_opts {

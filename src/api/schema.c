@@ -14,11 +14,12 @@ struct walk {
     char *path; /* the current field path, NUL-terminated */
     size_t len, cap;
     const char *where;
-    struct ferr_list *errs;
+    struct ferr_list *errs; /* NULL: report nothing */
+    bool prune;             /* delete the unknown fields */
     int rc;
 };
 
-static void walk_obj(struct walk *w, const json_t *o, const struct sch_type *t);
+static void walk_obj(struct walk *w, json_t *o, const struct sch_type *t);
 
 /* Appends `.name` (just `name` at the root) or `[i]` when name is NULL. */
 static void path_push(struct walk *w, const char *name, size_t i)
@@ -110,6 +111,8 @@ static const char *suggest(const struct sch_type *t, const char *name)
 
 static void unknown(struct walk *w, const struct sch_type *t, const char *name)
 {
+    if (!w->errs)
+        return;
     const char *s = suggest(t, name);
     int rc;
     if (s && w->where)
@@ -126,7 +129,7 @@ static void unknown(struct walk *w, const struct sch_type *t, const char *name)
 }
 
 /* Each item of a list, or each value of a map, that is an object of type t. */
-static void walk_items(struct walk *w, const json_t *v, enum sch_kind kind,
+static void walk_items(struct walk *w, json_t *v, enum sch_kind kind,
                        const struct sch_type *t)
 {
     size_t mark = w->len, i;
@@ -140,7 +143,7 @@ static void walk_items(struct walk *w, const json_t *v, enum sch_kind kind,
             path_pop(w, mark);
         }
     } else if (kind == SCH_MAP && json_is_object(v)) {
-        json_object_foreach((json_t *)v, key, item) {
+        json_object_foreach(v, key, item) {
             path_push(w, key, 0);
             if (json_is_object(item) && w->rc == 0)
                 walk_obj(w, item, t);
@@ -149,38 +152,54 @@ static void walk_items(struct walk *w, const json_t *v, enum sch_kind kind,
     }
 }
 
-static void walk_obj(struct walk *w, const json_t *o, const struct sch_type *t)
+static void walk_obj(struct walk *w, json_t *o, const struct sch_type *t)
 {
     size_t mark = w->len;
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)o, key, v) {
+    void *next;
+    json_object_foreach_safe(o, next, key, v) {
         const struct sch_field *f = find(t, key);
         path_push(w, key, 0);
         if (w->rc < 0)
             return;
-        if (!f && !t->open)
-            unknown(w, t, key);
-        else if (f && f->kind == SCH_OBJ && json_is_object(v))
+        if (f && f->kind == SCH_OBJ && json_is_object(v))
             walk_obj(w, v, f->type);
         else if (f && (f->kind == SCH_LIST || f->kind == SCH_MAP))
             walk_items(w, v, f->kind, f->type);
+        else if (!f && !t->open)
+            unknown(w, t, key);
         path_pop(w, mark);
+        if (!f && !t->open && w->prune)
+            json_object_del(o, key); /* last use of key */
     }
+}
+
+static int walk(json_t *doc, const struct sch_type *root, const char *where,
+                struct ferr_list *errs, bool prune)
+{
+    struct walk w = {.where = where, .errs = errs, .prune = prune};
+    w.path = calloc(1, 64);
+    w.cap = 64;
+    if (w.path && json_is_object(doc))
+        walk_obj(&w, doc, root);
+    if (!w.path)
+        w.rc = -ENOMEM;
+    free(w.path);
+    if (w.rc < 0 && errs)
+        errs->rc = w.rc;
+    return w.rc;
 }
 
 int sch_check(const json_t *doc, const struct sch_type *root, const char *where,
               struct ferr_list *errs)
 {
-    struct walk w = {.where = where, .errs = errs};
-    w.path = calloc(1, 64);
-    if (!w.path)
-        return errs->rc = -ENOMEM;
-    w.cap = 64;
-    if (json_is_object(doc))
-        walk_obj(&w, doc, root);
-    free(w.path);
-    if (w.rc < 0)
-        errs->rc = w.rc;
-    return w.rc;
+    /* not modified: prune is off */
+    return walk((json_t *)doc, root, where, errs, false);
+}
+
+int sch_prune(json_t *doc, const struct sch_type *root, const char *where,
+              struct ferr_list *errs)
+{
+    return walk(doc, root, where, errs, true);
 }

@@ -64,4 +64,9 @@ extern const struct sch_type sch_object_meta;
 int sch_check(const json_t *doc, const struct sch_type *root, const char *where,
               struct ferr_list *errs);
 
+/* Same, and removes each unknown field from `doc`, as an API server drops them under
+ * --validate=warn or ignore.  `errs` may be NULL (nothing reported). */
+int sch_prune(json_t *doc, const struct sch_type *root, const char *where,
+              struct ferr_list *errs);
+
 #endif

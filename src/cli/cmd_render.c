@@ -7,7 +7,7 @@
 #include "api/construct.h"
 #include "obj/yaml.h"
 
-static const char usage[] = "jaxset render FILE... [-o yaml|json]";
+static const char usage[] = "jaxset render FILE... [-o yaml|json] " CLI_VALIDATE_USAGE;
 
 /* Appends the JobSet, its headless Service and every child Job to `items`. */
 static int render_one(const struct manifest *m, json_t *items)
@@ -50,10 +50,17 @@ static int print_items(json_t *items, int json_out)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, int *json_out, const char **files, size_t *n)
+static int parse_args(int argc, char **argv, int *json_out, enum manifest_validate *mode,
+                      const char **files, size_t *n)
 {
     for (int i = 1; i < argc; i++) {
         const char *fmt = NULL;
+        bool bad = false;
+        if (cli_validate_opt(argv[i], mode, &bad)) {
+            if (bad)
+                return cli_usage_error("render", usage, CLI_VALIDATE_BAD);
+            continue;
+        }
         if (!cli_output_opt(argc, argv, &i, &fmt)) {
             if (argv[i][0] == '-' && argv[i][1])
                 return cli_usage_error("render", usage, "unknown option");
@@ -70,14 +77,15 @@ static int parse_args(int argc, char **argv, int *json_out, const char **files, 
 int cmd_render(int argc, char **argv)
 {
     int json_out = 0;
+    enum manifest_validate mode = MANIFEST_VALIDATE_STRICT;
     size_t n = 0;
     const char **files = calloc((size_t)argc, sizeof(*files));
     if (!files)
         return EXIT_INVALID;
-    int rc = parse_args(argc, argv, &json_out, files, &n);
+    int rc = parse_args(argc, argv, &json_out, &mode, files, &n);
     struct manifest_set s = {0};
     if (rc == EXIT_OK)
-        rc = cli_load(files, n, &s);
+        rc = cli_load(files, n, mode, &s);
     free(files);
     if (rc != EXIT_OK)
         return rc;

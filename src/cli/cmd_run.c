@@ -11,7 +11,7 @@
 
 static const char usage[] =
     "jaxset run FILE... [--run-dir DIR] [-q|--quiet] [--filter RJ|POD] [--grace SECONDS]\n"
-    "                   [--gpus N] [--restart-backoff MS] [--no-color]";
+    "                   [--gpus N] [--restart-backoff MS] [--no-color] " CLI_VALIDATE_USAGE;
 
 struct run_args {
     const char **files;
@@ -19,6 +19,7 @@ struct run_args {
     const char *run_dir, *filter;
     int quiet, no_color, grace, gpus;
     long restart_ms;
+    enum manifest_validate validate;
 };
 
 static int number(const char *s, long min, long max, long *out)
@@ -64,9 +65,13 @@ static int parse(struct run_args *a, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         int bad = 0;
+        bool vbad = false;
         if (value_opt(a, argc, argv, &i, &bad)) {
             if (bad)
                 return cli_usage_error("run", usage, "missing or invalid option value");
+        } else if (cli_validate_opt(argv[i], &a->validate, &vbad)) {
+            if (vbad)
+                return cli_usage_error("run", usage, CLI_VALIDATE_BAD);
         } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
             a->quiet = 1;
         } else if (!strcmp(argv[i], "--no-color")) {
@@ -117,7 +122,7 @@ int cmd_run(int argc, char **argv)
     struct manifest_set s = {0};
     int rc = parse(&a, argc, argv);
     if (rc == EXIT_OK)
-        rc = cli_load(a.files, a.n, &s);
+        rc = cli_load(a.files, a.n, a.validate, &s);
     if (rc == EXIT_OK && s.n != 1) {
         fprintf(stderr, "jaxset run: the files hold %zu jobs; run takes one\n", s.n);
         rc = EXIT_INVALID;

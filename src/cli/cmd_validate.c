@@ -1,9 +1,10 @@
 /* jaxset validate FILE...: checks every manifest fully, prints one summary line per job. */
 #include "cli/cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static const char usage[] = "jaxset validate FILE...";
+static const char usage[] = "jaxset validate FILE... " CLI_VALIDATE_USAGE;
 
 static void summary(const struct manifest *m)
 {
@@ -26,13 +27,25 @@ static void summary(const struct manifest *m)
 
 int cmd_validate(int argc, char **argv)
 {
-    if (argc < 2)
-        return cli_usage_error("validate", usage, "no file given");
-    for (int i = 1; i < argc; i++)
-        if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage_error("validate", usage, "unknown option");
+    enum manifest_validate mode = MANIFEST_VALIDATE_STRICT;
+    const char **files = calloc((size_t)argc, sizeof(*files));
+    size_t n = 0;
+    int rc = files ? EXIT_OK : EXIT_INVALID;
+    for (int i = 1; rc == EXIT_OK && i < argc; i++) {
+        bool bad = false;
+        if (cli_validate_opt(argv[i], &mode, &bad))
+            rc = bad ? cli_usage_error("validate", usage, CLI_VALIDATE_BAD) : EXIT_OK;
+        else if (argv[i][0] == '-' && argv[i][1])
+            rc = cli_usage_error("validate", usage, "unknown option");
+        else
+            files[n++] = argv[i];
+    }
+    if (rc == EXIT_OK && n == 0)
+        rc = cli_usage_error("validate", usage, "no file given");
     struct manifest_set s;
-    int rc = cli_load((const char *const *)argv + 1, (size_t)argc - 1, &s);
+    if (rc == EXIT_OK)
+        rc = cli_load(files, n, mode, &s);
+    free(files);
     if (rc != EXIT_OK)
         return rc;
     for (size_t i = 0; i < s.n; i++)

@@ -9,6 +9,7 @@
 
 #include "api/manifest.h"
 #include "api/schema.h"
+#include "obj/jx.h"
 
 /* The formatted errors of `doc` (YAML) checked against `root`, one per line. */
 static const char *check(const char *yaml, const struct sch_type *root, const char *where)
@@ -300,6 +301,29 @@ static void test_many_fields(void **state)
     json_decref(doc);
 }
 
+/* sch_prune drops exactly the unknown fields, at every depth, reporting them when asked. */
+static void test_prune(void **state)
+{
+    (void)state;
+    char *js = jobset_with_pod("{containers: [{name: c, comand: [x], image: i}], foo: 1}");
+    json_t *doc = tu_yaml(js), *want = tu_yaml(js);
+    json_t *pspec = jx_path(json_array_get(jx_arr(jx_obj(want, "spec"), "replicatedJobs"), 0),
+                            "template.spec.template.spec");
+    json_object_del(pspec, "foo");
+    json_object_del(json_array_get(jx_arr(pspec, "containers"), 0), "comand");
+    struct ferr_list errs;
+    ferr_list_init(&errs);
+    assert_int_equal(sch_prune(doc, &sch_jobset, NULL, &errs), 0);
+    assert_int_equal(errs.n, 2);
+    assert_true(json_equal(doc, want));
+    assert_int_equal(sch_prune(doc, &sch_jobset, NULL, NULL), 0);
+    assert_true(json_equal(doc, want));
+    ferr_list_release(&errs);
+    json_decref(doc);
+    json_decref(want);
+    free(js);
+}
+
 /* ---- modes in manifest loading ----------------------------------------------------------- */
 
 static char *write_tmp(const char *text)
@@ -342,12 +366,17 @@ static void test_modes(void **state)
     assert_int_equal(s.v[0].errs.n, 0);
     assert_int_equal(s.v[0].warnings.n, 1);
     tu_assert_ferr(&s.v[0].warnings, "spec.replicatedJobs[0].replica: unknown field");
-    assert_int_equal(s.v[0].view.rj[0].replicas, 1); /* dropped, as an API server would */
+    /* dropped, as an API server drops it */
+    assert_int_equal(s.v[0].view.rj[0].replicas, 1);
+    assert_null(json_object_get(json_array_get(jx_arr(jx_obj(s.v[0].jobset, "spec"),
+                                                      "replicatedJobs"), 0), "replica"));
     manifest_set_release(&s);
 
     load(job_with_typo, MANIFEST_VALIDATE_IGNORE, &s);
     assert_int_equal(manifest_set_errors(&s), 0);
     assert_int_equal(s.v[0].warnings.n, 0);
+    assert_null(json_object_get(json_array_get(jx_arr(jx_obj(s.v[0].jobset, "spec"),
+                                                      "replicatedJobs"), 0), "replica"));
     manifest_set_release(&s);
 
     /* the default is strict */
@@ -429,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_aichor),
         cmocka_unit_test(test_suggestions),
         cmocka_unit_test(test_many_fields),
+        cmocka_unit_test(test_prune),
         cmocka_unit_test(test_modes),
         cmocka_unit_test(test_trainjob_runtime_in_manifest),
         cmocka_unit_test(test_aichor_other_operator),
