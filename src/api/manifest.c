@@ -266,6 +266,75 @@ static int check_fields(struct manifest *m, const struct doc *d, const struct do
     return rc;
 }
 
+/* Error i of the list now names the user's field `path` (taken), in the runtime when `where`
+ * is not NULL. */
+static int relocate(struct ferr *e, char *path, const char *where)
+{
+    char *detail = NULL;
+    if (where && asprintf(&detail, e->detail ? "%s (%s)" : "%s%s", e->detail ? e->detail : "",
+                          where) < 0) {
+        free(path);
+        return -ENOMEM;
+    }
+    free(e->path);
+    e->path = path;
+    if (detail) {
+        free(e->detail);
+        e->detail = detail;
+    }
+    return 0;
+}
+
+static bool same_err(const struct ferr *a, const struct ferr *b)
+{
+    return a->type == b->type && strcmp(a->path, b->path) == 0 &&
+           !strcmp(a->value ? a->value : "", b->value ? b->value : "") &&
+           !strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
+}
+
+/* Drops errors [from..] that repeat an earlier one of [from..] (two JobSet fields made from one
+ * of the user's: parallelism and completions from an AIchor count). */
+static void drop_repeats(struct ferr_list *l, size_t from)
+{
+    size_t out = from;
+    for (size_t i = from; i < l->n; i++) {
+        bool seen = false;
+        for (size_t k = from; k < out && !seen; k++)
+            seen = same_err(&l->v[k], &l->v[i]);
+        if (seen) {
+            free(l->v[i].path);
+            free(l->v[i].value);
+            free(l->v[i].detail);
+        } else {
+            l->v[out++] = l->v[i];
+        }
+    }
+    l->n = out;
+}
+
+/* Errors found in a converted JobSet (from index `from` on) name the user's fields instead
+ * (convert.h, conv_user_path), those of a TrainJob's runtime saying so. */
+static int relocate_errs(struct manifest *m, size_t from, const struct doc *d,
+                         const struct doc *docs, size_t n)
+{
+    const struct doc *rt = d->kind == DOC_TRAINJOB ? find_runtime(docs, n, d->obj) : NULL;
+    const char *name = jx_str(jx_obj(rt ? rt->obj : NULL, "metadata"), "name");
+    char *where = NULL;
+    int rc = 0;
+    if (rt && asprintf(&where, "in %s \"%s\"", rt->kind_name, name ? name : "") < 0)
+        return -ENOMEM;
+    for (size_t i = from; rc == 0 && i < m->errs.n; i++) {
+        bool in_rt = false;
+        char *path = conv_user_path(m->kind, d->obj, rt ? rt->obj : NULL, m->errs.v[i].path,
+                                    &in_rt);
+        if (path)
+            rc = relocate(&m->errs.v[i], path, in_rt ? where : NULL);
+    }
+    free(where);
+    drop_repeats(&m->errs, from);
+    return rc;
+}
+
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
                          size_t n, enum manifest_validate mode)
 {
@@ -291,7 +360,11 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
-    return check(m);
+    size_t from = m->errs.n;
+    rc = check(m);
+    if (rc == 0 && k != DOC_JOBSET)
+        rc = relocate_errs(m, from, d, docs, n);
+    return rc;
 }
 
 static bool runnable(enum doc_kind k)
