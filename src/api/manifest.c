@@ -266,52 +266,6 @@ static int check_fields(struct manifest *m, const struct doc *d, const struct do
     return rc;
 }
 
-/* Error i of the list now names the user's field `path` (taken), in the runtime when `where`
- * is not NULL. */
-static int relocate(struct ferr *e, char *path, const char *where)
-{
-    char *detail = NULL;
-    if (where && asprintf(&detail, e->detail ? "%s (%s)" : "%s%s", e->detail ? e->detail : "",
-                          where) < 0) {
-        free(path);
-        return -ENOMEM;
-    }
-    free(e->path);
-    e->path = path;
-    if (detail) {
-        free(e->detail);
-        e->detail = detail;
-    }
-    return 0;
-}
-
-static bool same_err(const struct ferr *a, const struct ferr *b)
-{
-    return a->type == b->type && strcmp(a->path, b->path) == 0 &&
-           !strcmp(a->value ? a->value : "", b->value ? b->value : "") &&
-           !strcmp(a->detail ? a->detail : "", b->detail ? b->detail : "");
-}
-
-/* Drops errors [from..] that repeat an earlier one of [from..] (two JobSet fields made from one
- * of the user's: parallelism and completions from an AIchor count). */
-static void drop_repeats(struct ferr_list *l, size_t from)
-{
-    size_t out = from;
-    for (size_t i = from; i < l->n; i++) {
-        bool seen = false;
-        for (size_t k = from; k < out && !seen; k++)
-            seen = same_err(&l->v[k], &l->v[i]);
-        if (seen) {
-            free(l->v[i].path);
-            free(l->v[i].value);
-            free(l->v[i].detail);
-        } else {
-            l->v[out++] = l->v[i];
-        }
-    }
-    l->n = out;
-}
-
 /* Errors found in a converted JobSet (from index `from` on) name the user's fields instead
  * (convert.h, conv_user_path), those of a TrainJob's runtime saying so. */
 static int relocate_errs(struct manifest *m, size_t from, const struct doc *d,
@@ -328,11 +282,10 @@ static int relocate_errs(struct manifest *m, size_t from, const struct doc *d,
         char *path = conv_user_path(m->kind, d->obj, rt ? rt->obj : NULL, m->errs.v[i].path,
                                     &in_rt);
         if (path)
-            rc = relocate(&m->errs.v[i], path, in_rt ? where : NULL);
+            rc = ferr_move_to(&m->errs.v[i], path, in_rt ? where : NULL);
     }
     free(where);
-    drop_repeats(&m->errs, from);
-    return rc;
+    return rc < 0 ? rc : ferr_list_drop_repeats(&m->errs, from);
 }
 
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,

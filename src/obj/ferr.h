@@ -74,6 +74,14 @@ char *ferr_render(const json_t *v);
 /* Moves every error of `src` to the end of `dst` (src is left empty). Returns 0 or -ENOMEM. */
 int ferr_list_move(struct ferr_list *dst, struct ferr_list *src);
 
+/* Gives error `e` the path `path` (taken, also on failure) and, when `note` is not NULL, adds
+ * " (<note>)" to its detail (the note is the detail when there is none).  0 or -ENOMEM. */
+int ferr_move_to(struct ferr *e, char *path, const char *note);
+
+/* Removes the errors at index `from` or later that repeat (same type, path, value and detail)
+ * an earlier one at `from` or later; linear time.  0, or -ENOMEM (some repeats may be kept). */
+int ferr_list_drop_repeats(struct ferr_list *l, size_t from);
+
 /* Renders one error as a single line (no newline); returns a malloc'd string the caller frees,
  * or NULL on OOM. */
 char *ferr_format(const struct ferr *e);

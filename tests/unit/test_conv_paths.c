@@ -119,12 +119,36 @@ static void test_trainjob(void **state)
     json_decref(rt);
 }
 
+/* The list helpers manifest loading uses to move errors to the user's paths. */
+static void test_ferr_move_and_repeats(void **state)
+{
+    (void)state;
+    struct ferr_list l;
+    ferr_list_init(&l);
+    ferr_add_raw(&l, FERR_INVALID, "a", "1", "too big");
+    ferr_add_raw(&l, FERR_INVALID, "b", "1", "too big");
+    ferr_add_raw(&l, FERR_INVALID, "c", "1", "too big");
+    ferr_add_raw(&l, FERR_REQUIRED, "d", NULL, NULL);
+    ferr_add_raw(&l, FERR_INVALID, "c", "1", NULL);
+    assert_int_equal(ferr_move_to(&l.v[2], strdup("b"), NULL), 0);
+    assert_int_equal(ferr_move_to(&l.v[3], strdup("b"), "in X \"y\""), 0);
+    assert_int_equal(ferr_list_drop_repeats(&l, 1), 0);
+    assert_string_equal(tu_ferrs(&l), "a: Invalid value: 1: too big\n"
+                                      "b: Invalid value: 1: too big\n"
+                                      "b: Required value: in X \"y\"\n"
+                                      "c: Invalid value: 1\n");
+    assert_int_equal(ferr_move_to(&l.v[0], strdup("z"), "in X \"y\""), 0);
+    assert_string_equal(l.v[0].detail, "too big (in X \"y\")");
+    ferr_list_release(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aichor),
         cmocka_unit_test(test_jaxjob),
         cmocka_unit_test(test_trainjob),
+        cmocka_unit_test(test_ferr_move_and_repeats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
