@@ -9,6 +9,9 @@
 
 /* Names longer than this get no "did you mean" (bounds the distance computation). */
 #define SCH_SUGGEST_MAX 64
+/* A key longer than this is cut in paths ("<first bytes>..."), so that the errors stay
+ * proportional to the input however long the keys of a map are. */
+#define SCH_KEY_MAX 256
 
 struct walk {
     char *path; /* the current field path, NUL-terminated */
@@ -16,19 +19,37 @@ struct walk {
     const char *where;
     struct ferr_list *errs; /* NULL: report nothing */
     bool prune;             /* delete the unknown fields */
+    size_t n_unknown;       /* unknown fields found */
+    char *first_unlisted;   /* path of the first one past SCH_MAX_ERRORS, malloc'd */
     int rc;
 };
 
 static void walk_obj(struct walk *w, json_t *o, const struct sch_type *t);
+
+/* Length of the prefix of `s` shown in a path: all of it, or SCH_KEY_MAX bytes cut at a UTF-8
+ * character boundary. */
+static size_t key_shown(const char *s, bool *cut)
+{
+    size_t n = strlen(s);
+    *cut = n > SCH_KEY_MAX;
+    if (!*cut)
+        return n;
+    n = SCH_KEY_MAX;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
 
 /* Appends `.name` (just `name` at the root) or `[i]` when name is NULL. */
 static void path_push(struct walk *w, const char *name, size_t i)
 {
     char idx[32];
     const char *sep = name && w->len ? "." : "";
+    bool cut = false;
     if (!name)
         snprintf(idx, sizeof(idx), "[%zu]", i);
-    size_t add = strlen(sep) + strlen(name ? name : idx);
+    const char *seg = name ? name : idx;
+    size_t n = key_shown(seg, &cut), add = strlen(sep) + n + (cut ? 3 : 0);
     if (w->len + add + 1 > w->cap) {
         size_t cap = (w->len + add + 1) * 2;
         char *p = realloc(w->path, cap);
@@ -39,7 +60,8 @@ static void path_push(struct walk *w, const char *name, size_t i)
         w->path = p;
         w->cap = cap;
     }
-    w->len += (size_t)snprintf(w->path + w->len, w->cap - w->len, "%s%s", sep, name ? name : idx);
+    w->len += (size_t)snprintf(w->path + w->len, w->cap - w->len, "%s%.*s%s", sep, (int)n, seg,
+                               cut ? "..." : "");
 }
 
 static void path_pop(struct walk *w, size_t mark)
@@ -113,6 +135,11 @@ static void unknown(struct walk *w, const struct sch_type *t, const char *name)
 {
     if (!w->errs)
         return;
+    if (++w->n_unknown > SCH_MAX_ERRORS) {
+        if (!w->first_unlisted && !(w->first_unlisted = strdup(w->path)))
+            w->rc = -ENOMEM;
+        return;
+    }
     const char *s = suggest(t, name);
     int rc;
     if (s && w->where)
@@ -185,6 +212,11 @@ static int walk(json_t *doc, const struct sch_type *root, const char *where,
         walk_obj(&w, doc, root);
     if (!w.path)
         w.rc = -ENOMEM;
+    if (w.rc == 0 && w.first_unlisted)
+        w.rc = ferr_add_raw(errs, FERR_UNKNOWN_FIELD, w.first_unlisted, NULL,
+                            "and %zu more unknown fields, not listed",
+                            w.n_unknown - SCH_MAX_ERRORS - 1);
+    free(w.first_unlisted);
     free(w.path);
     if (w.rc < 0 && errs)
         errs->rc = w.rc;

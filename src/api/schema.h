@@ -54,12 +54,16 @@ extern const struct sch_type sch_aichor;                   /* AIchorManifest, op
 /* ObjectMeta, the root metadata of every Kubernetes kind. */
 extern const struct sch_type sch_object_meta;
 
+#define SCH_MAX_ERRORS 1000
+
 /* Appends to `errs` one FERR_UNKNOWN_FIELD error per field of `doc` (borrowed) that `root` does
  * not know, in document order.  Values of the wrong JSON type are not looked into (their checks
  * belong to the validators).  The detail suggests a known field of the same object whose name
  * is close ("did you mean \"replicas\"?"); `where` (may be NULL) is added to every detail, e.g.
  * "in ClusterTrainingRuntime \"jax\"" when the document is not the one the error is reported
- * under.  Work is linear in the size of the document.  Returns 0 or -ENOMEM (errs->rc says so
+ * under.  At most SCH_MAX_ERRORS fields are listed, then one more error counts the others; keys
+ * longer than 256 bytes are cut in paths ("..."): work and errors stay linear in the size of
+ * the document.  Returns 0 or -ENOMEM (errs->rc says so
  * too). */
 int sch_check(const json_t *doc, const struct sch_type *root, const char *where,
               struct ferr_list *errs);
