@@ -10,9 +10,11 @@ The root `metadata` is the API server's ObjectMeta (schema.c), not the CRD's `ty
 
 Inputs (regenerate after moving to newer upstream releases; needs PyYAML):
 
-  git -C jobset  show v0.12.0:config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml > jobsets.yaml
+  git -C jobset show v0.12.0:config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml \\
+      > jobsets.yaml
   git -C trainer show v1.9.4:manifests/base/crds/kubeflow.org_jaxjobs.yaml > jaxjobs.yaml
-  git -C trainer show v2.3.0:manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml > trainjobs.yaml
+  git -C trainer show v2.3.0:manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml \\
+      > trainjobs.yaml
   git -C trainer show v2.3.0:manifests/base/crds/trainer.kubeflow.org_trainingruntimes.yaml \\
       > trainingruntimes.yaml
   git -C trainer show v2.3.0:manifests/base/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml \\

@@ -220,7 +220,8 @@ static void test_trainjob_and_runtimes(void **state)
                        "ClusterTrainingRuntime \"r\"; did you mean \"replicas\"?\n";
     if (strcmp(got, want) != 0)
         fail_msg("got:\n%s\nwant:\n%s", got, want);
-    expect("kind: TrainingRuntime\nspec: {mlPolicy: {torch: {envInjection: {targets: [{jobName: j}]}}}}\n",
+    expect("kind: TrainingRuntime\n"
+           "spec: {mlPolicy: {torch: {envInjection: {targets: [{jobName: j}]}}}}\n",
            &sch_training_runtime, "");
 }
 
@@ -441,7 +442,8 @@ static void test_aichor_other_operator(void **state)
 {
     (void)state;
     struct manifest_set s;
-    load("kind: AIchorManifest\nname: a\nbuilder: {}\nspec: {operator: kuberay, image: i, command: c, "
+    load("kind: AIchorManifest\nname: a\nbuilder: {}\n"
+         "spec: {operator: kuberay, image: i, command: c, "
          "rayVersion: '2', types: {Head: {resources: {cpus: 1, ramRatio: 2}}}}\n",
          MANIFEST_VALIDATE_STRICT, &s);
     assert_int_equal(s.v[0].errs.n, 1);
