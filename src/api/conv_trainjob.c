@@ -178,8 +178,8 @@ static bool tj_check_policy(struct chk *c, const json_t *rt, struct tj *t)
     return false;
 }
 
-/* Index of the trainer replicated job: ancestor label trainer, else name "node"; -1 if none. */
-static long tj_find_trainer(const json_t *rjs)
+/* conv_util.h */
+long conv_trainjob_trainer(const json_t *rjs)
 {
     size_t i, idx;
     const json_t *rj;
@@ -195,7 +195,7 @@ static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
 {
     const json_t *rjs = jx_path(rt, TJ_RJS_PATH);
     char rpath[FPATH_MAX], cpath[FPATH_MAX];
-    long idx = json_is_array(rjs) ? tj_find_trainer(rjs) : -1;
+    long idx = json_is_array(rjs) ? conv_trainjob_trainer(rjs) : -1;
     if (idx < 0) {
         ferr_add(c->errs, FERR_REQUIRED, TJ_RJS_PATH, NULL,
                  "%s \"%s\" has no replicated job labelled " TJ_ANCESTOR

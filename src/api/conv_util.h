@@ -46,6 +46,11 @@ int conv_annotate(json_t *js, enum jaxrt_flavor f, const char *source_kind, long
 json_t *conv_rj_new(const char *name, long long n, const json_t *job_extra,
                     json_t *pod_template);
 
+/* Index, in a training runtime's spec.template.spec.replicatedJobs, of the trainer replicated
+ * job: the one labelled trainer.kubeflow.org/trainjob-ancestor-step=trainer, else the one named
+ * "node"; -1 when none (conv_trainjob.c). */
+long conv_trainjob_trainer(const json_t *rjs);
+
 /* Writes a Kubernetes quantity for `x` >= 0 into out: "<x><unit>" when x is integral, else
  * "<round(x*1000)><sub>" (e.g. 1.5 G -> "1500M", 0.5 cpu -> "500m"). */
 void conv_quantity(double x, const char *unit, const char *sub, char *out, size_t n);

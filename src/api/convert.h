@@ -6,6 +6,7 @@
 #define JX_CONVERT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "obj/ferr.h"
 
@@ -20,5 +21,14 @@ json_t *conv_trainjob(const json_t *doc, const json_t *runtime, struct ferr_list
 /* AIchor manifest with spec.operator jax (docs.aichor.ai, "Manifest Reference").
  * `fallback_name` names the JobSet when the manifest has no name (the file's base name, say). */
 json_t *conv_aichor(const json_t *doc, const char *fallback_name, struct ferr_list *errs);
+
+/* Where the field at `js_path` of the JobSet that the converter of `kind` ("JAXJob", "TrainJob",
+ * "AIchorManifest") built from `doc` (and, for a TrainJob, `runtime`) comes from in the user's
+ * documents: a malloc'd path (e.g. "spec.types.worker.count" for
+ * "spec.replicatedJobs[0].template.spec.parallelism" of an AIchor manifest), with *in_runtime
+ * set when it is a path of the runtime.  NULL for another kind, a path with no rule, or on OOM
+ * (then the JobSet path stands).  conv_paths.c. */
+char *conv_user_path(const char *kind, const json_t *doc, const json_t *runtime,
+                     const char *js_path, bool *in_runtime);
 
 #endif

@@ -11,6 +11,7 @@
 #include "api/convert.h"
 #include "api/keys.h"
 #include "api/local_ann.h"
+#include "api/schema.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
@@ -83,7 +84,6 @@ static enum doc_kind classify(const json_t *d, const char **kind_name, struct fe
     return DOC_UNKNOWN;
 }
 
-/* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
 /* True when runtime document `d` is the one a TrainJob in namespace `ns` names. */
 static bool runtime_matches(const struct doc *d, const char *kind, const char *name,
                             const char *ns)
@@ -100,14 +100,14 @@ static bool runtime_matches(const struct doc *d, const char *kind, const char *n
 }
 
 /* Finds the training runtime a TrainJob names (kind default ClusterTrainingRuntime). */
-static const json_t *find_runtime(const struct doc *docs, size_t n, const json_t *tj)
+static const struct doc *find_runtime(const struct doc *docs, size_t n, const json_t *tj)
 {
     const json_t *ref = jx_path(tj, "spec.runtimeRef");
     const char *name = jx_str(ref, "name"), *kind = jx_str(ref, "kind");
     const char *ns = jx_str(jx_obj(tj, "metadata"), "namespace");
     for (size_t i = 0; name && i < n; i++)
         if (runtime_matches(&docs[i], kind ? kind : "ClusterTrainingRuntime", name, ns))
-            return docs[i].obj;
+            return &docs[i];
     return NULL;
 }
 
@@ -131,8 +131,10 @@ static json_t *convert(const struct doc *d, const struct doc *docs, size_t n,
         return json_deep_copy(d->obj);
     case DOC_JAXJOB:
         return conv_jaxjob(d->obj, errs);
-    case DOC_TRAINJOB:
-        return conv_trainjob(d->obj, find_runtime(docs, n, d->obj), errs);
+    case DOC_TRAINJOB: {
+        const struct doc *rt = find_runtime(docs, n, d->obj);
+        return conv_trainjob(d->obj, rt ? rt->obj : NULL, errs);
+    }
     case DOC_AICHOR:
         base_name(d->file, fallback, sizeof(fallback));
         return conv_aichor(d->obj, fallback, errs);
@@ -212,11 +214,87 @@ static int check(struct manifest *m)
     return rc < 0 ? rc : 0;
 }
 
+/* The schema of a document; NULL for an AIchor manifest of another operator than jax (its
+ * conversion refuses it, and its fields are that operator's). */
+static const struct sch_type *doc_schema(const struct doc *d)
+{
+    const char *op = jx_str(jx_obj(d->obj, "spec"), "operator");
+    switch (d->kind) {
+    case DOC_JOBSET:
+        return &sch_jobset;
+    case DOC_JAXJOB:
+        return &sch_jaxjob;
+    case DOC_TRAINJOB:
+        return &sch_trainjob;
+    case DOC_RUNTIME:
+        return strcmp(d->kind_name, "TrainingRuntime") == 0 ? &sch_training_runtime
+                                                            : &sch_cluster_training_runtime;
+    case DOC_AICHOR:
+        return !op || strcmp(op, "jax") == 0 ? &sch_aichor : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* Unknown fields of one document: errors (strict), or dropped from the document as an API
+ * server drops them, with a warning (warn) or silently (ignore). */
+static int check_doc(const struct doc *d, const char *where, enum manifest_validate mode,
+                     struct manifest *m)
+{
+    const struct sch_type *t = doc_schema(d);
+    if (!t)
+        return 0;
+    if (mode == MANIFEST_VALIDATE_STRICT)
+        return sch_check(d->obj, t, where, &m->errs);
+    return sch_prune(d->obj, t, where, mode == MANIFEST_VALIDATE_WARN ? &m->warnings : NULL);
+}
+
+/* Unknown fields of the document as the user wrote it and, for a TrainJob, of its runtime
+ * (said to be in that runtime; a runtime two TrainJobs share is warned about once). */
+static int check_fields(struct manifest *m, const struct doc *d, const struct doc *docs,
+                        size_t n, enum manifest_validate mode)
+{
+    const struct doc *rt = d->kind == DOC_TRAINJOB ? find_runtime(docs, n, d->obj) : NULL;
+    const char *name = jx_str(jx_obj(rt ? rt->obj : NULL, "metadata"), "name");
+    char *where = NULL;
+    int rc = check_doc(d, NULL, mode, m);
+    if (rc < 0 || !rt)
+        return rc;
+    if (asprintf(&where, "in %s \"%s\"", rt->kind_name, name ? name : "") < 0)
+        return -ENOMEM;
+    rc = check_doc(rt, where, mode, m);
+    free(where);
+    return rc;
+}
+
+/* Errors found in a converted JobSet (from index `from` on) name the user's fields instead
+ * (convert.h, conv_user_path), those of a TrainJob's runtime saying so. */
+static int relocate_errs(struct manifest *m, size_t from, const struct doc *d,
+                         const struct doc *docs, size_t n)
+{
+    const struct doc *rt = d->kind == DOC_TRAINJOB ? find_runtime(docs, n, d->obj) : NULL;
+    const char *name = jx_str(jx_obj(rt ? rt->obj : NULL, "metadata"), "name");
+    char *where = NULL;
+    int rc = 0;
+    if (rt && asprintf(&where, "in %s \"%s\"", rt->kind_name, name ? name : "") < 0)
+        return -ENOMEM;
+    for (size_t i = from; rc == 0 && i < m->errs.n; i++) {
+        bool in_rt = false;
+        char *path = conv_user_path(m->kind, d->obj, rt ? rt->obj : NULL, m->errs.v[i].path,
+                                    &in_rt);
+        if (path)
+            rc = ferr_move_to(&m->errs.v[i], path, in_rt ? where : NULL);
+    }
+    free(where);
+    return rc < 0 ? rc : ferr_list_drop_repeats(&m->errs, from);
+}
+
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
-                         size_t n)
+                         size_t n, enum manifest_validate mode)
 {
     int rc;
     ferr_list_init(&m->errs);
+    ferr_list_init(&m->warnings);
     m->restart_grace_s = -1;
     if (d->n_runnable > 1)
         rc = asprintf(&m->source, "%s#%zu", d->file, d->index + 1);
@@ -233,10 +311,16 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
         return ferr_list_move(&m->errs, &kerrs);
     if ((rc = bounds_check(d->obj, &m->errs)) != 0) /* what no API server would take */
         return rc < 0 ? rc : 0;
+    if ((rc = check_fields(m, d, docs, n, mode)) < 0)
+        return rc;
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
-    return check(m);
+    size_t from = m->errs.n;
+    rc = check(m);
+    if (rc == 0 && k != DOC_JOBSET)
+        rc = relocate_errs(m, from, d, docs, n);
+    return rc;
 }
 
 static bool runnable(enum doc_kind k)
@@ -307,6 +391,14 @@ static int read_docs(const char *const *files, size_t n_files, json_t *files_doc
 int manifest_load(const char *const *files, size_t n_files, struct manifest_set *out,
                   struct err *err)
 {
+    return manifest_load_opts(files, n_files, NULL, out, err);
+}
+
+int manifest_load_opts(const char *const *files, size_t n_files,
+                       const struct manifest_opts *opts, struct manifest_set *out,
+                       struct err *err)
+{
+    enum manifest_validate mode = opts ? opts->validate : MANIFEST_VALIDATE_STRICT;
     struct doc *docs = NULL;
     size_t n = 0;
     struct manifest_set s = {0};
@@ -323,7 +415,7 @@ int manifest_load(const char *const *files, size_t n_files, struct manifest_set 
     for (size_t i = 0; i < n; i++) {
         if (!runnable(docs[i].kind))
             continue;
-        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n);
+        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
             err_set(err, rc, "out of memory");
             goto out;
@@ -350,6 +442,7 @@ void manifest_set_release(struct manifest_set *s)
         struct manifest *m = &s->v[i];
         free(m->source);
         ferr_list_release(&m->errs);
+        ferr_list_release(&m->warnings);
         if (m->have_view) {
             jaxrt_release(&m->rt);
             js_view_release(&m->view);

@@ -18,6 +18,8 @@ struct manifest {
     const char *kind;      /* kind as written in the input: "JobSet", "JAXJob", ... (static) */
     json_t *jobset;        /* defaulted JobSet (owned); NULL when conversion failed */
     struct ferr_list errs; /* empty = valid */
+    struct ferr_list warnings; /* unknown fields under MANIFEST_VALIDATE_WARN: to print; they
+                                * never make the manifest invalid */
     bool have_view;
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;
@@ -29,11 +31,30 @@ struct manifest_set {
     size_t n;
 };
 
+/* How unknown fields in the user's documents are treated, as kubectl's --validate: */
+enum manifest_validate {
+    MANIFEST_VALIDATE_STRICT, /* errors (kubectl's default) */
+    MANIFEST_VALIDATE_WARN,   /* dropped, as an API server drops them, each with a warning in
+                               * m->warnings; the manifest stays valid */
+    MANIFEST_VALIDATE_IGNORE, /* dropped silently */
+};
+
+struct manifest_opts {
+    enum manifest_validate validate;
+};
+
 /* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a
  * document of unknown kind, no runnable document at all) are returned as -EINVAL/-ENOENT... with
  * err set ("job.yaml: line 3, column 5: ..." or "job.yaml: document 1: kind: Unsupported
  * value: ..."); field problems are per manifest in m->errs and do not make the call fail.
- * On success *out is filled (release with manifest_set_release). */
+ * On success *out is filled (release with manifest_set_release).
+ * Unknown fields are looked for in each document as the user wrote it (api/schema.h), before
+ * any conversion, so their paths are the user's; a TrainJob's runtime is checked with it and
+ * its errors say "in ClusterTrainingRuntime \"<name>\"".  `opts` may be NULL: strict. */
+int manifest_load_opts(const char *const *files, size_t n_files,
+                       const struct manifest_opts *opts, struct manifest_set *out,
+                       struct err *err);
+/* manifest_load_opts with the defaults (strict). */
 int manifest_load(const char *const *files, size_t n_files, struct manifest_set *out,
                   struct err *err);
 void manifest_set_release(struct manifest_set *s);

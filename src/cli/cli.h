@@ -25,10 +25,23 @@ int cmd_logs(int argc, char **argv);
 int cmd_suspend(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 
-/* Loads the files; prints "<source>: <field error>" for every field error and file-level
- * errors to stderr.  Returns 0 when everything is valid, EXIT_INVALID otherwise (the set is
+/* Loads the files with `mode` (--validate); prints "<source>: <field error>" for every field
+ * error and file-level errors to stderr, "Warning: <source>: <field error>" for unknown fields
+ * under --validate=warn.  Returns 0 when everything is valid, EXIT_INVALID otherwise (the set is
  * then already released). */
-int cli_load(const char *const *files, size_t n, struct manifest_set *out);
+int cli_load(const char *const *files, size_t n, enum manifest_validate mode,
+             struct manifest_set *out);
+
+/* kubectl's --validate option: "--validate" (strict) or "--validate=VALUE" with VALUE one of
+ * strict or true, warn, ignore or false (any case); "--validate VALUE" is not taken, as with
+ * kubectl.  cli_validate_value takes getopt's optarg (NULL for the bare option) and returns 0
+ * with *mode set, or -1 when VALUE is none of those. */
+#define CLI_VALIDATE_USAGE "[--validate[=strict|warn|ignore]]"
+#define CLI_VALIDATE_BAD                                                                       \
+    "invalid --validate value; must be one of: strict (or true), warn, ignore (or false)"
+enum { CLI_OPT_VALIDATE = 1000 };
+#define CLI_VALIDATE_LONGOPT {"validate", optional_argument, NULL, CLI_OPT_VALIDATE}
+int cli_validate_value(const char *value, enum manifest_validate *mode);
 
 /* The codes cli_parse hands its callback besides an option's own. */
 enum {

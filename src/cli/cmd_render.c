@@ -7,7 +7,7 @@
 #include "api/construct.h"
 #include "obj/yaml.h"
 
-static const char usage[] = "jaxset render FILE... [-o yaml|json]";
+static const char usage[] = "jaxset render FILE... [-o yaml|json] " CLI_VALIDATE_USAGE;
 
 /* The most child Jobs render prints for one JobSet: beyond, the output is no use to read and
  * only grows (replicas is an int32). */
@@ -72,6 +72,7 @@ struct render_args {
     const char **files;
     size_t n;
     int json_out;
+    enum manifest_validate validate;
 };
 
 static int on_arg(void *ctx, int code, const char *arg)
@@ -82,6 +83,10 @@ static int on_arg(void *ctx, int code, const char *arg)
     case CLI_OPERAND:
         a->files[a->n++] = arg;
         return EXIT_OK;
+    case CLI_OPT_VALIDATE:
+        return cli_validate_value(arg, &a->validate) == 0
+                   ? EXIT_OK
+                   : cli_usage_error("render", usage, CLI_VALIDATE_BAD);
     case 'o':
     case CLI_MISSING:
         if (!fmt || (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0))
@@ -95,7 +100,7 @@ static int on_arg(void *ctx, int code, const char *arg)
 
 int cmd_render(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, {0}};
+    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT, {0}};
     struct render_args a = {.files = calloc((size_t)argc, sizeof(*a.files))};
     if (!a.files)
         return EXIT_INVALID;
@@ -104,7 +109,7 @@ int cmd_render(int argc, char **argv)
         rc = cli_usage_error("render", usage, "no file given");
     struct manifest_set s = {0};
     if (rc == EXIT_OK)
-        rc = cli_load(a.files, a.n, &s);
+        rc = cli_load(a.files, a.n, a.validate, &s);
     free(a.files);
     if (rc != EXIT_OK)
         return rc;

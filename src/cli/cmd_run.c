@@ -11,7 +11,8 @@
 
 static const char usage[] =
     "jaxset run FILE... [--run-dir DIR] [-q|--quiet] [--filter RJ|POD] [--grace SECONDS]\n"
-    "                   [--restart-grace SECONDS] [--gpus N] [--restart-backoff MS] [--no-color]";
+    "                   [--restart-grace SECONDS] [--gpus N] [--restart-backoff MS] [--no-color]\n"
+    "                   " CLI_VALIDATE_USAGE;
 
 struct run_args {
     const char **files;
@@ -19,6 +20,7 @@ struct run_args {
     const char *run_dir, *filter;
     int quiet, no_color, grace, restart_grace, gpus;
     long restart_ms;
+    enum manifest_validate validate;
 };
 
 static int number(const char *s, long min, long max, long *out)
@@ -50,6 +52,7 @@ static const struct option longopts[] = {
     {"restart-backoff", required_argument, NULL, OPT_RESTART_BACKOFF},
     {"quiet", no_argument, NULL, 'q'},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    CLI_VALIDATE_LONGOPT,
     {0},
 };
 
@@ -80,6 +83,10 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_RUN_DIR:
         a->run_dir = arg;
         return EXIT_OK;
+    case CLI_OPT_VALIDATE:
+        return cli_validate_value(arg, &a->validate) == 0
+                   ? EXIT_OK
+                   : cli_usage_error("run", usage, CLI_VALIDATE_BAD);
     case OPT_FILTER:
         a->filter = arg;
         return EXIT_OK;
@@ -148,7 +155,7 @@ int cmd_run(int argc, char **argv)
     struct manifest_set s = {0};
     int rc = parse(&a, argc, argv);
     if (rc == EXIT_OK)
-        rc = cli_load(a.files, a.n, &s);
+        rc = cli_load(a.files, a.n, a.validate, &s);
     if (rc == EXIT_OK && s.n != 1) {
         fprintf(stderr, "jaxset run: the files hold %zu jobs; run takes one\n", s.n);
         rc = EXIT_INVALID;

@@ -7,7 +7,7 @@
 #include "api/keys.h"
 #include "local/runner.h"
 
-static const char usage[] = "jaxset validate FILE... [--cluster]";
+static const char usage[] = "jaxset validate FILE... [--cluster] " CLI_VALIDATE_USAGE;
 
 static void summary(const struct manifest *m)
 {
@@ -32,6 +32,7 @@ struct files {
     const char **v;
     size_t n;
     bool cluster; /* --cluster: only what an API server and the controllers check */
+    enum manifest_validate validate;
 };
 
 enum { OPT_CLUSTER = 256 };
@@ -43,6 +44,10 @@ static int on_arg(void *ctx, int code, const char *arg)
         f->cluster = true;
         return EXIT_OK;
     }
+    if (code == CLI_OPT_VALIDATE)
+        return cli_validate_value(arg, &f->validate) == 0
+                   ? EXIT_OK
+                   : cli_usage_error("validate", usage, CLI_VALIDATE_BAD);
     if (code != CLI_OPERAND)
         return cli_usage_error("validate", usage, "unknown option");
     f->v[f->n++] = arg;
@@ -61,7 +66,8 @@ static int check_local(const struct manifest *m)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"cluster", no_argument, NULL, OPT_CLUSTER}, {0}};
+    static const struct option longopts[] = {{"cluster", no_argument, NULL, OPT_CLUSTER},
+                                             CLI_VALIDATE_LONGOPT, {0}};
     struct files f = {.v = calloc((size_t)argc, sizeof(*f.v))};
     struct manifest_set s;
     if (!f.v)
@@ -70,7 +76,7 @@ int cmd_validate(int argc, char **argv)
     if (rc == EXIT_OK && f.n == 0)
         rc = cli_usage_error("validate", usage, "no file given");
     if (rc == EXIT_OK)
-        rc = cli_load(f.v, f.n, &s);
+        rc = cli_load(f.v, f.n, f.validate, &s);
     free(f.v);
     f.v = NULL;
     if (rc != EXIT_OK)

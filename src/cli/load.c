@@ -2,23 +2,65 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-int cli_load(const char *const *files, size_t n, struct manifest_set *out)
+/* Prints "<prefix><source>: <error>" for each error of the list; true when one of them is an
+ * unknown field. */
+static bool print_errs(const char *prefix, const char *source, const struct ferr_list *l)
+{
+    bool unknown = false;
+    for (size_t k = 0; k < l->n; k++) {
+        char *line = ferr_format(&l->v[k]);
+        fprintf(stderr, "%s%s: %s\n", prefix, source, line ? line : "(out of memory)");
+        free(line);
+        unknown |= l->v[k].type == FERR_UNKNOWN_FIELD;
+    }
+    return unknown;
+}
+
+int cli_load(const char *const *files, size_t n, enum manifest_validate mode,
+             struct manifest_set *out)
 {
     struct err e = {{0}};
-    if (manifest_load(files, n, out, &e) < 0) {
+    struct manifest_opts o = {.validate = mode};
+    bool unknown = false;
+    if (manifest_load_opts(files, n, &o, out, &e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
         return EXIT_INVALID;
     }
+    for (size_t i = 0; i < out->n; i++)
+        print_errs("Warning: ", out->v[i].source, &out->v[i].warnings);
     if (manifest_set_errors(out) == 0)
         return EXIT_OK;
-    for (size_t i = 0; i < out->n; i++) {
-        for (size_t k = 0; k < out->v[i].errs.n; k++) {
-            char *line = ferr_format(&out->v[i].errs.v[k]);
-            fprintf(stderr, "%s: %s\n", out->v[i].source, line ? line : "(out of memory)");
-            free(line);
-        }
-    }
+    for (size_t i = 0; i < out->n; i++)
+        unknown |= print_errs("", out->v[i].source, &out->v[i].errs);
+    if (unknown)
+        fprintf(stderr, "(unknown fields are errors, as with kubectl's default "
+                        "--validate=strict; --validate=warn or --validate=ignore accepts them)\n");
     manifest_set_release(out);
     return EXIT_INVALID;
+}
+
+int cli_validate_value(const char *value, enum manifest_validate *mode)
+{
+    static const struct {
+        const char *name;
+        enum manifest_validate mode;
+    } values[] = {
+        {"strict", MANIFEST_VALIDATE_STRICT}, {"true", MANIFEST_VALIDATE_STRICT},
+        {"warn", MANIFEST_VALIDATE_WARN},     {"ignore", MANIFEST_VALIDATE_IGNORE},
+        {"false", MANIFEST_VALIDATE_IGNORE},
+    };
+    value = value && *value == '=' ? value + 1 : value; /* "-o=..." style, as cli_output_value */
+    if (!value) {
+        *mode = MANIFEST_VALIDATE_STRICT;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        if (strcasecmp(value, values[i].name) == 0) {
+            *mode = values[i].mode;
+            return 0;
+        }
+    }
+    return -1;
 }

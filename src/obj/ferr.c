@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,57 @@ int ferr_list_move(struct ferr_list *dst, struct ferr_list *src)
     return 0;
 }
 
+int ferr_move_to(struct ferr *e, char *path, const char *note)
+{
+    char *detail = NULL;
+    if (note && asprintf(&detail, e->detail ? "%s (%s)" : "%s%s", e->detail ? e->detail : "",
+                         note) < 0) {
+        free(path);
+        return -ENOMEM;
+    }
+    free(e->path);
+    e->path = path;
+    if (detail) {
+        free(e->detail);
+        e->detail = detail;
+    }
+    return 0;
+}
+
+/* The key an error is known by among its repeats: type, path, value and detail. */
+static char *repeat_key(const struct ferr *e)
+{
+    char *k = NULL;
+    if (asprintf(&k, "%d\x1f%s\x1f%s%s\x1f%s%s", (int)e->type, e->path, e->value ? "v" : "",
+                 e->value ? e->value : "", e->detail ? "d" : "", e->detail ? e->detail : "") < 0)
+        return NULL;
+    return k;
+}
+
+int ferr_list_drop_repeats(struct ferr_list *l, size_t from)
+{
+    json_t *seen = json_object();
+    size_t out = from;
+    int rc = seen ? 0 : -ENOMEM;
+    for (size_t i = from; i < l->n; i++) {
+        char *k = rc == 0 ? repeat_key(&l->v[i]) : NULL;
+        bool repeat = k && json_object_get(seen, k);
+        if (rc == 0 && (!k || (!repeat && json_object_set_new_nocheck(seen, k, json_true()) < 0)))
+            rc = -ENOMEM; /* from here on everything is kept */
+        free(k);
+        if (repeat) {
+            free(l->v[i].path);
+            free(l->v[i].value);
+            free(l->v[i].detail);
+        } else {
+            l->v[out++] = l->v[i];
+        }
+    }
+    l->n = out;
+    json_decref(seen);
+    return rc;
+}
+
 static const char *type_text(enum ferr_type t)
 {
     static const char *const names[] = {
@@ -139,6 +191,7 @@ static const char *type_text(enum ferr_type t)
         [FERR_NOT_SUPPORTED] = "Unsupported value", [FERR_DUPLICATE] = "Duplicate value",
         [FERR_FORBIDDEN] = "Forbidden",     [FERR_TOO_LONG] = "Too long",
         [FERR_TOO_MANY] = "Too many",       [FERR_INTERNAL] = "Internal error",
+        [FERR_UNKNOWN_FIELD] = "unknown field",
     };
     return names[t];
 }

@@ -3,6 +3,7 @@
  *   spec.replicatedJobs[1].replicas: Invalid value: -1: must be greater than or equal to 0
  *   spec.successPolicy.operator: Unsupported value: "Some": supported values: "All", "Any"
  *   spec.replicatedJobs[0].name: Required value
+ *   spec.replicatedJobs[0].replica: unknown field: did you mean "replicas"?
  *
  * Paths are built with fpath_*() into caller buffers of FPATH_MAX bytes. */
 #ifndef JX_FERR_H
@@ -23,6 +24,8 @@ enum ferr_type {
     FERR_TOO_LONG,      /* "Too long: <detail>" */
     FERR_TOO_MANY,      /* "Too many: <v>: <detail>" */
     FERR_INTERNAL,      /* "Internal error: <detail>" */
+    FERR_UNKNOWN_FIELD, /* "unknown field[: <detail>]": a field the object's schema does not know
+                         * (an API server's strict field validation: `unknown field "<path>"`) */
 };
 
 struct ferr {
@@ -70,6 +73,14 @@ char *ferr_render(const json_t *v);
 
 /* Moves every error of `src` to the end of `dst` (src is left empty). Returns 0 or -ENOMEM. */
 int ferr_list_move(struct ferr_list *dst, struct ferr_list *src);
+
+/* Gives error `e` the path `path` (taken, also on failure) and, when `note` is not NULL, adds
+ * " (<note>)" to its detail (the note is the detail when there is none).  0 or -ENOMEM. */
+int ferr_move_to(struct ferr *e, char *path, const char *note);
+
+/* Removes the errors at index `from` or later that repeat (same type, path, value and detail)
+ * an earlier one at `from` or later; linear time.  0, or -ENOMEM (some repeats may be kept). */
+int ferr_list_drop_repeats(struct ferr_list *l, size_t from);
 
 /* Renders one error as a single line (no newline); returns a malloc'd string the caller frees,
  * or NULL on OOM. */

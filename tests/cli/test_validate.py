@@ -40,7 +40,38 @@ def main():
         suite.check(f"usage {args}: exit 2", rc == 2 and err, f"rc={rc} {err}")
     rc, out, err = run("validate", "tests/data/does-not-exist.yaml")
     suite.check("missing file: exit 2 naming it", rc == 2 and "does-not-exist.yaml" in err, err)
+    check_validate_modes(suite)
     suite.finish()
+
+
+def check_validate_modes(suite):
+    """--validate as kubectl's: strict (default, true, bare flag) fails on unknown fields, warn
+    drops them with a warning, ignore (false) drops them silently; other values are usage
+    errors for validate, render and run."""
+    typo = "tests/data/invalid/unknown-fields-jobset.yaml"
+    field = "spec.replicatedJobs[0].replica: unknown field"
+    for flag in ("--validate", "--validate=true", "--validate=Strict"):
+        rc, out, err = run("validate", flag, typo)
+        suite.check(f"{flag}: exit 2", rc == 2 and f"{typo}: {field}" in err, f"rc={rc}\n{err}")
+    # --cluster: with `comand` dropped the container has no command, which only `run` refuses
+    rc, out, err = run("validate", "--cluster", "--validate=warn", typo)
+    suite.check("--validate=warn: valid, the field dropped (1 job)",
+                rc == 0 and "1 replicated job, 1 job, 1 pod" in out, f"rc={rc}\n{out}{err}")
+    suite.check("--validate=warn: a warning per field",
+                f"Warning: {typo}: {field}" in err and err.count("Warning: ") == 5, err)
+    for flag in ("--validate=ignore", "--validate=false"):
+        rc, out, err = run("validate", typo, flag, "--cluster")
+        suite.check(f"{flag}: valid and silent", rc == 0 and err == "", f"rc={rc}\n{err}")
+    rc, out, err = run("validate", "--validate=ignore", typo)
+    suite.check("--validate=ignore without --cluster: run's refusal of the dropped command",
+                rc == 2 and "has no command" in err, f"rc={rc}\n{err}")
+    rc, out, err = run("render", "--validate=ignore", typo)
+    suite.check("render --validate=ignore: unknown fields are not rendered",
+                rc == 0 and "replica:" not in out and "comand" not in out, f"rc={rc}\n{err}")
+    for cmd in ("validate", "render", "run"):
+        rc, out, err = run(cmd, "--validate=maybe", "examples/jaxjob.yaml")
+        suite.check(f"{cmd} --validate=maybe: usage error",
+                    rc == 2 and "--validate" in err and out == "", f"rc={rc}\n{out}{err}")
 
 
 if __name__ == "__main__":
