@@ -1,21 +1,20 @@
 /* sup: see sup.h.  epoll over the containers' output pipes, a signalfd for SIGCHLD and up to
- * four watched fds; posix_spawn for speed (no page-table copy of the supervisor). */
+ * four watched fds; containers spawned by a vfork-style clone (sup_spawn.c). */
 #include "local/sup.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "local/sup_int.h"
+#include "obj/ktime.h"
 
 #define SUP_READ_CHUNK (256 * 1024)
 #define SUP_LINE_MAX (64 * 1024)    /* a longer line is forwarded in pieces */
@@ -49,13 +48,6 @@ struct sup {
     struct sup__out out;
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
 };
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int epoll_add(int epfd, int fd, void *ptr)
 {
@@ -357,7 +349,7 @@ static void on_sigchld(struct sup *s)
                 continue;
             p->exited = true;
             p->status = status;
-            p->drain_deadline_ms = now_ms() + SUP_DRAIN_MS;
+            p->drain_deadline_ms = kt_mono_ms() + SUP_DRAIN_MS;
             kill(-pid, SIGKILL); /* the container ends with its main process */
         }
     }
@@ -367,7 +359,7 @@ static void on_sigchld(struct sup *s)
 static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
 {
     size_t got = 0;
-    int64_t now = now_ms();
+    int64_t now = kt_mono_ms();
     for (size_t i = 0; i < s->n && got < max;) {
         struct proc *p = s->procs[i];
         if (!p->exited || (p->pipe_fd >= 0 && now < p->drain_deadline_ms)) {
@@ -386,7 +378,7 @@ static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
 
 static int next_timeout(const struct sup *s, int timeout_ms)
 {
-    int64_t now = now_ms();
+    int64_t now = kt_mono_ms();
     for (size_t i = 0; i < s->n; i++) {
         const struct proc *p = s->procs[i];
         if (!p->exited)

@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "obj/ktime.h"
 
 #define SUP_OUT_FLUSH (128 * 1024)      /* forwarded bytes buffered before a write */
 #define SUP_OUT_CAP (4 * 1024 * 1024)   /* bytes held for a reader that does not keep up */
@@ -127,20 +128,13 @@ void sup__out_line(struct sup__out *o, const char *a, size_t alen, const char *b
         sup__out_flush(o);
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void sup__out_release(struct sup__out *o)
 {
-    int64_t end = mono_ms() + SUP_OUT_FINAL_MS;
-    while (o->fd >= 0 && (o->len > o->off || o->skipped) && mono_ms() < end) {
+    int64_t end = kt_mono_ms() + SUP_OUT_FINAL_MS;
+    while (o->fd >= 0 && (o->len > o->off || o->skipped) && kt_mono_ms() < end) {
         struct pollfd p = {.fd = o->fd, .events = POLLOUT};
         if (sup__out_flush(o) > 0)
-            poll(&p, 1, (int)(end - mono_ms()));
+            poll(&p, 1, (int)(end - kt_mono_ms()));
     }
     uint64_t total = o->skipped_total + o->skipped + (o->len - o->off); /* never taken */
     if (o->owned && o->fd >= 0)

@@ -1,33 +1,62 @@
-/* ktime: time as Kubernetes objects carry it.  One unit everywhere: int64 milliseconds since
- * the Unix epoch (UTC).
+/* ktime: time as Kubernetes writes and reads it.
  *
- * Timestamps are metav1.Time: RFC 3339 in UTC with second precision ("2006-01-02T15:04:05Z"),
- * written as k8s.io/apimachinery pkg/apis/meta/v1/time.go marshals them, and read as Go's
- * time.Parse(time.RFC3339, s) reads them (golang/go src/time/format_rfc3339.go and format.go):
- *   - exactly "YYYY-MM-DDTHH:MM:SS" with an upper-case 'T', years 0000-9999, a day that exists
- *     in that month (leap years by the Gregorian rule), hours 00-23, minutes and seconds
- *     00-59 (no leap second);
- *   - then optionally a fraction of a second, '.' or ',' and one or more digits (kept to the
- *     millisecond, truncated);
- *   - then 'Z' (upper case) or a numeric offset "+hh:mm" / "-hh:mm" (hh 00-23, mm 00-59),
- *     converted to UTC; nothing after it. */
-#ifndef JX_KTIME_H
-#define JX_KTIME_H
+ * Every time in jaxset is an int64_t count of milliseconds since the Unix epoch (UTC, proleptic
+ * Gregorian calendar, no leap seconds); negative values are times before 1970.
+ *
+ * Formatting follows k8s.io/apimachinery pkg/apis/meta/v1: metav1.Time marshals as RFC 3339 in
+ * UTC truncated to whole seconds ("2006-01-02T15:04:05Z", micro_time.go's MicroTime as
+ * "2006-01-02T15:04:05.000000Z").  Times are truncated toward the past, as Go does.
+ *
+ * Parsing accepts exactly what metav1.Time.UnmarshalJSON accepts, that is Go's
+ * time.Parse(time.RFC3339, s) (golang/go src/time/format_rfc3339.go parseRFC3339, and when that
+ * fast path refuses, the general parser of src/time/format.go):
+ *
+ *   YYYY-MM-DD "T" hh:mm:ss [("." | ",") digit+] ("Z" | ("+" | "-") HH:MM)
+ *
+ *   - year 0000-9999 (exactly four digits); month 01-12; day 01 to the length of that month
+ *     (Feb 29 only in leap years: divisible by 4, centuries only when divisible by 400);
+ *   - hour 0-23, minute 0-59, second 0-59 (Go rejects a leap second ":60");
+ *   - "T" and "Z" are upper case only (Go compares them byte for byte: "t", "z" and a space
+ *     instead of "T" are rejected);
+ *   - quirks of Go's general parser, which the API server therefore accepts too: a one-digit
+ *     hour ("T1:02:03Z"), "," before the fraction, and zone offsets up to +24:60 (the fast path
+ *     allows 23:59; the general parser "allows offsets of 24 hours or 60 minutes");
+ *   - a fraction of any length is truncated to milliseconds; an offset is subtracted to give
+ *     UTC ("-00:00" is UTC).
+ * Everything else (missing zone, "+0100", trailing text, an empty or short string) is rejected.
+ */
+#ifndef JX_OBJ_KTIME_H
+#define JX_OBJ_KTIME_H
 
 #include <stdint.h>
 
-#define KT_RFC3339_MAX 32 /* "YYYY-MM-DDTHH:MM:SSZ" and its NUL, with room */
-#define KT_MIN_MS (-62167219200000LL) /* 0000-01-01T00:00:00Z */
-#define KT_MAX_MS 253402300799999LL   /* 9999-12-31T23:59:59.999Z */
+/* Size of a buffer that holds any formatted time, NUL included. */
+#define KT_RFC3339_MAX 32
 
-/* The wall clock (CLOCK_REALTIME) in milliseconds. */
-int64_t kt_now_ms(void);
+/* "No time": stands where Go code has the zero time.Time; sorts before every parsed time. */
+#define KT_ZERO INT64_MIN
 
-/* Parses a timestamp as described above.  Returns 0 and *out_ms, or -EINVAL (also for NULL). */
+/* The formattable range: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. */
+#define KT_MIN_MS (-62167219200000LL)
+#define KT_MAX_MS 253402300799999LL
+
+/* Formats `ms` as metav1.Time does ("2024-05-01T12:00:00Z") into out[KT_RFC3339_MAX].
+ * Returns 0, or -ERANGE outside KT_MIN_MS..KT_MAX_MS (out = ""). */
+int kt_format(int64_t ms, char out[KT_RFC3339_MAX]);
+
+/* Formats `ms` as metav1.MicroTime does ("2024-05-01T12:00:00.123000Z").  0 or -ERANGE as
+ * kt_format. */
+int kt_format_micro(int64_t ms, char out[KT_RFC3339_MAX]);
+
+/* Parses an RFC 3339 time as Go's time.Parse(time.RFC3339, s) does (see above) into
+ * milliseconds since the epoch.  Returns 0, or -EINVAL when s is NULL or not accepted
+ * (*out_ms untouched). */
 int kt_parse(const char *s, int64_t *out_ms) __attribute__((warn_unused_result));
 
-/* Formats `ms` (truncated to the second, rounding towards the past) into out.  Returns 0, or
- * -ERANGE with out = "" when the time is outside 0000-01-01..9999-12-31. */
-int kt_format(int64_t ms, char out[KT_RFC3339_MAX]);
+/* The wall clock (CLOCK_REALTIME) in milliseconds since the epoch. */
+int64_t kt_now_ms(void);
+
+/* A monotonic clock (CLOCK_MONOTONIC) in milliseconds, for timeouts; its epoch is arbitrary. */
+int64_t kt_mono_ms(void);
 
 #endif
