@@ -44,7 +44,11 @@ static void row(const char *name, const char *dir)
 static int list_all(void)
 {
     char home[PATH_MAX], runs[PATH_MAX + 8], dir[PATH_MAX];
-    rd_home(home, sizeof(home));
+    int rc = rd_home(home, sizeof(home));
+    if (rc < 0) {
+        fprintf(stderr, "jaxset get: %s\n", rd_home_error(rc));
+        return EXIT_INVALID;
+    }
     rd_file(runs, sizeof(runs), home, RD_RUNS);
     DIR *d = opendir(runs);
     struct dirent *de;

@@ -1,6 +1,7 @@
 /* jaxset run FILE... : validates fully, then runs the job on this machine. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ static int on_arg(void *ctx, int code, const char *arg)
         return EXIT_OK;
     case OPT_RUN_DIR:
         a->run_dir = arg;
-        return EXIT_OK;
+        return *arg ? EXIT_OK : cli_usage_error("run", usage, "--run-dir must not be empty");
     case CLI_OPT_VALIDATE:
         return cli_validate_value(arg, &a->validate) == 0
                    ? EXIT_OK
@@ -118,18 +119,33 @@ static int parse(struct run_args *a, int argc, char **argv)
     return a->n ? EXIT_OK : cli_usage_error("run", usage, "no file given");
 }
 
+/* Why the run directory could not be had; nothing was started. */
+static int run_dir_error(const struct run_args *a, const char *dir, int rc)
+{
+    if (!a->run_dir && (rc == -ENOENT || rc == -ENAMETOOLONG))
+        fprintf(stderr, "jaxset run: %s\n", rd_home_error(rc));
+    else if (rc == -EEXIST)
+        fprintf(stderr, "jaxset run: --run-dir %s exists and is not an empty directory: a run "
+                        "never mixes with another's files\n", dir);
+    else if (rc == -ENAMETOOLONG)
+        fprintf(stderr, "jaxset run: --run-dir is longer than %d bytes\n", RD_DIR_MAX);
+    else
+        fprintf(stderr, "jaxset run: cannot create %s: %s\n", dir, strerror(-rc));
+    return EXIT_INVALID;
+}
+
 static int run_one(const struct manifest *m, const struct run_args *a)
 {
     char dir[PATH_MAX], prev[PATH_MAX] = "";
-    int made = 0;
-    if (a->run_dir)
-        snprintf(dir, sizeof(dir), "%s", a->run_dir);
-    else if ((made = rd_new(m->view.name, dir, sizeof(dir))) == 0)
+    int made;
+    if (a->run_dir) {
+        snprintf(dir, sizeof(dir), "%s", a->run_dir); /* at most RD_DIR_MAX: rd_claim */
+        made = rd_claim(a->run_dir);
+    } else if ((made = rd_new(m->view.name, dir, sizeof(dir))) == 0) {
         rd_mark_latest(m->view.name, dir, prev, sizeof(prev));
-    if (made < 0) {
-        fprintf(stderr, "jaxset run: cannot create %s: %s\n", dir, strerror(-made));
-        return EXIT_INVALID;
     }
+    if (made < 0)
+        return run_dir_error(a, dir, made);
     struct runner_opts o = {.run_dir = dir, .out_fd = 1, .status_fd = 2,
                             .color = !a->no_color && isatty(1), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,

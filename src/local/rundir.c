@@ -6,55 +6,99 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "obj/fs.h"
 
-void rd_home(char *out, size_t n)
+int rd_home(char *out, size_t n)
 {
-    const char *h = getenv("JAXSET_HOME"), *x = getenv("XDG_STATE_HOME");
+    const char *h = getenv("JAXSET_HOME"), *x = getenv("XDG_STATE_HOME"), *u = getenv("HOME");
+    int len;
     if (h && *h)
-        snprintf(out, n, "%s", h);
+        len = snprintf(out, n, "%s", h);
     else if (x && *x)
-        snprintf(out, n, "%s/jaxset", x);
+        len = snprintf(out, n, "%s/jaxset", x);
+    else if (u && *u)
+        len = snprintf(out, n, "%s/.local/state/jaxset", u);
     else
-        snprintf(out, n, "%s/.local/state/jaxset", getenv("HOME") ? getenv("HOME") : "/tmp");
+        return -ENOENT; /* never a shared place such as /tmp: runs hold env and logs */
+    return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+const char *rd_home_error(int rc)
+{
+    return rc == -ENOENT ? "neither JAXSET_HOME, XDG_STATE_HOME nor HOME is set, and runs are "
+                           "never kept in a shared place: set JAXSET_HOME or use --run-dir"
+                         : "the state directory's path is too long";
 }
 
 char *rd_file(char *out, size_t n, const char *dir, const char *name)
 {
-    snprintf(out, n, "%s/%s", dir, name);
-    return out;
+    int len = snprintf(out, n, "%s/%s", dir, name);
+    return len < 0 || (size_t)len >= n ? NULL : out;
 }
 
 char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container)
 {
+    int len;
     if (container)
-        snprintf(out, n, "%s/" RD_LOGS "/%s.%s" RD_LOG_SUFFIX, dir, pod, container);
+        len = snprintf(out, n, "%s/" RD_LOGS "/%s.%s" RD_LOG_SUFFIX, dir, pod, container);
     else
-        snprintf(out, n, "%s/" RD_LOGS "/%s" RD_LOG_SUFFIX, dir, pod);
-    return out;
+        len = snprintf(out, n, "%s/" RD_LOGS "/%s" RD_LOG_SUFFIX, dir, pod);
+    return len < 0 || (size_t)len >= n ? NULL : out;
+}
+
+int rd_dir_check(const char *dir)
+{
+    if (!*dir)
+        return -EINVAL;
+    return strlen(dir) > RD_DIR_MAX ? -ENAMETOOLONG : 0;
+}
+
+int rd_claim(const char *dir)
+{
+    int rc = rd_dir_check(dir);
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof(parent), "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (rc == 0 && slash && slash != parent) {
+        *slash = 0;
+        rc = fs_mkdir_p(parent, 0755);
+    }
+    return rc ? rc : fs_dir_new_or_empty(dir, 0700);
 }
 
 int rd_new(const char *name, char *out, size_t n)
 {
-    char home[PATH_MAX], stamp[32];
+    char home[PATH_MAX], stamp[32], parent[PATH_MAX];
     struct timespec ts;
     struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-    rd_home(home, sizeof(home));
-    snprintf(out, n, "%s/" RD_RUNS "/%s/%s-%ld", home, name, stamp, (long)getpid());
-    return fs_mkdir_p(out);
+    int rc = rd_home(home, sizeof(home));
+    if (rc < 0)
+        return rc;
+    int len = snprintf(parent, sizeof(parent), "%s/" RD_RUNS "/%s", home, name);
+    int dlen = snprintf(out, n, "%s/%s-%ld", parent, stamp, (long)getpid());
+    if (len < 0 || (size_t)len >= sizeof(parent) || dlen < 0 || (size_t)dlen >= n ||
+        (size_t)dlen > RD_DIR_MAX)
+        return -ENAMETOOLONG;
+    if ((rc = fs_mkdir_p(parent, 0700)) < 0)
+        return rc;
+    return mkdir(out, 0700) < 0 ? -errno : 0; /* a new directory, never an existing one */
 }
 
-static void latest_path(const char *name, char *out, size_t n)
+static int latest_path(const char *name, char *out, size_t n)
 {
     char home[PATH_MAX];
-    rd_home(home, sizeof(home));
-    snprintf(out, n, "%s/" RD_RUNS "/%s/" RD_LATEST, home, name);
+    int rc = rd_home(home, sizeof(home));
+    if (rc < 0)
+        return rc;
+    int len = snprintf(out, n, "%s/" RD_RUNS "/%s/" RD_LATEST, home, name);
+    return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
 }
 
 /* Atomically points `link` at `target` (a name in the same directory); "" removes it. */
@@ -73,7 +117,10 @@ static void set_link(const char *link, const char *target)
 void rd_mark_latest(const char *name, const char *dir, char *prev, size_t n)
 {
     char link[PATH_MAX + 64];
-    latest_path(name, link, sizeof(link));
+    if (n)
+        prev[0] = 0;
+    if (latest_path(name, link, sizeof(link)) < 0)
+        return;
     ssize_t len = readlink(link, prev, n ? n - 1 : 0);
     if (n)
         prev[len > 0 ? len : 0] = 0;
@@ -84,9 +131,8 @@ void rd_mark_latest(const char *name, const char *dir, char *prev, size_t n)
 void rd_discard(const char *name, const char *dir, const char *prev)
 {
     char link[PATH_MAX + 64];
-    if (rmdir(dir) < 0)
+    if (rmdir(dir) < 0 || latest_path(name, link, sizeof(link)) < 0)
         return; /* something was written there: it is a run to keep */
-    latest_path(name, link, sizeof(link));
     set_link(link, prev);
     *strrchr(link, '/') = 0; /* runs/<name>, then runs: removed only when empty */
     if (rmdir(link) == 0 && strrchr(link, '/')) {
@@ -97,9 +143,9 @@ void rd_discard(const char *name, const char *dir, const char *prev)
 
 int rd_latest(const char *name, char *out, size_t n)
 {
-    char link[PATH_MAX + 64];
-    latest_path(name, link, sizeof(link));
-    if (!realpath(link, out) || strlen(out) >= n)
+    char link[PATH_MAX + 64], real[PATH_MAX];
+    if (latest_path(name, link, sizeof(link)) < 0 || !realpath(link, real) ||
+        snprintf(out, n, "%s", real) >= (int)n)
         return -ENOENT;
     return 0;
 }

@@ -21,6 +21,7 @@
 #ifndef JX_RUNDIR_H
 #define JX_RUNDIR_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #define RD_RUNS "runs"
@@ -37,17 +38,34 @@
 #define RD_VOLUMES "volumes"
 #define RD_CONTROL "control.json" /* {"suspend": bool}: written by jaxset suspend|resume */
 
-/* The state home into out. */
-void rd_home(char *out, size_t n);
+/* The longest run directory path taken: what a run directory holds adds at most a few hundred
+ * bytes (pod and container names are DNS labels), and every path must fit in PATH_MAX. */
+#define RD_DIR_MAX (PATH_MAX - 512)
 
-/* "<dir>/<name>" into out; returns out. */
+/* The state home into out: 0, -ENOENT when none of JAXSET_HOME, XDG_STATE_HOME, HOME is set
+ * (runs hold environments and logs: they are never kept in a shared place such as /tmp), or
+ * -ENAMETOOLONG.  rd_home_error(rc) says which, for the user. */
+int rd_home(char *out, size_t n);
+const char *rd_home_error(int rc);
+
+/* "<dir>/<name>" into out; returns out, or NULL when it does not fit in n bytes. */
 char *rd_file(char *out, size_t n, const char *dir, const char *name);
 
 /* The log file of a container of pod `pod` in run directory `dir` into out: logs/<pod>.log, or
- * logs/<pod>.<container>.log when `container` is not NULL.  Returns out. */
+ * logs/<pod>.<container>.log when `container` is not NULL.  Returns out, or NULL when it does
+ * not fit in n bytes. */
 char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container);
 
-/* A new run directory for JobSet `name` into out, created (empty).  0 or a negative errno. */
+/* A directory given with --run-dir: -EINVAL for "", -ENAMETOOLONG past RD_DIR_MAX, else 0. */
+int rd_dir_check(const char *dir);
+
+/* Takes `dir` (--run-dir) for a run: checked as rd_dir_check, parents made, and the directory
+ * itself created 0700 or, when it exists, taken only if it is an empty directory and not a
+ * symbolic link (-EEXIST otherwise): a run never mixes with another's files. */
+int rd_claim(const char *dir);
+
+/* A new run directory for JobSet `name` into out, created 0700 (mkdir, never an existing
+ * one), its parents too.  0 or a negative errno (rd_home's among them). */
 int rd_new(const char *name, char *out, size_t n);
 
 /* Points runs/<name>/latest at `dir` (best effort, as soon as the run starts, so that `get`

@@ -268,7 +268,7 @@ static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
     if (asprintf(&dir, "%s/" RD_VOLUMES "/%s", ps->r->o->run_dir,
                  jx_str(jx_obj(pvc, "metadata"), "name")) < 0)
         return err_set(e, -ENOMEM, "out of memory");
-    int rc = fs_mkdir_p(dir);
+    int rc = fs_mkdir_p(dir, 0700);
     if (rc < 0)
         err_set(e, rc, "%s: %s", dir, strerror(-rc));
     free(dir);
@@ -651,6 +651,21 @@ static void note_images(struct run *r)
     }
 }
 
+/* A run whose logs or state could not all be kept never ends as a plain success: the job's own
+ * outcome is in the record (what could be written of it), the exit status says 1. */
+static int record_lost(struct run *r, int rc)
+{
+    int e = r->sup ? sup_log_errno(r->sup) : 0;
+    if (e)
+        run__state_failed(r, "logs", -e);
+    if (rc == 0 && r->state_errno) {
+        run__note(r, "the job completed, but its record in %s is incomplete: exit status 1",
+                  r->o->run_dir);
+        return 1;
+    }
+    return rc;
+}
+
 static const char *final_state(int rc)
 {
     if (rc < 0)
@@ -670,10 +685,12 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     }
     if (r.sup) /* the last forwarded output goes out (or is counted as skipped) first */
         sup_finish_output(r.sup);
+    int job_rc = rc; /* how the job itself ended */
+    rc = record_lost(&r, rc);
     if (r.events) /* the run directory exists: record how it ended */
-        run__state_write(&r, final_state(rc), rc);
+        run__state_write(&r, final_state(job_rc), rc);
     if (rc >= 0)
-        run__summary(&r, rc);
+        run__summary(&r, job_rc);
     teardown(&r);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "local/runner_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static const char *const nss_paths[] = {
 int run__hosts_setup(struct run *r, struct err *err)
 {
     const struct js_view *v = &r->m->view;
-    char path[1024], host[RUN_NAME_MAX];
+    char path[PATH_MAX], host[RUN_NAME_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
     FILE *f = fopen(rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS), "we");
     if (!f)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
@@ -85,7 +86,7 @@ static int merged_hosts(const struct run *r, const char *own, char *out, size_t 
     snprintf(out, n, "%s/hosts.%016llx", r->o->run_dir, (unsigned long long)h);
     if (access(out, R_OK) == 0)
         return 0;
-    char ours[1024];
+    char ours[PATH_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
     rd_file(ours, sizeof(ours), r->o->run_dir, RD_HOSTS);
     FILE *f = fopen(out, "we");
     if (!f)
@@ -102,7 +103,7 @@ static int merged_hosts(const struct run *r, const char *own, char *out, size_t 
 
 int run__hosts_env(const struct run *r, const json_t *container, json_t *extra)
 {
-    char hosts[1024];
+    char hosts[PATH_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
     if (!r->nss_lib)
         return 0;
     const char *own = own_hosts_file(container);

@@ -75,6 +75,7 @@ struct run {
     int64_t started_ms;
     bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
     bool idle_noted;             /* said why the run waits with nothing running */
+    int state_errno;             /* first failure to write the run directory, 0 none */
     /* crash-loop backoff of gang restarts (runner.c) */
     long long attempt;           /* the newest restart attempt whose Jobs were created */
     int64_t attempt_started_ms;  /* when its first Job was (or may be) created */
@@ -120,6 +121,7 @@ bool run__first_failed(const json_t *pods, char *out, size_t n);
 /* State on disk and on the terminal (runner_state.c). */
 int run__state_open(struct run *r, struct err *err);
 void run__state_write(struct run *r, const char *state, int exit_status);
+void run__state_failed(struct run *r, const char *what, int rc);
 void run__event(struct run *r, const char *type, const char *reason, const char *msg);
 void run__live(struct run *r, bool force);
 void run__live_clear(struct run *r);

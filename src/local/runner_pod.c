@@ -2,6 +2,7 @@
 #include "local/runner_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,7 +190,7 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
                              .pod_spec = jx_obj(pod_template(j), "spec")};
     struct podenv_strv env = {0}, argv = {0};
     struct err e = {{0}};
-    char log[1024], prefix[RUN_NAME_MAX + 128];
+    char log[PATH_MAX], prefix[RUN_NAME_MAX + 128]; /* run dir: at most RD_DIR_MAX */
     json_t *extra = NULL;
     int rc = extra_env(r, j, p, c, &extra, &e);
     if (rc == 0)

@@ -17,24 +17,48 @@
 
 int run__state_open(struct run *r, struct err *err)
 {
-    char path[1024];
-    int rc = fs_mkdir_p(rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS));
-    if (rc < 0)
-        return err_set(err, rc, "%s: %s", path, strerror(-rc));
-    r->events = fopen(rd_file(path, sizeof(path), r->o->run_dir, RD_EVENTS), "ae");
-    if (!r->events)
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    if (!rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS))
+        return err_set(err, -ENAMETOOLONG, "%s: the run directory's path is too long",
+                       r->o->run_dir);
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
+    rd_file(path, sizeof(path), r->o->run_dir, RD_EVENTS);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    r->events = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (!r->events) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return err_set(err, -e, "%s: %s", path, strerror(e));
+    }
     return 0;
 }
 
-/* Writes `v` to dir/name atomically (temporary file + rename). */
-static void write_json(const char *dir, const char *name, const json_t *v)
+/* Remembers the first failure to keep the run's state: reported once, and the run then does
+ * not end as a silent success (runner.c). */
+void run__state_failed(struct run *r, const char *what, int rc)
 {
-    char path[1024], tmp[1100];
-    rd_file(path, sizeof(path), dir, name);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if (json_dump_file(v, tmp, JSON_INDENT(2)) == 0)
-        rename(tmp, path);
+    if (r->state_errno)
+        return;
+    r->state_errno = rc;
+    run__note(r, "cannot keep the run's %s in %s: %s; the run goes on, but its record is "
+                 "incomplete",
+              what, r->o->run_dir, strerror(-rc));
+}
+
+/* Writes `v` to dir/name atomically, 0600, never through a symbolic link. */
+static void write_json(struct run *r, const char *name, const json_t *v)
+{
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    char *text = json_dumps(v, JSON_INDENT(2));
+    int rc = !text ? -ENOMEM
+             : !rd_file(path, sizeof(path), r->o->run_dir, name)
+                 ? -ENAMETOOLONG
+                 : fs_write_private(path, text, strlen(text));
+    free(text);
+    if (rc < 0)
+        run__state_failed(r, name, rc);
 }
 
 void run__state_write(struct run *r, const char *state, int exit_status)
@@ -51,15 +75,15 @@ void run__state_write(struct run *r, const char *state, int exit_status)
                             r->coord_port);
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
-    write_json(r->o->run_dir, RD_JOBSET, r->js);
+    write_json(r, RD_JOBSET, r->js);
     if (jobs)
-        write_json(r->o->run_dir, RD_JOBS, jobs);
+        write_json(r, RD_JOBS, jobs);
     json_t *pods = run__pods_json(r);
     if (pods)
-        write_json(r->o->run_dir, RD_PODS, pods);
+        write_json(r, RD_PODS, pods);
     json_decref(pods);
     if (run)
-        write_json(r->o->run_dir, RD_RUN, run);
+        write_json(r, RD_RUN, run);
     json_decref(jobs);
     json_decref(run);
     r->status_dirty = false;
@@ -89,7 +113,8 @@ void run__note(struct run *r, const char *fmt, ...)
     out(r, line);
     if (r->events) {
         fprintf(r->events, "Note %s\n", msg);
-        fflush(r->events);
+        if (fflush(r->events) != 0)
+            run__state_failed(r, RD_EVENTS, -errno);
     }
 }
 
@@ -99,7 +124,8 @@ void run__event(struct run *r, const char *type, const char *reason, const char 
     kt_format(kt_now_ms(), ts);
     if (r->events) {
         fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
-        fflush(r->events);
+        if (fflush(r->events) != 0)
+            run__state_failed(r, RD_EVENTS, -errno);
     }
     run__live_clear(r);
     snprintf(line, sizeof(line), "jaxset: %s %s: %s\n", type, reason, msg);

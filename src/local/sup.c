@@ -38,6 +38,7 @@ struct proc {
 
 struct sup {
     int epfd, sigfd;
+    int log_errno; /* first failure to write a log file, 0 none */
     sigset_t old_mask;
     struct sup__watchdog wd;
     struct proc **procs;
@@ -172,6 +173,11 @@ uint64_t sup_finish_output(struct sup *s)
     return s->out.skipped_total;
 }
 
+int sup_log_errno(const struct sup *s)
+{
+    return s->log_errno;
+}
+
 uint64_t sup_skipped_bytes(const struct sup *s)
 {
     return s->out.skipped_total + s->out.skipped;
@@ -291,17 +297,31 @@ static void forward_chunk(struct sup *s, struct proc *p, const char *buf, size_t
     }
 }
 
-static void write_all(int fd, const char *buf, size_t len)
+/* 0, or the errno of a write that failed (a full disk, a deleted run directory...). */
+static int write_all(int fd, const char *buf, size_t len)
 {
     while (len) {
         ssize_t w = write(fd, buf, len);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return;
+            return w < 0 ? errno : EIO;
         buf += w;
         len -= (size_t)w;
     }
+    return 0;
+}
+
+/* A log that cannot be kept is counted, never silent: the runner reports it. */
+static void log_failed(struct sup *s, struct proc *p, int e)
+{
+    if (!s->log_errno)
+        s->log_errno = e;
+    free(p->log_path);
+    p->log_path = NULL;
+    if (p->log_fd >= 0)
+        close(p->log_fd);
+    p->log_fd = -1;
 }
 
 static void close_pipe(struct sup *s, struct proc *p)
@@ -323,14 +343,14 @@ static void on_readable(struct sup *s, struct proc *p, char *buf)
         return;
     }
     if (p->log_fd < 0 && p->log_path) {
-        p->log_fd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (p->log_fd < 0) { /* cannot keep this log: stop trying, forwarding goes on */
-            free(p->log_path);
-            p->log_path = NULL;
-        }
+        p->log_fd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+                         0600);
+        if (p->log_fd < 0) /* cannot keep this log: stop trying, forwarding goes on */
+            log_failed(s, p, errno);
     }
-    if (p->log_fd >= 0)
-        write_all(p->log_fd, buf, (size_t)r);
+    int we = p->log_fd >= 0 ? write_all(p->log_fd, buf, (size_t)r) : 0;
+    if (we)
+        log_failed(s, p, we);
     if (p->prefix)
         forward_chunk(s, p, buf, (size_t)r);
 }

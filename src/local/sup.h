@@ -32,7 +32,7 @@ struct sup_spec {
     const char *const *argv;  /* argv[0] without '/' is looked up in envp's PATH (else ours) */
     const char *const *envp;
     const char *cwd;          /* NULL: inherit */
-    const char *log_path;     /* appended to, created 0644 on the first output (a silent
+    const char *log_path;     /* appended to, created 0600 on the first output (a silent
                                * container leaves no file); NULL: no log file */
     const char *prefix;       /* written before each forwarded line; NULL: not forwarded */
 };
@@ -77,6 +77,10 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
 /* Calls fn(ctx) before forwarded output is written, so that a caller drawing a status line on
  * the same terminal can clear it first. fn may be NULL. */
 void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx);
+
+/* The errno of the first log file that could not be created or written (0: every log is
+ * complete); that container's output still goes to out_fd. */
+int sup_log_errno(const struct sup *s);
 
 /* Bytes of output not forwarded because out_fd was not read fast enough (the log files have
  * them) so far. */

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-#define ERR_MSG_MAX 512
+/* A message quotes at most one path (< PATH_MAX, 4096) and a short text. */
+#define ERR_MSG_MAX 5120
 
 struct err {
     char msg[ERR_MSG_MAX];

@@ -2,6 +2,7 @@
 ordering, in-place restarts, signals, concurrency, invalid input."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -569,6 +570,69 @@ def no_command_is_invalid():
     assert v.returncode == 2 and msg in v.stderr, (v, msg)
     v = subprocess.run([BIN, "validate", "--cluster", r.path], capture_output=True, text=True)
     assert v.returncode == 0 and ": valid: JobSet default/nocmd" in v.stdout, v
+
+
+@test
+def run_dir_rules():
+    w = rj("w", "print('hi', flush=True)", pods=2)
+    r = Run(jobset("rdir", [w]), "--run-dir", "").run()
+    assert r.rc == 2 and "--run-dir must not be empty" in r.err, r.describe()
+    used = tempfile.mkdtemp(prefix="jaxset-used-")
+    open(os.path.join(used, "other"), "w").close()
+    r = Run(jobset("rdir", [w]), "--run-dir", used).run()
+    assert r.rc == 2 and "exists and is not an empty directory" in r.err, r.describe()
+    assert sorted(os.listdir(used)) == ["other"], os.listdir(used)
+    # a long run directory (1,016 characters) keeps every pod's log apart
+    base = tempfile.mkdtemp(prefix="jaxset-long-")
+    long_dir = os.path.join(base, *(["d" * 200] * 5))[:len(base) + 1016]
+    r = Run(jobset("rdir", [w]), "--run-dir", long_dir).run()
+    assert r.rc == 0, r.describe()
+    logs = sorted(os.listdir(os.path.join(long_dir, "logs")))
+    assert len(logs) == 2 and all(l.startswith("rdir-w-0-") for l in logs), logs
+    # no HOME, no JAXSET_HOME, no XDG_STATE_HOME: refused, never /tmp
+    r = Run(jobset("rdir", [w]))
+    env = {k: v for k, v in r.env.items() if k not in ("JAXSET_HOME", "XDG_STATE_HOME")}
+    env["HOME"] = ""
+    p = subprocess.run(r.args, env=env, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "neither JAXSET_HOME, XDG_STATE_HOME nor HOME is set" in \
+        p.stderr, p
+
+
+@test
+def run_files_are_private_whatever_the_umask():
+    w = rj("w", "print('secret', flush=True)")
+    r = Run(jobset("priv", [w]))
+    r.args = ["sh", "-c", 'umask 0 && exec "$@"', "sh", *r.args]
+    r.run()
+    assert r.rc == 0, r.describe()
+    d = r.run_dir("priv")
+    modes = {name: os.stat(os.path.join(d, name)).st_mode & 0o777
+             for name in ("", "logs", "jobset.json", "jobs.json", "pods.json", "run.json",
+                          "events.log")}
+    modes["log"] = os.stat(os.path.join(d, "logs", os.listdir(os.path.join(d, "logs"))[0])
+                           ).st_mode & 0o777
+    assert modes == {"": 0o700, "logs": 0o700, "jobset.json": 0o600, "jobs.json": 0o600,
+                     "pods.json": 0o600, "run.json": 0o600, "events.log": 0o600,
+                     "log": 0o600}, {k: oct(v) for k, v in modes.items()}
+
+
+@test
+def a_deleted_run_directory_is_reported():
+    # the run directory disappears mid-run: the pods finish, the run says what it could not
+    # keep, and the exit status is not a silent 0
+    script = ("import os, time; h = os.environ['JAXSET_HOME']; "
+              "open(h + '/up', 'w').close(); "
+              "[time.sleep(0.02) for _ in iter(lambda: not os.path.exists(h + '/go'), False)]; "
+              "print('after', flush=True)")
+    r = Run(jobset("gone", [rj("w", script)])).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.home, "up")), 20, "the pod to start")
+    shutil.rmtree(os.path.join(r.home, "runs"))
+    open(os.path.join(r.home, "go"), "w").close()
+    r.wait(30)
+    assert r.rc == 1, r.describe()
+    assert "cannot keep the run's" in r.err, r.describe()
+    assert "the job completed, but its record in" in r.err, r.describe()
+    assert "[gone-w-0-0] after" in r.out, r.describe()
 
 
 @test
