@@ -137,9 +137,9 @@ static void ai_check_resources(struct chk *c, const json_t *res, const char *p, 
     else if (!ratio && !mem)
         ferr_add(c->errs, FERR_REQUIRED, p, NULL, "exactly one of ramRatio or memory must be set");
     const json_t *acc = chk_obj(c, res, "accelerators", p, false);
-    snprintf(gpath, sizeof(gpath), "%s.accelerators", p);
+    fpath_fmt(gpath, "%s.accelerators", p);
     const json_t *gpu = chk_obj(c, acc, "gpu", gpath, false);
-    snprintf(gpath, sizeof(gpath), "%s.accelerators.gpu", p);
+    fpath_fmt(gpath, "%s.accelerators.gpu", p);
     (void)chk_int(c, gpu, "count", gpath, 0, &a->gpus);
 }
 

@@ -116,7 +116,7 @@ static void jj_check_port(struct chk *c, const json_t *jax, size_t idx, struct j
     if (!port)
         return;
     j->has_port = true;
-    snprintf(ppath, sizeof(ppath), "%s.ports[%zu]", cpath, i);
+    fpath_fmt(ppath, "%s.ports[%zu]", cpath, i);
     fpath_field(path, ppath, "containerPort");
     const json_t *v = json_object_get(port, "containerPort");
     long long p;

@@ -149,11 +149,11 @@ static void trainjob_env(struct remap *r, const char *ct, const char *rpath, con
             if (added++ == i - n_rt)
                 j = (long)t;
         }
-        snprintf(from, sizeof(from), "%s.env[%zu]", ct, i);
+        fpath_fmt(from, "%s.env[%zu]", ct, i);
         if (j >= 0)
             snprintf(to, sizeof(to), "spec.trainer.env[%ld]", j);
         else
-            snprintf(to, sizeof(to), "%s.env[%zu]", rpath, i);
+            fpath_fmt(to, "%s.env[%zu]", rpath, i);
         rule(r, from, to, true, j < 0);
     }
 }
@@ -175,12 +175,12 @@ static void trainjob_node(struct remap *r, const json_t *doc, const json_t *runt
         return;
     snprintf(ct, sizeof(ct), "spec.replicatedJobs[%ld].template.spec.template.spec.containers[%zu]",
              idx, k);
-    snprintf(rpath, sizeof(rpath), "spec.template.%s", ct);
+    fpath_fmt(rpath, "spec.template.%s", ct);
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
         const json_t *v = json_object_get(tr, fields[i][1]);
         if (!v || json_is_null(v))
             continue;
-        snprintf(from, sizeof(from), "%s.%s", ct, fields[i][0]);
+        fpath_fmt(from, "%s.%s", ct, fields[i][0]);
         snprintf(to, sizeof(to), "spec.trainer.%s", fields[i][1]);
         rule(r, from, to, true, false);
     }

@@ -207,7 +207,7 @@ static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
     t->rj_idx = (size_t)idx;
     fpath_index(rpath, "spec.template.spec", "replicatedJobs", (size_t)idx);
     t->rj_name = chk_str(c, rj, "name", rpath, true);
-    snprintf(cpath, sizeof(cpath), "%s.template.spec.template.spec.containers", rpath);
+    fpath_fmt(cpath, "%s.template.spec.template.spec.containers", rpath);
     const json_t *cts = conv_containers(c, jx_path(rj, "template.spec.template.spec"), cpath,
                                         JAXRT_TRAINJOB);
     if (!chk_named(cts, TJ_CONTAINER, SIZE_MAX, NULL))

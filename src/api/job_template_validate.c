@@ -198,14 +198,14 @@ static void check_container_lists(struct jsv *c, const json_t *ctr, const char *
     const json_t *env = jx_arr(ctr, "env"), *ports = jx_arr(ctr, "ports");
     for (size_t i = 0; i < json_array_size(env); i++) {
         const char *n = jx_str(json_array_get(env, i), "name");
-        snprintf(p, sizeof(p), "%s.env[%zu].name", cp, i);
+        fpath_fmt(p, "%s.env[%zu].name", cp, i);
         if (n && *n && !env_name_ok(n))
             ferr_add_str(c->chk.errs, FERR_INVALID, p, n,
                          "a valid environment variable name must consist only of printable "
                          "ASCII characters other than '='");
     }
     for (size_t i = 0; i < json_array_size(ports); i++) {
-        snprintf(p, sizeof(p), "%s.ports[%zu]", cp, i);
+        fpath_fmt(p, "%s.ports[%zu]", cp, i);
         check_port(c, json_array_get(ports, i), p);
     }
 }
@@ -253,7 +253,7 @@ static void check_volumes(struct jsv *c, const json_t *ps, const char *psp)
         const char *name = jx_str(json_array_get(vols, i), "name");
         if (!name || !*name)
             continue;
-        snprintf(p, sizeof(p), "%s.volumes[%zu].name", psp, i);
+        fpath_fmt(p, "%s.volumes[%zu].name", psp, i);
         dns_1123_label(name, &m);
         chk_dns(&c->chk, p, name, &m, NULL);
         if (chk_named(vols, name, i, NULL))
@@ -285,10 +285,10 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     char psp[FPATH_MAX], p[FPATH_MAX];
     const json_t *ptmpl = json_object_get(jspec, "template");
     const json_t *ps = json_object_get(ptmpl, "spec");
-    snprintf(psp, sizeof(psp), "%s.template.spec", sp);
+    fpath_fmt(psp, "%s.template.spec", sp);
     if ((ptmpl && !json_is_object(ptmpl)) || (ps && !json_is_null(ps) && !json_is_object(ps)))
         return; /* wrong type: reported by the schema walker */
-    snprintf(p, sizeof(p), "%s.template.metadata", sp);
+    fpath_fmt(p, "%s.template.metadata", sp);
     jsv__meta_maps(c, jx_obj(ptmpl, "metadata"), p);
     const json_t *ctrs = json_object_get(ps, "containers");
     if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))

@@ -240,7 +240,7 @@ static void check_depends_on(struct jsv *c, size_t i, const json_t *rj, const ch
     for (size_t j = 0; j < json_array_size(deps); j++) {
         const json_t *d = json_array_get(deps, j);
         const char *dn = jx_str(d, "name");
-        snprintf(ip, sizeof(ip), "%s[%zu]", dp, j);
+        fpath_fmt(ip, "%s[%zu]", dp, j);
         (void)chk_enum(&c->chk, d, "status", ip, dep_statuses, true);
         if (!dn || !*dn)
             continue;

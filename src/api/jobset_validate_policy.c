@@ -250,7 +250,7 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
     a = jx_arr(rule, "targetReplicatedJobs");
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *t = json_string_value(json_array_get(a, i));
-        snprintf(p, sizeof(p), "%s.targetReplicatedJobs[%zu]", rp, i);
+        fpath_fmt(p, "%s.targetReplicatedJobs[%zu]", rp, i);
         if (t && !chk_named(c->rjs, t, SIZE_MAX, NULL))
             ferr_add_str(c->chk.errs, FERR_INVALID, p, t,
                          "invalid replicatedJob name '%s' in failure policy does not appear in "
@@ -260,7 +260,7 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
     a = jx_arr(rule, "onJobFailureReasons");
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *r = json_string_value(json_array_get(a, i));
-        snprintf(p, sizeof(p), "%s.onJobFailureReasons[%zu]", rp, i);
+        fpath_fmt(p, "%s.onJobFailureReasons[%zu]", rp, i);
         if (r && !chk_in(reasons, r))
             ferr_add_str(c->chk.errs, FERR_INVALID, p, r,
                          "invalid job failure reason '%s' in failure policy is not a recognized "
@@ -270,7 +270,7 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
     a = jx_arr(rule, "onJobFailureMessagePatterns");
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *pat = json_string_value(json_array_get(a, i));
-        snprintf(p, sizeof(p), "%s.onJobFailureMessagePatterns[%zu]", rp, i);
+        fpath_fmt(p, "%s.onJobFailureMessagePatterns[%zu]", rp, i);
         if (pat)
             check_pattern(c, pat, p);
     }

@@ -76,8 +76,8 @@ static int scan(struct logs *l)
             break;
         }
         struct stat st = {0};
-        snprintf(path, sizeof(path), "%s/%s", l->logs, de->d_name);
-        stat(path, &st);
+        if (snprintf(path, sizeof(path), "%s/%s", l->logs, de->d_name) < (int)sizeof(path))
+            stat(path, &st); /* a longer path could not be opened either */
         f.mtime = st.st_mtim;
         l->v = nv;
         l->v[l->n++] = f;

@@ -269,6 +269,21 @@ static void pod_free(struct rpod *p)
     free(p);
 }
 
+/* "<job>-<index>-<random>" and hostname "<job>-<index>", as the Job controller names them.
+ * Job names are validated (at most 63 bytes), so they fit RUN_NAME_MAX; -1 if not. */
+static int pod_names(struct rpod *p, const struct rjob *j, int index, const char *rnd)
+{
+    int a, b;
+    if (index >= 0) {
+        a = snprintf(p->hostname, sizeof(p->hostname), "%s-%d", j->name, index);
+        b = snprintf(p->name, sizeof(p->name), "%s-%d-%s", j->name, index, rnd);
+    } else {
+        a = snprintf(p->name, sizeof(p->name), "%s-%s", j->name, rnd);
+        b = snprintf(p->hostname, sizeof(p->hostname), "%s", p->name);
+    }
+    return a < (int)sizeof(p->hostname) && b < (int)sizeof(p->name) ? 0 : -1;
+}
+
 static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
 {
     struct rpod *p = calloc(1, sizeof(*p));
@@ -282,12 +297,9 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
         return -ENOMEM;
     }
     rand5(r, rnd);
-    if (index >= 0) {
-        snprintf(p->hostname, sizeof(p->hostname), "%s-%d", j->name, index);
-        snprintf(p->name, sizeof(p->name), "%s-%d-%s", j->name, index, rnd);
-    } else {
-        snprintf(p->name, sizeof(p->name), "%s-%s", j->name, rnd);
-        snprintf(p->hostname, sizeof(p->hostname), "%s", p->name);
+    if (pod_names(p, j, index, rnd) < 0) {
+        pod_free(p);
+        return -ENAMETOOLONG;
     }
     p->jp.name = p->name;
     p->jp.index = index;

@@ -14,6 +14,7 @@
 #include "obj/fs.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
+#include "obj/sbuf.h"
 
 int run__state_open(struct run *r, struct err *err)
 {
@@ -101,26 +102,29 @@ static void out(struct run *r, const char *s)
     }
 }
 
+/* Notes and events quote paths and messages as long as the user made them: sbuf. */
 void run__note(struct run *r, const char *fmt, ...)
 {
-    char msg[1024], line[1100];
+    struct sbuf msg = SBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    sb_vprintf(&msg, fmt, ap);
     va_end(ap);
     run__live_clear(r);
-    snprintf(line, sizeof(line), "jaxset: %s\n", msg);
-    out(r, line);
+    out(r, "jaxset: ");
+    out(r, sb_failed(&msg) ? "(out of memory)" : sb_str(&msg));
+    out(r, "\n");
     if (r->events) {
-        fprintf(r->events, "Note %s\n", msg);
+        fprintf(r->events, "Note %s\n", sb_str(&msg));
         if (fflush(r->events) != 0)
             run__state_failed(r, RD_EVENTS, -errno);
     }
+    sb_free(&msg);
 }
 
 void run__event(struct run *r, const char *type, const char *reason, const char *msg)
 {
-    char ts[KT_RFC3339_MAX], line[1024];
+    char ts[KT_RFC3339_MAX];
     kt_format(kt_now_ms(), ts);
     if (r->events) {
         fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
@@ -128,40 +132,43 @@ void run__event(struct run *r, const char *type, const char *reason, const char 
             run__state_failed(r, RD_EVENTS, -errno);
     }
     run__live_clear(r);
-    snprintf(line, sizeof(line), "jaxset: %s %s: %s\n", type, reason, msg);
-    out(r, line);
+    struct sbuf line = SBUF_INIT;
+    sb_printf(&line, "jaxset: %s %s: %s\n", type, reason, msg);
+    out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    sb_free(&line);
 }
 
-/* "workers: 4 ready, 4 active, 0 succeeded, 0 failed | restarts 0" from the status. */
-static void status_text(const struct run *r, char *buf, size_t n)
+/* "workers: 4/4/0/0  restarts 0  (ready/active/succeeded/failed)" from the status. */
+static void status_text(const struct run *r, struct sbuf *b)
 {
     const json_t *st = jx_obj(r->js, "status");
     const json_t *rjs = jx_arr(st, "replicatedJobsStatus");
-    size_t off = 0;
-    for (size_t i = 0; i < json_array_size(rjs) && off < n; i++) {
+    for (size_t i = 0; i < json_array_size(rjs); i++) {
         const json_t *e = json_array_get(rjs, i);
-        off += (size_t)snprintf(buf + off, n - off, "%s%s: %lld/%lld/%lld/%lld", i ? "  " : "",
-                                jx_str(e, "name"), jx_int_or(e, "ready", 0),
-                                jx_int_or(e, "active", 0), jx_int_or(e, "succeeded", 0),
-                                jx_int_or(e, "failed", 0));
+        sb_printf(b, "%s%s: %lld/%lld/%lld/%lld", i ? "  " : "", jx_str(e, "name"),
+                  jx_int_or(e, "ready", 0), jx_int_or(e, "active", 0),
+                  jx_int_or(e, "succeeded", 0), jx_int_or(e, "failed", 0));
     }
-    if (off < n)
-        snprintf(buf + off, n - off, "  restarts %lld  (ready/active/succeeded/failed)",
-                 jx_int_or(st, "restarts", 0));
+    sb_printf(b, "  restarts %lld  (ready/active/succeeded/failed)", jx_int_or(st, "restarts", 0));
 }
 
+/* The live line is one terminal line: it is cut at sizeof(last_line) - 1 bytes on purpose. */
 void run__live(struct run *r, bool force)
 {
-    char line[512];
+    struct sbuf b = {.max = sizeof(r->last_line) - 1};
     if (!r->o->live)
         return;
-    size_t off = (size_t)snprintf(line, sizeof(line), "[%zu pods running] ", run__alive(r));
-    status_text(r, line + off, sizeof(line) - off);
-    if (!force && !strcmp(line, r->last_line))
-        return;
-    snprintf(r->last_line, sizeof(r->last_line), "%s", line);
-    out(r, "\r\033[K");
-    out(r, line);
+    int64_t secs = (kt_now_ms() - r->started_ms) / 1000;
+    sb_printf(&b, "[%lldm%02llds  %zu pods running] ", (long long)(secs / 60),
+              (long long)(secs % 60), run__alive(r));
+    status_text(r, &b);
+    const char *line = sb_str(&b);
+    if (force || strcmp(line, r->last_line) != 0) {
+        memcpy(r->last_line, line, b.len + 1);
+        out(r, "\r\033[K");
+        out(r, line);
+    }
+    sb_free(&b);
 }
 
 void run__live_clear(struct run *r)
@@ -174,11 +181,10 @@ void run__live_clear(struct run *r)
 
 void run__summary(struct run *r, int exit_status)
 {
-    char line[1024], st[512];
+    struct sbuf line = SBUF_INIT;
     const char *what = exit_status == 0 ? "Completed" : exit_status == 1 ? "Failed"
                                                                           : "Interrupted";
-    status_text(r, st, sizeof(st));
-    char failed[512];
+    char failed[512]; /* "pod <name> (container <name> ...)": names are DNS labels */
     json_t *pods = exit_status == 1 ? run__pods_json(r) : NULL;
     if (pods && run__first_failed(pods, failed, sizeof(failed)))
         run__note(r, "the first pod to fail: %s", failed);
@@ -188,8 +194,10 @@ void run__summary(struct run *r, int exit_status)
         run__note(r, "%llu bytes of pod output were not forwarded: the output was not read "
                      "fast enough (the log files have every byte)",
                   (unsigned long long)skipped);
-    snprintf(line, sizeof(line), "jaxset: JobSet %s %s after %.1fs  %s\njaxset: run directory %s\n",
-             r->m->view.name, what, (double)(kt_now_ms() - r->started_ms) / 1000.0, st,
-             r->o->run_dir);
-    out(r, line);
+    sb_printf(&line, "jaxset: JobSet %s %s after %.1fs  ", r->m->view.name, what,
+              (double)(kt_now_ms() - r->started_ms) / 1000.0);
+    status_text(r, &line);
+    sb_printf(&line, "\njaxset: run directory %s\n", r->o->run_dir);
+    out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    sb_free(&line);
 }

@@ -4,14 +4,28 @@
 #include <stdio.h>
 #include <string.h>
 
+#define ERR_CUT_MARK "..."
+
+/* msg holds the first ERR_MSG_MAX - 1 bytes of a longer text: ends it at a character
+ * boundary with the cut mark. */
+static void err_mark_cut(char *msg)
+{
+    size_t end = ERR_MSG_MAX - sizeof(ERR_CUT_MARK);
+    while (end > 0 && ((unsigned char)msg[end] & 0xc0) == 0x80)
+        end--; /* msg[end] continues a character that began before it */
+    memcpy(msg + end, ERR_CUT_MARK, sizeof(ERR_CUT_MARK));
+}
+
 int err_set(struct err *e, int rc, const char *fmt, ...)
 {
     if (!e)
         return rc;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+    int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof(e->msg))
+        err_mark_cut(e->msg);
     return rc;
 }
 
@@ -19,7 +33,18 @@ void err_prefix(struct err *e, const char *prefix)
 {
     if (!e)
         return;
-    char old[ERR_MSG_MAX];
-    memcpy(old, e->msg, sizeof(old));
-    snprintf(e->msg, sizeof(e->msg), "%s: %s", prefix, old);
+    size_t plen = strlen(prefix) + 2, old = strlen(e->msg);
+    if (plen >= sizeof(e->msg)) { /* the prefix alone fills the message */
+        memcpy(e->msg, prefix, sizeof(e->msg) - 1);
+        e->msg[sizeof(e->msg) - 1] = '\0';
+        err_mark_cut(e->msg);
+        return;
+    }
+    size_t keep = old < sizeof(e->msg) - plen ? old : sizeof(e->msg) - 1 - plen;
+    memmove(e->msg + plen, e->msg, keep);
+    e->msg[plen + keep] = '\0';
+    memcpy(e->msg, prefix, plen - 2);
+    memcpy(e->msg + plen - 2, ": ", 2);
+    if (keep < old)
+        err_mark_cut(e->msg);
 }

@@ -213,25 +213,32 @@ char *ferr_format(const struct ferr *e)
     return rc < 0 ? NULL : out;
 }
 
+char *fpath_fmt(char *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, FPATH_MAX, fmt, ap);
+    va_end(ap);
+    if (n >= FPATH_MAX) /* only user-chosen map keys of hundreds of bytes get here */
+        memcpy(out + FPATH_MAX - 4, "...", 4);
+    return out;
+}
+
 char *fpath_field(char *out, const char *parent, const char *field)
 {
     if (!parent || !*parent)
-        snprintf(out, FPATH_MAX, "%s", field);
-    else
-        snprintf(out, FPATH_MAX, "%s.%s", parent, field);
-    return out;
+        return fpath_fmt(out, "%s", field);
+    return fpath_fmt(out, "%s.%s", parent, field);
 }
 
 char *fpath_index(char *out, const char *parent, const char *field, size_t i)
 {
     const char *sep = parent && *parent ? "." : "";
-    snprintf(out, FPATH_MAX, "%s%s%s[%zu]", parent ? parent : "", sep, field, i);
-    return out;
+    return fpath_fmt(out, "%s%s%s[%zu]", parent ? parent : "", sep, field, i);
 }
 
 char *fpath_key(char *out, const char *parent, const char *field, const char *key)
 {
     const char *sep = parent && *parent ? "." : "";
-    snprintf(out, FPATH_MAX, "%s%s%s[%s]", parent ? parent : "", sep, field, key);
-    return out;
+    return fpath_fmt(out, "%s%s%s[%s]", parent ? parent : "", sep, field, key);
 }

@@ -5,7 +5,10 @@
  *   spec.replicatedJobs[0].name: Required value
  *   spec.replicatedJobs[0].replica: unknown field: did you mean "replicas"?
  *
- * Paths are built with fpath_*() into caller buffers of FPATH_MAX bytes. */
+ * Paths are built with fpath_*() into caller buffers of FPATH_MAX bytes.  A path is as long as
+ * the fields it names: only map keys the user chose (a JAXJob's replica type, an AIchor type,
+ * an annotation) can make it longer than FPATH_MAX - 1, and then it ends in "..." so that the
+ * cut shows. */
 #ifndef JX_FERR_H
 #define JX_FERR_H
 
@@ -88,6 +91,8 @@ char *ferr_format(const struct ferr *e);
 
 /* Path builders; each writes into out[FPATH_MAX] and returns out.  A parent of "" yields a bare
  * child ("spec"). */
+/* printf into out[FPATH_MAX], ending in "..." when cut; returns out. */
+char *fpath_fmt(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *fpath_field(char *out, const char *parent, const char *field);
 char *fpath_index(char *out, const char *parent, const char *field, size_t i);
 /* parent[key] as Kubernetes prints map entries: metadata.labels[app] */
