@@ -17,6 +17,7 @@ struct sync {
     size_t cap;
     unsigned char *killed; /* per pod: killed by this call */
     int32_t started;
+    bool per_index; /* Indexed with backoffLimitPerIndex */
 };
 
 /* What the pods say, recomputed from scratch on every call. */
@@ -29,6 +30,10 @@ struct census {
     char fail_msg[JOBCTL_MSG_MAX];
     int *done; /* Indexed: sorted distinct succeeded indexes */
     size_t ndone;
+    struct jobctl__ixf *ixf; /* per_index: failures by index, sorted */
+    size_t nixf;
+    int *failed_ix; /* per_index: sorted failed indexes */
+    size_t nfailed_ix;
 };
 
 /* Preference of a pod to be kept: running beats pending, ready beats not ready. */
@@ -153,6 +158,10 @@ static void census_failed(const struct sync *s, const struct jobctl_pod *p, stru
         memcpy(c->fail_msg, msg, sizeof(msg));
     }
     c->failed += act != JOBCTL__PFP_IGNORE;
+    if (s->per_index)
+        c->ixf[c->nixf++] = (struct jobctl__ixf){p->index, act != JOBCTL__PFP_IGNORE,
+                                                 act == JOBCTL__PFP_IGNORE,
+                                                 act == JOBCTL__PFP_FAIL_INDEX, p->finish_ms};
     if (p->finish_ms > c->last_success_ms) {
         c->fails_since_ok++;
         c->last_failure_ms = c->last_failure_ms > p->finish_ms ? c->last_failure_ms : p->finish_ms;
@@ -198,19 +207,36 @@ static void census_pod(const struct sync *s, size_t i, struct census *c)
         c->succeeded++;
 }
 
+static void census_release(struct census *c)
+{
+    free(c->done);
+    free(c->ixf);
+    free(c->failed_ix);
+}
+
 static int census_take(const struct sync *s, struct census *c)
 {
+    size_t n = s->in->npods ? s->in->npods : 1;
     memset(c, 0, sizeof(*c));
     c->last_success_ms = last_success(s);
     c->last_failure_ms = INT64_MIN;
-    c->done = malloc((s->in->npods ? s->in->npods : 1) * sizeof(int));
-    if (!c->done)
+    c->done = malloc(n * sizeof(int));
+    if (s->per_index) {
+        c->ixf = malloc(n * sizeof(*c->ixf));
+        c->failed_ix = malloc(n * sizeof(int));
+    }
+    if (!c->done || (s->per_index && (!c->ixf || !c->failed_ix)))
         return -ENOMEM;
     for (size_t i = 0; i < s->in->npods; i++)
         census_pod(s, i, c);
     if (s->spec.indexed) {
         c->ndone = sort_unique(c->done, c->ndone);
         c->succeeded = (int32_t)c->ndone;
+    }
+    if (s->per_index) {
+        c->nixf = jobctl__ixf_merge(c->ixf, c->nixf);
+        c->nfailed_ix =
+            jobctl__ixf_failed(c->ixf, c->nixf, s->spec.backoff_limit_per_index, c->failed_ix);
     }
     return 0;
 }
@@ -233,11 +259,31 @@ static bool past_deadline(const struct sync *s)
            s->in->now_ms - st->start_ms >= s->spec.active_deadline_s * 1000;
 }
 
+/* backoffLimitPerIndex: the reason the failed indexes fail the Job now (message in *msg), or
+ * NULL. */
+static const char *failed_indexes_reason(const struct sync *s, const struct census *c,
+                                         const char **msg)
+{
+    size_t n = c->nfailed_ix;
+    if (!s->per_index || n == 0)
+        return NULL;
+    if (s->spec.max_failed_indexes >= 0 && n > (size_t)s->spec.max_failed_indexes) {
+        *msg = "Job has exceeded the specified maximal number of failed indexes";
+        return "MaxFailedIndexesExceeded";
+    }
+    if (n + c->ndone >= (size_t)s->spec.completions) {
+        *msg = "Job has failed indexes";
+        return "FailedIndexes";
+    }
+    return NULL;
+}
+
 /* Sets the Failed condition when the Job fails now; returns whether it did. */
 static bool check_failure(struct sync *s, const struct census *c)
 {
     struct jobctl_cond *f = &s->res.status.failed_cond;
     int64_t now = s->in->now_ms;
+    const char *reason, *msg;
     if (c->fail_job)
         set_cond(f, JOBCTL_COND_TRUE, "PodFailurePolicy", c->fail_msg, now);
     else if (past_backoff_limit(s, c))
@@ -246,7 +292,24 @@ static bool check_failure(struct sync *s, const struct census *c)
     else if (past_deadline(s))
         set_cond(f, JOBCTL_COND_TRUE, "DeadlineExceeded",
                  "Job was active longer than specified deadline", now);
+    else if ((reason = failed_indexes_reason(s, c, &msg)) != NULL)
+        set_cond(f, JOBCTL_COND_TRUE, reason, msg, now);
     return f->status == JOBCTL_COND_TRUE;
+}
+
+/* successPolicy: sets SuccessCriteriaMet and Complete when a rule is met; returns whether. */
+static bool check_success(struct sync *s, const struct census *c)
+{
+    struct jobctl_status *st = &s->res.status;
+    int64_t now = s->in->now_ms;
+    char msg[JOBCTL_MSG_MAX];
+    if (!jobctl__success_match(&s->spec, c->done, c->ndone, msg, sizeof(msg)))
+        return false;
+    set_cond(&st->success_criteria, JOBCTL_COND_TRUE, "SuccessPolicy", msg, now);
+    set_cond(&st->complete, JOBCTL_COND_TRUE, "SuccessPolicy", msg, now);
+    st->has_completion = true;
+    st->completion_ms = now;
+    return true;
 }
 
 /* ---- pod management --------------------------------------------------------------------- */
@@ -355,27 +418,58 @@ static int restart_due(struct sync *s, int64_t *wake)
     return 0;
 }
 
-static int start_indexed(struct sync *s, const struct census *c, int32_t diff)
+/* Indexes not to start: succeeded, failed or active ones, sorted; caller frees. */
+static int *taken_indexes(const struct sync *s, const struct census *c, size_t *out_n)
 {
-    size_t n = c->ndone, k = 0;
-    int *taken = malloc((c->ndone + s->in->npods + 1) * sizeof(int));
+    size_t n = c->ndone;
+    int *taken = malloc((c->ndone + c->nfailed_ix + s->in->npods + 1) * sizeof(int));
     if (!taken)
-        return -ENOMEM;
-    memcpy(taken, c->done, c->ndone * sizeof(int));
+        return NULL;
+    if (c->ndone)
+        memcpy(taken, c->done, c->ndone * sizeof(int));
+    if (c->nfailed_ix)
+        memcpy(taken + n, c->failed_ix, c->nfailed_ix * sizeof(int));
+    n += c->nfailed_ix;
     for (size_t i = 0; i < s->in->npods; i++)
         if (is_active(s, i) && valid_index(s, &s->in->pods[i]))
             taken[n++] = s->in->pods[i].index;
-    n = sort_unique(taken, n);
-    for (int idx = 0; idx < s->spec.completions && s->started < diff; idx++) {
+    *out_n = sort_unique(taken, n);
+    return taken;
+}
+
+/* backoffLimitPerIndex: when the index may have its next pod, after its own pod backoff. */
+static int64_t index_due(const struct sync *s, const struct census *c, int idx)
+{
+    const struct jobctl__ixf *f = s->per_index ? jobctl__ixf_find(c->ixf, c->nixf, idx) : NULL;
+    if (!f)
+        return INT64_MIN;
+    return add_sat(f->last_ms, jobctl__backoff(s->cfg.pod_base_ms, s->cfg.pod_max_ms,
+                                               f->counted + f->ignored - 1));
+}
+
+/* The lowest `diff` pending indexes; per index, those still in backoff wait. */
+static int start_indexed(struct sync *s, const struct census *c, int32_t diff, int64_t *wake)
+{
+    size_t n, k = 0;
+    int32_t picked = 0;
+    int *taken = taken_indexes(s, c, &n);
+    if (!taken)
+        return -ENOMEM;
+    for (int idx = 0; idx < s->spec.completions && picked < diff; idx++) {
         while (k < n && taken[k] < idx)
             k++;
         if (k < n && taken[k] == idx)
             continue;
-        if (push(s, JOBCTL_START, idx, 0, 0) < 0) {
+        picked++;
+        int64_t due = index_due(s, c, idx);
+        if (s->in->now_ms < due) {
+            *wake = min64(*wake, due);
+        } else if (push(s, JOBCTL_START, idx, 0, 0) < 0) {
             free(taken);
             return -ENOMEM;
+        } else {
+            s->started++;
         }
-        s->started++;
     }
     free(taken);
     return 0;
@@ -384,7 +478,7 @@ static int start_indexed(struct sync *s, const struct census *c, int32_t diff)
 static int start_pods(struct sync *s, const struct census *c, int32_t diff, int64_t *wake)
 {
     const struct jobctl_config *cfg = &s->cfg;
-    if (c->fails_since_ok > 0) {
+    if (!s->per_index && c->fails_since_ok > 0) {
         int64_t ready_at =
             add_sat(c->last_failure_ms,
                     jobctl__backoff(cfg->pod_base_ms, cfg->pod_max_ms, c->fails_since_ok - 1));
@@ -396,7 +490,7 @@ static int start_pods(struct sync *s, const struct census *c, int32_t diff, int6
     if (diff > JOBCTL_MAX_STARTS)
         diff = JOBCTL_MAX_STARTS;
     if (s->spec.indexed)
-        return start_indexed(s, c, diff);
+        return start_indexed(s, c, diff, wake);
     for (; s->started < diff; s->started++)
         if (push(s, JOBCTL_START, -1, 0, 0) < 0)
             return -ENOMEM;
@@ -445,6 +539,8 @@ static int decide(struct sync *s, const struct census *c)
     }
     if (check_failure(s, c))
         return kill_all_active(s, JOBCTL_KILL_JOB_FAILED);
+    if (check_success(s, c))
+        return kill_all_active(s, JOBCTL_KILL_JOB_COMPLETE);
     rc = s->spec.suspend ? kill_all_active(s, JOBCTL_KILL_SUSPENDED) : manage(s, c, &wake);
     if (!s->spec.suspend && s->spec.active_deadline_s >= 0)
         wake = min64(wake, add_sat(st->start_ms, s->spec.active_deadline_s * 1000));
@@ -465,7 +561,9 @@ static int conclude(struct sync *s, const struct census *c, bool was_finished)
     st->succeeded = c->succeeded;
     if (s->spec.indexed && jobctl_indexes_format(c->done, c->ndone, &st->completed_indexes) < 0)
         return -ENOMEM;
-    if (was_finished || st->failed_cond.status == JOBCTL_COND_TRUE)
+    if (s->per_index && jobctl_indexes_format(c->failed_ix, c->nfailed_ix, &st->failed_indexes) < 0)
+        return -ENOMEM;
+    if (was_finished || jobctl_status_finished(st))
         return 0;
     bool enough = s->spec.completions < 0 ? c->succeeded > 0 : c->succeeded >= s->spec.completions;
     if (enough && active == 0) {
@@ -493,7 +591,9 @@ static int setup(struct sync *s, struct err *e)
     if (in->status)
         s->res.status = *in->status;
     s->res.status.completed_indexes = NULL;
+    s->res.status.failed_indexes = NULL;
     s->res.next_wakeup_ms = JOBCTL_NO_WAKEUP;
+    s->per_index = s->spec.indexed && s->spec.backoff_limit_per_index >= 0;
     s->killed = calloc(in->npods ? in->npods : 1, 1);
     return s->killed ? 0 : -ENOMEM;
 }
@@ -512,8 +612,8 @@ int jobctl_sync(const struct jobctl_input *in, struct jobctl_result *out, struct
         rc = census_take(&s, &after);
     if (rc == 0)
         rc = conclude(&s, &after, was_finished);
-    free(before.done);
-    free(after.done);
+    census_release(&before);
+    census_release(&after);
     free(s.killed);
     if (rc < 0) {
         if (rc == -ENOMEM)

@@ -14,7 +14,7 @@
  *  - Call again after executing the actions, whenever a pod changes, and at next_wakeup_ms.
  *
  * Behaviour (Kubernetes semantics unless stated):
- *  - Indexed: starts the lowest missing indexes (neither succeeded nor active) up to
+ *  - Indexed: starts the lowest missing indexes (not succeeded, failed or active) up to
  *    parallelism (capped by completions - succeeded); NonIndexed: starts pods up to
  *    parallelism until completions succeeded; with completions unset, stops starting after the
  *    first success and completes when nothing is active.  Pods with an index outside
@@ -26,21 +26,34 @@
  *    restart_max (10 s, 20 s, ... 5 min; the base is configurable so the local runner can use
  *    e.g. 100 ms).  When the container had run at least 2 * restart_max, the delay falls back
  *    to the base (the kubelet forgets old crashes).
- *  - backoffLimit (default 6): failed when the failed pods exceed it, or (OnFailure) when the
- *    container restarts of active pods reach it (> 0 when the limit is 0), exactly as
- *    Kubernetes counts them.  A container waiting for its restart counts as restarted already,
- *    so the Job fails at the same crash Kubernetes fails it, without the pointless last restart.
+ *  - backoffLimit (default 6; 2^31-1 with backoffLimitPerIndex): failed when the failed pods
+ *    exceed it, or (OnFailure) when the container restarts of active pods reach it (> 0 when
+ *    the limit is 0), exactly as Kubernetes counts them.  A container waiting for its restart
+ *    counts as restarted already, so the Job fails at the same crash Kubernetes fails it,
+ *    without the pointless last restart.
  *  - restartPolicy Never: a failed pod is replaced by a new pod for the same index after the Job
  *    controller's pod backoff pod_base * 2^(failures since the last success - 1), capped at
- *    pod_max (10 s ... 6 min).
+ *    pod_max (10 s ... 6 min); with backoffLimitPerIndex, 2^(failures of the index, ignored
+ *    ones included, - 1) from the index's last failure, so one index's backoff holds back no
+ *    other.
  *  - podFailurePolicy (requires restartPolicy Never, as Kubernetes validates): rules in order,
  *    first match wins; onExitCodes {containerName?, operator In|NotIn, values} over the pod's
  *    non-zero exit code (128 + signal for a signal death); onPodConditions matches
  *    DisruptionTarget=True only (pod.disruption_target).  FailJob fails the Job with reason
  *    PodFailurePolicy; Ignore keeps the failure out of status.failed and backoffLimit (the
  *    replacement still waits for the pod backoff, as in Kubernetes);
- *    Count is the default.  FailIndex is treated as FailJob (backoffLimitPerIndex is not
- *    supported); the message then names the rule's own action.
+ *    Count is the default; FailIndex fails the pod's index (it requires backoffLimitPerIndex).
+ *  - backoffLimitPerIndex (Indexed): failures are counted per index, Ignore'd ones left out; an
+ *    index with more than the limit, or with a FailIndex match, is failed: listed in
+ *    status.failedIndexes ("1,3-5"), never started again, while the other indexes go on.  More
+ *    failed indexes than maxFailedIndexes fail the Job at once (MaxFailedIndexesExceeded); once
+ *    every index has succeeded or failed, some failed, the Job fails with FailedIndexes.
+ *  - successPolicy (Indexed): rules in order; a rule is met when every index of its
+ *    succeededIndexes succeeded, or succeededCount of them did (succeededCount alone: of all
+ *    indexes).  The first met rule sets SuccessCriteriaMet and Complete (reason SuccessPolicy,
+ *    "Matched rules at index N") and kills the remaining pods, which are not counted as failed.
+ *  - The Job ends for the first of, in Kubernetes' order: a FailJob rule, backoffLimit, the
+ *    deadline, maxFailedIndexes, failed indexes, a successPolicy rule, completions.
  *  - activeDeadlineSeconds from status.startTime: past it, everything is killed and the Job
  *    fails with DeadlineExceeded.  startTime is cleared while the Job is suspended (as JobSet
  *    and Kueue clear it) and set to now on resume, so the deadline counts active time only.
@@ -48,13 +61,15 @@
  *    (JobResumed).
  *  - status.active counts the pods this call asks to start (as the Job controller does);
  *    ready counts active pods that are ready and not waiting for a restart.
- *  - Finishing: Complete (reason CompletionsReached) sets completionTime; Failed (reasons
- *    BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy) kills every active pod and counts
- *    them as failed.  The terminal condition is set at once (no SuccessCriteriaMet or
- *    FailureTarget interim conditions).  A finished Job only re-kills pods left running.
+ *  - Finishing: Complete (reason CompletionsReached or SuccessPolicy) sets completionTime;
+ *    Failed (reasons BackoffLimitExceeded, DeadlineExceeded, PodFailurePolicy,
+ *    MaxFailedIndexesExceeded, FailedIndexes) kills every active pod and counts them as failed.
+ *    The terminal condition is set at once, with the pods still terminating (no FailureTarget
+ *    interim condition; SuccessCriteriaMet only for a successPolicy, beside Complete).  A
+ *    finished Job only re-kills pods left running.
  *  - Deviations: pods killed for suspension or excess are not counted as failures and are not
- *    judged by the podFailurePolicy (Kubernetes counts deleted pods as failed); pods are
- *    single-container.
+ *    judged by the podFailurePolicy nor counted against their index (Kubernetes counts deleted
+ *    pods as failed); pods are single-container.
  *
  * Ownership: inputs are borrowed for the call; a result owns its actions and its status (free
  * with jobctl_result_release).  Nothing in a result points into the inputs.  All functions are
@@ -89,11 +104,14 @@ struct jobctl_spec {
     int64_t active_deadline_s; /* -1 when unset */
     enum jobctl_restart_policy restart_policy;
     const json_t *pod_failure_rules; /* spec.podFailurePolicy.rules or NULL */
+    int32_t backoff_limit_per_index; /* -1 when unset */
+    int32_t max_failed_indexes;      /* -1 when unset */
+    const json_t *success_rules;     /* spec.successPolicy.rules (Indexed only) or NULL */
 };
 
 /* Reads and checks the Job: 0, or -EINVAL with a Kubernetes-style message ("spec.parallelism:
- * Invalid value: -1: must be greater than or equal to 0") for values the Job API rejects.
- * `out` is written only on success. */
+ * Invalid value: -1: must be greater than or equal to 0") for values the Job API rejects
+ * (podFailurePolicy and successPolicy rules included).  `out` is written only on success. */
 __attribute__((warn_unused_result)) int jobctl_spec_parse(const json_t *job,
                                                           struct jobctl_spec *out, struct err *e);
 
@@ -151,17 +169,19 @@ struct jobctl_cond {
 struct jobctl_status {
     int32_t active, ready, succeeded, failed, terminating;
     char *completed_indexes; /* owned; "1,3-5,7"; NULL for NonIndexed */
+    char *failed_indexes;    /* owned; same format; NULL unless backoffLimitPerIndex applies */
     bool has_start, has_completion;
     int64_t start_ms, completion_ms;
-    struct jobctl_cond complete, failed_cond, suspended;
+    struct jobctl_cond complete, failed_cond, suspended, success_criteria;
 };
 
 /* Frees what the status owns and zeroes it.  NULL-safe. */
 void jobctl_status_release(struct jobctl_status *st);
 
 /* The status as a batch/v1 JSON object (zero counters and empty strings omitted, ready and
- * terminating always present, conditions in order of transition).  0 or -ENOMEM; *out_json is a
- * new reference on success. */
+ * terminating always present, failedIndexes present, even empty, whenever set; conditions in
+ * order of transition, SuccessCriteriaMet before Complete).  0 or -ENOMEM; *out_json is a new
+ * reference on success. */
 __attribute__((warn_unused_result)) int jobctl_status_to_json(const struct jobctl_status *st,
                                                               json_t **out_json);
 

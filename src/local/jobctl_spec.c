@@ -21,10 +21,12 @@ static const struct int_field f_parallelism = {"parallelism", 0, INT32_MAX, 1};
 static const struct int_field f_completions = {"completions", 0, INT32_MAX, -1};
 static const struct int_field f_backoff = {"backoffLimit", 0, INT32_MAX, 6};
 static const struct int_field f_deadline = {"activeDeadlineSeconds", 0, INT64_MAX / 1000, -1};
+static const struct int_field f_bl_per_index = {"backoffLimitPerIndex", 0, INT32_MAX, -1};
+static const struct int_field f_max_failed = {"maxFailedIndexes", 0, INT32_MAX, -1};
 
 static const char *const pfp_actions[] = {"FailJob", "FailIndex", "Ignore", "Count"};
 
-static const enum jobctl__pfp pfp_action_codes[] = {JOBCTL__PFP_FAIL_JOB, JOBCTL__PFP_FAIL_JOB,
+static const enum jobctl__pfp pfp_action_codes[] = {JOBCTL__PFP_FAIL_JOB, JOBCTL__PFP_FAIL_INDEX,
                                                     JOBCTL__PFP_IGNORE, JOBCTL__PFP_COUNT};
 
 static int read_int(const json_t *spec, const struct int_field *f, long long *out, struct err *e)
@@ -57,11 +59,18 @@ static int str_index(const char *s, const char *const *tab, size_t n)
 
 static int read_counts(const json_t *spec, struct jobctl_spec *s, struct err *e)
 {
-    long long par, comp, bl, ads;
+    long long par, comp, bl, ads, blpi, mfi;
+    struct int_field backoff = f_backoff;
     int rc;
+    if ((rc = read_int(spec, &f_bl_per_index, &blpi, e)) < 0 ||
+        (rc = read_int(spec, &f_max_failed, &mfi, e)) < 0)
+        return rc;
+    /* batch/v1 defaulting: with backoffLimitPerIndex, the Job-wide limit is in effect unlimited */
+    if (blpi >= 0)
+        backoff.def = INT32_MAX;
     if ((rc = read_int(spec, &f_parallelism, &par, e)) < 0 ||
         (rc = read_int(spec, &f_completions, &comp, e)) < 0 ||
-        (rc = read_int(spec, &f_backoff, &bl, e)) < 0 ||
+        (rc = read_int(spec, &backoff, &bl, e)) < 0 ||
         (rc = read_int(spec, &f_deadline, &ads, e)) < 0)
         return rc;
     /* batch/v1 defaulting: both unset means one pod, one completion */
@@ -71,6 +80,8 @@ static int read_counts(const json_t *spec, struct jobctl_spec *s, struct err *e)
     s->completions = (int32_t)comp;
     s->backoff_limit = (int32_t)bl;
     s->active_deadline_s = ads;
+    s->backoff_limit_per_index = (int32_t)blpi;
+    s->max_failed_indexes = (int32_t)mfi;
     return 0;
 }
 
@@ -145,7 +156,7 @@ static int check_exit_codes(const json_t *req, size_t i, struct err *e)
     return 0;
 }
 
-static int check_rule(const json_t *rule, size_t i, struct err *e)
+static int check_rule(const json_t *rule, size_t i, const struct jobctl_spec *s, struct err *e)
 {
     const char *action = jx_str(rule, "action");
     const json_t *codes = jx_obj(rule, "onExitCodes");
@@ -157,6 +168,11 @@ static int check_rule(const json_t *rule, size_t i, struct err *e)
                        RULE_PATH ".action: Unsupported value: \"%s\": supported values: \"Count\", "
                                  "\"FailIndex\", \"FailJob\", \"Ignore\"",
                        i, action ? action : "");
+    if (strcmp(action, "FailIndex") == 0 && s->backoff_limit_per_index < 0)
+        return err_set(e, -EINVAL,
+                       RULE_PATH ".action: Invalid value: \"FailIndex\": requires the "
+                                 "backoffLimitPerIndex to be set",
+                       i);
     if (codes && conds)
         return err_set(
             e, -EINVAL,
@@ -190,7 +206,7 @@ static int read_pfp(const json_t *spec, struct jobctl_spec *s, struct err *e)
         return err_set(e, -EINVAL, "spec.podFailurePolicy.rules: Required value");
     json_array_foreach(s->pod_failure_rules, i, rule)
     {
-        if ((rc = check_rule(rule, i, e)) < 0)
+        if ((rc = check_rule(rule, i, s, e)) < 0)
             return rc;
     }
     return 0;
@@ -207,7 +223,8 @@ int jobctl_spec_parse(const json_t *job, struct jobctl_spec *out, struct err *e)
     s.ns = ns && *ns ? ns : "default";
     s.suspend = jx_bool_or(spec, "suspend", false);
     if ((rc = read_counts(spec, &s, e)) < 0 || (rc = read_mode(spec, &s, e)) < 0 ||
-        (rc = read_template(spec, &s, e)) < 0 || (rc = read_pfp(spec, &s, e)) < 0)
+        (rc = read_template(spec, &s, e)) < 0 || (rc = read_pfp(spec, &s, e)) < 0 ||
+        (rc = jobctl__read_success(spec, &s, e)) < 0)
         return rc;
     *out = s;
     return 0;

@@ -37,6 +37,7 @@ void jobctl_status_release(struct jobctl_status *st)
     if (!st)
         return;
     free(st->completed_indexes);
+    free(st->failed_indexes);
     memset(st, 0, sizeof(*st));
 }
 
@@ -100,11 +101,13 @@ static json_t *cond_json(const char *type, const struct jobctl_cond *c)
     return o;
 }
 
+#define NCONDS 4
+
 /* The present, not yet emitted condition with the earliest transition, or -1. */
 static int earliest(const struct jobctl_cond *const *c, const bool *done)
 {
     int best = -1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NCONDS; i++) {
         if (done[i] || c[i]->status == JOBCTL_COND_ABSENT)
             continue;
         if (best < 0 || c[i]->time_ms < c[best]->time_ms)
@@ -115,9 +118,12 @@ static int earliest(const struct jobctl_cond *const *c, const bool *done)
 
 static int conditions_json(const struct jobctl_status *st, json_t *status)
 {
-    const struct jobctl_cond *const c[3] = {&st->suspended, &st->complete, &st->failed_cond};
-    static const char *const types[3] = {"Suspended", "Complete", "Failed"};
-    bool done[3] = {false, false, false};
+    /* ties keep this order: SuccessCriteriaMet comes before the Complete it leads to */
+    const struct jobctl_cond *const c[NCONDS] = {&st->suspended, &st->success_criteria,
+                                                 &st->complete, &st->failed_cond};
+    static const char *const types[NCONDS] = {"Suspended", "SuccessCriteriaMet", "Complete",
+                                              "Failed"};
+    bool done[NCONDS] = {false};
     json_t *arr = json_array();
     int best;
     if (!arr)
@@ -160,6 +166,8 @@ int jobctl_status_to_json(const struct jobctl_status *st, json_t **out_json)
     int rc = o ? counters_json(st, o) : -ENOMEM;
     if (rc == 0 && st->completed_indexes && st->completed_indexes[0])
         rc = jx_set_str(o, "completedIndexes", st->completed_indexes);
+    if (rc == 0 && st->failed_indexes)
+        rc = jx_set_str(o, "failedIndexes", st->failed_indexes);
     if (rc == 0 && st->has_start)
         rc = set_time(o, "startTime", st->start_ms);
     if (rc == 0 && st->has_completion)

@@ -283,6 +283,77 @@ def deadline_exceeded():
     assert condition(js, "Failed")["reason"] == "FailedJobs"
 
 
+PER_INDEX_JOB = """
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        parallelism: 3
+        completions: 3
+        backoffLimitPerIndex: 1{extra}
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: c
+              command: ["{py}", "-c", {script!r}]"""
+
+
+def job_of(r, name):
+    with open(os.path.join(r.run_dir(name), "jobs.json"), encoding="utf-8") as f:
+        return json.load(f)[0]
+
+
+@test
+def backoff_limit_per_index_fails_one_index():
+    # index 1 fails twice: with backoffLimitPerIndex 1 it is failed and not retried again, the
+    # others complete, then the Job fails with FailedIndexes (backoffLimit unset: no Job-wide
+    # limit), which a failure-policy rule names.
+    script = ("import os, sys; i = os.environ['JOB_COMPLETION_INDEX']; "
+              "print('run', i, flush=True); sys.exit(3 if i == '1' else 0)")
+    spec = """
+  failurePolicy:
+    maxRestarts: 3
+    rules:
+    - action: FailJobSet
+      onJobFailureReasons: [FailedIndexes]"""
+    r = Run(jobset("perindex", [PER_INDEX_JOB.format(extra="", py=PY, script=script)],
+                   spec)).run()
+    assert r.rc == 1, r.describe()
+    runs = sorted(l.split("] ", 1)[1] for l in r.out.splitlines() if "] run " in l)
+    assert runs == ["run 0", "run 1", "run 1", "run 2"], r.describe()
+    st = job_of(r, "perindex")["status"]
+    assert st["failedIndexes"] == "1" and st["completedIndexes"] == "0,2", st
+    assert st["failed"] == 2 and st["succeeded"] == 2, st
+    c = [c for c in st["conditions"] if c["type"] == "Failed"]
+    assert c and c[0]["reason"] == "FailedIndexes" and c[0]["message"] == \
+        "Job has failed indexes", st
+    js = r.jobset("perindex")
+    assert condition(js, "Failed")["reason"] == "FailJobSetFailurePolicyAction", js["status"]
+    assert js["status"].get("restarts", 0) == 0, js["status"]
+    assert not r.leftovers()
+
+
+@test
+def job_success_policy_completes_early():
+    # index 0 succeeding meets the Job's successPolicy: the other indexes are stopped.
+    script = ("import os, sys, time; i = os.environ['JOB_COMPLETION_INDEX']; "
+              "time.sleep(0 if i == '0' else 60)")
+    extra = "\n        successPolicy:\n          rules:\n          - succeededIndexes: '0'"
+    t0 = time.monotonic()
+    r = Run(jobset("jobsp", [PER_INDEX_JOB.format(extra=extra, py=PY, script=script)])).run()
+    assert r.rc == 0, r.describe()
+    assert time.monotonic() - t0 < 30, "the other indexes were not stopped"
+    st = job_of(r, "jobsp")["status"]
+    types = [c["type"] for c in st["conditions"]]
+    assert types == ["SuccessCriteriaMet", "Complete"], st
+    assert all(c["reason"] == "SuccessPolicy" and c["message"] == "Matched rules at index 0"
+               for c in st["conditions"]), st
+    assert st["succeeded"] == 1 and st.get("failed", 0) == 0, st
+    assert r.jobset("jobsp")["status"]["terminalState"] == "Completed"
+    assert not r.leftovers()
+
+
 @test
 def depends_on_complete_then_ready():
     init = rj("init", "import os, time; time.sleep(0.3); "

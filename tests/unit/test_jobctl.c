@@ -21,6 +21,9 @@
 #define PFP(rules) "'podFailurePolicy':{'rules':[" rules "]},"
 #define EXIT_RULE(action, extra, op, vals)                                                         \
     "{'action':'" action "','onExitCodes':{" extra "'operator':'" op "','values':[" vals "]}}"
+#define BLPI(n) "'backoffLimitPerIndex':" #n ","
+#define MFI(n) "'maxFailedIndexes':" #n ","
+#define SP(rules) "'successPolicy':{'rules':[" rules "]},"
 
 #define RUN(i, st) {.index = (i), .phase = JOBCTL_RUNNING, .ready = true, .start_ms = (st)}
 #define RUN_NR(i, st) {.index = (i), .phase = JOBCTL_RUNNING, .start_ms = (st)}
@@ -60,7 +63,7 @@ struct case_ {
     const struct jobctl_config *cfg;
     const char *want_actions; /* "kill(1,Suspended) restart(0) start(2)" or "" */
     const char *want_status;  /* see summarize() */
-    const char *want_msg;     /* exact Failed message, or error substring when want_rc < 0 */
+    const char *want_msg;     /* exact Failed (else Complete) message, or error substring */
     int want_rc;
 };
 
@@ -252,15 +255,102 @@ static const struct case_ cases[] = {
        .finish_ms = 5000}},
      1, 15000, NULL, "start(0)", "a=1 r=0 s=0 f=0 t=0 idx='' start=1000 done=- conds=[] wake=none",
      NULL, 0},
-    {"FailIndex is treated as FailJob",
-     JOB("Never", IDX(1, 1) PFP(EXIT_RULE("FailIndex", "", "In", "3"))), PV(1000),
-     {FAIL(0, 3, 5000)}, 1, 5001, NULL, "",
-     "a=0 r=0 s=0 f=1 t=0 idx='' start=1000 done=- conds=[Failed=True:PodFailurePolicy@5001] "
-     "wake=none", PFP_MSG(3, "FailIndex", 0), 0},
     {"pods we killed are not judged by the policy",
      JOB("Never", IDX(1, 1) BL(0) PFP(EXIT_RULE("FailJob", "", "NotIn", "0"))), PV(1000),
      {KILLED(0, 5000)}, 1, 5001, NULL, "start(0)",
      "a=1 r=0 s=0 f=0 t=0 idx='' start=1000 done=- conds=[] wake=none", NULL, 0},
+    /* ---- backoffLimitPerIndex ---- */
+    {"per index: a failure within the limit is retried after the index's backoff",
+     JOB("Never", IDX(3, 3) BLPI(1)), PV(1000), {FAIL(0, 1, 5000), RUN(1, 1000), RUN(2, 1000)}, 3,
+     15000, NULL, "start(0)",
+     "a=3 r=2 s=0 f=1 t=0 idx='' fidx='' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"per index: an index in backoff does not hold back another", JOB("Never", IDX(3, 3) BLPI(2)),
+     PV(1000), {FAIL(0, 1, 5000), FAIL(0, 1, 20000), FAIL(1, 1, 19000), RUN(2, 1000)}, 4, 30000,
+     NULL, "start(1)",
+     "a=2 r=1 s=0 f=3 t=0 idx='' fidx='' start=1000 done=- conds=[] wake=40000", NULL, 0},
+    {"per index: failures beyond the limit fail the index, the others go on",
+     JOB("Never", IDX(3, 3) BLPI(1)), PV(1000),
+     {FAIL(1, 1, 5000), FAIL(1, 1, 20000), RUN(0, 1000), RUN(2, 1000)}, 4, 90000, NULL, "",
+     "a=2 r=2 s=0 f=2 t=0 idx='' fidx='1' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"per index: failedIndexes is compressed as completedIndexes is",
+     JOB("Never", IDX(6, 6) BLPI(0)), PV(1000),
+     {FAIL(1, 1, 5000), FAIL(3, 1, 5000), FAIL(4, 1, 5000), FAIL(5, 1, 5000), RUN(0, 1000),
+      RUN(2, 1000)}, 6, 6000, NULL, "",
+     "a=2 r=2 s=0 f=4 t=0 idx='' fidx='1,3-5' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"per index: every index finished, some failed: FailedIndexes",
+     JOB("Never", IDX(3, 3) BLPI(0)), PV(1000), {OK(0, 5000), FAIL(1, 1, 6000), OK(2, 7000)}, 3,
+     8000, NULL, "",
+     "a=0 r=0 s=2 f=1 t=0 idx='0,2' fidx='1' start=1000 done=- "
+     "conds=[Failed=True:FailedIndexes@8000] wake=none", "Job has failed indexes", 0},
+    {"per index: more failed indexes than maxFailedIndexes fail the Job at once",
+     JOB("Never", IDX(4, 4) BLPI(0) MFI(1)), PV(1000),
+     {FAIL(0, 1, 5000), FAIL(1, 1, 6000), RUN(2, 1000), RUN(3, 1000)}, 4, 7000, NULL,
+     "kill(2,JobFailed) kill(3,JobFailed)",
+     "a=0 r=0 s=0 f=4 t=2 idx='' fidx='0,1' start=1000 done=- "
+     "conds=[Failed=True:MaxFailedIndexesExceeded@7000] wake=none",
+     "Job has exceeded the specified maximal number of failed indexes", 0},
+    {"per index: as many failed indexes as maxFailedIndexes: the Job goes on",
+     JOB("Never", IDX(4, 4) BLPI(0) MFI(2)), PV(1000),
+     {FAIL(0, 1, 5000), FAIL(1, 1, 6000), RUN(2, 1000), RUN(3, 1000)}, 4, 7000, NULL, "",
+     "a=2 r=2 s=0 f=2 t=0 idx='' fidx='0,1' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"per index: FailIndex fails the index at its first match",
+     JOB("Never", IDX(2, 2) BLPI(3) PFP(EXIT_RULE("FailIndex", "", "In", "42"))), PV(1000),
+     {FAIL(0, 42, 5000), RUN(1, 1000)}, 2, 5001, NULL, "",
+     "a=1 r=1 s=0 f=1 t=0 idx='' fidx='0' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"per index: FailIndex of the last open index: FailedIndexes",
+     JOB("Never", IDX(2, 2) BLPI(3) PFP(EXIT_RULE("FailIndex", "", "In", "42"))), PV(1000),
+     {OK(1, 4000), FAIL(0, 42, 5000)}, 2, 5001, NULL, "",
+     "a=0 r=0 s=1 f=1 t=0 idx='1' fidx='0' start=1000 done=- "
+     "conds=[Failed=True:FailedIndexes@5001] wake=none", "Job has failed indexes", 0},
+    {"per index: ignored failures do not count but lengthen the backoff",
+     JOB("Never", IDX(1, 1) BLPI(0) PFP(EXIT_RULE("Ignore", "", "In", "137"))), PV(1000),
+     {FAIL_SIG(0, 9, 5000), FAIL_SIG(0, 9, 20000)}, 2, 30000, NULL, "",
+     "a=0 r=0 s=0 f=0 t=0 idx='' fidx='' start=1000 done=- conds=[] wake=40000", NULL, 0},
+    {"per index: a backoffLimit set still applies", JOB("Never", IDX(2, 2) BLPI(5) BL(1)),
+     PV(1000), {FAIL(0, 1, 5000), FAIL(1, 1, 6000)}, 2, 7000, NULL, "",
+     "a=0 r=0 s=0 f=2 t=0 idx='' fidx='' start=1000 done=- "
+     "conds=[Failed=True:BackoffLimitExceeded@7000] wake=none", NULL, 0},
+    /* ---- successPolicy ---- */
+    {"successPolicy by indexes: met, the other pods are killed",
+     JOB("Never", IDX(4, 4) SP("{'succeededIndexes':'0,2'}")), PV(1000),
+     {OK(0, 5000), RUN(1, 1000), OK(2, 6000), RUN(3, 1000)}, 4, 7000, NULL,
+     "kill(1,JobComplete) kill(3,JobComplete)",
+     "a=0 r=0 s=2 f=0 t=2 idx='0,2' start=1000 done=7000 "
+     "conds=[SuccessCriteriaMet=True:SuccessPolicy@7000,Complete=True:SuccessPolicy@7000] "
+     "wake=none", "Matched rules at index 0", 0},
+    {"successPolicy by indexes: not met while one is missing",
+     JOB("Never", IDX(4, 4) SP("{'succeededIndexes':'0-2'}")), PV(1000),
+     {OK(0, 5000), OK(2, 6000), RUN(1, 1000), RUN(3, 1000)}, 4, 7000, NULL, "",
+     "a=2 r=2 s=2 f=0 t=0 idx='0,2' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"successPolicy by count", JOB("Never", IDX(5, 5) SP("{'succeededCount':2}")), PV(1000),
+     {OK(3, 5000), OK(4, 6000), RUN(0, 1000), RUN(1, 1000), RUN(2, 1000)}, 5, 7000, NULL,
+     "kill(2,JobComplete) kill(3,JobComplete) kill(4,JobComplete)",
+     "a=0 r=0 s=2 f=0 t=3 idx='3,4' start=1000 done=7000 "
+     "conds=[SuccessCriteriaMet=True:SuccessPolicy@7000,Complete=True:SuccessPolicy@7000] "
+     "wake=none", "Matched rules at index 0", 0},
+    {"successPolicy by indexes and count: the first met rule is named",
+     JOB("Never", IDX(6, 6) SP("{'succeededIndexes':'0-2','succeededCount':3},"
+                               "{'succeededIndexes':'3-5','succeededCount':2}")),
+     PV(1000), {OK(0, 5000), OK(3, 5000), OK(5, 5000), RUN(1, 1000), RUN(2, 1000), RUN(4, 1000)},
+     6, 7000, NULL, "kill(3,JobComplete) kill(4,JobComplete) kill(5,JobComplete)",
+     "a=0 r=0 s=3 f=0 t=3 idx='0,3,5' start=1000 done=7000 "
+     "conds=[SuccessCriteriaMet=True:SuccessPolicy@7000,Complete=True:SuccessPolicy@7000] "
+     "wake=none", "Matched rules at index 1", 0},
+    {"successPolicy count counts only the indexes the rule names",
+     JOB("Never", IDX(6, 6) SP("{'succeededIndexes':'1-4','succeededCount':3}")), PV(1000),
+     {OK(1, 5000), OK(3, 5000), OK(5, 5000), RUN(0, 1000), RUN(2, 1000), RUN(4, 1000)}, 6, 7000,
+     NULL, "", "a=3 r=3 s=3 f=0 t=0 idx='1,3,5' start=1000 done=- conds=[] wake=none", NULL, 0},
+    {"successPolicy before CompletionsReached",
+     JOB("Never", IDX(2, 2) SP("{'succeededIndexes':'0'}")), PV(1000),
+     {OK(0, 5000), OK(1, 5000)}, 2, 7000, NULL, "",
+     "a=0 r=0 s=2 f=0 t=0 idx='0,1' start=1000 done=7000 "
+     "conds=[SuccessCriteriaMet=True:SuccessPolicy@7000,Complete=True:SuccessPolicy@7000] "
+     "wake=none", "Matched rules at index 0", 0},
+    {"failed indexes are judged before the successPolicy",
+     JOB("Never", IDX(3, 3) BLPI(0) SP("{'succeededCount':2}")), PV(1000),
+     {OK(0, 5000), FAIL(1, 1, 6000), OK(2, 7000)}, 3, 8000, NULL, "",
+     "a=0 r=0 s=2 f=1 t=0 idx='0,2' fidx='1' start=1000 done=- "
+     "conds=[Failed=True:FailedIndexes@8000] wake=none", "Job has failed indexes", 0},
     /* ---- suspend ---- */
     {"suspend kills active pods and sets Suspended", JOB("Never", IDX(2, 2) "'suspend':true,"),
      PV(1000), {RUN(0, 1000), PEND(1, 1000)}, 2, 5000, NULL,
@@ -311,6 +401,11 @@ static const struct case_ cases[] = {
      NULL, NULL,
      "spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported values: "
      "\"OnFailure\", \"Never\"", -EINVAL},
+    {"FailIndex needs backoffLimitPerIndex",
+     JOB("Never", IDX(1, 1) PFP(EXIT_RULE("FailIndex", "", "In", "3"))), PV(0), NOPODS, 0, 1000,
+     NULL, NULL, NULL,
+     "spec.podFailurePolicy.rules[0].action: Invalid value: \"FailIndex\": requires the "
+     "backoffLimitPerIndex to be set", -EINVAL},
     {"In with exit code 0 is rejected",
      JOB("Never", IDX(1, 1) PFP(EXIT_RULE("FailJob", "", "In", "1,0"))), PV(0), NOPODS, 0, 1000,
      NULL, NULL, NULL,
@@ -388,8 +483,9 @@ static void ms_or_dash(char *buf, size_t n, const char *key, bool has, int64_t v
         append(buf, n, " %s=-", key);
 }
 
-/* "a=active r=ready s=succeeded f=failed t=terminating idx='completedIndexes'|- start=ms|-
- *  done=completionMs|- conds=[Type=Status:Reason@ms,...] wake=ms|none" */
+/* "a=active r=ready s=succeeded f=failed t=terminating idx='completedIndexes'|-
+ *  [fidx='failedIndexes'] start=ms|- done=completionMs|- conds=[Type=Status:Reason@ms,...]
+ *  wake=ms|none" */
 static void summarize(const struct jobctl_result *r, char *buf, size_t n)
 {
     const struct jobctl_status *st = &r->status;
@@ -400,9 +496,12 @@ static void summarize(const struct jobctl_result *r, char *buf, size_t n)
         append(buf, n, " idx='%s'", st->completed_indexes);
     else
         append(buf, n, " idx=-");
+    if (st->failed_indexes)
+        append(buf, n, " fidx='%s'", st->failed_indexes);
     ms_or_dash(buf, n, "start", st->has_start, st->start_ms);
     ms_or_dash(buf, n, "done", st->has_completion, st->completion_ms);
     append(buf, n, " conds=[");
+    summarize_cond(buf, n, "SuccessCriteriaMet", &st->success_criteria);
     summarize_cond(buf, n, "Complete", &st->complete);
     summarize_cond(buf, n, "Failed", &st->failed_cond);
     summarize_cond(buf, n, "Suspended", &st->suspended);
@@ -445,9 +544,10 @@ static void run_case(const struct case_ *c)
     summarize(&res, got, sizeof(got));
     if (strcmp(got, c->want_status) != 0)
         fail_msg("%s: status\n  got:  %s\n  want: %s", c->name, got, c->want_status);
-    if (c->want_msg && strcmp(res.status.failed_cond.message, c->want_msg) != 0)
-        fail_msg("%s: message\n  got:  %s\n  want: %s", c->name, res.status.failed_cond.message,
-                 c->want_msg);
+    const struct jobctl_cond *fc = &res.status.failed_cond;
+    const char *msg = fc->status == JOBCTL_COND_TRUE ? fc->message : res.status.complete.message;
+    if (c->want_msg && strcmp(msg, c->want_msg) != 0)
+        fail_msg("%s: message\n  got:  %s\n  want: %s", c->name, msg, c->want_msg);
     jobctl_result_release(&res);
     json_decref(job);
 }
@@ -501,6 +601,9 @@ static void test_spec_defaults(void **state)
     assert_int_equal(s.active_deadline_s, -1);
     assert_int_equal(s.restart_policy, JOBCTL_RESTART_ON_FAILURE);
     assert_null(s.pod_failure_rules);
+    assert_int_equal(s.backoff_limit_per_index, -1);
+    assert_int_equal(s.max_failed_indexes, -1);
+    assert_null(s.success_rules);
     json_decref(job);
 
     job = tu_qjson("{'metadata':{'namespace':'ml'},'spec':{'parallelism':3,"
@@ -512,6 +615,26 @@ static void test_spec_defaults(void **state)
     assert_int_equal(s.parallelism, 3);
     assert_int_equal(s.completions, -1);
     assert_int_equal(s.restart_policy, JOBCTL_RESTART_NEVER);
+    json_decref(job);
+}
+
+/* batch/v1 defaulting: backoffLimit is 2^31-1 with backoffLimitPerIndex, unless set. */
+static void test_spec_per_index(void **state)
+{
+    struct jobctl_spec s;
+    struct err e = {{0}};
+    json_t *job = tu_qjson(JOB("Never", IDX(4, 2) BLPI(1) MFI(2)
+                                            SP("{'succeededIndexes':'0-2,3'}")));
+    (void)state;
+    assert_int_equal(jobctl_spec_parse(job, &s, &e), 0);
+    assert_int_equal(s.backoff_limit, INT32_MAX);
+    assert_int_equal(s.backoff_limit_per_index, 1);
+    assert_int_equal(s.max_failed_indexes, 2);
+    assert_int_equal(json_array_size(s.success_rules), 1);
+    json_decref(job);
+    job = tu_qjson(JOB("Never", IDX(4, 2) BLPI(1) BL(3)));
+    assert_int_equal(jobctl_spec_parse(job, &s, &e), 0);
+    assert_int_equal(s.backoff_limit, 3);
     json_decref(job);
 }
 
@@ -547,6 +670,39 @@ static void test_spec_errors(void **state)
         {"'podFailurePolicy':{'rules':[{'action':'Count','onExitCodes':{'operator':'In','values':[]"
          "}}]},",
          "spec.podFailurePolicy.rules[0].onExitCodes.values: Required value"},
+        {IDX(4, 4) "'backoffLimitPerIndex':-1,",
+         "spec.backoffLimitPerIndex: Invalid value: -1: must be greater than or equal to 0"},
+        {SP("{'succeededCount':1}"),
+         "spec.successPolicy: Invalid value: requires indexed completion mode"},
+        {IDX(4, 4) "'successPolicy':{'rules':[]},",
+         "spec.successPolicy.rules: Required value: at least one rules must be specified when the "
+         "successPolicy is specified"},
+        {IDX(4, 4) SP("{}"),
+         "spec.successPolicy.rules[0]: Required value: at least one of succeededCount or "
+         "succeededIndexes must be specified"},
+        {IDX(4, 4) SP("{'succeededIndexes':'0,x'}"),
+         "spec.successPolicy.rules[0].succeededIndexes: Invalid value: \"0,x\": error parsing "
+         "succeededIndexes: cannot convert string to integer for index: \"x\""},
+        {IDX(4, 4) SP("{'succeededIndexes':'0,,1'}"),
+         "error parsing succeededIndexes: cannot convert string to integer for index: \"\""},
+        {IDX(4, 4) SP("{'succeededIndexes':'3-1'}"),
+         "error parsing succeededIndexes: non-increasing order, previous: 3, current: 1"},
+        {IDX(4, 4) SP("{'succeededIndexes':'0-2,2'}"),
+         "error parsing succeededIndexes: non-increasing order, previous: 2, current: 2"},
+        {IDX(4, 4) SP("{'succeededIndexes':'1,4'}"),
+         "error parsing succeededIndexes: too large index: \"4\""},
+        {IDX(4, 4) SP("{'succeededIndexes':'0-1-2'}"),
+         "error parsing succeededIndexes: the fragment \"0-1-2\" violates the requirement that "
+         "an index interval can have at most two parts separated by '-'"},
+        {IDX(4, 4) SP("{'succeededCount':5}"),
+         "spec.successPolicy.rules[0].succeededCount: Invalid value: 5: must be less than or equal "
+         "to 4 (the number of specified completions)"},
+        {IDX(4, 4) SP("{'succeededIndexes':'1,3','succeededCount':3}"),
+         "spec.successPolicy.rules[0].succeededCount: Invalid value: 3: must be less than or equal "
+         "to 2 (the number of indexes in the specified succeededIndexes field)"},
+        {IDX(4, 4) SP("{'succeededCount':-1}"),
+         "spec.successPolicy.rules[0].succeededCount: Invalid value: -1: must be greater than or "
+         "equal to 0"},
     };
 
     (void)state;
@@ -599,6 +755,38 @@ static void test_status_json(void **state)
     json_decref(want);
     jobctl_status_release(&st);
     assert_null(st.completed_indexes);
+}
+
+/* failedIndexes is written even empty once set; SuccessCriteriaMet comes before Complete. */
+static void test_status_json_index_sets(void **state)
+{
+    struct jobctl_status st = {.succeeded = 1, .has_completion = true, .completion_ms = 0};
+    const struct jobctl_cond met = {JOBCTL_COND_TRUE, "SuccessPolicy", "Matched rules at index 0",
+                                    0};
+    json_t *got = NULL;
+    (void)state;
+    st.completed_indexes = strdup("2");
+    st.failed_indexes = strdup("");
+    st.complete = met;
+    st.success_criteria = met;
+    assert_int_equal(jobctl_status_to_json(&st, &got), 0);
+    json_t *want = tu_qjson(
+        "{'ready':0,'succeeded':1,'terminating':0,'completedIndexes':'2','failedIndexes':'',"
+        "'completionTime':'1970-01-01T00:00:00Z','uncountedTerminatedPods':{},'conditions':["
+        "{'type':'SuccessCriteriaMet','status':'True','reason':'SuccessPolicy',"
+        "'message':'Matched rules at index 0','lastProbeTime':'1970-01-01T00:00:00Z',"
+        "'lastTransitionTime':'1970-01-01T00:00:00Z'},"
+        "{'type':'Complete','status':'True','reason':'SuccessPolicy',"
+        "'message':'Matched rules at index 0','lastProbeTime':'1970-01-01T00:00:00Z',"
+        "'lastTransitionTime':'1970-01-01T00:00:00Z'}]}");
+    if (!json_equal(got, want)) {
+        char *s = json_dumps(got, JSON_SORT_KEYS);
+        fail_msg("status JSON: %s", s);
+    }
+    json_decref(got);
+    json_decref(want);
+    jobctl_status_release(&st);
+    assert_null(st.failed_indexes);
 }
 
 static void test_kubelet_exit(void **state)
@@ -721,6 +909,66 @@ static void test_simulated_failure(void **state)
     json_decref(job);
 }
 
+/* backoffLimitPerIndex 1: index 1 fails twice (the retry after its own 100 ms backoff), the
+ * others succeed: the Job fails with FailedIndexes, failedIndexes "1". */
+static void test_simulated_per_index(void **state)
+{
+    json_t *job = tu_qjson(JOB("Never", IDX(3, 3) BLPI(1)));
+    struct sim sm = {.n = 0};
+    struct jobctl_result r = {.next_wakeup_ms = JOBCTL_NO_WAKEUP};
+    (void)state;
+    sim_step(job, &sm, &r, 1000);
+    assert_int_equal(sm.n, 3);
+    jobctl_pod_exited(&sm.pods[1], JOBCTL_RESTART_NEVER, 1, 0, 1100);
+    jobctl_pod_exited(&sm.pods[0], JOBCTL_RESTART_NEVER, 0, 0, 1150);
+    sim_step(job, &sm, &r, 1150);
+    assert_int_equal(sm.n, 3);
+    assert_int_equal(r.next_wakeup_ms, 1200); /* a success does not reset an index's backoff */
+    sim_step(job, &sm, &r, 1200);
+    assert_int_equal(sm.n, 4);
+    assert_int_equal(sm.pods[3].index, 1);
+    jobctl_pod_exited(&sm.pods[3], JOBCTL_RESTART_NEVER, 1, 0, 1300);
+    sim_step(job, &sm, &r, 1300);
+    assert_string_equal(r.status.failed_indexes, "1");
+    assert_false(jobctl_status_finished(&r.status));
+    assert_int_equal(r.next_wakeup_ms, JOBCTL_NO_WAKEUP);
+    jobctl_pod_exited(&sm.pods[2], JOBCTL_RESTART_NEVER, 0, 0, 1400);
+    sim_step(job, &sm, &r, 1400);
+    assert_int_equal(sm.n, 4);
+    assert_string_equal(r.status.failed_cond.reason, "FailedIndexes");
+    assert_string_equal(r.status.completed_indexes, "0,2");
+    assert_int_equal(r.status.failed, 2);
+    assert_int_equal(r.status.succeeded, 2);
+    jobctl_result_release(&r);
+    json_decref(job);
+}
+
+/* successPolicy on index 0: its success completes the Job; the killed pods are not failures. */
+static void test_simulated_success_policy(void **state)
+{
+    json_t *job = tu_qjson(JOB("Never", IDX(3, 3) SP("{'succeededIndexes':'0'}")));
+    struct sim sm = {.n = 0};
+    struct jobctl_result r = {.next_wakeup_ms = JOBCTL_NO_WAKEUP};
+    (void)state;
+    sim_step(job, &sm, &r, 1000);
+    jobctl_pod_exited(&sm.pods[0], JOBCTL_RESTART_NEVER, 0, 0, 1100);
+    sim_step(job, &sm, &r, 1100);
+    assert_true(sm.pods[1].terminating && sm.pods[2].terminating);
+    assert_int_equal(r.status.success_criteria.status, JOBCTL_COND_TRUE);
+    assert_string_equal(r.status.complete.reason, "SuccessPolicy");
+    jobctl_pod_exited(&sm.pods[1], JOBCTL_RESTART_NEVER, 0, 15, 1200);
+    jobctl_pod_exited(&sm.pods[2], JOBCTL_RESTART_NEVER, 143, 0, 1200);
+    sim_step(job, &sm, &r, 1200);
+    assert_int_equal(r.nactions, 0);
+    assert_int_equal(r.status.failed, 0);
+    assert_int_equal(r.status.succeeded, 1);
+    assert_int_equal(r.status.terminating, 0);
+    assert_int_equal(r.status.completion_ms, 1100);
+    assert_null(r.status.failed_indexes);
+    jobctl_result_release(&r);
+    json_decref(job);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -728,7 +976,10 @@ int main(void)
         cmocka_unit_test(test_indexes_format),    cmocka_unit_test(test_spec_defaults),
         cmocka_unit_test(test_spec_errors),       cmocka_unit_test(test_status_json),
         cmocka_unit_test(test_kubelet_exit),      cmocka_unit_test(test_simulated_run),
-        cmocka_unit_test(test_simulated_failure),
+        cmocka_unit_test(test_simulated_failure), cmocka_unit_test(test_spec_per_index),
+        cmocka_unit_test(test_status_json_index_sets),
+        cmocka_unit_test(test_simulated_per_index),
+        cmocka_unit_test(test_simulated_success_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
