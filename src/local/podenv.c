@@ -117,13 +117,16 @@ static const char *map_key(const char *path, const char *prefix, char *out, size
     const char *k = path + pl + 1;
     char q = (*k == '\'' || *k == '"') ? *k++ : 0;
     size_t kl = strcspn(k, q ? (q == '\'' ? "'" : "\"") : "]");
-    snprintf(out, n, "%.*s", (int)kl, k);
+    if (kl >= n)
+        return NULL; /* longer than any valid key: an unsupported fieldPath */
+    memcpy(out, k, kl);
+    out[kl] = '\0';
     return out;
 }
 
 static int field_ref(const char *path, const struct podenv_pod *pod, const char **out)
 {
-    static char key[256];
+    char key[320]; /* a label or annotation key: at most 253 + "/" + 63 bytes */
     const json_t *meta = pod->meta;
     const char *k;
     if ((k = map_key(path, "metadata.labels", key, sizeof(key))))

@@ -78,12 +78,22 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     }
     r->jobs = nj;
     j->obj = obj;
-    snprintf(j->name, sizeof(j->name), "%s", jx_str(meta, "name"));
-    j->rj = (size_t)js_view_find(&r->m->view, jx_get_meta(meta, "labels", LBL_RJ_NAME));
-    j->index = strtoll(jx_get_meta(meta, "labels", LBL_JOB_INDEX), NULL, 10);
+    const char *name = jx_str(meta, "name"), *idx = jx_get_meta(meta, "labels", LBL_JOB_INDEX);
+    long rj = js_view_find(&r->m->view, jx_get_meta(meta, "labels", LBL_RJ_NAME));
+    /* the core built this Job (construct_job): a name that is a validated DNS label, the
+     * replicated job's name and the index as labels; anything else is a bug to report */
+    if (!name || snprintf(j->name, sizeof(j->name), "%s", name) >= (int)sizeof(j->name) ||
+        rj < 0 || !idx) {
+        run__job_free(j);
+        return err_set(err, -EINVAL, "job %s: not a child Job of this JobSet",
+                       name ? name : "(no name)");
+    }
+    j->rj = (size_t)rj;
+    j->index = strtoll(idx, NULL, 10);
     j->wakeup_ms = INT64_MAX;
-    jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name);
-    int rc = jobctl_spec_parse(obj, &j->spec, err);
+    int rc = jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name) < 0
+                 ? err_set(err, -ENOMEM, "out of memory")
+                 : jobctl_spec_parse(obj, &j->spec, err);
     if (rc < 0) {
         run__job_free(j);
         return rc;
@@ -127,11 +137,15 @@ static size_t reap_deleted(struct run *r)
     return n;
 }
 
+/* The observed Jobs for the core; NULL on OOM (a partial list would show it too few Jobs). */
 static json_t *jobs_json(const struct run *r)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < r->n_jobs; i++)
-        json_array_append(arr, r->jobs[i]->obj);
+        if (json_array_append(arr, r->jobs[i]->obj) < 0) {
+            json_decref(arr);
+            return NULL;
+        }
     return arr;
 }
 

@@ -46,6 +46,7 @@ struct sup {
     uint64_t next_id;
     int watched[SUP_WATCH_MAX];
     size_t n_watched;
+    char *rbuf; /* SUP_READ_CHUNK bytes read from a pipe at a time */
     struct sup__out out;
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
 };
@@ -65,7 +66,7 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         return err_set(err, -ENOMEM, "out of memory");
     s->epfd = s->sigfd = -1;
     s->wd.fd = -1;
-    if (sup__out_init(&s->out, out_fd) < 0) {
+    if (!(s->rbuf = malloc(SUP_READ_CHUNK)) || sup__out_init(&s->out, out_fd) < 0) {
         rc = err_set(err, -ENOMEM, "out of memory");
         goto fail;
     }
@@ -134,6 +135,7 @@ void sup_free(struct sup *s)
         close(s->epfd);
     sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
     free(s->procs);
+    free(s->rbuf);
     free(s);
 }
 
@@ -438,7 +440,6 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
              int *out_fd_ready)
 {
     struct epoll_event evs[64];
-    static char buf[SUP_READ_CHUNK];
     int ready = -1;
     size_t got = collect(s, exits, max);
     sup__watchdog_flush(&s->wd); /* every group spawned so far is covered before we block */
@@ -452,7 +453,7 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
         else if (ptr == &s->out)
             continue; /* writable again: out_service below */
         else if (!is_watched(s, ptr, &ready))
-            on_readable(s, ptr, buf);
+            on_readable(s, ptr, s->rbuf);
     }
     out_service(s);
     if (out_fd_ready)
