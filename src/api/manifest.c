@@ -11,6 +11,7 @@
 #include "api/convert.h"
 #include "api/keys.h"
 #include "api/local_ann.h"
+#include "api/policy_warn.h"
 #include "api/schema.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
@@ -211,6 +212,8 @@ static int check(struct manifest *m)
     rc = jaxrt_init(&m->rt, m->jobset, &m->view, &m->errs);
     if (rc >= 0)
         rc = local_ann_restart_grace(m->jobset, &m->restart_grace_s, &m->errs);
+    if (rc >= 0)
+        rc = policy_pattern_warnings(m->jobset, &m->warnings);
     return rc < 0 ? rc : 0;
 }
 

@@ -18,8 +18,9 @@ struct manifest {
     const char *kind;      /* kind as written in the input: "JobSet", "JAXJob", ... (static) */
     json_t *jobset;        /* defaulted JobSet (owned); NULL when conversion failed */
     struct ferr_list errs; /* empty = valid */
-    struct ferr_list warnings; /* unknown fields under MANIFEST_VALIDATE_WARN: to print; they
-                                * never make the manifest invalid */
+    struct ferr_list warnings; /* unknown fields under MANIFEST_VALIDATE_WARN, failure-policy
+                               * patterns that never match (api/policy_warn.h): to print; they
+                               * never make the manifest invalid */
     bool have_view;
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;

@@ -21,7 +21,7 @@ static bool list_has(const json_t *arr, const char *s)
 }
 
 /* Go's regexp.MatchString for each pattern: an invalid one never matches (upstream logs it;
- * `jaxset validate` and `run` warn about it, see api/policy_warn.h). */
+ * `validate`, `run` and `render` warn about it, see api/policy_warn.h). */
 static bool any_pattern_matches(const json_t *patterns, const char *message)
 {
     size_t i;

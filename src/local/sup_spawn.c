@@ -32,14 +32,16 @@ static int resolve(const struct sup_spec *spec, char *out, size_t n, struct err 
     if (!name || !*name)
         return err_set(err, -ENOENT, "empty command");
     if (strchr(name, '/')) {
-        snprintf(out, n, "%s", name);
+        if (snprintf(out, n, "%s", name) >= (int)n)
+            return err_set(err, -ENAMETOOLONG, "%s: file name too long", name);
         return 0;
     }
     const char *dirs = env_path(spec->envp);
     while (*dirs) {
         size_t len = strcspn(dirs, ":");
-        snprintf(out, n, "%.*s%s%s", (int)len, dirs, len ? "/" : "", name);
-        if (access(out, X_OK) == 0)
+        /* a candidate longer than n (PATH_MAX) could not be executed: skip it */
+        if (snprintf(out, n, "%.*s%s%s", (int)len, dirs, len ? "/" : "", name) < (int)n &&
+            access(out, X_OK) == 0)
             return 0;
         dirs += len + (dirs[len] == ':');
     }

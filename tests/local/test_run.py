@@ -223,6 +223,25 @@ def on_failure_restarts_are_counted_per_pod():
 
 
 @test
+def invalid_message_pattern_warns_and_never_matches():
+    # upstream's webhook takes any pattern and its controller skips one Go cannot compile: the
+    # rule below never matches, so the failure restarts the JobSet instead of failing it
+    w = rj("w", "import os, sys; sys.exit(1 if os.environ['ATTEMPT'] == '0' else 0)")
+    spec = """
+  failurePolicy:
+    maxRestarts: 1
+    rules:
+    - name: never
+      action: FailJobSet
+      onJobFailureMessagePatterns: ["(unclosed"]"""
+    r = Run(jobset("pat", [w], spec)).run()
+    assert r.rc == 0, r.describe()
+    assert ('Warning: ' in r.err and 'onJobFailureMessagePatterns[0]: Invalid value: "(unclosed": '
+            'not a valid RE2 (Go regexp) pattern: missing ): (unclosed') in r.err, r.describe()
+    assert r.jobset("pat")["status"]["restarts"] == 1
+
+
+@test
 def max_restarts_reached():
     w = rj("w", "import sys; sys.exit(1)")
     r = Run(jobset("maxr", [w], "\n  failurePolicy:\n    maxRestarts: 1")).run()
