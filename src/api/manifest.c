@@ -292,6 +292,19 @@ static int relocate_errs(struct manifest *m, size_t from, const struct doc *d,
     return rc < 0 ? rc : ferr_list_drop_repeats(&m->errs, from);
 }
 
+/* The directory of `file` as an absolute path (the current one for "-"), malloc'd. */
+static char *file_dir(const char *file)
+{
+    char *copy = strdup(file), *abs = NULL;
+    const char *dir = !copy || !strcmp(file, "-") ? "." : dirname(copy);
+    if (copy)
+        abs = realpath(dir, NULL);
+    if (!abs && copy)
+        abs = strdup(dir);
+    free(copy);
+    return abs;
+}
+
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
                          size_t n, enum manifest_validate mode)
 {
@@ -307,6 +320,8 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
         m->source = NULL;
         return -ENOMEM;
     }
+    if (!(m->dir = file_dir(d->file)))
+        return -ENOMEM;
     struct ferr_list kerrs;
     ferr_list_init(&kerrs);
     enum doc_kind k = classify(d->obj, &m->kind, &kerrs);
@@ -444,6 +459,7 @@ void manifest_set_release(struct manifest_set *s)
     for (size_t i = 0; s && i < s->n; i++) {
         struct manifest *m = &s->v[i];
         free(m->source);
+        free(m->dir);
         ferr_list_release(&m->errs);
         ferr_list_release(&m->warnings);
         if (m->have_view) {

@@ -15,6 +15,7 @@
 
 struct manifest {
     char *source;          /* "job.yaml", or "job.yaml[2]" when the file holds several jobs */
+    char *dir;             /* the file's directory, absolute (the current one for stdin) */
     const char *kind;      /* kind as written in the input: "JobSet", "JAXJob", ... (static) */
     json_t *jobset;        /* defaulted JobSet (owned); NULL when conversion failed */
     struct ferr_list errs; /* empty = valid */

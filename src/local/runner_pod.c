@@ -13,6 +13,7 @@
 #include "local/podenv.h"
 #include "local/rundir.h"
 #include "obj/jx.h"
+#include "obj/sbuf.h"
 
 extern char **environ;
 
@@ -134,6 +135,8 @@ static int extra_env(struct run *r, const struct rjob *j, struct rpod *p, const 
     }
     if (!rc && r->n_gpus > 0)
         rc = gpu_env(p, extra);
+    if (!rc) /* where the manifest's own files are (a local extension, like the hosts file) */
+        rc = run__env_add(extra, "JAXSET_MANIFEST_DIR", r->m->dir);
     if (!rc && (rc = run__hosts_env(r, c->spec, extra)) == -EINVAL)
         err_set(e, rc, "NSS_WRAPPER_HOSTS: the container's hosts file cannot be read");
     else if (rc)
@@ -181,6 +184,17 @@ static void log_path(const struct run *r, const struct rpod *p, const struct rco
 static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
                         int sig, int64_t now);
 
+/* Where a container's process starts: its workingDir, a relative one taken from the manifest's
+ * directory (the one place a manifest's own files are known to be, as an image's root); with
+ * no workingDir the directory jaxset runs in, as torchrun.  NULL: inherit.  Malloc'd. */
+static char *work_dir(const struct run *r, const json_t *container)
+{
+    const char *wd = jx_str(container, "workingDir");
+    if (!wd || !*wd)
+        return NULL;
+    return wd[0] == '/' ? strdup(wd) : sb_fmt("%s/%s", r->m->dir, wd);
+}
+
 /* Starts one container's process.  A failure to start is the container failing to start: it
  * is reported and counted as an exit with status 127. */
 static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int64_t now)
@@ -198,15 +212,16 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     log_path(r, p, c, log, sizeof(log));
     make_prefix(r, p, c, (size_t)(j->index * 131 + (p->jp.index > 0 ? p->jp.index : 0)), prefix,
                 sizeof(prefix));
+    char *cwd = work_dir(r, c->spec);
     struct sup_spec spec = {.argv = (const char *const *)argv.v,
-                            .envp = (const char *const *)env.v,
-                            .cwd = jx_str(c->spec, "workingDir"), .log_path = log,
+                            .envp = (const char *const *)env.v, .cwd = cwd, .log_path = log,
                             .prefix = forwarded(r, j, p) ? prefix : NULL};
     if (rc == 0)
         rc = sup_spawn(r->sup, &spec, &c->sup_id, &e);
     json_decref(extra);
     podenv_strv_free(&env);
     podenv_strv_free(&argv);
+    free(cwd);
     c->done = false;
     if (rc == 0) {
         c->alive = true;

@@ -63,8 +63,19 @@ class Run:
         self.args = [BIN, "run", self.path, "--no-color", "--grace", "5", *args]
         self.proc = None
 
+    @classmethod
+    def example(cls, name, *args):
+        """The example manifest examples/<name> run where it is, from another directory (/),
+        as a user would run it from anywhere."""
+        r = cls("", *args)
+        r.path = os.path.join(SRC, "examples", name)
+        r.args[2] = r.path
+        r.cwd = "/"
+        return r
+
     def start(self):
-        self.proc = subprocess.Popen(self.args, cwd=SRC, env=self.env, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(self.args, cwd=getattr(self, "cwd", SRC), env=self.env,
+                                     stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         return self
 

@@ -51,9 +51,7 @@ spec:{spec}
 
 @test
 def completed_allreduce():
-    with open(os.path.join(os.environ.get("JAXSET_SRC", "."), "examples",
-                           "jax-allreduce.yaml"), encoding="utf-8") as f:
-        r = Run(f.read()).run()
+    r = Run.example("jax-allreduce.yaml").run()
     assert r.rc == 0, r.describe()
     sums = [l for l in r.out.splitlines() if "all-reduce sum = 10 (expected 10)" in l]
     assert len(sums) == 4, r.describe()
@@ -626,10 +624,7 @@ def sigkill_while_starting_a_large_job_leaves_no_orphan():
 
 @test
 def two_runs_at_once_do_not_collide():
-    with open(os.path.join(os.environ.get("JAXSET_SRC", "."), "examples",
-                           "jax-allreduce.yaml"), encoding="utf-8") as f:
-        text = f.read()
-    a, b = Run(text).start(), Run(text).start()
+    a, b = Run.example("jax-allreduce.yaml").start(), Run.example("jax-allreduce.yaml").start()
     a.wait(90)
     b.wait(90)
     assert a.rc == 0, a.describe()
