@@ -120,6 +120,30 @@ static void ai_check_version(struct chk *c, const json_t *doc)
     ferr_add(c->errs, FERR_NOT_SUPPORTED, "apiVersion", v, "\"0.2.x\"");
 }
 
+/* The largest amount (cores, or GB) jaxset writes as a quantity: its milli-units must fit the
+ * int64 a Kubernetes Quantity is kept in, with room to spare. */
+#define AI_QTY_MAX 1e15
+
+/* A product the resources turn into a quantity, checked at the field the user wrote. */
+static void ai_bound(struct chk *c, const json_t *res, const char *p, const char *field,
+                     double amount, const char *what)
+{
+    char path[FPATH_MAX];
+    if (amount <= AI_QTY_MAX)
+        return;
+    ferr_add(c->errs, FERR_INVALID, fpath_field(path, p, field), json_object_get(res, field),
+             "%s would be %g, more than a Kubernetes quantity can hold here (at most %g)", what,
+             amount, AI_QTY_MAX);
+}
+
+static void ai_check_bounds(struct chk *c, const json_t *res, const char *p, const struct ai *a)
+{
+    ai_bound(c, res, p, "cpus", a->cpus * a->cpu_ratio, "cpus x cpuLimitRatio");
+    ai_bound(c, res, p, "ramRatio", a->cpus * a->ram_ratio, "cpus x ramRatio");
+    ai_bound(c, res, p, "memory", a->memory, "memory");
+    ai_bound(c, res, p, "shmSizeGB", a->shm_gb, "shmSizeGB");
+}
+
 static void ai_check_resources(struct chk *c, const json_t *res, const char *p, struct ai *a)
 {
     char gpath[FPATH_MAX];
@@ -130,6 +154,7 @@ static void ai_check_resources(struct chk *c, const json_t *res, const char *p, 
     a->ram_ratio = ai_num(c, res, "ramRatio", p, 0, 0, true);
     a->memory = ai_num(c, res, "memory", p, 0, 0, true);
     a->shm_gb = ai_num(c, res, "shmSizeGB", p, 0, 0, false);
+    ai_check_bounds(c, res, p, a);
     if (ratio && mem)
         ferr_add(c->errs, FERR_FORBIDDEN, fpath_field(gpath, p, "memory"), NULL,
                  "may not be set together with ramRatio: set exactly one of ramRatio or "

@@ -7,6 +7,7 @@
 #include "local/runner_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,11 +23,32 @@ static const char *const nss_paths[] = {
     "/usr/lib64/libnss_wrapper.so", "/usr/lib/libnss_wrapper.so",
 };
 
+/* Only DNS names go into the hosts file: a control character or a blank in a name (which
+ * validation refuses anyway) would add lines of its own. */
+static bool dns_chars(const char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '.'))
+            return false;
+    return true;
+}
+
+static FILE *hosts_create(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
+    return f;
+}
+
 int run__hosts_setup(struct run *r, struct err *err)
 {
     const struct js_view *v = &r->m->view;
     char path[PATH_MAX], host[RUN_NAME_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
-    FILE *f = fopen(rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS), "we");
+    if (!dns_chars(v->subdomain) || !dns_chars(v->ns))
+        return err_set(err, -EINVAL, "the subdomain and namespace must be DNS names");
+    FILE *f = rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS) ? hosts_create(path) : NULL;
     if (!f)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
     fprintf(f, "127.0.0.1 localhost\n");
@@ -34,6 +56,10 @@ int run__hosts_setup(struct run *r, struct err *err)
         for (long long j = 0; j < v->rj[i].replicas; j++)
             for (long long p = 0; p < v->rj[i].pods_per_job; p++) {
                 js_pod_hostname(v, i, j, p, host, sizeof(host));
+                if (!dns_chars(host)) {
+                    fclose(f);
+                    return err_set(err, -EINVAL, "pod hostname %s is not a DNS name", host);
+                }
                 fprintf(f, "127.0.0.1 %s %s.%s %s.%s.%s.svc.cluster.local\n", host, host,
                         v->subdomain, host, v->subdomain, v->ns);
             }

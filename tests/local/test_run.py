@@ -693,12 +693,12 @@ def run_files_are_private_whatever_the_umask():
     d = r.run_dir("priv")
     modes = {name: os.stat(os.path.join(d, name)).st_mode & 0o777
              for name in ("", "logs", "jobset.json", "jobs.json", "pods.json", "run.json",
-                          "events.log")}
+                          "events.log", "hosts")}
     modes["log"] = os.stat(os.path.join(d, "logs", os.listdir(os.path.join(d, "logs"))[0])
                            ).st_mode & 0o777
     assert modes == {"": 0o700, "logs": 0o700, "jobset.json": 0o600, "jobs.json": 0o600,
                      "pods.json": 0o600, "run.json": 0o600, "events.log": 0o600,
-                     "log": 0o600}, {k: oct(v) for k, v in modes.items()}
+                     "hosts": 0o600, "log": 0o600}, {k: oct(v) for k, v in modes.items()}
 
 
 @test
