@@ -53,16 +53,22 @@ static void rule(struct remap *r, const char *from, const char *to, bool keep_re
 
 /* ---- AIchor ------------------------------------------------------------------------------ */
 
+/* The first key of `o` equal to `name` ignoring case (as the converters match it), or NULL. */
+static const char *key_ci(const json_t *o, const char *name)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v)
+        if (strcasecmp(k, name) == 0)
+            return k;
+    return NULL;
+}
+
 static void aichor(struct remap *r, const json_t *doc)
 {
     const json_t *spec = jx_obj(doc, "spec");
-    const char *key = NULL, *k;
-    json_t *v;
+    const char *key = key_ci(jx_obj(spec, "types"), "worker");
     char w[FPATH_MAX], x[FPATH_MAX];
-    json_object_foreach(jx_obj(spec, "types"), k, v) {
-        if (strcasecmp(k, "worker") == 0 && !key)
-            key = k;
-    }
     const char *name = jx_str(jx_obj(doc, "metadata"), "name") ? "metadata.name" : "name";
     snprintf(w, sizeof(w), "spec.types.%s", key ? key : "worker");
     rule(r, "metadata.name", name, false, false);
@@ -90,13 +96,8 @@ static void aichor(struct remap *r, const json_t *doc)
 
 static void jaxjob(struct remap *r, const json_t *doc)
 {
-    const char *key = NULL, *k;
-    json_t *v;
+    const char *key = key_ci(jx_path(doc, "spec.jaxReplicaSpecs"), "Worker");
     char w[FPATH_MAX], x[FPATH_MAX];
-    json_object_foreach(jx_path(doc, "spec.jaxReplicaSpecs"), k, v) {
-        if (strcasecmp(k, "Worker") == 0 && !key)
-            key = k;
-    }
     snprintf(w, sizeof(w), "spec.jaxReplicaSpecs.%s", key ? key : "Worker");
     rule(r, "metadata", "metadata", true, false);
     rule(r, POD0 ".restartPolicy", fpath_field(x, w, "restartPolicy"), false, false);
