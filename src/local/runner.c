@@ -521,9 +521,15 @@ int runner_check(const struct manifest *m, struct err *err)
                        "one machine",
                        total_pods(&m->view), RUNNER_MAX_PODS);
     for (size_t i = 0; i < m->view.n_rj; i++) {
+        struct jobctl_spec js;
         int rc = precheck_list(m->view.rj[i].tmpl, "initContainers", i, err);
         if (rc == 0)
             rc = precheck_list(m->view.rj[i].tmpl, "containers", i, err);
+        /* what the Job API would refuse when the Job is created (successPolicy, FailIndex
+         * without backoffLimitPerIndex...): the template is a Job's metadata and spec */
+        struct err job_err = {{0}}; /* "spec.<field>: ...", a path inside the template */
+        if (rc == 0 && (rc = jobctl_spec_parse(m->view.rj[i].tmpl, &js, &job_err)) < 0)
+            err_set(err, rc, "spec.replicatedJobs[%zu].template.%s", i, job_err.msg);
         if (rc < 0)
             return rc;
     }

@@ -721,6 +721,22 @@ def a_deleted_run_directory_is_reported():
 
 
 @test
+def validate_reports_what_the_job_api_refuses():
+    # a Job successPolicy the Job API refuses at creation: validate says so as run would
+    w = rj("w", "pass", pods=2, extra_spec="""
+        completionMode: Indexed
+        successPolicy:
+          rules: [{succeededIndexes: "0-2"}]""")
+    r = Run(jobset("spbad", [w]))
+    v = subprocess.run([BIN, "validate", r.path], capture_output=True, text=True)
+    assert v.returncode == 2, v
+    assert ("spec.replicatedJobs[0].template.spec.successPolicy.rules[0].succeededIndexes: "
+            'Invalid value: "0-2"') in v.stderr, v.stderr
+    r.run()
+    assert r.rc == 2 and "succeededIndexes" in r.err, r.describe()
+
+
+@test
 def get_and_logs():
     w = rj("w", "print('hello from', __import__('os').environ['HOSTNAME'])", pods=2)
     r = Run(jobset("gl", [w])).run()
