@@ -68,15 +68,15 @@ static struct rjob *find_job(const struct run *r, const char *name)
 
 static int add_job(struct run *r, json_t *obj, struct err *err)
 {
-    struct rjob *j = calloc(1, sizeof(*j));
     struct rjob **nj = realloc(r->jobs, (r->n_jobs + 1) * sizeof(*nj));
+    if (nj)
+        r->jobs = nj; /* the old array is gone either way once realloc succeeded */
+    struct rjob *j = nj ? calloc(1, sizeof(*j)) : NULL;
     const json_t *meta = jx_obj(obj, "metadata");
-    if (!j || !nj) {
-        free(j);
+    if (!j) {
         json_decref(obj);
         return err_set(err, -ENOMEM, "out of memory");
     }
-    r->jobs = nj;
     j->obj = obj;
     const char *name = jx_str(meta, "name"), *idx = jx_get_meta(meta, "labels", LBL_JOB_INDEX);
     long rj = js_view_find(&r->m->view, jx_get_meta(meta, "labels", LBL_RJ_NAME));

@@ -54,18 +54,21 @@ static json_t *pod_meta(const struct rjob *j, const struct rpod *p)
         return NULL;
     }
     const char *uid = jx_str(jx_obj(j->obj, "metadata"), "uid");
-    jx_set_str(labels, LBL_K8S_JOB_NAME, j->name);
-    jx_set_str(labels, LBL_K8S_JOB_NAME_LEGACY, j->name);
-    jx_set_str(labels, LBL_K8S_CONTROLLER_UID, uid ? uid : "");
-    jx_set_str(labels, LBL_K8S_CONTROLLER_UID_LEGACY, uid ? uid : "");
+    int rc = jx_set_str(labels, LBL_K8S_JOB_NAME, j->name) |
+             jx_set_str(labels, LBL_K8S_JOB_NAME_LEGACY, j->name) |
+             jx_set_str(labels, LBL_K8S_CONTROLLER_UID, uid ? uid : "") |
+             jx_set_str(labels, LBL_K8S_CONTROLLER_UID_LEGACY, uid ? uid : "");
     if (p->jp.index >= 0) {
-        char idx[24];
+        char idx[24]; /* an int */
         snprintf(idx, sizeof(idx), "%d", p->jp.index);
-        jx_set_str(labels, ANN_JOB_COMPLETION_INDEX, idx);
-        jx_set_str(ann, ANN_JOB_COMPLETION_INDEX, idx);
+        rc |= jx_set_str(labels, ANN_JOB_COMPLETION_INDEX, idx) |
+              jx_set_str(ann, ANN_JOB_COMPLETION_INDEX, idx);
     }
-    jx_set_new(meta, "labels", labels);
-    jx_set_new(meta, "annotations", ann);
+    rc |= jx_set_new(meta, "labels", labels) | jx_set_new(meta, "annotations", ann);
+    if (rc) { /* out of memory: no pod with half its labels */
+        json_decref(meta);
+        return NULL;
+    }
     return meta;
 }
 
