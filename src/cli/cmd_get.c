@@ -12,8 +12,6 @@
 #include "obj/jx.h"
 #include "obj/yaml.h"
 
-static const char usage[] = "jaxset get [NAME] [-o json|yaml]";
-
 static json_t *load(const char *dir, const char *file)
 {
     char path[PATH_MAX + 64];
@@ -100,14 +98,14 @@ static int on_arg(void *ctx, int code, const char *arg)
         a->fmt = cli_output_value(arg);
         return EXIT_OK;
     case CLI_MISSING:
-        return cli_usage_error("get", usage, "-o needs a value");
+        return cli_usage_error("get", "-o needs a value");
     case CLI_OPERAND:
         if (a->name)
-            return cli_usage_error("get", usage, "more than one name");
+            return cli_usage_error("get", "more than one name");
         a->name = arg;
         return EXIT_OK;
     default:
-        return cli_usage_error("get", usage, "unknown option");
+        return cli_usage_error("get", "unknown option");
     }
 }
 
@@ -120,8 +118,8 @@ int cmd_get(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml"))
-        return cli_usage_error("get", usage, "-o must be json or yaml");
+        return cli_usage_error("get", "-o must be json or yaml");
     if (fmt && !name)
-        return cli_usage_error("get", usage, "-o needs a NAME");
+        return cli_usage_error("get", "-o needs a NAME");
     return name ? show(name, fmt) : list_all();
 }

@@ -21,8 +21,6 @@
 
 #define LOGS_POLL_MS 100
 
-static const char usage[] = "jaxset logs [-f] NAME [POD]";
-
 struct logfile {
     char name[NAME_MAX + 1];
     struct timespec mtime;
@@ -178,7 +176,7 @@ static int on_arg(void *ctx, int code, const char *arg)
     else if (code == CLI_OPERAND && a->n_pos < 2)
         a->pos[a->n_pos++] = arg;
     else
-        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+        return cli_usage_error("logs", "expected [-f] NAME [POD]");
     return EXIT_OK;
 }
 
@@ -191,7 +189,7 @@ int cmd_logs(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     if (a.n_pos == 0)
-        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+        return cli_usage_error("logs", "expected [-f] NAME [POD]");
     if (rd_latest(a.pos[0], l.dir, sizeof(l.dir)) < 0) {
         fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", a.pos[0]);
         return EXIT_INVALID;

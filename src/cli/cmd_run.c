@@ -9,10 +9,6 @@
 #include "local/rundir.h"
 #include "local/runner.h"
 
-static const char usage[] =
-    "jaxset run FILE... [--run-dir DIR] [-q|--quiet] [--filter RJ|POD] [--grace SECONDS]\n"
-    "                   [--restart-grace SECONDS] [--gpus N] [--restart-backoff MS] [--no-color]";
-
 struct run_args {
     const char **files;
     size_t n;
@@ -91,7 +87,7 @@ static int on_arg(void *ctx, int code, const char *arg)
             return EXIT_OK;
         /* fall through */
     case CLI_MISSING:
-        return cli_usage_error("run", usage, "missing or invalid option value");
+        return cli_usage_error("run", "missing or invalid option value");
     case 'q':
         a->quiet = 1;
         return EXIT_OK;
@@ -99,7 +95,7 @@ static int on_arg(void *ctx, int code, const char *arg)
         a->no_color = 1;
         return EXIT_OK;
     default:
-        return cli_usage_error("run", usage, "unknown option");
+        return cli_usage_error("run", "unknown option");
     }
 }
 
@@ -108,7 +104,7 @@ static int parse(struct run_args *a, int argc, char **argv)
     int rc = cli_parse(argc, argv, "q", longopts, on_arg, a);
     if (rc != EXIT_OK)
         return rc;
-    return a->n ? EXIT_OK : cli_usage_error("run", usage, "no file given");
+    return a->n ? EXIT_OK : cli_usage_error("run", "no file given");
 }
 
 static int run_one(const struct manifest *m, const struct run_args *a)
