@@ -12,8 +12,8 @@ static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
-    {"validate", cmd_validate}, {"render", cmd_render}, {"run", cmd_run},
-    {"get", cmd_get},           {"logs", cmd_logs},
+    {"validate", cmd_validate}, {"render", cmd_render},     {"run", cmd_run},
+    {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
 };
 
 static bool is_help(const char *arg)
