@@ -38,14 +38,25 @@ static void field(const char *label, const char *fmt, ...)
 static int section(const char *title, struct table *t, int indent)
 {
     int rc = 0;
-    if (t->n <= t->ncol)
+    if (t->n <= t->ncol) {
         printf("%s  <none>\n", title);
-    else {
+    } else {
         printf("%s\n", title);
         rc = table_print(t, stdout, indent, 2);
     }
     table_free(t);
     return rc;
+}
+
+/* Whether the pods are JAX processes (they have process ids). */
+static bool jax_run(const json_t *pods)
+{
+    const json_t *p;
+    size_t i;
+    json_array_foreach (pods, i, p)
+        if (jx_int_or(p, "jaxProcessId", -1) >= 0)
+            return true;
+    return false;
 }
 
 static void header(const struct runs_run *r, int64_t now)
@@ -64,7 +75,10 @@ static void header(const struct runs_run *r, int64_t now)
         field("State:", "%s (exit status %lld)", runs_state(r), exit_status);
     else
         field("State:", "%s", runs_state(r));
-    field("Start Time:", "%s (%s ago)", or_dash(start), runs_age(start, now, age));
+    if (s)
+        field("Start Time:", "%s (%s ago)", start, runs_age(start, now, age));
+    else
+        field("Start Time:", "-");
     field("Duration:", "%s", s && e ? runs_human(e - s, dur) : "-");
     if (fp)
         field("Restarts:", "%lld (%lld of maxRestarts %lld)", jx_int_or(st, "restarts", 0),
@@ -72,8 +86,8 @@ static void header(const struct runs_run *r, int64_t now)
     else
         field("Restarts:", "%lld", jx_int_or(st, "restarts", 0));
     field("Terminal State:", "%s", or_dash(jx_str(st, "terminalState")));
-    if (jx_int_or(r->run, "coordinatorPort", 0) > 0)
-        field("Coordinator:", "127.0.0.1:%lld", jx_int_or(r->run, "coordinatorPort", 0));
+    if (jax_run(r->pods) && jx_int_or(r->run, "coordinatorPort", 0) > 0)
+        field("JAX Coordinator:", "127.0.0.1:%lld", jx_int_or(r->run, "coordinatorPort", 0));
 }
 
 static int conditions(const json_t *st)
@@ -113,21 +127,34 @@ static int replicated_jobs(const json_t *st)
     return section("Replicated Jobs:", &t, 2);
 }
 
+/* Appends printf output to buf (of size n) at *off; what does not fit is cut. */
+static void append(char *buf, size_t n, size_t *off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t n, size_t *off, const char *fmt, ...)
+{
+    va_list ap;
+    if (*off >= n - 1)
+        return;
+    va_start(ap, fmt);
+    int len = vsnprintf(buf + *off, n - *off, fmt, ap);
+    va_end(ap);
+    if (len > 0)
+        *off = *off + (size_t)len < n ? *off + (size_t)len : n - 1;
+}
+
 /* "Failed=True (BackoffLimitExceeded), ..." of a Job's conditions, or "-". */
 static void job_conditions(struct table *t, const json_t *st)
 {
     char buf[512] = "";
-    size_t off = 0;
+    size_t off = 0, i;
     const json_t *c;
-    size_t i;
     json_array_foreach (jx_arr(st, "conditions"), i, c) {
         const char *reason = jx_str(c, "reason");
-        int n = snprintf(buf + off, sizeof(buf) - off, "%s%s=%s%s%s%s", off ? ", " : "",
-                         or_dash(jx_str(c, "type")), or_dash(jx_str(c, "status")),
-                         reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
-        if (n < 0 || (size_t)n >= sizeof(buf) - off)
-            break;
-        off += (size_t)n;
+        append(buf, sizeof(buf), &off, "%s%s=%s", off ? ", " : "", or_dash(jx_str(c, "type")),
+               or_dash(jx_str(c, "status")));
+        if (reason)
+            append(buf, sizeof(buf), &off, " (%s)", reason);
     }
     table_cell(t, "%s", or_dash(buf));
 }
@@ -154,37 +181,28 @@ static int jobs_section(const json_t *jobs)
     return section("Jobs:", &t, 2);
 }
 
-/* One container's exit: "3", or "SIGTERM (143)" when a signal ended it. */
-static int exit_text(const json_t *c, char *out, size_t n)
-{
-    const char *sig = jx_str(c, "signal");
-    long long code = jx_int_or(c, "exitCode", 0);
-    return sig ? snprintf(out, n, "SIG%s (%lld)", sig, code) : snprintf(out, n, "%lld", code);
-}
-
-/* The exit of a pod: of each terminated container with a nonzero code ("3", "SIGTERM (143)";
- * "<container>=..." when the pod has several), "0" when all ended with 0, "-" before. */
+/* The exit of a pod: of each terminated container with a nonzero code, "3" or "SIGTERM (143)"
+ * ("<container>=..." when the pod has several); "0" when all ended with 0, "-" before. */
 static void pod_exit(struct table *t, const json_t *pod)
 {
     const json_t *cs = jx_arr(pod, "containers"), *c;
     char buf[512] = "";
     size_t off = 0, i, ended = 0;
     json_array_foreach (cs, i, c) {
-        const char *st = jx_str(c, "state");
+        const char *st = jx_str(c, "state"), *sig = jx_str(c, "signal");
+        long long code = jx_int_or(c, "exitCode", 0);
         if (!st || strcmp(st, "terminated"))
             continue;
         ended++;
-        if (jx_int_or(c, "exitCode", 0) == 0 || off >= sizeof(buf) - 1)
+        if (code == 0)
             continue;
-        int n = json_array_size(cs) > 1
-                    ? snprintf(buf + off, sizeof(buf) - off, "%s%s=", off ? ", " : "",
-                               or_dash(jx_str(c, "name")))
-                    : 0;
-        if (n >= 0 && (size_t)n < sizeof(buf) - off)
-            off += (size_t)n;
-        n = off < sizeof(buf) ? exit_text(c, buf + off, sizeof(buf) - off) : -1;
-        if (n >= 0)
-            off = strlen(buf);
+        append(buf, sizeof(buf), &off, "%s", off ? ", " : "");
+        if (json_array_size(cs) > 1)
+            append(buf, sizeof(buf), &off, "%s=", or_dash(jx_str(c, "name")));
+        if (sig)
+            append(buf, sizeof(buf), &off, "SIG%s (%lld)", sig, code);
+        else
+            append(buf, sizeof(buf), &off, "%lld", code);
     }
     if (off)
         table_cell(t, "%s", buf);

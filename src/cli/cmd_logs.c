@@ -45,7 +45,7 @@ struct logs {
     long long attempt;    /* --attempt; -1: every attempt */
     bool prefix;          /* decided on the first scan */
     bool headers;         /* the run restarted: a line before each attempt's logs */
-    long long shown;      /* the attempt whose header was printed last; -1: none */
+    long long shown;      /* the attempt of the line printed last; -1: none yet */
     json_t *pods;         /* pods.json as last read; NULL when the run has none (yet) */
     bool seen_run;        /* run.json was read once */
     struct logfile *v;
@@ -196,10 +196,9 @@ static void drain(struct logs *l, struct logfile *f, bool all)
         bool whole = line[len - 1] == '\n';
         if (!whole && !all)
             break;
-        if (l->headers && f->attempt >= 0 && f->attempt != l->shown) {
+        if (l->headers && f->attempt >= 0 && f->attempt != l->shown)
             printf("--- restart attempt %lld ---\n", f->attempt);
-            l->shown = f->attempt;
-        }
+        l->shown = f->attempt;
         if (l->prefix)
             printf("[%s] ", f->prefix);
         fwrite(line, 1, (size_t)len, stdout);

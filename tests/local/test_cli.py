@@ -90,6 +90,7 @@ def describe_shows_pods_of_every_attempt_with_exit_codes():
     assert re.search(r"^Duration: +\d+s$", out, re.M), out
     assert re.search(r"^Restarts: +1 \(1 of maxRestarts 1\)$", out, re.M), out
     assert re.search(r"^Terminal State: +Failed$", out, re.M), out
+    assert re.search(r"^JAX Coordinator: +127\.0\.0\.1:\d+$", out, re.M), out
     conds = section(out, "Conditions:", "Replicated Jobs:")
     assert re.search(r"Failed +True +ReachedMaxRestarts +\S+ +jobset failed due to reaching",
                      conds), conds
@@ -254,6 +255,28 @@ def logs_of_pods_with_several_containers_and_of_runs_without_pods_json():
                            for l in out.splitlines()) and len(out.splitlines()) == 2, out
     rc, out, err = logs(r, "mc", "--attempt", "0")
     assert rc == 2 and "pods.json" in err, err
+
+
+@test
+def logs_follow_across_a_gang_restart():
+    # attempt 0: pod 1 fails once pod 0 has printed; attempt 1 succeeds
+    script = ("echo start $HOSTNAME $ATTEMPT; "
+              "if [ $ATTEMPT = 0 ] && [ $JOB_COMPLETION_INDEX = 1 ]; then sleep 0.5; exit 3; fi; "
+              "echo end $HOSTNAME $ATTEMPT")
+    r = Run(manifest("fr", script, spec="\n  failurePolicy:\n    maxRestarts: 1")).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("fr"), "logs")), 20, "the run")
+    f = subprocess.Popen([BIN, "logs", "-f", "fr"], env=dict(os.environ, JAXSET_HOME=r.home),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = f.communicate(timeout=30)
+    r.wait(30)
+    assert r.rc == 0 and f.returncode == 0, (r.describe(), err)
+    lines = out.splitlines()
+    at = lines.index("--- restart attempt 1 ---")
+    want0 = {"[fr-w-0-0] start fr-w-0-0 0", "[fr-w-0-0] end fr-w-0-0 0",
+             "[fr-w-0-1] start fr-w-0-1 0"}
+    want1 = {f"[fr-w-0-{i}] {w} fr-w-0-{i} 1" for i in (0, 1) for w in ("start", "end")}
+    assert set(lines[:at]) - {"--- restart attempt 0 ---"} == want0, out
+    assert sorted(lines[at + 1:]) == sorted(want1), out
 
 
 WAITING = ("echo first; while [ ! -e $JAXSET_HOME/go ]; do sleep 0.05; done; echo second")
