@@ -176,7 +176,8 @@ static int scan(struct logs *l, bool ended)
     }
     if (d)
         closedir(d);
-    qsort(l->v + first_new, l->n - first_new, sizeof(*l->v), by_attempt);
+    if (l->n > first_new)
+        qsort(l->v + first_new, l->n - first_new, sizeof(*l->v), by_attempt);
     return rc;
 }
 
