@@ -41,6 +41,7 @@
 #define ANN_SOURCE_KIND "jaxset.dev/source-kind"     /* JAXJob, TrainJob, AIchorManifest */
 #define ANN_JAXJOB_RUN_POLICY "jaxset.dev/jaxjob-run-policy" /* JAXJob spec.runPolicy, JSON */
 #define ANN_PROCESS_ID_OFFSET "jaxset.dev/jax-process-id-offset" /* on pod templates */
+#define ANN_JAX_PROCESS_ID "jaxset.dev/jax-process-id" /* on pods `jaxset get` prints */
 #define ANN_RESTART_GRACE "jaxset.dev/restart-grace-seconds" /* api/local_ann.h */
 
 #endif

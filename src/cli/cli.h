@@ -24,6 +24,28 @@ int cmd_get(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_suspend(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
+
+/* What a command returns after printing its --help: main exits 0 for it. */
+#define CLI_HELP_SHOWN (-1)
+
+/* help.c: the one description of every command (usage, text, options, exit status). */
+#define CLI_HELP_MAX_OPTS 12
+struct cli_help {
+    const char *name, *summary, *usage, *text, *exit;
+    struct {
+        const char *flags, *text;
+    } opts[CLI_HELP_MAX_OPTS]; /* up to the first without flags; -h, --help is implied */
+};
+
+/* The help of `cmd` (static), or NULL when there is no such command. */
+const struct cli_help *cli_help_find(const char *cmd);
+/* The usage synopsis of `cmd` (static). */
+const char *cli_usage_of(const char *cmd);
+/* `jaxset CMD --help`: usage, description, options, exit status. */
+void cli_help_print(FILE *out, const struct cli_help *h);
+/* `jaxset help`: every command with its one-line summary. */
+void cli_help_list(FILE *out);
 
 /* Loads the files with `mode` (--validate); prints "<source>: <field error>" for every field
  * error and file-level errors to stderr, "Warning: <source>: <field error>" for unknown fields
@@ -51,7 +73,9 @@ enum {
 };
 
 /* Parses a subcommand's arguments (argv[0] is the subcommand) with getopt_long: options and
- * operands in any order, "--" ends the options, long options also as --name=value.  Calls
+ * operands in any order, "--" ends the options, long options also as --name=value.  When -h or
+ * --help is among the options (wherever it is, whatever else is wrong), prints the command's
+ * help to stdout and returns CLI_HELP_SHOWN without calling fn.  Otherwise calls
  * fn(ctx, code, arg) for each in order: an option's code (its short letter, or the long
  * option's val) with its value (meaningless for an option that takes none), an operand with
  * CLI_OPERAND, or CLI_MISSING / CLI_UNKNOWN.  Stops at
@@ -66,7 +90,8 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
 /* FMT from the value getopt gives -o ("=FMT" for "-o=FMT"). */
 const char *cli_output_value(const char *arg);
 
-/* Prints "jaxset <cmd>: <msg>" and the usage line to stderr; returns EXIT_INVALID. */
-int cli_usage_error(const char *cmd, const char *usage, const char *msg);
+/* Prints "jaxset <cmd>: <msg>" and the command's usage (help.c) to stderr; returns
+ * EXIT_INVALID. */
+int cli_usage_error(const char *cmd, const char *msg);
 
 #endif

@@ -1,95 +1,123 @@
-/* jaxset get [NAME] [-o json|yaml]: the runs kept on disk, or one JobSet with its status. */
+/* jaxset get [NAME] [-o wide|json|yaml]: the runs kept on disk, newest first, or one JobSet
+ * with its pods.
+ *
+ * -o json|yaml prints a v1 List, as `kubectl get jobset/NAME pods -o yaml` would: the JobSet
+ * with its status first, then one Pod per pod of every restart attempt, oldest first
+ * (cli/pods.h), so that the output stays objects kubectl and its tools read. */
 #include "cli/cli.h"
 
-#include <dirent.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "local/rundir.h"
+#include "cli/pods.h"
+#include "cli/runs.h"
+#include "cli/table.h"
 #include "obj/jx.h"
+#include "obj/ktime.h"
 #include "obj/yaml.h"
 
-static const char usage[] = "jaxset get [NAME] [-o json|yaml]";
-
-static json_t *load(const char *dir, const char *file)
+/* The pods of the last restart attempt. */
+static long long last_attempt_pods(const json_t *pods)
 {
-    char path[PATH_MAX + 64];
-    return json_load_file(rd_file(path, sizeof(path), dir, file), 0, NULL);
-}
-
-/* A run whose process is gone while its state still says Running was lost (SIGKILL). */
-static const char *run_state(const json_t *run)
-{
-    const char *st = jx_str(run, "state");
-    long long pid = jx_int_or(run, "pid", 0);
-    if (st && !strcmp(st, "Running") && (pid <= 0 || kill((pid_t)pid, 0) < 0))
-        return "Lost";
-    return st ? st : "?";
-}
-
-static void row(const char *name, const char *dir)
-{
-    json_t *js = load(dir, RD_JOBSET), *run = load(dir, RD_RUN);
-    const json_t *st = jx_obj(js, "status");
-    const char *term = jx_str(st, "terminalState");
-    printf("%-32s %-12s %-13s %-8lld %s\n", name, run_state(run), term ? term : "",
-           jx_int_or(st, "restarts", 0), dir);
-    json_decref(js);
-    json_decref(run);
-}
-
-static int list_all(void)
-{
-    char home[PATH_MAX], runs[PATH_MAX + 8], dir[PATH_MAX];
-    int rc = rd_home(home, sizeof(home));
-    if (rc < 0) {
-        fprintf(stderr, "jaxset get: %s\n", rd_home_error(rc));
-        return EXIT_INVALID;
+    long long last = -1, n = 0;
+    const json_t *p;
+    size_t i;
+    json_array_foreach (pods, i, p) {
+        long long a = jx_int_or(p, "restartAttempt", 0);
+        if (a > last) {
+            last = a;
+            n = 0;
+        }
+        n += a == last;
     }
-    rd_file(runs, sizeof(runs), home, RD_RUNS);
-    DIR *d = opendir(runs);
-    struct dirent *de;
-    printf("%-32s %-12s %-13s %-8s %s\n", "NAME", "STATE", "TERMINALSTATE", "RESTARTS",
-           "RUN DIRECTORY");
-    while (d && (de = readdir(d)))
-        if (de->d_name[0] != '.' && rd_latest(de->d_name, dir, sizeof(dir)) == 0)
-            row(de->d_name, dir);
-    if (d)
-        closedir(d);
-    return EXIT_OK;
+    return n;
+}
+
+static void row(struct table *t, const struct runs_run *r, bool wide, int64_t now)
+{
+    const json_t *st = jx_obj(r->jobset, "status");
+    const char *term = jx_str(st, "terminalState");
+    int64_t start = runs_start_ms(r), end = runs_end_ms(r, now);
+    char age[RUNS_HUMAN_MAX], dur[RUNS_HUMAN_MAX];
+    table_cell(t, "%s", r->name);
+    table_cell(t, "%s", runs_state(r));
+    table_cell(t, "%s", term ? term : "-");
+    table_cell(t, "%lld", jx_int_or(st, "restarts", 0));
+    table_cell(t, "%s", start ? runs_human(now - start, age) : "-");
+    table_cell(t, "%s", start && end ? runs_human(end - start, dur) : "-");
+    if (!wide)
+        return;
+    table_cell(t, "%lld", last_attempt_pods(r->pods));
+    if (jx_int_or(r->run, "exitStatus", -1) >= 0)
+        table_cell(t, "%lld", jx_int_or(r->run, "exitStatus", -1));
+    else
+        table_cell(t, "-");
+    table_cell(t, "%s", r->dir);
+}
+
+static int print_table(const struct runs_run *v, size_t n, bool wide)
+{
+    static const char *const head[] = {"NAME", "STATE", "TERMINALSTATE", "RESTARTS", "AGE",
+                                       "DURATION", "PODS", "EXIT", "RUN DIRECTORY"};
+    struct table t = table_new(wide ? 9 : 6);
+    int64_t now = kt_now_ms();
+    for (size_t i = 0; i < t.ncol; i++)
+        table_cell(&t, "%s", head[i]);
+    for (size_t i = 0; i < n; i++)
+        row(&t, &v[i], wide, now);
+    int rc = table_print(&t, stdout, 0, 3);
+    table_free(&t);
+    if (rc < 0)
+        fprintf(stderr, "jaxset get: out of memory\n");
+    return rc < 0 ? EXIT_INVALID : EXIT_OK;
+}
+
+static int list_all(bool wide)
+{
+    struct runs_run *v = NULL;
+    size_t n = 0;
+    int rc = runs_list(&v, &n) < 0 ? EXIT_INVALID : print_table(v, n, wide);
+    for (size_t i = 0; i < n; i++)
+        runs_free(&v[i]);
+    free(v);
+    return rc;
+}
+
+static int print_objects(const struct runs_run *r, bool json)
+{
+    json_t *list = pods_list(r->jobset, r->pods);
+    char *y = list && !json ? yaml_encode(list) : NULL;
+    int rc = EXIT_OK;
+    if (!list || (!json && !y)) {
+        fprintf(stderr, "jaxset get: out of memory\n");
+        rc = EXIT_INVALID;
+    } else if (json) {
+        json_dumpf(list, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        fputs(y, stdout);
+    }
+    free(y);
+    json_decref(list);
+    return rc;
 }
 
 static int show(const char *name, const char *fmt)
 {
-    char dir[PATH_MAX];
-    if (rd_latest(name, dir, sizeof(dir)) < 0) {
+    struct runs_run r;
+    int rc = EXIT_INVALID;
+    if (runs_load(name, &r) < 0) {
         fprintf(stderr, "jaxset get: no run of \"%s\" found\n", name);
         return EXIT_INVALID;
     }
-    if (!fmt) {
-        printf("%-32s %-12s %-13s %-8s %s\n", "NAME", "STATE", "TERMINALSTATE", "RESTARTS",
-               "RUN DIRECTORY");
-        row(name, dir);
-        return EXIT_OK;
-    }
-    json_t *js = load(dir, RD_JOBSET);
-    if (!js) {
-        fprintf(stderr, "jaxset get: %s/" RD_JOBSET " is unreadable\n", dir);
-        return EXIT_INVALID;
-    }
-    if (!strcmp(fmt, "json")) {
-        json_dumpf(js, stdout, JSON_INDENT(2));
-        putchar('\n');
-    } else {
-        char *y = yaml_encode(js);
-        fputs(y ? y : "", stdout);
-        free(y);
-    }
-    json_decref(js);
-    return EXIT_OK;
+    if (fmt && strcmp(fmt, "wide") && !r.jobset)
+        fprintf(stderr, "jaxset get: %s/jobset.json is unreadable\n", r.dir);
+    else if (fmt && strcmp(fmt, "wide"))
+        rc = print_objects(&r, !strcmp(fmt, "json"));
+    else
+        rc = print_table(&r, 1, fmt != NULL);
+    runs_free(&r);
+    return rc;
 }
 
 struct get_args {
@@ -104,14 +132,14 @@ static int on_arg(void *ctx, int code, const char *arg)
         a->fmt = cli_output_value(arg);
         return EXIT_OK;
     case CLI_MISSING:
-        return cli_usage_error("get", usage, "-o needs a value");
+        return cli_usage_error("get", "-o needs a value");
     case CLI_OPERAND:
         if (a->name)
-            return cli_usage_error("get", usage, "more than one name");
+            return cli_usage_error("get", "more than one name");
         a->name = arg;
         return EXIT_OK;
     default:
-        return cli_usage_error("get", usage, "unknown option");
+        return cli_usage_error("get", "unknown option");
     }
 }
 
@@ -123,9 +151,9 @@ int cmd_get(int argc, char **argv)
     const char *name = a.name, *fmt = a.fmt;
     if (rc != EXIT_OK)
         return rc;
-    if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml"))
-        return cli_usage_error("get", usage, "-o must be json or yaml");
-    if (fmt && !name)
-        return cli_usage_error("get", usage, "-o needs a NAME");
-    return name ? show(name, fmt) : list_all();
+    if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))
+        return cli_usage_error("get", "-o must be wide, json or yaml");
+    if (fmt && !name && strcmp(fmt, "wide"))
+        return cli_usage_error("get", "-o json|yaml needs a NAME");
+    return name ? show(name, fmt) : list_all(fmt != NULL);
 }

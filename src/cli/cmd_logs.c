@@ -1,45 +1,115 @@
-/* jaxset logs [-f] NAME [POD]: the logs of a run's pods, finished or running.  POD is a pod
- * name, a hostname (<jobset>-<rj>-<job>-<index>: every attempt, oldest first) or a prefix of
- * one; without POD every pod's log is printed, each line prefixed with "[pod] ".
+/* jaxset logs [-f] [--attempt N] NAME [POD]: the logs of a run's pods, finished or running.
+ * POD is a pod name, a hostname (<jobset>-<rj>-<job>-<index>: every attempt, oldest first) or a
+ * prefix of one; without POD every pod's log is printed.
+ *
+ * Each line is prefixed as the run printed it, "[<hostname>] " or "[<hostname>/<container>] "
+ * for pods of several containers, unless a single log matches.  The run's pods.json says which
+ * pod, container and restart attempt each log file belongs to: logs come grouped by restart
+ * attempt, oldest first (within one, in the order of pods.json), under a line
+ * "--- restart attempt N ---" when the run restarted; --attempt N prints one attempt only.  A
+ * run without pods.json (an older jaxset) is printed by file name, oldest file first.
  *
  * -f follows the run as `kubectl logs -f` does: what is there first, then every new line of
- * every matching pod (pods created later, by restarts, included) until the run has ended.
- * A run has ended when its run.json says so or its supervisor process is gone (SIGKILL). */
+ * every matching pod (pods created later, by restarts, included) until the run has ended or is
+ * gone: its run.json says it ended, its process is gone (SIGKILL), or its run.json is missing
+ * or unreadable once the run had written it. */
 #include "cli/cli.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli/runs.h"
 #include "local/rundir.h"
+#include "obj/jx.h"
 
 #define LOGS_POLL_MS 100
 
-static const char usage[] = "jaxset logs [-f] NAME [POD]";
-
 struct logfile {
-    char name[NAME_MAX + 1];
+    char name[NAME_MAX + 1];   /* the file's name without RD_LOG_SUFFIX */
+    char prefix[NAME_MAX + 1]; /* hostname[/container], or the name when not in pods.json */
+    long long attempt;         /* restart attempt; -1 when not in pods.json */
+    size_t order;              /* position in pods.json, then of the container */
     struct timespec mtime;
     off_t off; /* bytes already printed */
 };
 
 struct logs {
     char dir[PATH_MAX], logs[PATH_MAX + 8];
-    const char *pod; /* NULL: every pod */
-    bool prefix;     /* decided on the first scan */
+    const char *pod;      /* NULL: every pod */
+    long long attempt;    /* --attempt; -1: every attempt */
+    bool prefix;          /* decided on the first scan */
+    bool headers;         /* the run restarted: a line before each attempt's logs */
+    long long shown;      /* the attempt of the line printed last; -1: none yet */
+    json_t *pods;         /* pods.json as last read; NULL when the run has none (yet) */
+    bool seen_run;        /* run.json was read once */
     struct logfile *v;
     size_t n;
 };
 
-static int by_time(const void *a, const void *b)
+/* Reads pods.json again; decides whether headers are printed. */
+static void reload_pods(struct logs *l)
+{
+    char path[PATH_MAX + 16];
+    json_t *p = json_load_file(rd_file(path, sizeof(path), l->dir, RD_PODS), 0, NULL);
+    const json_t *e;
+    size_t i;
+    if (!p)
+        return; /* keep what was read: a newer one is being renamed into place */
+    json_decref(l->pods);
+    l->pods = p;
+    json_array_foreach (p, i, e)
+        if (jx_int_or(e, "restartAttempt", 0) > 0 && l->attempt < 0)
+            l->headers = true;
+}
+
+/* Fills f's prefix, attempt and order from the pod (and container) of pods.json whose log it
+ * is; false when pods.json does not list it. */
+static bool map_file(const struct logs *l, struct logfile *f)
+{
+    const json_t *p, *c;
+    size_t i, k;
+    json_array_foreach (l->pods, i, p) {
+        const char *name = jx_str(p, "name"), *host = jx_str(p, "hostname");
+        const json_t *cs = jx_arr(p, "containers");
+        size_t len = name ? strlen(name) : 0;
+        if (!name || strncmp(f->name, name, len) || (f->name[len] && f->name[len] != '.'))
+            continue;
+        bool one = json_array_size(cs) == 1; /* logs/<pod>.log, else <pod>.<container>.log */
+        json_array_foreach (cs, k, c) {
+            const char *cn = jx_str(c, "name");
+            bool match = one ? !f->name[len]
+                             : cn && f->name[len] == '.' && !strcmp(f->name + len + 1, cn);
+            if (!match)
+                continue;
+            if (one)
+                snprintf(f->prefix, sizeof(f->prefix), "%s", host ? host : name);
+            else
+                snprintf(f->prefix, sizeof(f->prefix), "%s/%s", host ? host : name, cn);
+            f->attempt = jx_int_or(p, "restartAttempt", 0);
+            f->order = i * 1024 + k;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Oldest attempt first; within one, pods.json's order; files it does not list last, oldest
+ * first. */
+static int by_attempt(const void *a, const void *b)
 {
     const struct logfile *x = a, *y = b;
+    if ((x->attempt < 0) != (y->attempt < 0))
+        return x->attempt < 0 ? 1 : -1;
+    if (x->attempt != y->attempt)
+        return x->attempt < y->attempt ? -1 : 1;
+    if (x->attempt >= 0 && x->order != y->order)
+        return x->order < y->order ? -1 : 1;
     if (x->mtime.tv_sec != y->mtime.tv_sec)
         return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
     return strcmp(x->name, y->name);
@@ -53,44 +123,67 @@ static bool known(const struct logs *l, const char *name)
     return false;
 }
 
-/* Adds the matching log files not seen yet, oldest first; returns -ENOMEM or 0. */
-static int scan(struct logs *l)
+/* A new log file `name` (without suffix): 1 when it is to be printed (f filled), 0 when it
+ * does not match or is left for a later scan (pods.json does not list it yet). */
+static int consider(struct logs *l, const char *name, bool ended, bool *reloaded,
+                    struct logfile *f)
+{
+    char path[PATH_MAX + NAME_MAX + 16];
+    struct stat st = {0};
+    *f = (struct logfile){.attempt = -1};
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    snprintf(f->prefix, sizeof(f->prefix), "%s", name);
+    if (!map_file(l, f) && !*reloaded) {
+        reload_pods(l); /* a pod started since pods.json was read */
+        *reloaded = true;
+        map_file(l, f);
+    }
+    if (f->attempt < 0 && !ended)
+        return 0; /* pods.json will list it: print it then, under its right prefix */
+    if (l->attempt >= 0 && f->attempt != l->attempt)
+        return 0;
+    snprintf(path, sizeof(path), "%s/%s" RD_LOG_SUFFIX, l->logs, name);
+    stat(path, &st);
+    f->mtime = st.st_mtim;
+    return 1;
+}
+
+/* Adds the matching log files not seen yet, in printing order; returns -ENOMEM or 0. */
+static int scan(struct logs *l, bool ended)
 {
     DIR *d = opendir(l->logs);
     struct dirent *de;
-    size_t first_new = l->n;
+    size_t first_new = l->n, sfx = strlen(RD_LOG_SUFFIX);
+    bool reloaded = false;
     int rc = 0;
     while (d && (de = readdir(d))) {
-        size_t len = strlen(de->d_name), sfx = strlen(RD_LOG_SUFFIX);
+        char name[NAME_MAX + 1];
+        size_t len = strlen(de->d_name);
+        struct logfile f;
         if (len <= sfx || strcmp(de->d_name + len - sfx, RD_LOG_SUFFIX) ||
             (l->pod && strncmp(de->d_name, l->pod, strlen(l->pod))))
             continue;
-        struct logfile f = {0};
-        char path[PATH_MAX + NAME_MAX + 2];
-        snprintf(f.name, sizeof(f.name), "%.*s", (int)(len - sfx), de->d_name);
-        if (known(l, f.name))
+        snprintf(name, sizeof(name), "%.*s", (int)(len - sfx), de->d_name);
+        if (known(l, name) || !consider(l, name, ended, &reloaded, &f))
             continue;
         struct logfile *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
         if (!nv) {
             rc = -ENOMEM;
             break;
         }
-        struct stat st = {0};
-        if (snprintf(path, sizeof(path), "%s/%s", l->logs, de->d_name) < (int)sizeof(path))
-            stat(path, &st); /* a longer path could not be opened either */
-        f.mtime = st.st_mtim;
         l->v = nv;
         l->v[l->n++] = f;
     }
     if (d)
         closedir(d);
-    qsort(l->v + first_new, l->n - first_new, sizeof(*l->v), by_time);
+    if (l->n > first_new)
+        qsort(l->v + first_new, l->n - first_new, sizeof(*l->v), by_attempt);
     return rc;
 }
 
 /* Prints the whole lines of one log from its offset on; with `all` the unterminated tail too
  * (the run has ended: nothing will complete it). */
-static void drain(const struct logs *l, struct logfile *f, bool all)
+static void drain(struct logs *l, struct logfile *f, bool all)
 {
     char path[PATH_MAX + NAME_MAX + 16];
     snprintf(path, sizeof(path), "%s/%s" RD_LOG_SUFFIX, l->logs, f->name);
@@ -104,8 +197,11 @@ static void drain(const struct logs *l, struct logfile *f, bool all)
         bool whole = line[len - 1] == '\n';
         if (!whole && !all)
             break;
+        if (l->headers && f->attempt >= 0 && f->attempt != l->shown)
+            printf("--- restart attempt %lld ---\n", f->attempt);
+        l->shown = f->attempt;
         if (l->prefix)
-            printf("[%s] ", f->name);
+            printf("[%s] ", f->prefix);
         fwrite(line, 1, (size_t)len, stdout);
         if (!whole)
             putchar('\n');
@@ -118,19 +214,32 @@ out:
     fflush(stdout);
 }
 
-/* The run has ended: a final state in run.json, or no supervisor process any more. */
-static bool run_ended(const char *dir)
+/* The run has ended (run.json says so), or is gone: its process is dead, or run.json is missing
+ * or unreadable though the run had written it (or the process that made the directory is
+ * gone).  Says why on stderr when it is gone. */
+static bool run_ended(struct logs *l)
 {
     char path[PATH_MAX + 16];
-    json_t *j = json_load_file(rd_file(path, sizeof(path), dir, RD_RUN), 0, NULL);
-    if (!j)
-        return false; /* not written yet: the run is starting */
-    const char *state = json_string_value(json_object_get(j, "state"));
-    json_int_t pid = json_integer_value(json_object_get(j, "pid"));
-    bool ended = (state && strcmp(state, "Running")) ||
-                 (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+    json_t *j = json_load_file(rd_file(path, sizeof(path), l->dir, RD_RUN), 0, NULL);
+    struct stat st;
+    if (!j) {
+        bool wrote = l->seen_run ||
+                     stat(rd_file(path, sizeof(path), l->dir, RD_JOBSET), &st) == 0;
+        if (!wrote && !runs_pid_gone(runs_dir_pid(l->dir)))
+            return false; /* not written yet: the run is starting */
+        fprintf(stderr, "jaxset logs: %s/" RD_RUN " is missing or unreadable: the run is gone\n",
+                l->dir);
+        return true;
+    }
+    l->seen_run = true;
+    const char *state = jx_str(j, "state");
+    long long pid = jx_int_or(j, "pid", 0);
+    bool running = !state || !strcmp(state, "Running"), gone = running && runs_pid_gone(pid);
+    if (gone)
+        fprintf(stderr, "jaxset logs: the run's process (pid %lld) is gone: the run is Lost\n",
+                pid);
     json_decref(j);
-    return ended;
+    return !running || gone;
 }
 
 static void sleep_ms(long ms)
@@ -144,16 +253,20 @@ static void sleep_ms(long ms)
 static int print_logs(struct logs *l, bool follow)
 {
     for (bool first = true;; first = false) {
-        bool ended = !follow || run_ended(l->dir); /* before the drain: it then sees all */
-        if (scan(l) < 0) {
+        bool ended = !follow || run_ended(l); /* before the drain: it then sees all */
+        if (scan(l, ended) < 0) {
             fprintf(stderr, "jaxset logs: out of memory\n");
             return EXIT_INVALID;
         }
         if (first)
             l->prefix = !l->pod || l->n != 1;
         if (ended && l->n == 0) {
-            fprintf(stderr, "jaxset logs: no pod log matches \"%s\" in %s\n",
-                    l->pod ? l->pod : "*", l->logs);
+            if (l->attempt >= 0)
+                fprintf(stderr, "jaxset logs: no pod log of restart attempt %lld matches "
+                                "\"%s\" in %s\n", l->attempt, l->pod ? l->pod : "*", l->logs);
+            else
+                fprintf(stderr, "jaxset logs: no pod log matches \"%s\" in %s\n",
+                        l->pod ? l->pod : "*", l->logs);
             return EXIT_INVALID;
         }
         for (size_t i = 0; i < l->n; i++)
@@ -164,8 +277,11 @@ static int print_logs(struct logs *l, bool follow)
     }
 }
 
+enum { OPT_ATTEMPT = 256 };
+
 struct logs_args {
     bool follow;
+    long long attempt;
     const char *pos[2];
     int n_pos;
 };
@@ -173,32 +289,52 @@ struct logs_args {
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct logs_args *a = ctx;
-    if (code == 'f')
+    char *end;
+    if (code == 'f') {
         a->follow = true;
-    else if (code == CLI_OPERAND && a->n_pos < 2)
+    } else if (code == OPT_ATTEMPT) {
+        errno = 0;
+        a->attempt = strtoll(arg, &end, 10);
+        if (!*arg || *end || errno || a->attempt < 0)
+            return cli_usage_error("logs", "--attempt takes a restart attempt: 0, 1, ...");
+    } else if (code == CLI_OPERAND && a->n_pos < 2) {
         a->pos[a->n_pos++] = arg;
-    else
-        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+    } else if (code == CLI_MISSING) {
+        return cli_usage_error("logs", "--attempt needs a value");
+    } else {
+        return cli_usage_error("logs", code == CLI_OPERAND ? "too many arguments"
+                                                           : "unknown option");
+    }
     return EXIT_OK;
 }
 
 int cmd_logs(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'}, {0}};
-    struct logs l = {0};
-    struct logs_args a = {0};
+    static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'},
+                                             {"attempt", required_argument, NULL, OPT_ATTEMPT},
+                                             {0}};
+    struct logs l = {.attempt = -1, .shown = -1};
+    struct logs_args a = {.attempt = -1};
     int rc = cli_parse(argc, argv, "f", longopts, on_arg, &a);
     if (rc != EXIT_OK)
         return rc;
     if (a.n_pos == 0)
-        return cli_usage_error("logs", usage, "expected [-f] NAME [POD]");
+        return cli_usage_error("logs", "expected NAME");
     if (rd_latest(a.pos[0], l.dir, sizeof(l.dir)) < 0) {
         fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", a.pos[0]);
         return EXIT_INVALID;
     }
     rd_file(l.logs, sizeof(l.logs), l.dir, RD_LOGS);
     l.pod = a.n_pos == 2 ? a.pos[1] : NULL;
+    l.attempt = a.attempt;
+    reload_pods(&l);
+    if (!l.pods && l.attempt >= 0 && !a.follow) {
+        fprintf(stderr, "jaxset logs: %s has no " RD_PODS " (a run of an older jaxset): its "
+                        "logs cannot be told apart by restart attempt\n", l.dir);
+        return EXIT_INVALID;
+    }
     rc = print_logs(&l, a.follow);
     free(l.v);
+    json_decref(l.pods);
     return rc;
 }

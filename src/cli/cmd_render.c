@@ -7,8 +7,6 @@
 #include "api/construct.h"
 #include "obj/yaml.h"
 
-static const char usage[] = "jaxset render FILE... [-o yaml|json] " CLI_VALIDATE_USAGE;
-
 /* The most child Jobs render prints for one JobSet: beyond, the output is no use to read and
  * only grows (replicas is an int32). */
 #define RENDER_MAX_JOBS 10000
@@ -86,15 +84,15 @@ static int on_arg(void *ctx, int code, const char *arg)
     case CLI_OPT_VALIDATE:
         return cli_validate_value(arg, &a->validate) == 0
                    ? EXIT_OK
-                   : cli_usage_error("render", usage, CLI_VALIDATE_BAD);
+                   : cli_usage_error("render", CLI_VALIDATE_BAD);
     case 'o':
     case CLI_MISSING:
         if (!fmt || (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0))
-            return cli_usage_error("render", usage, "-o must be yaml or json");
+            return cli_usage_error("render", "-o must be yaml or json");
         a->json_out = !strcmp(fmt, "json");
         return EXIT_OK;
     default:
-        return cli_usage_error("render", usage, "unknown option");
+        return cli_usage_error("render", "unknown option");
     }
 }
 
@@ -106,7 +104,7 @@ int cmd_render(int argc, char **argv)
         return EXIT_INVALID;
     int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);
     if (rc == EXIT_OK && a.n == 0)
-        rc = cli_usage_error("render", usage, "no file given");
+        rc = cli_usage_error("render", "no file given");
     struct manifest_set s = {0};
     if (rc == EXIT_OK)
         rc = cli_load(a.files, a.n, a.validate, &s);

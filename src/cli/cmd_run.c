@@ -10,11 +10,6 @@
 #include "local/rundir.h"
 #include "local/runner.h"
 
-static const char usage[] =
-    "jaxset run FILE... [--run-dir DIR] [-q|--quiet] [--filter RJ|POD] [--grace SECONDS]\n"
-    "                   [--restart-grace SECONDS] [--gpus N] [--restart-backoff MS] [--no-color]\n"
-    "                   " CLI_VALIDATE_USAGE;
-
 struct run_args {
     const char **files;
     size_t n;
@@ -83,11 +78,11 @@ static int on_arg(void *ctx, int code, const char *arg)
         return EXIT_OK;
     case OPT_RUN_DIR:
         a->run_dir = arg;
-        return *arg ? EXIT_OK : cli_usage_error("run", usage, "--run-dir must not be empty");
+        return *arg ? EXIT_OK : cli_usage_error("run", "--run-dir must not be empty");
     case CLI_OPT_VALIDATE:
         return cli_validate_value(arg, &a->validate) == 0
                    ? EXIT_OK
-                   : cli_usage_error("run", usage, CLI_VALIDATE_BAD);
+                   : cli_usage_error("run", CLI_VALIDATE_BAD);
     case OPT_FILTER:
         a->filter = arg;
         return EXIT_OK;
@@ -99,7 +94,7 @@ static int on_arg(void *ctx, int code, const char *arg)
             return EXIT_OK;
         /* fall through */
     case CLI_MISSING:
-        return cli_usage_error("run", usage, "missing or invalid option value");
+        return cli_usage_error("run", "missing or invalid option value");
     case 'q':
         a->quiet = 1;
         return EXIT_OK;
@@ -107,7 +102,7 @@ static int on_arg(void *ctx, int code, const char *arg)
         a->no_color = 1;
         return EXIT_OK;
     default:
-        return cli_usage_error("run", usage, "unknown option");
+        return cli_usage_error("run", "unknown option");
     }
 }
 
@@ -116,7 +111,7 @@ static int parse(struct run_args *a, int argc, char **argv)
     int rc = cli_parse(argc, argv, "q", longopts, on_arg, a);
     if (rc != EXIT_OK)
         return rc;
-    return a->n ? EXIT_OK : cli_usage_error("run", usage, "no file given");
+    return a->n ? EXIT_OK : cli_usage_error("run", "no file given");
 }
 
 /* Why the run directory could not be had; nothing was started. */

@@ -78,16 +78,16 @@ static int flip(const char *cmd, const char *name, bool suspend)
 }
 
 struct name_arg {
-    const char *cmd, *usage, *name;
+    const char *cmd, *name;
 };
 
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct name_arg *a = ctx;
     if (code != CLI_OPERAND)
-        return cli_usage_error(a->cmd, a->usage, "unknown option");
+        return cli_usage_error(a->cmd, "unknown option");
     if (a->name)
-        return cli_usage_error(a->cmd, a->usage, "more than one name");
+        return cli_usage_error(a->cmd, "more than one name");
     a->name = arg;
     return EXIT_OK;
 }
@@ -95,14 +95,12 @@ static int on_arg(void *ctx, int code, const char *arg)
 static int suspend_cmd(int argc, char **argv, const char *cmd, bool suspend)
 {
     static const struct option longopts[] = {{0}};
-    char usage[64];
-    snprintf(usage, sizeof(usage), "jaxset %s NAME", cmd);
-    struct name_arg a = {.cmd = cmd, .usage = usage};
+    struct name_arg a = {.cmd = cmd};
     int rc = cli_parse(argc, argv, "", longopts, on_arg, &a);
     if (rc != EXIT_OK)
         return rc;
     if (!a.name)
-        return cli_usage_error(cmd, usage, "no name given");
+        return cli_usage_error(cmd, "no name given");
     return flip(cmd, a.name, suspend);
 }
 

@@ -7,8 +7,6 @@
 #include "api/keys.h"
 #include "local/runner.h"
 
-static const char usage[] = "jaxset validate FILE... [--cluster] " CLI_VALIDATE_USAGE;
-
 static void summary(const struct manifest *m)
 {
     const struct js_view *v = &m->view;
@@ -47,9 +45,9 @@ static int on_arg(void *ctx, int code, const char *arg)
     if (code == CLI_OPT_VALIDATE)
         return cli_validate_value(arg, &f->validate) == 0
                    ? EXIT_OK
-                   : cli_usage_error("validate", usage, CLI_VALIDATE_BAD);
+                   : cli_usage_error("validate", CLI_VALIDATE_BAD);
     if (code != CLI_OPERAND)
-        return cli_usage_error("validate", usage, "unknown option");
+        return cli_usage_error("validate", "unknown option");
     f->v[f->n++] = arg;
     return EXIT_OK;
 }
@@ -74,7 +72,7 @@ int cmd_validate(int argc, char **argv)
         return EXIT_INVALID;
     int rc = cli_parse(argc, argv, "", longopts, on_arg, &f);
     if (rc == EXIT_OK && f.n == 0)
-        rc = cli_usage_error("validate", usage, "no file given");
+        rc = cli_usage_error("validate", "no file given");
     if (rc == EXIT_OK)
         rc = cli_load(f.v, f.n, f.validate, &s);
     free(f.v);

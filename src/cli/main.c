@@ -1,5 +1,6 @@
 /* jaxset: run distributed JAX jobs described as JobSets, JAXJobs, TrainJobs or AIchor
- * manifests.  This file only dispatches to the subcommands. */
+ * manifests.  This file only dispatches to the subcommands; what each does and takes is
+ * described once, in help.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,43 +11,59 @@
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
-    const char *help;
 } commands[] = {
-    {"validate", cmd_validate, "check manifests fully; exit 2 with one line per field error"},
-    {"render", cmd_render, "print what a cluster would receive: JobSet, Service, child Jobs"},
-    {"run", cmd_run, "run a job on this machine with cluster semantics"},
-    {"get", cmd_get, "show runs, or one JobSet with its status (-o json|yaml)"},
-    {"logs", cmd_logs, "print the logs of a run's pods"},
-    {"suspend", cmd_suspend, "suspend a running local run (spec.suspend: true)"},
-    {"resume", cmd_resume, "resume a suspended local run"},
+    {"validate", cmd_validate}, {"render", cmd_render},     {"run", cmd_run},
+    {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
+    {"suspend", cmd_suspend},   {"resume", cmd_resume},
 };
 
-static int help(FILE *out)
+static bool is_help(const char *arg)
 {
-    fprintf(out, "usage: jaxset COMMAND [ARGS...]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(out, "  %-10s %s\n", "version", "print the version");
-    fprintf(out, "\nManifests: jobset.x-k8s.io/v1alpha2 JobSet, kubeflow.org/v1 JAXJob,\n"
-                 "trainer.kubeflow.org/v1alpha1 TrainJob (+ TrainingRuntime or\n"
-                 "ClusterTrainingRuntime), AIchorManifest (spec.operator: jax).\n");
-    return out == stderr ? EXIT_INVALID : EXIT_OK;
+    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+/* `jaxset help [CMD]`, `jaxset --help`. */
+static int help(int argc, char **argv)
+{
+    const char *name = argc > 1 && is_help(argv[1]) ? "help" : argc > 1 ? argv[1] : NULL;
+    const struct cli_help *h = cli_help_find(name);
+    if (argc > 2 || (name && !h)) {
+        if (argc > 2)
+            fprintf(stderr, "jaxset help: one COMMAND at most\n");
+        else
+            fprintf(stderr, "jaxset help: unknown command \"%s\"\n", name);
+        cli_help_list(stderr);
+        return EXIT_INVALID;
+    }
+    if (h)
+        cli_help_print(stdout, h);
+    else
+        cli_help_list(stdout);
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return help(stderr);
+    if (argc < 2) {
+        cli_help_list(stderr);
+        return EXIT_INVALID;
+    }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
-        return help(stdout);
+    if (is_help(cmd) || !strcmp(cmd, "help"))
+        return help(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        if (argc > 2 && is_help(argv[2]))
+            return help(2, (char *[]){"help", "version", NULL});
         printf("jaxset %s\n", JAXSET_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (!strcmp(commands[i].name, cmd))
-            return commands[i].fn(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (!strcmp(commands[i].name, cmd)) {
+            int rc = commands[i].fn(argc - 1, argv + 1);
+            return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
+        }
+    }
     fprintf(stderr, "jaxset: unknown command \"%s\"\n", cmd);
-    return help(stderr);
+    cli_help_list(stderr);
+    return EXIT_INVALID;
 }

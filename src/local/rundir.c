@@ -37,7 +37,9 @@ const char *rd_home_error(int rc)
 char *rd_file(char *out, size_t n, const char *dir, const char *name)
 {
     int len = snprintf(out, n, "%s/%s", dir, name);
-    return len < 0 || (size_t)len >= n ? NULL : out;
+    if (len < 0 || (size_t)len >= n)
+        out[0] = '\0'; /* no path at all rather than another file's */
+    return out;
 }
 
 char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container)
@@ -47,7 +49,9 @@ char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *
         len = snprintf(out, n, "%s/" RD_LOGS "/%s.%s" RD_LOG_SUFFIX, dir, pod, container);
     else
         len = snprintf(out, n, "%s/" RD_LOGS "/%s" RD_LOG_SUFFIX, dir, pod);
-    return len < 0 || (size_t)len >= n ? NULL : out;
+    if (len < 0 || (size_t)len >= n)
+        out[0] = '\0'; /* no path at all rather than another pod's log */
+    return out;
 }
 
 int rd_dir_check(const char *dir)

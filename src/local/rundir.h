@@ -48,12 +48,13 @@
 int rd_home(char *out, size_t n);
 const char *rd_home_error(int rc);
 
-/* "<dir>/<name>" into out; returns out, or NULL when it does not fit in n bytes. */
+/* "<dir>/<name>" into out; returns out, "" when it does not fit in n bytes (opening "" fails
+ * with ENOENT: never another file). */
 char *rd_file(char *out, size_t n, const char *dir, const char *name);
 
 /* The log file of a container of pod `pod` in run directory `dir` into out: logs/<pod>.log, or
- * logs/<pod>.<container>.log when `container` is not NULL.  Returns out, or NULL when it does
- * not fit in n bytes. */
+ * logs/<pod>.<container>.log when `container` is not NULL.  Returns out, "" when it does not
+ * fit in n bytes. */
 char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container);
 
 /* A directory given with --run-dir: -EINVAL for "", -ENAMETOOLONG past RD_DIR_MAX, else 0. */

@@ -48,7 +48,7 @@ int run__hosts_setup(struct run *r, struct err *err)
     char path[PATH_MAX], host[RUN_NAME_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
     if (!dns_chars(v->subdomain) || !dns_chars(v->ns))
         return err_set(err, -EINVAL, "the subdomain and namespace must be DNS names");
-    FILE *f = rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS) ? hosts_create(path) : NULL;
+    FILE *f = *rd_file(path, sizeof(path), r->o->run_dir, RD_HOSTS) ? hosts_create(path) : NULL;
     if (!f)
         return err_set(err, -errno, "%s: %s", path, strerror(errno));
     fprintf(f, "127.0.0.1 localhost\n");

@@ -114,14 +114,29 @@ json_t *run__pods_json(const struct run *r)
     return all;
 }
 
+/* A pod whose container exited non-zero by itself, rather than by a signal (most often the
+ * teardown's SIGTERM after another pod failed). */
+static bool exited_by_itself(const json_t *pod)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach (jx_arr(pod, "containers"), i, c)
+        if (jx_int_or(c, "exitCode", 0) != 0 && !jx_str(c, "signal"))
+            return true;
+    return false;
+}
+
 /* Whether failed pod `p` ended the run before `best`: a later restart attempt wins (its failure
- * is what ended the run), then the earlier finish. */
+ * is what ended the run), then a pod that exited by itself over one stopped by a signal (finish
+ * times are to the second: a teardown in the same second would tie), then the earlier finish. */
 static bool failed_first(const json_t *p, const json_t *best)
 {
     long long a = jx_int_or(p, "restartAttempt", 0), b = jx_int_or(best, "restartAttempt", 0);
     const char *fin = jx_str(p, "finishTime"), *bfin = jx_str(best, "finishTime");
     if (a != b)
         return a > b;
+    if (exited_by_itself(p) != exited_by_itself(best))
+        return exited_by_itself(p);
     return fin && bfin && strcmp(fin, bfin) < 0;
 }
 

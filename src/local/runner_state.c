@@ -19,7 +19,7 @@
 int run__state_open(struct run *r, struct err *err)
 {
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
-    if (!rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS))
+    if (!*rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS))
         return err_set(err, -ENAMETOOLONG, "%s: the run directory's path is too long",
                        r->o->run_dir);
     if (mkdir(path, 0700) < 0 && errno != EEXIST)
@@ -54,7 +54,7 @@ static void write_json(struct run *r, const char *name, const json_t *v)
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
     char *text = json_dumps(v, JSON_INDENT(2));
     int rc = !text ? -ENOMEM
-             : !rd_file(path, sizeof(path), r->o->run_dir, name)
+             : !*rd_file(path, sizeof(path), r->o->run_dir, name)
                  ? -ENAMETOOLONG
                  : fs_write_private(path, text, strlen(text));
     free(text);

@@ -207,6 +207,17 @@ def pod_status_is_kept_and_the_first_failure_named():
 
 
 @test
+def the_pod_that_failed_is_named_not_the_one_torn_down():
+    # pod 1 exits 3; pod 0 is stopped by the teardown within the same second
+    script = ("import os, sys, time; i = os.environ['JOB_COMPLETION_INDEX']; "
+              "sys.exit(3) if i == '1' else time.sleep(60)")
+    r = Run(jobset("named", [rj("w", script, pods=2)])).run()
+    assert r.rc == 1, r.describe()
+    assert "the first pod to fail: pod named-w-0-1-" in r.err, r.describe()
+    assert "(container c exited with code 3)" in r.err, r.describe()
+
+
+@test
 def on_failure_restarts_are_counted_per_pod():
     # restartPolicy OnFailure: the container fails twice in place, then succeeds
     script = ("import os, sys; f = os.environ['JAXSET_HOME'] + '/n'; "

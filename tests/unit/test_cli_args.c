@@ -78,12 +78,55 @@ static void test_errors(void **state)
     assert_string_equal(parse(2, short_missing, 0, &rc), "58");
 }
 
+/* -h / --help anywhere among the options: the command's help, no callback, CLI_HELP_SHOWN;
+ * as an option's value or after "--" it is no help. */
+static void test_help(void **state)
+{
+    (void)state;
+    char *help_last[] = {"get", "name", "-x", "--help", NULL};
+    char *short_help[] = {"run", "-h", "f", NULL};
+    char *as_value[] = {"run", "--grace", "--help", "-o", "-h", NULL};
+    char *after_dashes[] = {"run", "--", "--help", NULL};
+    int rc;
+    assert_string_equal(parse(4, help_last, 0, &rc), "");
+    assert_int_equal(rc, CLI_HELP_SHOWN);
+    assert_string_equal(parse(3, short_help, 0, &rc), "");
+    assert_int_equal(rc, CLI_HELP_SHOWN);
+    assert_string_equal(parse(5, as_value, 0, &rc), "256:--help 111:-h");
+    assert_int_equal(rc, 0);
+    assert_string_equal(parse(3, after_dashes, 0, &rc), "1:--help");
+    assert_int_equal(rc, 0);
+}
+
+/* Every command has its help; the usage synopsis comes from it. */
+static void test_help_table(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {"validate", "render", "run", "get",
+                                       "describe", "logs",   "help", "version"};
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        const struct cli_help *h = cli_help_find(cmds[i]);
+        char want[64];
+        assert_non_null(h);
+        snprintf(want, sizeof(want), "jaxset %s", cmds[i]);
+        assert_memory_equal(h->usage, want, strlen(want));
+        assert_ptr_equal(cli_usage_of(cmds[i]), h->usage);
+        assert_non_null(h->summary);
+        assert_non_null(h->text);
+        assert_non_null(h->exit);
+    }
+    assert_null(cli_help_find("nope"));
+    assert_null(cli_help_find(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_double_dash),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_help_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

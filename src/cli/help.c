@@ -1,0 +1,220 @@
+/* help: the one description of every command.  `jaxset CMD --help`, `jaxset help CMD`, the
+ * command list of `jaxset help` and the usage line of every usage error all print from this
+ * table, so the binary is the reference (README's command table summarises it). */
+#include "cli/cli.h"
+
+#include <string.h>
+
+#define HELP_WIDTH 80
+#define HELP_OPT_COL 26 /* where an option's text starts */
+
+static const struct cli_help helps[] = {
+    {
+        .name = "validate",
+        .summary = "check manifests fully; exit 2 with one line per field error",
+        .usage = "jaxset validate FILE... [--cluster] [--validate[=strict|warn|ignore]]",
+        .text = "Decodes, converts, defaults and validates every job in the files (JobSet, "
+                "JAXJob, TrainJob with its training runtime, AIchor manifest; YAML or JSON, "
+                "several documents per file), and reports what `jaxset run` would refuse on "
+                "this machine (a container without command, env from ConfigMaps or Secrets, "
+                "too many pods) with run's own message. Prints one summary line per valid job.",
+        .opts = {{"--cluster", "check only what a cluster checks (the API server and the "
+                               "controllers), not what this machine's runner would refuse"},
+                 {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
+                                        "refuses them; warn prints them and drops them; ignore "
+                                        "(or false) drops them silently, as kubectl"}},
+        .exit = "0 when every job is valid; 2 on invalid input or usage, with one line "
+                "\"FILE: FIELD: ERROR\" per field error",
+    },
+    {
+        .name = "render",
+        .summary = "print what a cluster would receive: JobSet, Service, child Jobs",
+        .usage = "jaxset render FILE... [-o yaml|json] [--validate[=strict|warn|ignore]]",
+        .text = "Prints the defaulted JobSet, its headless Service, its PersistentVolumeClaims "
+                "and every child batch/v1 Job exactly as the JobSet controller builds them for "
+                "restart attempt 0, with the JAX environment in each Job's pod template.",
+        .opts = {{"-o, --output FORMAT", "yaml (the default): one document per object; json: "
+                                         "one v1 List"},
+                 {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
+                                        "refuses them; warn prints them and drops them; ignore "
+                                        "(or false) drops them silently, as kubectl"}},
+        .exit = "0; 2 on invalid input or usage",
+    },
+    {
+        .name = "run",
+        .summary = "run a job on this machine with cluster semantics",
+        .usage = "jaxset run FILE... [--run-dir DIR] [-q|--quiet] [--filter RJ|POD] "
+                 "[--grace SECONDS]\n"
+                 "                  [--restart-grace SECONDS] [--gpus N] "
+                 "[--restart-backoff MS] [--no-color]\n"
+                 "                  [--validate[=strict|warn|ignore]]",
+        .text = "Validates fully (nothing starts if anything is invalid), then runs the job "
+                "here as the JobSet controller, the Job controller and the kubelet would: every "
+                "container a supervised process group with the pod's hostname, environment and "
+                "JAX variables. Streams every pod's output prefixed [<pod hostname>], shows a "
+                "live status line on a terminal and prints a summary that names the first "
+                "failed pod. The run is kept in a run directory (see `jaxset get`).",
+        .opts = {{"--run-dir DIR", "keep this run in DIR instead of runs/<name>/<UTC time>-<pid> "
+                                   "in jaxset's state home ($JAXSET_HOME, else "
+                                   "$XDG_STATE_HOME/jaxset, else ~/.local/state/jaxset)"},
+                 {"-q, --quiet", "do not forward pod output (the log files still get it)"},
+                 {"--filter RJ|POD", "forward only one replicated job's pods, or pods whose "
+                                     "hostname starts with POD"},
+                 {"--grace SECONDS", "termination grace period instead of the pods' "
+                                     "terminationGracePeriodSeconds (default 30)"},
+                 {"--restart-grace SECONDS",
+                  "grace period of pods torn down by a gang restart, instead of the JobSet's "
+                  "jaxset.dev/restart-grace-seconds annotation or the pods' own"},
+                 {"--gpus N", "GPUs on this machine (default: the /dev/nvidiaN devices)"},
+                 {"--restart-backoff MS", "base of the crash-loop backoffs of in-place and "
+                                          "gang restarts (default 100)"},
+                 {"--no-color", "plain output prefixes even on a terminal"},
+                 {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
+                                        "refuses them; warn prints them and drops them; ignore "
+                                        "(or false) drops them silently, as kubectl"}},
+        .exit = "0 Completed, 1 Failed, 2 invalid input or usage, 129/130/143 after "
+                "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
+    },
+    {
+        .name = "get",
+        .summary = "list runs newest first, or one JobSet with its pods (-o json|yaml)",
+        .usage = "jaxset get [NAME] [-o wide|json|yaml]",
+        .text = "Lists the latest run of every JobSet kept on disk, newest first: NAME, STATE "
+                "(Running, Completed, Failed, Interrupted, or Lost when the run's process is "
+                "gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until the "
+                "end, or until now). With NAME, only that run. With -o json or yaml, a v1 List "
+                "of the JobSet with its status followed by one Pod per pod of every restart "
+                "attempt (oldest first), with phase, times, restart count and each container's "
+                "state, exit code and signal.",
+        .opts = {{"-o, --output FORMAT", "wide: also PODS, EXIT and RUN DIRECTORY; json or "
+                                         "yaml (needs NAME): the JobSet and its Pods"}},
+        .exit = "0; 2 when there is no such run, or on usage",
+    },
+    {
+        .name = "describe",
+        .summary = "show what happened in a run: conditions, Jobs, pods, events",
+        .usage = "jaxset describe NAME",
+        .text = "Shows the latest run of NAME as `kubectl describe` would: source, run "
+                "directory, state, start, duration, restarts and terminal state; the JobSet's "
+                "conditions and replicated jobs; its child Jobs; every pod grouped by restart "
+                "attempt, oldest first, with hostname, JAX process id, phase, restarts, the exit "
+                "code or signal of each failed container, start and finish; and the events.",
+        .exit = "0; 2 when there is no such run, or on usage",
+    },
+    {
+        .name = "logs",
+        .summary = "print the logs of a run's pods",
+        .usage = "jaxset logs [-f] [--attempt N] NAME [POD]",
+        .text = "Prints the logs of the latest run of NAME: every pod, or the pods that POD "
+                "names (a pod name, a hostname or a prefix of either). Lines are prefixed "
+                "[<hostname>] as the run printed them ([<hostname>/<container>] for pods of "
+                "several containers) unless one log alone matches, and grouped by restart "
+                "attempt, oldest first, under a \"--- restart attempt N ---\" line when the "
+                "run restarted.",
+        .opts = {{"-f, --follow", "then print new lines as they come, pods created by "
+                                  "restarts included, until the run ends or is gone"},
+                 {"--attempt N", "only the pods of restart attempt N"}},
+        .exit = "0; 2 when there is no such run or nothing matches, or on usage",
+    },
+    {
+        .name = "suspend",
+        .summary = "suspend a running local run (spec.suspend: true)",
+        .usage = "jaxset suspend NAME",
+        .text = "Sets spec.suspend of the running run of NAME, as `kubectl patch` would on a "
+                "cluster: every pod is stopped the kubelet's way, the Jobs stay, the JobSet gets "
+                "Suspended=True. Waits until the run has taken the change.",
+        .exit = "0; 1 when the run did not take it within 10 s; 2 when no run of NAME is going",
+    },
+    {
+        .name = "resume",
+        .summary = "resume a suspended local run",
+        .usage = "jaxset resume NAME",
+        .text = "Clears spec.suspend of the running run of NAME (suspended by `jaxset suspend` "
+                "or from its manifest): the pods start again. Waits until the run has taken "
+                "the change.",
+        .exit = "0; 1 when the run did not take it within 10 s; 2 when no run of NAME is going",
+    },
+    {
+        .name = "help",
+        .summary = "list the commands, or describe one",
+        .usage = "jaxset help [COMMAND]",
+        .text = "Without COMMAND, lists the commands; with it, prints what `jaxset COMMAND "
+                "--help` prints.",
+        .exit = "0; 2 for an unknown command",
+    },
+    {
+        .name = "version",
+        .summary = "print the version",
+        .usage = "jaxset version",
+        .text = "Prints jaxset's version.",
+        .exit = "0",
+    },
+};
+
+#define N_HELPS (sizeof(helps) / sizeof(helps[0]))
+
+const struct cli_help *cli_help_find(const char *cmd)
+{
+    for (size_t i = 0; cmd && i < N_HELPS; i++)
+        if (!strcmp(helps[i].name, cmd))
+            return &helps[i];
+    return NULL;
+}
+
+const char *cli_usage_of(const char *cmd)
+{
+    const struct cli_help *h = cli_help_find(cmd);
+    return h ? h->usage : "jaxset COMMAND [ARGS...]";
+}
+
+/* Prints `s` word-wrapped to HELP_WIDTH columns, the first line from column `col` (the cursor
+ * is there), the others indented to `indent`. */
+static void wrap(FILE *out, const char *s, int col, int indent)
+{
+    while (*s) {
+        size_t word = strcspn(s, " ");
+        if (col > indent && col + 1 + (int)word > HELP_WIDTH) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, word, out);
+        col += (int)word;
+        s += word;
+        s += strspn(s, " ");
+    }
+    fputc('\n', out);
+}
+
+void cli_help_print(FILE *out, const struct cli_help *h)
+{
+    fprintf(out, "usage: %s\n\n", h->usage);
+    wrap(out, h->text, 0, 0);
+    fprintf(out, "\nOptions:\n");
+    for (size_t i = 0; i < CLI_HELP_MAX_OPTS && h->opts[i].flags; i++) {
+        int col = fprintf(out, "  %s", h->opts[i].flags);
+        if (col + 2 > HELP_OPT_COL) {
+            fprintf(out, "\n%*s", HELP_OPT_COL, "");
+        } else {
+            fprintf(out, "%*s", HELP_OPT_COL - col, "");
+        }
+        wrap(out, h->opts[i].text, HELP_OPT_COL, HELP_OPT_COL);
+    }
+    fprintf(out, "  %-*s%s\n", HELP_OPT_COL - 2, "-h, --help", "print this help");
+    fprintf(out, "\nExit status:");
+    wrap(out, h->exit, 12, 2);
+}
+
+void cli_help_list(FILE *out)
+{
+    fprintf(out, "usage: jaxset COMMAND [ARGS...]\n\nCommands:\n");
+    for (size_t i = 0; i < N_HELPS; i++)
+        fprintf(out, "  %-10s %s\n", helps[i].name, helps[i].summary);
+    fprintf(out, "\n`jaxset COMMAND --help` or `jaxset help COMMAND` describes a command and "
+                 "its options.\n"
+                 "Manifests: jobset.x-k8s.io/v1alpha2 JobSet, kubeflow.org/v1 JAXJob,\n"
+                 "trainer.kubeflow.org/v1alpha1 TrainJob (+ TrainingRuntime or\n"
+                 "ClusterTrainingRuntime), AIchorManifest (spec.operator: jax).\n");
+}

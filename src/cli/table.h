@@ -1,0 +1,29 @@
+/* table: columns aligned as kubectl's tab writer aligns them (each column as wide as its
+ * widest cell, a gap between columns, the last column unpadded). */
+#ifndef JX_CLI_TABLE_H
+#define JX_CLI_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct table {
+    size_t ncol, n, cap;
+    char **cells; /* row after row, ncol cells each; owned */
+    bool oom;     /* a cell could not be added: the table is incomplete */
+};
+
+/* An empty table of `ncol` columns (no allocation yet). */
+struct table table_new(size_t ncol);
+
+/* Appends one cell, printf-style; cells fill a row left to right, then the next row. */
+void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints every row, `indent` spaces first, columns `gap` spaces apart at least (a last row
+ * left incomplete ends at its last cell).  -ENOMEM when a cell was lost, else 0. */
+int table_print(const struct table *t, FILE *out, int indent, int gap);
+
+/* Releases the cells; the table is empty again. */
+void table_free(struct table *t);
+
+#endif

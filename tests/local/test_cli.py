@@ -1,0 +1,380 @@
+"""What the CLI shows of local runs: `describe`, `get` (order, AGE/DURATION, -o wide, the List of
+-o json|yaml), `logs` (hostname prefixes, restart-attempt headers, --attempt, -f ending when the
+run is gone), and `--help` / `jaxset help` for every command."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from localtest import BIN, SRC, Run, main, test, wait_for  # noqa: E402
+
+
+def manifest(name, script, pods=2, spec="", annotations="", containers=None):
+    """A JobSet of one replicated job `w` (one Job of `pods` pods, restartPolicy Never); each
+    container runs `sh -c` of its script, with ATTEMPT set to the pod's restart attempt."""
+    containers = containers or {"c": script}
+    body = "".join(f"""
+            - name: {c}
+              command: ["sh", "-c", {s!r}]
+              env:
+              - name: ATTEMPT
+                valueFrom:
+                  fieldRef:
+                    fieldPath: metadata.labels['jobset.sigs.k8s.io/restart-attempt']"""
+                   for c, s in containers.items())
+    return f"""apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: {name}{annotations}
+spec:{spec}
+  replicatedJobs:
+  - name: w
+    replicas: 1
+    template:
+      spec:
+        parallelism: {pods}
+        completions: {pods}
+        backoffLimit: 0
+        template:
+          spec:
+            restartPolicy: Never
+            containers:{body}
+"""
+
+
+def jaxset(home, *args, timeout=30):
+    p = subprocess.run([BIN, *args], env=dict(os.environ, JAXSET_HOME=home), cwd=SRC,
+                       capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+# Pod 1 fails with exit code 3 in every attempt; pod 0 waits and is stopped by SIGTERM.  With
+# maxRestarts 1: attempt 0 fails, the gang restarts once, attempt 1 fails the JobSet.
+FAILING = ("echo hi $HOSTNAME attempt $ATTEMPT; "
+           "if [ $JOB_COMPLETION_INDEX = 1 ]; then sleep 0.3; exit 3; fi; exec sleep 30")
+_failed = {}
+
+
+def failed_run():
+    """One failing run with a gang restart (shared by the tests that only read it)."""
+    if not _failed:
+        ann = "\n  annotations: {jaxset.dev/jax-runtime: jobset}"
+        r = Run(manifest("dfail", FAILING, spec="\n  failurePolicy:\n    maxRestarts: 1",
+                         annotations=ann)).run()
+        assert r.rc == 1, r.describe()
+        _failed["run"] = r
+    return _failed["run"]
+
+
+def section(out, title, end):
+    return out.split(f"\n{title}")[1].split(f"\n{end}")[0]
+
+
+@test
+def describe_shows_pods_of_every_attempt_with_exit_codes():
+    r = failed_run()
+    rc, out, err = jaxset(r.home, "describe", "dfail")
+    assert rc == 0, err
+    assert re.search(r"^Name: +dfail$", out, re.M), out
+    assert re.search(r"^Namespace: +default$", out, re.M), out
+    assert re.search(rf"^Source: +{re.escape(r.path)}$", out, re.M), out
+    assert re.search(rf"^Run Directory: +{re.escape(r.run_dir('dfail'))}$", out, re.M), out
+    assert re.search(r"^State: +Failed \(exit status 1\)$", out, re.M), out
+    assert re.search(r"^Start Time: +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+s ago\)$", out,
+                     re.M), out
+    assert re.search(r"^Duration: +\d+s$", out, re.M), out
+    assert re.search(r"^Restarts: +1 \(1 of maxRestarts 1\)$", out, re.M), out
+    assert re.search(r"^Terminal State: +Failed$", out, re.M), out
+    assert re.search(r"^JAX Coordinator: +127\.0\.0\.1:\d+$", out, re.M), out
+    conds = section(out, "Conditions:", "Replicated Jobs:")
+    assert re.search(r"Failed +True +ReachedMaxRestarts +\S+ +jobset failed due to reaching",
+                     conds), conds
+    rjs = section(out, "Replicated Jobs:", "Jobs:")
+    assert re.search(r"^  w +0 +0 +0 +1 +0$", rjs, re.M), rjs
+    jobs = section(out, "Jobs:", "Pods:")
+    assert re.search(r"^  dfail-w-0 +1 +0 +0 +0 +2 +Failed=True \(BackoffLimitExceeded\)$",
+                     jobs, re.M), jobs
+    pods = section(out, "Pods:", "Events:")
+    assert pods.index("Restart Attempt 0:") < pods.index("Restart Attempt 1:"), pods
+    for attempt in pods.split("Restart Attempt ")[1:]:
+        # hostname, JAX process id, phase, restarts, exit, start, finish
+        ts = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+        assert re.search(rf"dfail-w-0-1-\w{{5}} +dfail-w-0-1 +1 +Failed +0 +3 +{ts} +{ts}",
+                         attempt), pods
+        assert re.search(r"dfail-w-0-0-\w{5} +dfail-w-0-0 +0 +Failed +0 +SIGTERM \(143\)",
+                         attempt), pods
+    events = out.split("\nEvents:")[1]
+    assert re.search(r"Warning +ReachedMaxRestarts +\d+s +jobset failed due", events), events
+    assert re.search(r"Note +- +- +the first pod to fail: pod dfail-w-0-", events), events
+
+
+@test
+def describe_usage_and_missing_run():
+    home = tempfile.mkdtemp(prefix="jaxset-test-")
+    assert jaxset(home, "describe")[0] == 2
+    assert jaxset(home, "describe", "a", "b")[0] == 2
+    rc, _, err = jaxset(home, "describe", "nothing")
+    assert rc == 2 and 'no run of "nothing"' in err, err
+
+
+@test
+def get_output_is_a_list_of_the_jobset_and_its_pods():
+    r = failed_run()
+    rc, out, err = jaxset(r.home, "get", "dfail", "-o", "json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["kind"] == "List" and doc["apiVersion"] == "v1", doc.keys()
+    js, pods = doc["items"][0], doc["items"][1:]
+    assert js["kind"] == "JobSet" and js["status"]["terminalState"] == "Failed", js
+    assert [p["kind"] for p in pods] == ["Pod"] * 4, pods
+    lbl = "jobset.sigs.k8s.io/restart-attempt"
+    assert [p["metadata"]["labels"][lbl] for p in pods] == ["0", "0", "1", "1"] or \
+        sorted(p["metadata"]["labels"][lbl] for p in pods) == ["0", "0", "1", "1"], pods
+    for p in pods:
+        st = p["status"]["containerStatuses"][0]
+        idx = p["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"]
+        assert p["metadata"]["annotations"]["jaxset.dev/jax-process-id"] == idx, p
+        assert p["spec"]["hostname"] == f"dfail-w-0-{idx}" and p["status"]["phase"] == "Failed"
+        term = st["state"]["terminated"]
+        if idx == "1":
+            assert term == {"exitCode": 3, "reason": "Error"}, st
+        else:
+            assert term == {"exitCode": 143, "signal": 15, "reason": "Error"}, st
+    rc, out, err = jaxset(r.home, "get", "dfail", "-o", "yaml")
+    assert rc == 0 and out.startswith("apiVersion: v1\nkind: List\nitems:\n"), out
+    assert out.count("\n  kind: Pod\n") == 4 and "terminalState: Failed" in out, out
+
+
+def fake_run(home, name, start_ago, state, end_after=None, pid=None, terminal=None,
+             restarts=0, pods=0, exit_status=None):
+    """A run directory as a run leaves it, started `start_ago` seconds ago."""
+    now = time.time()
+    iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))  # noqa: E731
+    start = now - start_ago
+    d = os.path.join(home, "runs", name, time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(start)) +
+                     f"-{pid or 1}")
+    os.makedirs(d)
+    run = {"name": name, "source": f"{name}.yaml", "state": state, "pid": pid or 0,
+           "startTime": iso(start), "updateTime": iso(start + (end_after or 0)),
+           "coordinatorPort": 1234}
+    if exit_status is not None:
+        run["exitStatus"] = exit_status
+    status = {"restarts": restarts}
+    if terminal:
+        status["terminalState"] = terminal
+    files = {"run.json": run, "jobset.json": {"kind": "JobSet", "status": status},
+             "pods.json": [{"name": f"{name}-{i}", "restartAttempt": 0} for i in range(pods)]}
+    for f, v in files.items():
+        with open(os.path.join(d, f), "w", encoding="utf-8") as out:
+            json.dump(v, out)
+    os.symlink(d, os.path.join(home, "runs", name, "latest"))
+    return d
+
+
+def dead_pid():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+@test
+def get_lists_runs_newest_first_with_age_and_duration():
+    home = tempfile.mkdtemp(prefix="jaxset-test-")
+    old = fake_run(home, "old", 3 * 86400 + 30, "Completed", end_after=5 * 3600,
+                   terminal="Completed", pods=4, exit_status=0)
+    mid = fake_run(home, "mid", 300, "Failed", end_after=90, terminal="Failed", restarts=2,
+                   pods=2, exit_status=1)
+    lost = fake_run(home, "lost", 200, "Running", end_after=20, pid=dead_pid(), pods=1)
+    live = fake_run(home, "live", 10, "Running", pid=os.getpid(), pods=3)
+    rc, out, err = jaxset(home, "get")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "STATE", "TERMINALSTATE", "RESTARTS", "AGE",
+                                "DURATION"], out
+    rows = [l.split() for l in lines[1:]]
+    assert [r[0] for r in rows] == ["live", "lost", "mid", "old"], out
+    assert re.fullmatch(r"live Running - 0 1\ds 1\ds", " ".join(rows[0])), out
+    assert re.fullmatch(r"lost Lost - 0 3m2\ds 20s", " ".join(rows[1])), out
+    assert re.fullmatch(r"mid Failed Failed 2 5m(\ds)? 90s", " ".join(rows[2])), out
+    assert " ".join(rows[3]) == "old Completed Completed 0 3d 5h", out
+    rc, out, err = jaxset(home, "get", "-o", "wide")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert re.split(r"\s{2,}", lines[0]) == ["NAME", "STATE", "TERMINALSTATE", "RESTARTS",
+                                             "AGE", "DURATION", "PODS", "EXIT",
+                                             "RUN DIRECTORY"], out
+    cols = [l.split()[-3:] for l in lines[1:]]
+    assert cols == [["3", "-", live], ["1", "-", lost], ["2", "1", mid], ["4", "0", old]], out
+    rc, out, err = jaxset(home, "get", "mid", "-o", "wide")
+    assert rc == 0 and out.splitlines()[1].split()[0] == "mid" and len(out.splitlines()) == 2
+    assert jaxset(home, "get", "-o", "json")[0] == 2
+    assert jaxset(home, "get", "-o", "bogus")[0] == 2
+
+
+def logs(r, *args):
+    return jaxset(r.home, "logs", *args)
+
+
+@test
+def logs_prefix_hostnames_and_group_restart_attempts():
+    r = failed_run()
+    rc, out, err = logs(r, "dfail")
+    assert rc == 0, err
+    expect = []
+    for a in (0, 1):
+        expect += [f"--- restart attempt {a} ---", f"[dfail-w-0-0] hi dfail-w-0-0 attempt {a}",
+                   f"[dfail-w-0-1] hi dfail-w-0-1 attempt {a}"]
+    assert out.splitlines() == expect, out
+    rc, out, err = logs(r, "dfail", "--attempt", "1")
+    assert rc == 0 and out.splitlines() == expect[4:], out
+    rc, out, err = logs(r, "--attempt=0", "dfail", "dfail-w-0-1")
+    assert rc == 0 and out == "hi dfail-w-0-1 attempt 0\n", out
+    rc, out, err = logs(r, "dfail", "dfail-w-0-1")
+    assert rc == 0 and out.splitlines() == [expect[0], expect[2], expect[3], expect[5]], out
+    rc, out, err = logs(r, "dfail", "--attempt", "2")
+    assert rc == 2 and "restart attempt 2" in err, err
+    assert logs(r, "dfail", "--attempt", "x")[0] == 2
+
+
+@test
+def logs_of_pods_with_several_containers_and_of_runs_without_pods_json():
+    r = Run(manifest("mc", "", pods=1, containers={"a": "echo from a", "b": "echo from b"}))
+    assert r.run().rc == 0, r.describe()
+    rc, out, err = logs(r, "mc")
+    assert rc == 0 and sorted(out.splitlines()) == ["[mc-w-0-0/a] from a",
+                                                     "[mc-w-0-0/b] from b"], out
+    # a run of an older jaxset has no pods.json: pods are named by their log files
+    os.unlink(os.path.join(r.run_dir("mc"), "pods.json"))
+    rc, out, err = logs(r, "mc")
+    assert rc == 0 and all(re.match(r"\[mc-w-0-0-\w{5}\.[ab]\] from [ab]$", l)
+                           for l in out.splitlines()) and len(out.splitlines()) == 2, out
+    rc, out, err = logs(r, "mc", "--attempt", "0")
+    assert rc == 2 and "pods.json" in err, err
+
+
+@test
+def logs_follow_across_a_gang_restart():
+    # attempt 0: pod 1 fails once pod 0 has printed; attempt 1 succeeds
+    script = ("echo start $HOSTNAME $ATTEMPT; "
+              "if [ $ATTEMPT = 0 ] && [ $JOB_COMPLETION_INDEX = 1 ]; then sleep 0.5; exit 3; fi; "
+              "echo end $HOSTNAME $ATTEMPT")
+    r = Run(manifest("fr", script, spec="\n  failurePolicy:\n    maxRestarts: 1")).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("fr"), "logs")), 20, "the run")
+    f = subprocess.Popen([BIN, "logs", "-f", "fr"], env=dict(os.environ, JAXSET_HOME=r.home),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = f.communicate(timeout=30)
+    r.wait(30)
+    assert r.rc == 0 and f.returncode == 0, (r.describe(), err)
+    lines = out.splitlines()
+    at = lines.index("--- restart attempt 1 ---")
+    want0 = {"[fr-w-0-0] start fr-w-0-0 0", "[fr-w-0-0] end fr-w-0-0 0",
+             "[fr-w-0-1] start fr-w-0-1 0"}
+    want1 = {f"[fr-w-0-{i}] {w} fr-w-0-{i} 1" for i in (0, 1) for w in ("start", "end")}
+    assert set(lines[:at]) - {"--- restart attempt 0 ---"} == want0, out
+    assert sorted(lines[at + 1:]) == sorted(want1), out
+
+
+WAITING = ("echo first; while [ ! -e $JAXSET_HOME/go ]; do sleep 0.05; done; echo second")
+
+
+def follow_until_gone(name, end_it):
+    r = Run(manifest(name, WAITING, pods=1)).start()
+    run_json = lambda: os.path.exists(os.path.join(r.run_dir(name), "run.json"))  # noqa: E731
+    wait_for(run_json, 20, "the run's run.json")
+    f = subprocess.Popen([BIN, "logs", "-f", name], env=dict(os.environ, JAXSET_HOME=r.home),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = f.stdout.readline()
+        assert line == f"[{name}-w-0-0] first\n", line
+        time.sleep(0.3)
+        assert f.poll() is None, "logs -f ended while the run was going on"
+        end_it(r)
+        out, err = f.communicate(timeout=10)
+    finally:
+        if f.poll() is None:
+            f.kill()
+            f.wait()
+        open(os.path.join(r.home, "go"), "w").close()
+        if r.proc.poll() is None:
+            r.wait(30)
+        else:
+            r.proc.wait()
+    assert f.returncode == 0 and out == "", (out, err)
+    return r, err
+
+
+@test
+def logs_follow_ends_when_run_json_is_removed():
+    r, err = follow_until_gone("rmjson", lambda r: os.unlink(
+        os.path.join(r.run_dir("rmjson"), "run.json")))
+    assert "run.json is missing or unreadable: the run is gone" in err, err
+
+
+@test
+def logs_follow_ends_when_the_supervisor_is_gone():
+    def kill(r):
+        r.proc.send_signal(signal.SIGKILL)
+        r.proc.wait()
+    r, err = follow_until_gone("sup", kill)
+    assert "is gone: the run is Lost" in err, err
+    wait_for(lambda: not r.leftovers(), 10, "the workers gone with their supervisor")
+    rc, out, _ = jaxset(r.home, "get", "sup")
+    assert rc == 0 and out.splitlines()[1].split()[1] == "Lost", out
+
+
+def commands():
+    rc, out, err = jaxset("/nonexistent", "help")
+    assert rc == 0, err
+    body = out.split("\nCommands:\n")[1].split("\n\n")[0]
+    return [l.split()[0] for l in body.splitlines()]
+
+
+def options_in_source(cmd):
+    """The options a command's source gives getopt_long: long names and short letters."""
+    path = os.path.join(SRC, "src", "cli", f"cmd_{cmd}.c")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    opts = [f"--{n}" for n in re.findall(r'\{"([a-z][a-z-]*)", (?:no|required|optional)_'
+                                          r'argument', src)]
+    if "CLI_OUTPUT_LONGOPT" in src:
+        opts += ["--output", "-o"]
+    for short in re.findall(r'cli_parse\(argc, argv, "([^"]*)"', src):
+        opts += [f"-{c}" for c in short if c != ":"]
+    return opts
+
+
+@test
+def every_command_has_help():
+    cmds = commands()
+    for c in ("validate", "render", "run", "get", "describe", "logs", "help", "version"):
+        assert c in cmds, cmds
+    for c in cmds:
+        rc, out, err = jaxset("/nonexistent", c, "--help")
+        assert rc == 0 and err == "" and out.startswith(f"usage: jaxset {c}"), (c, out, err)
+        assert "\nOptions:\n" in out and "\nExit status:" in out, out
+        assert jaxset("/nonexistent", c, "-h")[1] == out, c
+        assert jaxset("/nonexistent", "help", c)[1] == out, c
+        for o in options_in_source(c):
+            assert re.search(rf"(^|[ ,\[|]){re.escape(o)}\b", out, re.M), (c, o, out)
+    # help wins wherever it is and whatever else is wrong
+    rc, out, _ = jaxset("/nonexistent", "run", "--bogus", "nofile.yaml", "--help")
+    assert rc == 0 and out.startswith("usage: jaxset run FILE..."), out
+    rc, out, err = jaxset("/nonexistent", "help", "nope")
+    assert rc == 2 and out == "" and 'unknown command "nope"' in err, err
+    rc, out, err = jaxset("/nonexistent")
+    assert rc == 2 and "Commands:" in err, err
+    # a usage error names the usage from the same table
+    rc, out, err = jaxset("/nonexistent", "logs")
+    help_usage = jaxset("/nonexistent", "logs", "--help")[1].splitlines()[0]
+    assert rc == 2 and help_usage in err.splitlines(), err
+
+
+if __name__ == "__main__":
+    main()
