@@ -790,8 +790,34 @@ def patch_formats(s):
     r = s.patch(f"{cms}/f", {"metadata": {"resourceVersion": "1", "labels": {"z": "z"}}})
     check(r.status == 409 and r.json["reason"] == "Conflict", r)
     expect(s.patch(f"{cms}/missing", {"data": {}}), 404)
-    r = s.patch(f"{cms}/f", {"data": {}}, ctype="application/apply-patch+yaml")
-    check(r.status == 415, r)
+    r = s.patch(f"{cms}/f", {"data": {}}, ctype="text/plain")
+    check(r.status == 415 and r.json["reason"] == "UnsupportedMediaType", r)
+
+
+@test
+def server_side_apply(s):
+    ns = fresh_ns(s)
+    cms = f"/api/v1/namespaces/{ns}/configmaps"
+    body = cm("ssa", {"a": "1", "b": "2"}, {"x": "1"})
+    r = s.patch(f"{cms}/ssa" + q(fieldManager="me"), body, ctype="application/apply-patch+yaml")
+    check(r.status == 201 and r.json["metadata"]["labels"] == {"a": "1", "b": "2"}, r)
+    expect(s.patch(f"{cms}/ssa", {"metadata": {"labels": {"other": "3"}}}), 200)
+    body = cm("ssa", {"a": "1"}, {"x": "1", "y": "2"})
+    got = expect(s.patch(f"{cms}/ssa" + q(fieldManager="me"), body,
+                         ctype="application/apply-patch+yaml"), 200)
+    check(got["metadata"]["labels"] == {"a": "1", "other": "3"} and
+          got["data"] == {"x": "1", "y": "2"}, "fields this manager stopped applying go")
+    r = s.patch(f"{cms}/ssa", body, ctype="application/apply-patch+yaml")
+    check(r.status == 400 and "fieldManager" in r.json["message"], r)
+    pods = f"/api/v1/namespaces/{ns}/pods"
+    expect(s.post(pods, pod("sp", node=None)), 201)
+    p = expect(s.patch(f"{pods}/sp" + q(fieldManager="me"), {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "sp"},
+        "spec": {"containers": [{"name": "c", "image": "v2"}]}},
+        ctype="application/apply-patch+yaml"), 200)
+    c = p["spec"]["containers"][0]
+    check(c["image"] == "v2" and c["terminationMessagePolicy"] == "File",
+          "containers merge by name")
 
 
 # ====================================================================== CRDs
@@ -907,8 +933,12 @@ def crd_deletion_removes_objects(s):
     check(lst["kind"] == "WidgetList" and lst["items"][0]["kind"] == "Widget", lst)
     r = expect(s.get("/apis/example.com/v1"), 200)
     check(r["resources"][0]["shortNames"] == ["wd"], r)
+    w_watch = s.watch(w + q(watch="1", resourceVersion=lst["metadata"]["resourceVersion"]))
     expect(s.delete(f"{crds}/widgets.example.com"), 200)
     wait_for(lambda: s.get(f"{crds}/widgets.example.com").status == 404, 5, "CRD gone")
+    ev = w_watch.next()
+    check(ev["type"] == "DELETED" and ev["object"]["metadata"]["name"] == "w1", ev)
+    check(w_watch.next() is None, "watches of a removed CRD's resource end")
     check(s.get(w).status == 404, "the resource is no longer served")
     bad = json.loads(json.dumps(crd))
     bad["metadata"]["name"] = "wrong.example.com"
@@ -1132,6 +1162,7 @@ def kubectl_drives_the_server(s):
     out = k.ok("apply", "-f", "-", stdin=f"apiVersion: v1\nkind: Namespace\nmetadata:\n"
                                         f"  name: {ns}\n")
     check(out.strip() == f"namespace/{ns} created", out)
+    check(k.ok("create", "namespace", "kctl2").strip() == "namespace/kctl2 created")
     job_yaml = JOB_YAML.format(ns=ns)
     check(k.ok("apply", "-f", "-", stdin=job_yaml).strip() == "job.batch/hello created")
     check(k.ok("apply", "-f", "-", stdin=job_yaml).strip() == "job.batch/hello unchanged")
@@ -1193,6 +1224,16 @@ def kubectl_drives_the_server(s):
     out, err = watcher.communicate(timeout=20)
     check(out.count("hello") >= 2, (out, err))
     check(watcher.returncode == 0, (watcher.returncode, err))
+    # Server-side apply.
+    out = k.ok("apply", "--server-side", "-f", "-", stdin=job_yaml)
+    check(out.strip() == "job.batch/hello serverside-applied", out)
+    # Typed commands send protobuf bodies.
+    check(k.ok("create", "configmap", "typed", "-n", ns, "--from-literal=k=v").strip() ==
+          "configmap/typed created")
+    check(k.ok("create", "secret", "generic", "sec", "-n", ns, "--from-literal=pw=x").strip()
+          == "secret/sec created")
+    check(k.ok("get", "secret", "sec", "-n", ns, "-o", "jsonpath={.type} {.data.pw}") ==
+          "Opaque " + base64.b64encode(b"x").decode())
     # create / get -o yaml / delete.
     out = k.ok("create", "-f", "-", stdin=f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
                                           f"  name: made\n  namespace: {ns}\ndata:\n  a: b\n")

@@ -17,6 +17,19 @@ from .util import equal, get_path, human_duration, parse_time, rfc3339
 NS_LABEL = "kubernetes.io/metadata.name"
 
 
+def dflt(d, key, value):
+    """Go defaulting: a missing, null or empty-string field takes the default; returns the
+    field's value (a throwaway dict when a container field holds something else)."""
+    if not isinstance(d, dict):
+        return {} if isinstance(value, dict) else value
+    if d.get(key) is None or d.get(key) == "":
+        d[key] = value
+    v = d[key]
+    if isinstance(value, dict) and not isinstance(v, dict):
+        return {}
+    return v
+
+
 def _age(obj, now):
     created = parse_time(get_path(obj, "metadata", "creationTimestamp"))
     return human_duration(now - created) if created else "<unknown>"
@@ -38,31 +51,31 @@ def _int_errs(obj, path, errs, minimum=0, prefix=""):
 def default_container(c):
     if not isinstance(c, dict):
         return
-    c.setdefault("terminationMessagePath", "/dev/termination-log")
-    c.setdefault("terminationMessagePolicy", "File")
+    dflt(c, "terminationMessagePath", "/dev/termination-log")
+    dflt(c, "terminationMessagePolicy", "File")
     if "imagePullPolicy" not in c:
         image = c.get("image", "")
         tag = image.rsplit("/", 1)[-1]
         latest = "@" not in tag and (":" not in tag or tag.endswith(":latest"))
         c["imagePullPolicy"] = "Always" if latest else "IfNotPresent"
-    c.setdefault("resources", {})
+    dflt(c, "resources", {})
     for p in c.get("ports") or []:
         if isinstance(p, dict):
-            p.setdefault("protocol", "TCP")
+            dflt(p, "protocol", "TCP")
     for e in c.get("env") or []:
         ref = get_path(e, "valueFrom", "fieldRef")
         if isinstance(ref, dict):
-            ref.setdefault("apiVersion", "v1")
+            dflt(ref, "apiVersion", "v1")
 
 
 def default_pod_spec(spec):
     if not isinstance(spec, dict):
         return
-    spec.setdefault("restartPolicy", "Always")
-    spec.setdefault("terminationGracePeriodSeconds", 30)
-    spec.setdefault("dnsPolicy", "ClusterFirst")
-    spec.setdefault("securityContext", {})
-    spec.setdefault("schedulerName", "default-scheduler")
+    dflt(spec, "restartPolicy", "Always")
+    dflt(spec, "terminationGracePeriodSeconds", 30)
+    dflt(spec, "dnsPolicy", "ClusterFirst")
+    dflt(spec, "securityContext", {})
+    dflt(spec, "schedulerName", "default-scheduler")
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or []:
             default_container(c)
@@ -128,12 +141,12 @@ class Namespaces(ResourceType):
                          smp=pm.WITH_CONDITIONS)
 
     def defaults(self, obj):
-        obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
-        st = obj.setdefault("status", {})
-        st.setdefault("phase", "Active")
+        dflt(dflt(obj, "spec", {}), "finalizers", ["kubernetes"])
+        st = dflt(obj, "status", {})
+        dflt(st, "phase", "Active")
         name = get_path(obj, "metadata", "name")
         if name:
-            obj["metadata"].setdefault("labels", {})[NS_LABEL] = name
+            dflt(obj["metadata"], "labels", {})[NS_LABEL] = name
 
     def prepare_create(self, obj):
         obj["status"] = {"phase": "Active"}
@@ -158,12 +171,12 @@ class Pods(ResourceType):
         self.status_keeps = ("generation", "deletionTimestamp", "ownerReferences")
 
     def defaults(self, obj):
-        spec = obj.setdefault("spec", {})
+        spec = dflt(obj, "spec", {})
         default_pod_spec(spec)
-        spec.setdefault("enableServiceLinks", True)
-        spec.setdefault("priority", 0)
-        st = obj.setdefault("status", {})
-        st.setdefault("phase", "Pending")
+        dflt(spec, "enableServiceLinks", True)
+        dflt(spec, "priority", 0)
+        st = dflt(obj, "status", {})
+        dflt(st, "phase", "Pending")
 
     def prepare_create(self, obj):
         obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
@@ -232,23 +245,23 @@ class Services(ResourceType):
         self._ip_lock = threading.Lock()
 
     def defaults(self, obj):
-        spec = obj.setdefault("spec", {})
-        spec.setdefault("type", "ClusterIP")
-        spec.setdefault("sessionAffinity", "None")
+        spec = dflt(obj, "spec", {})
+        dflt(spec, "type", "ClusterIP")
+        dflt(spec, "sessionAffinity", "None")
         for p in spec.get("ports") or []:
             if isinstance(p, dict):
-                p.setdefault("protocol", "TCP")
+                dflt(p, "protocol", "TCP")
                 if "targetPort" not in p and "port" in p:
                     p["targetPort"] = p["port"]
         if spec.get("type") in ("ClusterIP", "NodePort", "LoadBalancer"):
-            spec.setdefault("ipFamilies", ["IPv4"])
-            spec.setdefault("ipFamilyPolicy", "SingleStack")
-            spec.setdefault("internalTrafficPolicy", "Cluster")
-        obj.setdefault("status", {}).setdefault("loadBalancer", {})
+            dflt(spec, "ipFamilies", ["IPv4"])
+            dflt(spec, "ipFamilyPolicy", "SingleStack")
+            dflt(spec, "internalTrafficPolicy", "Cluster")
+        dflt(dflt(obj, "status", {}), "loadBalancer", {})
 
     def prepare_create(self, obj):
         obj["status"] = {"loadBalancer": {}}
-        spec = obj.setdefault("spec", {})
+        spec = dflt(obj, "spec", {})
         if spec.get("type", "ClusterIP") != "ExternalName" and not spec.get("clusterIP"):
             with self._ip_lock:
                 n = self._next_ip
@@ -326,10 +339,10 @@ class Secrets(ResourceType):
         super().__init__("", "v1", "secrets", "Secret", field_labels=["type"])
 
     def defaults(self, obj):
-        obj.setdefault("type", "Opaque")
+        dflt(obj, "type", "Opaque")
         sd = obj.pop("stringData", None)
         if isinstance(sd, dict):
-            data = obj.setdefault("data", {})
+            data = dflt(obj, "data", {})
             for k, v in sd.items():
                 data[k] = base64.b64encode(str(v).encode()).decode()
 
@@ -366,13 +379,13 @@ class PersistentVolumeClaims(ResourceType):
                          short_names=["pvc"], status=True, smp=pm.WITH_CONDITIONS)
 
     def defaults(self, obj):
-        spec = obj.setdefault("spec", {})
-        spec.setdefault("volumeMode", "Filesystem")
+        spec = dflt(obj, "spec", {})
+        dflt(spec, "volumeMode", "Filesystem")
 
     def prepare_create(self, obj):
         obj["status"] = {"phase": "Pending"}
         # The StorageObjectInUseProtection admission plugin.
-        fins = obj.setdefault("metadata", {}).setdefault("finalizers", [])
+        fins = dflt(dflt(obj, "metadata", {}), "finalizers", [])
         if self.PROTECTION not in fins:
             fins.append(self.PROTECTION)
 
@@ -525,42 +538,42 @@ class Jobs(ResourceType):
 
     def defaults(self, obj):
         """SetDefaults_Job and the pod template defaults."""
-        spec = obj.setdefault("spec", {})
+        spec = dflt(obj, "spec", {})
         if spec.get("completions") is None and spec.get("parallelism") is None:
             spec["completions"] = 1
             spec["parallelism"] = 1
-        spec.setdefault("parallelism", 1)
+        dflt(spec, "parallelism", 1)
         if spec.get("backoffLimit") is None:
             spec["backoffLimit"] = 2147483647 if spec.get("backoffLimitPerIndex") is not None \
                 else 6
         tlabels = get_path(spec, "template", "metadata", "labels")
-        meta = obj.setdefault("metadata", {})
+        meta = dflt(obj, "metadata", {})
         if tlabels and not meta.get("labels"):
             meta["labels"] = dict(tlabels)
-        spec.setdefault("completionMode", "NonIndexed")
-        spec.setdefault("suspend", False)
-        spec.setdefault("podReplacementPolicy",
+        dflt(spec, "completionMode", "NonIndexed")
+        dflt(spec, "suspend", False)
+        dflt(spec, "podReplacementPolicy",
                         "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed")
         default_pod_spec(get_path(spec, "template", "spec"))
 
     def prepare_create(self, obj):
         obj["status"] = {}
-        spec = obj.setdefault("spec", {})
+        spec = dflt(obj, "spec", {})
         if not spec.get("manualSelector"):
             self._generate_selector(obj)
 
     def _generate_selector(self, obj):
         meta = obj["metadata"]
-        tmpl = obj["spec"].setdefault("template", {})
-        labels = tmpl.setdefault("metadata", {}).setdefault("labels", {})
+        tmpl = dflt(obj["spec"], "template", {})
+        labels = dflt(dflt(tmpl, "metadata", {}), "labels", {})
         for k in (LEGACY_NAME, NAME_LABEL):
-            labels.setdefault(k, meta.get("name", ""))
+            dflt(labels, k, meta.get("name", ""))
         for k in (LEGACY_UID, UID_LABEL):
-            labels.setdefault(k, meta.get("uid", ""))
+            dflt(labels, k, meta.get("uid", ""))
         sel = obj["spec"].get("selector")
         if not isinstance(sel, dict):
             sel = obj["spec"]["selector"] = {}
-        sel.setdefault("matchLabels", {}).setdefault(UID_LABEL, meta.get("uid", ""))
+        dflt(dflt(sel, "matchLabels", {}), UID_LABEL, meta.get("uid", ""))
 
     def spec_changed(self, new, old):
         return not equal(new.get("spec"), old.get("spec"))

@@ -95,7 +95,13 @@ class Controllers:
             self.cv.notify()
 
     def _sync_registry(self, ev):
+        """Serves a CRD's versions; a change of its spec rebuilds them (which ends the
+        watches on them, as the apiextensions-apiserver does), a status write does not."""
         old = ev.prev.obj() if ev.prev is not None else None
+        if old is not None and ev.type != "DELETED":
+            from .util import equal
+            if equal(old.get("spec"), ev.entry.obj().get("spec")):
+                return
         if old is not None:
             for t in crdmod.served_types(old):
                 self.registry.remove(t.group, t.version, t.plural)

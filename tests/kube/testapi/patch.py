@@ -289,3 +289,97 @@ def _apply_order(items, order, meta):
         (listed if pos is not None else rest).append((pos, x))
     listed.sort(key=lambda p: p[0])
     return [x for _, x in listed] + [x for _, x in rest]
+
+
+# ---------------------------------------------------------------- server-side apply
+
+
+class SmpMeta:
+    """List semantics for apply taken from the strategic-merge table (built-in kinds)."""
+
+    def __init__(self, node):
+        self.node = node or field()
+
+    def child(self, key):
+        return SmpMeta(self.node["fields"].get(key))
+
+    def keys(self):
+        return [self.node["key"]] if self.node["key"] else None
+
+    def is_set(self):
+        return self.node["prim"]
+
+    def item(self):
+        return SmpMeta(self.node.get("items"))
+
+
+class SchemaMeta:
+    """List semantics for apply from a structural schema (x-kubernetes-list-type)."""
+
+    def __init__(self, schema):
+        self.s = schema if isinstance(schema, dict) else {}
+
+    def child(self, key):
+        props = self.s.get("properties") or {}
+        if key in props:
+            return SchemaMeta(props[key])
+        addl = self.s.get("additionalProperties")
+        return SchemaMeta(addl if isinstance(addl, dict) else None)
+
+    def keys(self):
+        if self.s.get("x-kubernetes-list-type") == "map":
+            return list(self.s.get("x-kubernetes-list-map-keys") or []) or None
+        return None
+
+    def is_set(self):
+        return self.s.get("x-kubernetes-list-type") == "set"
+
+    def item(self):
+        return SchemaMeta(self.s.get("items"))
+
+
+def apply_merge(live, applied, prev, meta):
+    """Merges an applied configuration into the live object: maps merge, lists with keys
+    merge by key, sets merge, other lists and scalars are replaced; what this manager applied
+    before (prev) and no longer applies is removed. No field ownership between managers: a
+    simplification of sigs.k8s.io/structured-merge-diff (every apply acts as force=true)."""
+    if isinstance(applied, dict):
+        out = dict(live) if isinstance(live, dict) else {}
+        if isinstance(prev, dict):
+            for k in prev:
+                if k not in applied:
+                    out.pop(k, None)
+        for k, v in applied.items():
+            pv = prev.get(k) if isinstance(prev, dict) else None
+            out[k] = apply_merge(out.get(k), v, pv, meta.child(k))
+        return out
+    if isinstance(applied, list):
+        keys = meta.keys()
+        cur = list(live) if isinstance(live, list) else []
+        if keys and all(isinstance(x, dict) for x in applied):
+            def kf(x):
+                return tuple(str(x.get(k)) for k in keys) if isinstance(x, dict) else None
+            mine = {kf(x) for x in prev} if isinstance(prev, list) else set()
+            wanted = [kf(x) for x in applied]
+            out = [x for x in cur if not (kf(x) in mine and kf(x) not in wanted)]
+            for a in applied:
+                ka = kf(a)
+                idx = next((i for i, x in enumerate(out) if kf(x) == ka), None)
+                pv = next((x for x in prev if kf(x) == ka), None) if isinstance(prev, list) \
+                    else None
+                merged = apply_merge(out[idx] if idx is not None else None, a, pv, meta.item())
+                if idx is None:
+                    out.append(merged)
+                else:
+                    out[idx] = merged
+            return out
+        if meta.is_set():
+            out = [x for x in cur if not (isinstance(prev, list) and
+                                          any(equal(x, p) for p in prev) and
+                                          not any(equal(x, a) for a in applied))]
+            for a in applied:
+                if not any(equal(a, x) for x in out):
+                    out.append(copy(a))
+            return out
+        return copy(applied)
+    return copy(applied)

@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import uuid
 
-from . import builtin, errors, openapi, tables
+from . import builtin, errors, openapi, protobuf, tables
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
 from .faults import Faults
@@ -360,10 +360,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._send(code, obj, warnings=warnings)
         if verb == "patch":
             ctype = self.headers.get("Content-Type", "")
-            if ctype.split(";")[0].strip() == "application/apply-patch+yaml":
-                raise errors.unsupported_media_type(ctype, [
-                    "application/json-patch+json", "application/merge-patch+json",
-                    "application/strategic-merge-patch+json"])
             code, obj, warnings = api.patch(rt, ns, name, ctype, body, sub, q, dry_run)
             return self._send(code, obj, warnings=warnings)
         if verb == "delete":
@@ -378,6 +374,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _decode(self, body):
         ctype = (self.headers.get("Content-Type") or JSON).split(";")[0].strip().lower()
+        if ctype == "application/vnd.kubernetes.protobuf":
+            return protobuf.decode(body)
         if ctype not in (JSON, "application/yaml", "*/*", "text/plain", ""):
             raise errors.unsupported_media_type(ctype, ["application/json", "application/yaml"])
         try:

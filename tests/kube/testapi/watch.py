@@ -194,6 +194,10 @@ class WatchStream:
                     if events:
                         pending = events
                         break
+                    if self.rt.crd_name and self.api.registry.get(
+                            self.rt.group, self.rt.version, self.rt.plural) is not self.rt:
+                        pending = "behind"  # the CRD changed or went: storage is rebuilt
+                        break
                     now = time.monotonic()
                     wake = min(self.deadline, next_bookmark if self.bookmarks else self.deadline)
                     if self.bookmarks and not final_bookmark_sent:
