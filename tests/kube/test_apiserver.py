@@ -394,6 +394,44 @@ def generation_and_status_subresource(s):
 
 
 @test
+def job_status_rules(s):
+    """The status transitions a test (as a fake Job controller) must respect."""
+    ns = fresh_ns(s)
+    path = f"/apis/batch/v1/namespaces/{ns}/jobs/st/status"
+    expect(s.post(f"/apis/batch/v1/namespaces/{ns}/jobs", job("st")), 201)
+    now = "2024-01-01T00:00:00Z"
+
+    def cond(t, reason="R"):
+        return {"type": t, "status": "True", "reason": reason, "message": "m",
+                "lastTransitionTime": now, "lastProbeTime": now}
+    r = s.patch(path, {"status": {"conditions": [cond("Failed")]}})
+    check(r.status == 422 and "status.startTime: Required value: startTime is required for "
+          "finished job" in r.json["message"], r)
+    r = s.patch(path, {"status": {"startTime": now, "active": 1,
+                                  "conditions": [cond("FailureTarget"), cond("Failed")]}})
+    check(r.status == 422 and "active>0 is invalid for finished job" in r.json["message"], r)
+    j = expect(s.patch(path, {"status": {"startTime": now, "failed": 1, "conditions": [
+        cond("FailureTarget", "BackoffLimitExceeded"), cond("Failed", "BackoffLimitExceeded")]}}),
+        200)
+    check(j["status"]["conditions"][1]["reason"] == "BackoffLimitExceeded", j["status"])
+    r = s.patch(path, {"status": {"conditions": [], "failed": 0}})
+    check(r.status == 422 and "cannot disable the terminal Failed=True condition" in
+          r.json["message"] and "cannot decrease the failed counter" in r.json["message"], r)
+    expect(s.post(f"/apis/batch/v1/namespaces/{ns}/jobs", job("ok")), 201)
+    okp = f"/apis/batch/v1/namespaces/{ns}/jobs/ok/status"
+    r = s.patch(okp, {"status": {"startTime": now, "succeeded": 1,
+                                 "conditions": [cond("Complete")]}})
+    check(r.status == 422 and "completionTime is required for Complete jobs" in
+          r.json["message"], r)
+    expect(s.patch(okp, {"status": {"startTime": now, "completionTime": now, "succeeded": 1,
+                                    "conditions": [cond("SuccessCriteriaMet"),
+                                                   cond("Complete")]}}), 200)
+    r = s.patch(okp, {"status": {"startTime": "2024-01-02T00:00:00Z"}})
+    check(r.status == 422 and "startTime cannot be removed for unsuspended job" in
+          r.json["message"], r)
+
+
+@test
 def label_and_field_selectors(s):
     ns = fresh_ns(s)
     base = f"/api/v1/namespaces/{ns}/configmaps"

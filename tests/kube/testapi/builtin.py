@@ -10,7 +10,7 @@ import ipaddress
 import threading
 
 from . import patch as pm
-from .errors import FieldError
+from .errors import OMIT, FieldError
 from .resources import ResourceType
 from .util import equal, get_path, human_duration, parse_time, rfc3339
 
@@ -631,9 +631,89 @@ class Jobs(ResourceType):
         return errs
 
     def validate_status_update(self, new, old):
+        """ValidateJobUpdateStatus with the options of the JobManagedBy feature (on by
+        default since Kubernetes 1.32): a rule on a field applies when that field changes."""
         errs = []
         for f in ("active", "succeeded", "failed", "ready", "terminating"):
             _int_errs(new, ["status", f], errs)
+        if errs:
+            return errs
+        ns, os_ = new.get("status") or {}, old.get("status") or {}
+        spec = new.get("spec") or {}
+
+        def cond(st, t):
+            return any(c.get("type") == t and c.get("status") == "True"
+                       for c in st.get("conditions") or [] if isinstance(c, dict))
+
+        def finished(st):
+            return cond(st, "Complete") or cond(st, "Failed")
+
+        def inv(fld, value, detail):
+            errs.append(FieldError("Invalid", f"status.{fld}", value, detail))
+
+        indexed = spec.get("completionMode") == "Indexed"
+        fin_ch = finished(ns) != finished(os_)
+        comp_ch = cond(ns, "Complete") != cond(os_, "Complete")
+        fail_ch = cond(ns, "Failed") != cond(os_, "Failed")
+        ft_ch = cond(ns, "FailureTarget") != cond(os_, "FailureTarget")
+        active_ch = ns.get("active", 0) != os_.get("active", 0)
+        start_ch = ns.get("startTime") != os_.get("startTime")
+        ctime_ch = ns.get("completionTime") != os_.get("completionTime")
+        if (not indexed or spec.get("completions") != spec.get("parallelism")) and \
+                ns.get("succeeded", 0) < os_.get("succeeded", 0):
+            inv("succeeded", ns.get("succeeded", 0), "cannot decrease the succeeded counter")
+        if ns.get("failed", 0) < os_.get("failed", 0):
+            inv("failed", ns.get("failed", 0), "cannot decrease the failed counter")
+        for t in ("Failed", "Complete", "FailureTarget"):
+            if cond(os_, t) and not cond(ns, t):
+                inv("conditions", OMIT, f"cannot disable the terminal {t}=True condition")
+        if (fin_ch or active_ch) and ns.get("active", 0) > 0 and finished(ns):
+            inv("active", ns["active"], "active>0 is invalid for finished job")
+        if (fin_ch or start_ch) and not ns.get("startTime") and finished(ns):
+            errs.append(FieldError("Required", "status.startTime", None,
+                                   "startTime is required for finished job"))
+        if start_ch and os_.get("startTime") and not spec.get("suspend"):
+            errs.append(FieldError("Required", "status.startTime", None,
+                                   "startTime cannot be removed for unsuspended job"))
+        st, ct = parse_time(ns.get("startTime")), parse_time(ns.get("completionTime"))
+        if (start_ch or ctime_ch) and st is not None and ct is not None and ct < st:
+            inv("completionTime", ns.get("completionTime"),
+                "completionTime cannot be set before startTime")
+        if ns.get("completionTime") and os_.get("completionTime") and ctime_ch:
+            inv("completionTime", ns["completionTime"], "completionTime cannot be mutated")
+        if (comp_ch or ctime_ch) and ns.get("completionTime") and not cond(ns, "Complete"):
+            inv("completionTime", ns["completionTime"],
+                "cannot set completionTime when there is no Complete=True condition")
+        if (comp_ch or ctime_ch) and not ns.get("completionTime") and cond(ns, "Complete"):
+            errs.append(FieldError("Required", "status.completionTime", None,
+                                   "completionTime is required for Complete jobs"))
+        if (comp_ch or fail_ch) and cond(ns, "Complete") and cond(ns, "Failed"):
+            inv("conditions", OMIT, "cannot set Complete=True and Failed=true conditions")
+        if (comp_ch or ft_ch) and cond(ns, "Complete") and cond(ns, "FailureTarget"):
+            inv("conditions", OMIT, "cannot set Complete=True and FailureTarget=true conditions")
+        scm = cond(ns, "SuccessCriteriaMet")
+        if scm and cond(ns, "Failed"):
+            inv("conditions", OMIT, "cannot set SuccessCriteriaMet=True and Failed=true "
+                "conditions")
+        if scm and cond(ns, "FailureTarget"):
+            inv("conditions", OMIT, "cannot set SuccessCriteriaMet=True and FailureTarget=true "
+                "conditions")
+        if spec.get("successPolicy") and not scm and cond(ns, "Complete"):
+            inv("conditions", OMIT, "cannot set Complete=True for Job with SuccessPolicy unless "
+                "SuccessCriteriaMet=True")
+        if cond(os_, "SuccessCriteriaMet") and not scm:
+            inv("conditions", OMIT, "cannot disable the SuccessCriteriaMet=True condition")
+        if cond(os_, "Complete") and not cond(os_, "SuccessCriteriaMet") and scm:
+            inv("conditions", OMIT, "cannot set SuccessCriteriaMet=True for Job already has "
+                "Complete=true conditions")
+        if ns.get("completedIndexes") != os_.get("completedIndexes") and \
+                ns.get("completedIndexes") and not indexed:
+            inv("completedIndexes", ns["completedIndexes"],
+                "cannot set non-empty completedIndexes when non-indexed completion mode")
+        if ns.get("failedIndexes") != os_.get("failedIndexes") and \
+                ns.get("failedIndexes") is not None and spec.get("backoffLimitPerIndex") is None:
+            inv("failedIndexes", ns["failedIndexes"],
+                "cannot set non-null failedIndexes when backoffLimitPerIndex is null")
         return errs
 
     def fields(self, obj):

@@ -85,6 +85,9 @@ def conflict(group, resource, name, why=OPTIMISTIC_LOCK):
                     _details(name, group, resource))
 
 
+OMIT = object()  # field.OmitValueType: the message leaves the value out
+
+
 class FieldError:
     """One field.Error of k8s.io/apimachinery/pkg/util/validation/field."""
 
@@ -120,6 +123,8 @@ class FieldError:
             return f"Invalid value: {go_value(self.value)}: {d}"
         if k == "NotFound":
             return f"Not found: {go_value(self.value)}"
+        if self.value is OMIT:
+            return f"Invalid value: {d}"
         return f"Invalid value: {go_value(self.value)}" + (f": {d}" if d else "")
 
     def message(self):
