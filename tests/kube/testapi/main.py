@@ -28,6 +28,9 @@ def parse_args(argv):
     p.add_argument("--cert-dir", help="where to keep the TLS certificate (default: a temp dir)")
     p.add_argument("--history", type=int, default=10000,
                    help="events kept before the oldest are compacted (default 10000)")
+    p.add_argument("--compact-interval", type=float, default=0,
+                   help="every this many seconds, compact history up to the revision of the "
+                        "previous tick, as kube-apiserver compacts etcd (default 0: never)")
     p.add_argument("--bookmark-interval", type=float, default=1.0,
                    help="seconds between watch BOOKMARK events (default 1)")
     p.add_argument("--no-controllers", action="store_true",
@@ -70,6 +73,17 @@ def write_kubeconfig(path, server, token=None, ca_file=None):
     os.replace(tmp, path)
 
 
+def compactor(store, interval):
+    """Compacts to the revision seen one interval ago (kube-apiserver's etcd compactor)."""
+    import time
+    last = None
+    while True:
+        time.sleep(interval)
+        if last is not None:
+            store.compact(last)
+        last = store.rev
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     app = ApiServer(token=args.token, history=args.history,
@@ -92,6 +106,9 @@ def main(argv=None):
 
     def stop(signum, frame):
         threading.Thread(target=httpd.shutdown, daemon=True).start()
+    if args.compact_interval > 0:
+        threading.Thread(target=compactor, args=(app.store, args.compact_interval),
+                         name="compactor", daemon=True).start()
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     try:

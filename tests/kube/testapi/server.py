@@ -24,6 +24,7 @@ from .watch import WatchStream
 PUBLIC_PATHS = ("/healthz", "/livez", "/readyz", "/version")
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 JSON = "application/json"
+MAX_BODY = 3 * 1024 * 1024  # the API server's request body limit
 
 
 class RequestInfo:
@@ -151,7 +152,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return out
                 out += self.rfile.read(size)
                 self.rfile.readline()
+                if len(out) > MAX_BODY:
+                    self.close_connection = True
+                    raise errors.ApiError(413, "RequestEntityTooLarge",
+                                          f"Request entity too large: limit is {MAX_BODY}")
         n = int(self.headers.get("Content-Length") or 0)
+        if n > MAX_BODY:
+            self.close_connection = True
+            raise errors.ApiError(413, "RequestEntityTooLarge",
+                                  f"Request entity too large: limit is {MAX_BODY}")
         return self.rfile.read(n) if n else b""
 
     def _send(self, code, body, ctype=JSON, headers=None, warnings=()):
