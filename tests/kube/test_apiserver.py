@@ -1097,6 +1097,9 @@ def bearer_token_and_tls(s):
               "certificate-authority-data: " in kc, kc)
         ca = kc.split("certificate-authority-data: ")[1].split()[0]
         check(b"BEGIN CERTIFICATE" in base64.b64decode(ca))
+        if shutil.which("kubectl"):
+            out = Kubectl(srv).ok("get", "ns", "default", "-o", "name")
+            check(out.strip() == "namespace/default", out)
     finally:
         srv.stop()
 

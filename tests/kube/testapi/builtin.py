@@ -151,6 +151,16 @@ class Namespaces(ResourceType):
     def prepare_create(self, obj):
         obj["status"] = {"phase": "Active"}
 
+    def prepare_update(self, new, old):
+        """Only /finalize changes spec.finalizers; status comes from the stored object."""
+        super().prepare_update(new, old)
+        fins = get_path(old, "spec", "finalizers")
+        spec = dflt(new, "spec", {})
+        if fins is None:
+            spec.pop("finalizers", None)
+        else:
+            spec["finalizers"] = fins
+
     def fields(self, obj):
         return {"status.phase": get_path(obj, "status", "phase", default="")}
 

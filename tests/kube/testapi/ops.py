@@ -10,7 +10,7 @@ import json
 import time
 import uuid
 
-from . import errors, patch, schema
+from . import errors, patch
 from .errors import FieldError
 from .selectors import fields_match, parse_field_selector, parse_label_selector
 from .util import copy, equal, get_path, rfc3339
@@ -701,9 +701,3 @@ class Api:
                      "metadata": {"resourceVersion": str(self.store.rev)}, "items": items}, \
             warnings[:1]
 
-
-def prune_and_default(rt_schema, obj):
-    """Schema-side helpers shared with crd.py: prune then default a custom object."""
-    pruned = schema.prune(obj, rt_schema)
-    schema.apply_defaults(obj, rt_schema)
-    return pruned

@@ -256,19 +256,15 @@ def _merge_list(orig, patch, meta):
             raise errors.bad_request(f"map: {el} does not contain declared merge key: {key}")
         for i, o in enumerate(orig):
             if isinstance(o, dict) and equal(o.get(key), el[key]):
-                merged = _merge_map(o, el, meta.get("items") or _retain_only(meta))
+                merged = _merge_map(o, el, meta.get("items") or field())
                 if merged is None:
                     orig.pop(i)
                 else:
                     orig[i] = merged
                 break
         else:
-            orig.append(_merge_map({}, el, meta.get("items") or _retain_only(meta)))
+            orig.append(_merge_map({}, el, meta.get("items") or field()))
     return orig
-
-
-def _retain_only(meta):
-    return field()
 
 
 def _apply_order(items, order, meta):

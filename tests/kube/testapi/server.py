@@ -15,7 +15,7 @@ from . import builtin, errors, openapi, protobuf, tables
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
 from .faults import Faults
-from .ops import Api, canonical
+from .ops import Api
 from .resources import Registry
 from .store import Store
 from .util import dumpb, truthy_param
@@ -525,5 +525,3 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 failed.append(e.message)
         return {"created": created, "failed": failed[:20], "failures": len(failed)}
 
-
-__all__ = ["ApiServer", "HTTPServer", "canonical"]

@@ -13,7 +13,6 @@ Semantics of the watch cache (k8s.io/apiserver pkg/storage/cacher):
 - timeoutSeconds ends the stream cleanly.
 A watcher that falls behind a compaction is closed; /__admin/watches can drop every open watch
 (the connection is reset, without the final chunk) or end them with a 410 ERROR event."""
-import json
 import random
 import socket
 import struct
@@ -254,7 +253,3 @@ def _plain(rt):
     sample = {"apiVersion": rt.api_version, "kind": rt.kind}
     return rt.decode(rt.encode(dict(sample))) == sample and \
         rt.encode(dict(sample)).get("apiVersion") == rt.api_version
-
-
-def error_stream_status(err):
-    return json.dumps(err.status())
