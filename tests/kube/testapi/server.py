@@ -79,6 +79,13 @@ class HTTPServer(http.server.ThreadingHTTPServer):
         self.app = app
         self.tls_context = tls_context
 
+    def handle_error(self, request, client_address):
+        """A client that went away (or a dropped watch) is not an error worth a traceback."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (OSError, ValueError)):
+            return
+        super().handle_error(request, client_address)
+
     def finish_request(self, request, client_address):
         if self.tls_context is not None:
             try:
