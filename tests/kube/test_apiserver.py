@@ -371,8 +371,12 @@ def generation_and_status_subresource(s):
     st = expect(s.put(path + "/status", j), 200)
     check(st["status"]["active"] == 2 and st["spec"]["parallelism"] == 1, st)
     check(st["metadata"]["generation"] == 2, "status writes keep the generation")
-    st = expect(s.patch(path + "/status", {"status": {"succeeded": 1}}), 200)
+    st = expect(s.patch(path + "/status" + q(fieldManager="fake-job-controller"),
+                        {"status": {"succeeded": 1}}), 200)
     check(st["status"] == {"active": 2, "startTime": "2024-01-01T00:00:00Z", "succeeded": 1}, st)
+    mf = {(e["manager"], e.get("subresource")): e for e in st["metadata"]["managedFields"]}
+    check(mf[("fake-job-controller", "status")]["fieldsV1"] == {"f:status": {"f:succeeded": {}}}
+          and mf[("fake-job-controller", "status")]["operation"] == "Update", mf)
     got = expect(s.get(path + "/status"), 200)
     check(got["status"]["succeeded"] == 1 and got["kind"] == "Job", got)
     # Suspended Job that has started: the pod template is immutable.
@@ -1213,6 +1217,10 @@ def kubectl_drives_the_server(s):
     check(re.match(r"NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\nhello\s+Running\s+0/1", out),
           out)
     j = json.loads(k.ok("get", "job", "hello", "-n", ns, "-o", "json"))
+    check("managedFields" not in j["metadata"], "kubectl hides managedFields")
+    managers = [e["manager"] for e in expect(s.get(f"/apis/batch/v1/namespaces/{ns}/jobs/hello"),
+                                             200)["metadata"]["managedFields"]]
+    check(managers == ["kubectl-client-side-apply"], managers)
     check(j["metadata"]["labels"]["app"] == "hello2" and
           "kubectl.kubernetes.io/last-applied-configuration" in j["metadata"]["annotations"], j)
     out = k.ok("patch", "job", "hello", "-n", ns, "-p", '{"metadata":{"labels":{"s":"1"}}}')

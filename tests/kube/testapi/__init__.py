@@ -14,5 +14,6 @@ Entry point: tests/kube/apiserver.py (see `--help`); the layout:
   builtin.py     built-in kinds         crd.py       CRDs and custom resources
   tables.py      kubectl tables         openapi.py   minimal OpenAPI documents
   faults.py      fault injection        server.py    HTTP routing and admin endpoints
+  managed.py     metadata.managedFields protobuf.py  protobuf request bodies
   main.py        command line, TLS, kubeconfig
 """

@@ -192,7 +192,7 @@ class Controllers:
             def drop_finalizer(o):
                 o["metadata"]["finalizers"] = [f for f in o["metadata"].get("finalizers", [])
                                                if f != crdmod.CLEANUP]
-            self.api.write_internal(rt, "", name, drop_finalizer)
+            self.api.write_internal(rt, "", name, drop_finalizer, "kube-apiserver")
             return
         want = crdmod.established_status(obj)
         from .util import equal
@@ -201,7 +201,7 @@ class Controllers:
 
         def establish(o):
             o["status"] = want
-        self.api.write_internal(rt, "", name, establish)
+        self.api.write_internal(rt, "", name, establish, "kube-apiserver", "status")
 
     def _set_crd_terminating(self, rt, name):
         def mark(o):
@@ -215,7 +215,7 @@ class Controllers:
                     "conditions", [])):
                 return False
             o.setdefault("status", {})["conditions"] = conds
-        self.api.write_internal(rt, "", name, mark)
+        self.api.write_internal(rt, "", name, mark, "kube-apiserver", "status")
 
     # ------------------------------------------------------------ garbage collector
 

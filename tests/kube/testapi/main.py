@@ -36,6 +36,8 @@ def parse_args(argv):
     p.add_argument("--no-controllers", action="store_true",
                    help="no garbage collector, namespace or PVC-protection controller "
                         "(like envtest: an API server alone)")
+    p.add_argument("--no-managed-fields", action="store_true",
+                   help="do not record metadata.managedFields")
     p.add_argument("--version-string", default="v1.32.0", help="gitVersion served on /version")
     p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     return p.parse_args(argv)
@@ -89,7 +91,7 @@ def main(argv=None):
     app = ApiServer(token=args.token, history=args.history,
                     bookmark_interval=args.bookmark_interval,
                     controllers=not args.no_controllers, version=args.version_string,
-                    verbose=args.verbose)
+                    verbose=args.verbose, managed_fields=not args.no_managed_fields)
     ctx, ca = None, None
     if args.tls:
         cert_dir = args.cert_dir or tempfile.mkdtemp(prefix="jaxset-apiserver-")

@@ -10,7 +10,7 @@ import json
 import time
 import uuid
 
-from . import errors, patch
+from . import errors, managed, patch
 from .errors import FieldError
 from .selectors import fields_match, parse_field_selector, parse_label_selector
 from .util import copy, equal, get_path, rfc3339
@@ -79,6 +79,7 @@ class Api:
         self.store = store
         self.registry = registry
         self.applied = {}  # (uid, fieldManager) -> last applied configuration
+        self.managed_fields = True
 
     # ------------------------------------------------------------ helpers
 
@@ -167,6 +168,14 @@ class Api:
         if mode == "warn":
             warnings.extend(texts)
 
+    def _record(self, rt, new, old, q, sub, operation="Update", applied=None):
+        """metadata.managedFields of a write (or none, with --no-managed-fields)."""
+        if not self.managed_fields:
+            new.get("metadata", {}).pop("managedFields", None)
+            return
+        managed.record(rt, new, old, q.get("__manager") or managed.manager_from(q, ""),
+                       operation, sub, applied)
+
     def _invalid(self, rt, name, errs):
         if errs:
             raise errors.invalid(rt.group, rt.kind, name, errs)
@@ -218,6 +227,8 @@ class Api:
                                                 deleting=existing.deleting)
             else:
                 raise errors.already_exists(rt.group, rt.plural, m["name"])
+            self._record(rt, o, None, q, None, q.get("__operation", "Update"),
+                         q.get("__applied"))
             if dry_run:
                 return 201, self.view(rt, canonical(o, rt.kind, rt.api_version)), warnings
             entry = self.commit(rt, o)
@@ -332,7 +343,7 @@ class Api:
         self._unknown_fields(rt, obj, q, warnings)
         with self.store.lock:
             cur = self._current(rt, ns, name)
-            code, out = self._apply_update(rt, cur, rt.encode(obj), sub, dry_run)
+            code, out = self._apply_update(rt, cur, rt.encode(obj), sub, dry_run, q)
             return code, out, warnings
 
     def patch(self, rt, ns, name, ctype, body, sub, q, dry_run=False):
@@ -378,7 +389,7 @@ class Api:
             self._unknown_fields(rt, new, q, warnings)
             if not new["metadata"].get("resourceVersion"):
                 new["metadata"]["resourceVersion"] = str(cur.rv)
-            code, out = self._apply_update(rt, cur, rt.encode(new), sub, dry_run)
+            code, out = self._apply_update(rt, cur, rt.encode(new), sub, dry_run, q)
             return code, out, warnings
 
     def _apply(self, rt, ns, name, applied, q, dry_run, warnings, sub=None):
@@ -401,6 +412,7 @@ class Api:
         if cur is None and sub is not None:
             raise errors.not_found(rt.group, rt.plural, name)
         if cur is None:
+            q = dict(q, __operation="Apply", __applied=applied)
             code, out, w = self.create(rt, ns, copy(applied), q, dry_run)
             warnings.extend(w)
             if not dry_run:
@@ -415,12 +427,13 @@ class Api:
         self._unknown_fields(rt, merged, q, warnings)
         if not am.get("resourceVersion"):
             merged["metadata"]["resourceVersion"] = str(cur.rv)
-        code, out = self._apply_update(rt, cur, rt.encode(merged), sub, dry_run)
+        code, out = self._apply_update(rt, cur, rt.encode(merged), sub, dry_run, q, "Apply",
+                                       rt.encode(copy(applied)))
         if not dry_run:
             self.applied[key] = applied
         return code, out, warnings
 
-    def _apply_update(self, rt, cur, new, sub, dry_run):
+    def _apply_update(self, rt, cur, new, sub, dry_run, q, operation="Update", applied=None):
         """BeforeUpdate + validation + optimistic concurrency + write (under the store lock)."""
         old = cur.obj()
         name = old["metadata"]["name"]
@@ -472,14 +485,17 @@ class Api:
             return 200, self.view(rt, canonical(new, rt.kind, rt.api_version))
         meta["resourceVersion"] = str(cur.rv)
         st_kind, st_av = self.storage_kind(rt)
+        meta["managedFields"] = old["metadata"].get("managedFields")
         if equal(canonical(new, st_kind, st_av), canonical(old, st_kind, st_av)):
             return 200, self.view(rt, old)
+        self._record(rt, new, old, q, sub, operation, applied)
         if dry_run:
             return 200, self.view(rt, canonical(new, st_kind, st_av))
         entry = self.commit(rt, new)
         return 200, self.view(rt, entry.obj())
 
-    def write_internal(self, rt, ns, name, mutate):
+    def write_internal(self, rt, ns, name, mutate, manager="kube-controller-manager",
+                       sub=None):
         """A read-modify-write by a controller inside the server; mutate(obj) returns False
         to skip. Returns the new Entry, or None."""
         with self.store.lock:
@@ -489,6 +505,7 @@ class Api:
             obj = cur.obj()
             if mutate(obj) is False:
                 return None
+            self._record(rt, obj, cur.obj(), {"__manager": manager}, sub)
             meta = obj["metadata"]
             if meta.get("deletionTimestamp") and not meta.get("finalizers") and \
                     not meta.get("deletionGracePeriodSeconds"):

@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import uuid
 
-from . import builtin, errors, openapi, protobuf, tables
+from . import builtin, errors, managed, openapi, protobuf, tables
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
 from .faults import Faults
@@ -43,7 +43,7 @@ class ApiServer:
     """Everything one server instance holds; the HTTP server's handlers reach it as .app."""
 
     def __init__(self, token=None, history=10000, bookmark_interval=1.0, controllers=True,
-                 version="v1.32.0", verbose=False):
+                 version="v1.32.0", verbose=False, managed_fields=True):
         self.token = token
         self.bookmark_interval = bookmark_interval
         self.verbose = verbose
@@ -53,6 +53,7 @@ class ApiServer:
         for t in builtin.builtin_types() + [CustomResourceDefinitions()]:
             self.registry.add(t)
         self.api = Api(self.store, self.registry)
+        self.api.managed_fields = managed_fields
         self.controllers = Controllers(self.api, self.registry, enabled=controllers)
         self.faults = Faults()
         self.stats = {}
@@ -60,7 +61,8 @@ class ApiServer:
         self.open_watches = 0
         ns_type = self.registry.get("", "v1", "namespaces")
         for name in builtin.DEFAULT_NAMESPACES:
-            self.api.create(ns_type, "", builtin.namespace_object(name), {})
+            self.api.create(ns_type, "", builtin.namespace_object(name),
+                            {"__manager": "kube-apiserver"})
         self.controllers.start()
 
     def count(self, verb, resource, code):
@@ -339,6 +341,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                          "application/vnd.kubernetes.protobuf"])
         include = q.get("includeObject") or "Metadata"
         verb, ns, name = info.verb, info.namespace, info.name
+        q = {k: v for k, v in q.items() if not k.startswith("__")}
+        q["__manager"] = managed.manager_from(q, self.headers.get("User-Agent"))
         if verb == "watch":
             if info.name:
                 q = dict(q)
