@@ -48,13 +48,15 @@ class Server:
         self.kubeconfig = os.path.join(self.dir, "kubeconfig")
         if "--tls" in args:
             args = (*args, "--cert-dir", self.dir)
+        # The server's stderr goes to a file: a pipe nobody reads would block it when full.
+        self.stderr_path = os.path.join(self.dir, "stderr")
+        self.stderr = open(self.stderr_path, "w", encoding="utf-8")
         self.proc = subprocess.Popen([sys.executable, SERVER, "--port", "0", "--print-port",
                                       "--kubeconfig", self.kubeconfig, *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         line = self.proc.stdout.readline()
         if not line.strip().isdigit():
-            raise RuntimeError(f"the test API server did not start: {line!r} "
-                               f"{self.proc.stderr.read()}")
+            raise RuntimeError(f"the test API server did not start: {line!r} {self.log()}")
         self.port = int(line)
         self.tls = "--tls" in args
         self.token = None
@@ -113,6 +115,11 @@ class Server:
     def watch(self, path, timeout=10):
         return Watch(self, path, timeout)
 
+    def log(self):
+        """What the server wrote on stderr so far."""
+        with open(self.stderr_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -122,7 +129,7 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.proc.stdout.close()
-        self.proc.stderr.close()
+        self.stderr.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

@@ -54,7 +54,7 @@ def default_container(c):
     dflt(c, "terminationMessagePath", "/dev/termination-log")
     dflt(c, "terminationMessagePolicy", "File")
     if "imagePullPolicy" not in c:
-        image = c.get("image", "")
+        image = c.get("image") if isinstance(c.get("image"), str) else ""
         tag = image.rsplit("/", 1)[-1]
         latest = "@" not in tag and (":" not in tag or tag.endswith(":latest"))
         c["imagePullPolicy"] = "Always" if latest else "IfNotPresent"

@@ -24,12 +24,17 @@ class CustomResourceDefinitions(ResourceType):
                          unconditional_update=False)
 
     def defaults(self, obj):
-        spec = obj.setdefault("spec", {})
-        names = spec.setdefault("names", {})
-        if names.get("kind"):
-            names.setdefault("singular", names["kind"].lower())
-            names.setdefault("listKind", names["kind"] + "List")
-        spec.setdefault("conversion", {"strategy": "None"})
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        names = spec.get("names")
+        if isinstance(names, dict) and isinstance(names.get("kind"), str) and names["kind"]:
+            if not names.get("singular"):
+                names["singular"] = names["kind"].lower()
+            if not names.get("listKind"):
+                names["listKind"] = names["kind"] + "List"
+        if not spec.get("conversion"):
+            spec["conversion"] = {"strategy": "None"}
         for v in spec.get("versions") or []:
             if isinstance(v, dict):
                 for c in v.get("additionalPrinterColumns") or []:
@@ -49,6 +54,8 @@ class CustomResourceDefinitions(ResourceType):
         group = spec.get("group") or ""
         names = spec.get("names") or {}
         plural = names.get("plural") or ""
+        if not spec:
+            return [FieldError("Required", "spec", None, "")]
         name = get_path(obj, "metadata", "name", default="")
         if name != f"{plural}.{group}":
             errs.append(FieldError("Invalid", "metadata.name", name,

@@ -10,7 +10,7 @@ import json
 import time
 import uuid
 
-from . import errors, managed, patch
+from . import errors, managed, patch, types
 from .errors import FieldError
 from .selectors import fields_match, parse_field_selector, parse_label_selector
 from .util import copy, equal, get_path, rfc3339
@@ -149,6 +149,7 @@ class Api:
         meta = body.get("metadata")
         if meta is not None and not isinstance(meta, dict):
             raise errors.bad_request("metadata must be an object")
+        types.check(body, rt.kind, rt.version, rt.crd_name is None)
         body = dict(body)
         body["metadata"] = dict(meta or {})
         body["apiVersion"], body["kind"] = rt.api_version, rt.kind

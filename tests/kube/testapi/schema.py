@@ -248,7 +248,7 @@ def _list_type(v, s, path, errs):
         for i, el in enumerate(v):
             if not isinstance(el, dict):
                 continue
-            k = tuple(el.get(x) for x in keys)
+            k = _key(el, keys)
             if k in seen:
                 shown = "{" + ", ".join(f"{x}: {_quote(el.get(x))}" for x in keys) + "}"
                 errs.append(FieldError("Duplicate", f"{path}[{i}]", None))
@@ -256,9 +256,14 @@ def _list_type(v, s, path, errs):
             seen.append(k)
 
 
+def _key(el, keys):
+    import json
+    return json.dumps([el.get(x) for x in keys], sort_keys=True)
+
+
 def _item_key(el, s, i):
     if s.get("x-kubernetes-list-type") == "map" and isinstance(el, dict):
-        return tuple(el.get(x) for x in s.get("x-kubernetes-list-map-keys") or [])
+        return _key(el, s.get("x-kubernetes-list-map-keys") or [])
     return None
 
 

@@ -174,7 +174,12 @@ class Store:
         if len(self.log) > self.history:
             self.compact(self.log[len(self.log) - self.history * 9 // 10].rev)
         for fn in self.listeners:
-            fn(ev)
+            try:
+                fn(ev)
+            except Exception as e:  # noqa: BLE001 - a listener's bug must not undo a write
+                import sys
+                print(f"store: listener failed on {ev.type} {ev.storage} {ev.entry.ns}/"
+                      f"{ev.entry.name}: {e!r}", file=sys.stderr)
         self.cond.notify_all()
 
     def compact(self, rev=None):

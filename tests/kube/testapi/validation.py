@@ -1,5 +1,6 @@
 """Name, label and ObjectMeta validation as k8s.io/apimachinery (pkg/util/validation,
 pkg/api/validation) words it."""
+import json
 import re
 
 from .errors import FieldError
@@ -240,7 +241,8 @@ def validate_meta_update(new, old):
     if old.get("deletionTimestamp"):
         added = [f for f in new.get("finalizers") or [] if f not in (old.get("finalizers") or [])]
         if added:
+            shown = ", ".join(json.dumps(a) for a in added)
             errs.append(FieldError("Forbidden", "metadata.finalizers", None,
                                    "no new finalizers can be added if the object is being "
-                                   f"deleted, found new finalizers []string{{{', '.join(chr(34) + a + chr(34) for a in added)}}}"))
+                                   f"deleted, found new finalizers []string{{{shown}}}"))
     return errs
