@@ -1023,6 +1023,58 @@ def events_two_views(s):
     check("reportingController: Required value" in st["message"], st)
 
 
+@test
+def malformed_bodies_are_4xx(s):
+    """Any field of a Job, Pod, Service, Lease or JobSet replaced by a value of the wrong
+    type is refused with a 4xx Status (never a 5xx), on create and on patch."""
+    install_crd(s)
+    ns = fresh_ns(s)
+    bases = {f"/apis/batch/v1/namespaces/{ns}/jobs": job("j", labels={"a": "b"}),
+             f"/api/v1/namespaces/{ns}/pods": pod("p", finalizers=["a.io/b"]),
+             f"/api/v1/namespaces/{ns}/services": {"metadata": {"name": "s"}, "spec": {
+                 "ports": [{"port": 80, "targetPort": 8080}], "selector": {"a": "b"}}},
+             f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases": {
+                 "metadata": {"name": "l"}, "spec": {"holderIdentity": "a",
+                                                     "leaseDurationSeconds": 3}},
+             f"{JOBSETS}/namespaces/{ns}/jobsets": jobset("js", extra={
+                 "failurePolicy": {"maxRestarts": 1}, "successPolicy": {"operator": "All"}})}
+    weird = [None, 7, "s", [1], {"x": None}]
+
+    def paths(o, p=()):
+        yield p
+        if isinstance(o, dict):
+            for k, v in o.items():
+                yield from paths(v, p + (k,))
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                yield from paths(v, p + (i,))
+
+    def replaced(o, p, v):
+        o = json.loads(json.dumps(o))
+        if not p:
+            return v
+        cur = o
+        for x in p[:-1]:
+            cur = cur[x]
+        cur[p[-1]] = v
+        return o
+    n = 0
+    for url, body in bases.items():
+        created = expect(s.post(url, body), 201, url)
+        name = created["metadata"]["name"]
+        for p in list(paths(body))[1:]:
+            for w in weird:
+                n += 1
+                b = replaced(body, p, w)
+                if isinstance(b.get("metadata"), dict) and p[:2] != ("metadata", "name"):
+                    b["metadata"]["name"] = f"m{n}"
+                r = s.post(url, b)
+                check(r.status < 500 and r.json and r.json.get("kind") in (
+                    "Status", created["kind"]), (url, p, w, r))
+                r = s.patch(f"{url}/{name}", replaced(body, p, w))
+                check(r.status < 500, (url, p, w, r))
+
+
 # ====================================================================== faults, concurrency
 
 

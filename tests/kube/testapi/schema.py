@@ -55,6 +55,15 @@ def _prune_field(parent, key, schema, path, pruned):
             del parent[key]
             pruned.append(p)
             return
+    if parent[key] is None and not sub.get("nullable"):
+        # A null for a non-nullable field is dropped, or defaulted when it has a default
+        # (PruneNonNullableNullsWithoutDefaults and structural defaulting).
+        if "default" in sub:
+            from .util import copy
+            parent[key] = copy(sub["default"])
+        else:
+            del parent[key]
+        return
     _prune_value(parent[key], sub, p, pruned)
 
 
