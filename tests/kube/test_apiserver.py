@@ -545,6 +545,20 @@ def history_compaction_410(s):
         srv.stop()
 
 
+@test
+def compaction_on_a_timer(s):
+    srv = Server("--compact-interval", "0.2")
+    try:
+        rv = expect(srv.get("/api/v1/namespaces"), 200)["metadata"]["resourceVersion"]
+        expect(srv.post("/api/v1/namespaces", {"metadata": {"name": "later"}}), 201)
+        wait_for(lambda: srv.get("/__admin/state").json["compacted"] > int(rv), 5,
+                 "a timed compaction")
+        ev = srv.watch("/api/v1/namespaces" + q(watch="1", resourceVersion=rv)).next()
+        check(ev["type"] == "ERROR" and ev["object"]["code"] == 410, ev)
+    finally:
+        srv.stop()
+
+
 # ====================================================================== watch
 
 
