@@ -21,6 +21,7 @@ int cmd_render(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
 
 /* Loads the files; prints "<source>: <field error>" for every field error and file-level
  * errors to stderr.  Returns 0 when everything is valid, EXIT_INVALID otherwise (the set is

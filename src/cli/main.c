@@ -17,6 +17,7 @@ static const struct command {
     {"run", cmd_run, "run a job on this machine with cluster semantics"},
     {"get", cmd_get, "show runs, or one JobSet with its status (-o json|yaml)"},
     {"logs", cmd_logs, "print the logs of a run's pods"},
+    {"decode", cmd_decode, "print the documents of manifest files as one JSON array"},
 };
 
 static int help(FILE *out)
