@@ -9,8 +9,10 @@
  * a cluster, with the JAX coordinator mapped to 127.0.0.1 and a port free on this machine.
  *
  * The run directory keeps everything: jobset.json (the JobSet with its status, rewritten on
- * every change), jobs.json (the child Jobs with their status), events.log, run.json (pid,
- * state, exit status, times) and logs/<pod-name>.log. */
+ * every change), jobs.json (the child Jobs with their status), pods.json (every pod as a core/v1
+ * Pod: labels, hostname, phase, container states), events.log, run.json (pid, state, exit
+ * status, times) and logs/<pod-name>.log.  The status files are rewritten (at most every
+ * RUN_WRITE_MS) whenever the JobSet's status, a child Job's status or its pods change. */
 #ifndef JX_RUNNER_H
 #define JX_RUNNER_H
 

@@ -115,4 +115,7 @@ void run__live_clear(struct run *r);
 void run__summary(struct run *r, int exit_status);
 void run__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Every pod of the run as a core/v1 Pod (runner_podlist.c): a new array, NULL on OOM. */
+json_t *run__pods_json(const struct run *r);
+
 #endif

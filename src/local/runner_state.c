@@ -40,7 +40,7 @@ static void write_json(const char *dir, const char *name, const json_t *v)
 void run__state_write(struct run *r, const char *state, int exit_status)
 {
     char started[32], now[32];
-    json_t *jobs = json_array();
+    json_t *jobs = json_array(), *pods = run__pods_json(r);
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
     jobctl_rfc3339(r->started_ms, started);
@@ -54,9 +54,12 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     write_json(r->o->run_dir, "jobset.json", r->js);
     if (jobs)
         write_json(r->o->run_dir, "jobs.json", jobs);
+    if (pods)
+        write_json(r->o->run_dir, "pods.json", pods);
     if (run)
         write_json(r->o->run_dir, "run.json", run);
     json_decref(jobs);
+    json_decref(pods);
     json_decref(run);
     r->status_dirty = false;
 }
