@@ -15,20 +15,22 @@ Kubeflow Trainer v2's client, in a notebook::
     client.wait_for_job_status(name)
     print("\\n".join(client.get_job_logs(name)))
 
-Plain helpers over the binary:
+The Training Operator's client for JAXJob: ``TrainingClient(backend_config=...)`` with
+``create_job(job=...)``, ``wait_for_job_conditions`` ...  Plain helpers over the binary:
 ``jaxset.validate(...)`` and ``jaxset.run(...)``.
 """
 from .commands import RunResult, decode, run, validate
 from .errors import (BackendNotImplementedError, BinaryNotFoundError, FieldError,
                      NotFoundError, ValidationError)
 from .trainer_client import TrainerClient
+from .training_client import TrainingClient
 from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
                     LocalBackendConfig, Runtime, RuntimeTrainer, Step, TrainerType, TrainJob)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "TrainerClient",
+    "TrainerClient", "TrainingClient",
     "CustomTrainer", "CustomTrainerContainer", "LocalBackendConfig", "KubernetesBackendConfig",
     "Runtime", "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event",
     "run", "validate", "decode", "RunResult",
