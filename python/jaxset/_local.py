@@ -238,22 +238,26 @@ class Store:
                          ("--gpus", self.cfg.gpus)):
             if val is not None:
                 args += [opt, str(int(val))]
+        proc = None
         try:
             with open(os.path.join(rdir, _layout.BIN_STDOUT), "wb") as out, \
                     open(os.path.join(rdir, _layout.BIN_STDERR), "wb") as err:
                 proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                         cwd=self.cfg.cwd or None, env=self.env(),
                                         start_new_session=True, close_fds=True)
+            with _children_lock:
+                _children[proc.pid] = proc
+            # reaped as soon as it exits, so that a finished job never lingers as a zombie
+            threading.Thread(target=proc.wait, name=f"jaxset-{name}", daemon=True).start()
+            rec.pid = proc.pid
+            rec.save()
         except BaseException:
+            if proc is not None:  # the record could not be kept: nothing may run without it
+                rec.pid = proc.pid
+                self.stop(rec)
             shutil.rmtree(run_dir, ignore_errors=True)
             _layout.forget_run(self.home, name, run_dir)
             raise
-        with _children_lock:
-            _children[proc.pid] = proc
-        # reaped as soon as it exits, so that a finished job never lingers as a zombie
-        threading.Thread(target=proc.wait, name=f"jaxset-{name}", daemon=True).start()
-        rec.pid = proc.pid
-        rec.save()
         _layout.mark_latest(self.home, name, run_dir)
         return rec
 
@@ -291,13 +295,17 @@ class Store:
         jobs = _read_json(os.path.join(d, _layout.JOBS_JSON))
         pods = _read_json(os.path.join(d, _layout.PODS_JSON))
         err = ""
+        pods = pods if isinstance(pods, list) else []
         if not alive:
             err = _binary_error(os.path.join(rec.record_dir, _layout.BIN_STDERR))
+            for p in pods:  # jaxset is gone, and with it (its watchdog sees to it) every pod
+                if isinstance(p, dict) and pod_phase(p) in ("Pending", "Running"):
+                    p.setdefault("status", {})["phase"] = "Failed"
         return View(record=rec, alive=alive,
                     run=_read_json(os.path.join(d, _layout.RUN_JSON)),
                     jobset=_read_json(os.path.join(d, _layout.JOBSET_JSON)),
                     jobs=jobs if isinstance(jobs, list) else [],
-                    pods=pods if isinstance(pods, list) else [],
+                    pods=pods,
                     binary_error=err)
 
     def events(self, rec: Record, kind: str = "JobSet") -> List[Event]:
@@ -318,10 +326,9 @@ class Store:
                                  event_time=parse_time(m.group(1)) or datetime.now(
                                      timezone.utc)))
         v = self.view(rec)
-        if not v.alive and v.binary_error and v.terminal == "Failed" and \
-                not v.jobset_condition("Failed"):
+        if v.terminal == "Failed" and not v.jobset_condition("Failed"):
             out.append(Event(involved_object_kind=kind, involved_object_name=rec.name,
-                             message=v.binary_error, reason="RunFailed",
+                             message=v.failure_message, reason="RunFailed",
                              event_time=datetime.now(timezone.utc)))
         return out
 

@@ -153,6 +153,7 @@ class LocalBackendConfig:
     - `python`: the interpreter CustomTrainer functions run with (default ``python3`` from
       PATH; ``sys.executable`` uses the notebook's own, with its packages).
     - `cwd`: the processes' working directory (default: the caller's).
+    - `namespace`: the namespace jobs are created in (``default``).
     - `grace_period_seconds`, `restart_backoff_ms`, `gpus`: ``jaxset run``'s ``--grace``,
       ``--restart-backoff``, ``--gpus``.
     """

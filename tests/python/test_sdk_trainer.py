@@ -237,6 +237,27 @@ class TrainerTest(sdktest.SdkTest):
             c.delete_job(name)
         self.nothing_started()
 
+    def test_jaxset_killed(self):
+        """jaxset SIGKILLed: its watchdog kills every pod; the job is Failed, so are its
+        steps, and an event says why."""
+        c = self.client()
+        piddir = os.path.join(self.tmp, "pids")
+        os.mkdir(piddir)
+        name = c.train(trainer=CustomTrainer(func=sleeper, func_args={"pid_dir": piddir},
+                                             num_nodes=2))
+        c.wait_for_job_status(name, {"Running"}, timeout=20, polling_interval=0.05)
+        while len(os.listdir(piddir)) < 2:
+            threading.Event().wait(0.02)
+        pids = [int(open(os.path.join(piddir, f)).read()) for f in os.listdir(piddir)]
+        os.kill(c.backend.store.record(name).pid, 9)
+        for pid in pids:
+            self.assertTrue(pid_gone(pid, 5), f"process {pid} outlived jaxset")
+        job = c.wait_for_job_status(name, {"Failed"}, timeout=5, polling_interval=0.05)
+        self.assertEqual([s.status for s in job.steps], ["Failed", "Failed"])
+        self.assertEqual([e.reason for e in c.get_job_events(name)], ["RunFailed"])
+        c.delete_job(name)
+        self.nothing_started()
+
     def test_container_trainer_with_runtime_file(self):
         path = os.path.join(self.tmp, "runtimes.yaml")
         with open(path, "w", encoding="utf-8") as f:
