@@ -5,7 +5,8 @@ The binary keeps each run in ``<home>/runs/<name>/<UTC time>-<pid>/`` with
 run directory holds ``jobset.json`` (the JobSet and its status), ``jobs.json`` (the child Jobs),
 ``pods.json`` (every pod as a core/v1 Pod), ``run.json`` (pid, state, exit status),
 ``events.log`` and ``logs/<pod>.log`` (``logs/<pod>.<container>.log`` for pods with several
-containers).  The SDK keeps its own record of each job it started in
+containers).  The status files are replaced atomically, pods.json, jobs.json, jobset.json and
+run.json in that order.  The SDK keeps its own record of each job it started in
 ``<home>/sdk/jobs/<name>/``: ``job.json`` (kind, runtime, times, pid, run directory), the
 manifests it ran and the binary's own output.
 """

@@ -290,8 +290,13 @@ class Store:
         return out
 
     def view(self, rec: Record) -> View:
+        # The binary writes pods.json, jobs.json, jobset.json, run.json in that order; read
+        # them the other way round (after checking the process), so that the pods and Jobs
+        # read are never older than the JobSet status read.
         alive = rec.pid > 0 and _pid_alive(rec.pid, rec.run_dir)
         d = rec.run_dir
+        run = _read_json(os.path.join(d, _layout.RUN_JSON))
+        jobset = _read_json(os.path.join(d, _layout.JOBSET_JSON))
         jobs = _read_json(os.path.join(d, _layout.JOBS_JSON))
         pods = _read_json(os.path.join(d, _layout.PODS_JSON))
         err = ""
@@ -301,9 +306,7 @@ class Store:
             for p in pods:  # jaxset is gone, and with it (its watchdog sees to it) every pod
                 if isinstance(p, dict) and pod_phase(p) in ("Pending", "Running"):
                     p.setdefault("status", {})["phase"] = "Failed"
-        return View(record=rec, alive=alive,
-                    run=_read_json(os.path.join(d, _layout.RUN_JSON)),
-                    jobset=_read_json(os.path.join(d, _layout.JOBSET_JSON)),
+        return View(record=rec, alive=alive, run=run, jobset=jobset,
                     jobs=jobs if isinstance(jobs, list) else [],
                     pods=pods,
                     binary_error=err)

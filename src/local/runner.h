@@ -12,7 +12,8 @@
  * every change), jobs.json (the child Jobs with their status), pods.json (every pod as a core/v1
  * Pod: labels, hostname, phase, container states), events.log, run.json (pid, state, exit
  * status, times) and logs/<pod-name>.log.  The status files are rewritten (at most every
- * RUN_WRITE_MS) whenever the JobSet's status, a child Job's status or its pods change. */
+ * RUN_WRITE_MS) whenever the JobSet's status, a child Job's status or its pods change, each
+ * replaced atomically in the order pods.json, jobs.json, jobset.json, run.json. */
 #ifndef JX_RUNNER_H
 #define JX_RUNNER_H
 

@@ -51,11 +51,13 @@ void run__state_write(struct run *r, const char *state, int exit_status)
                             r->coord_port);
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
-    write_json(r->o->run_dir, "jobset.json", r->js);
-    if (jobs)
-        write_json(r->o->run_dir, "jobs.json", jobs);
+    /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
+     * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
     if (pods)
         write_json(r->o->run_dir, "pods.json", pods);
+    if (jobs)
+        write_json(r->o->run_dir, "jobs.json", jobs);
+    write_json(r->o->run_dir, "jobset.json", r->js);
     if (run)
         write_json(r->o->run_dir, "run.json", run);
     json_decref(jobs);

@@ -54,14 +54,33 @@ class SdkTest(unittest.TestCase):
 
 
 def pid_gone(pid, timeout=5.0):
+    """The process has ended within `timeout` (a zombie not yet reaped by init counts as
+    ended)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
             os.kill(pid, 0)
-        except ProcessLookupError:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except (ProcessLookupError, FileNotFoundError):
             return True
+        except OSError:
+            pass
         time.sleep(0.02)
     return False
+
+
+def wait_files(directory, n, timeout=20.0):
+    """Waits until `directory` holds `n` files; their contents as ints (pids)."""
+    end = time.monotonic() + timeout
+    while len(os.listdir(directory)) < n and time.monotonic() < end:
+        time.sleep(0.02)
+    out = []
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name), encoding="utf-8") as f:
+            out.append(int(f.read()))
+    return out
 
 
 def main():

@@ -12,7 +12,7 @@ from contextlib import redirect_stdout
 
 sys.path.insert(0, os.path.dirname(__file__))
 import sdktest  # noqa: E402
-from sdktest import BIN, pid_gone  # noqa: E402
+from sdktest import BIN, pid_gone, wait_files  # noqa: E402
 
 import jaxset  # noqa: E402
 from jaxset import (BackendNotImplementedError, BinaryNotFoundError,  # noqa: E402
@@ -222,11 +222,7 @@ class TrainerTest(sdktest.SdkTest):
         c.wait_for_job_status(name, {"Running"}, timeout=20, polling_interval=0.05)
         with self.assertRaises(TimeoutError):
             c.wait_for_job_status(name, timeout=0.3, polling_interval=0.1)
-        for _ in range(200):
-            if len(os.listdir(piddir)) == 3:
-                break
-            threading.Event().wait(0.02)
-        pids = [int(open(os.path.join(piddir, f)).read()) for f in os.listdir(piddir)]
+        pids = wait_files(piddir, 3)
         self.assertEqual(len(pids), 3)
         c.delete_job(name)
         for pid in pids:
@@ -246,9 +242,7 @@ class TrainerTest(sdktest.SdkTest):
         name = c.train(trainer=CustomTrainer(func=sleeper, func_args={"pid_dir": piddir},
                                              num_nodes=2))
         c.wait_for_job_status(name, {"Running"}, timeout=20, polling_interval=0.05)
-        while len(os.listdir(piddir)) < 2:
-            threading.Event().wait(0.02)
-        pids = [int(open(os.path.join(piddir, f)).read()) for f in os.listdir(piddir)]
+        pids = wait_files(piddir, 2)
         os.kill(c.backend.store.record(name).pid, 9)
         for pid in pids:
             self.assertTrue(pid_gone(pid, 5), f"process {pid} outlived jaxset")
