@@ -68,7 +68,7 @@ def _pump(src: IO[str], dst: Optional[IO[str]], keep: Optional[List[str]]) -> No
 
 
 def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = False,
-        filter: Optional[str] = None, grace_period_seconds: Optional[int] = None,
+        pod_filter: Optional[str] = None, grace_period_seconds: Optional[int] = None,
         restart_backoff_ms: Optional[int] = None, gpus: Optional[int] = None,
         binary: Optional[PathLike] = None, home: Optional[PathLike] = None,
         cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
@@ -80,8 +80,9 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
     they show in a notebook.  Interrupting (KeyboardInterrupt) stops the job the kubelet's way
     and re-raises once every process is gone.  Raises ValidationError, with every field error,
     when the manifests are invalid (nothing started).  `home` is the state home
-    ($JAXSET_HOME) for runs kept in the default place; the other options are those of
-    ``jaxset run``::
+    ($JAXSET_HOME) for runs kept in the default place; `pod_filter` is ``--filter`` (forward
+    only one replicated job's pods, or pods whose hostname starts with it); the other options
+    are those of ``jaxset run``::
 
         >>> r = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
         >>> r.state, r.exit_status
@@ -95,8 +96,8 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         args += ["--run-dir", os.fspath(run_dir)]
     if quiet:
         args.append("-q")
-    if filter:
-        args += ["--filter", filter]
+    if pod_filter:
+        args += ["--filter", pod_filter]
     for opt, val in (("--grace", grace_period_seconds), ("--restart-backoff", restart_backoff_ms),
                      ("--gpus", gpus)):
         if val is not None:
