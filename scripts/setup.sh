@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build pkg-config
       libyaml-dev libjansson-dev libre2-dev libcurl4-openssl-dev libmicrohttpd-dev
-      libcmocka-dev clang libclang-rt-14-dev python3 libnss-wrapper)
+      libcmocka-dev clang libclang-rt-14-dev python3 libnss-wrapper
+      python3-pip python3-setuptools python3-wheel)
 
 missing=()
 for p in "${PKGS[@]}"; do

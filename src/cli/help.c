@@ -135,6 +135,16 @@ static const struct cli_help helps[] = {
         .exit = "0; 1 when the run did not take it within 10 s; 2 when no run of NAME is going",
     },
     {
+        .name = "decode",
+        .summary = "print the documents of manifest files as one JSON array",
+        .usage = "jaxset decode FILE...",
+        .text = "Decodes every document of the files with kubectl's YAML rules (YAML 1.1 "
+                "scalars, anchors and merges, JSON too) and prints them as one JSON array, "
+                "nothing defaulted or checked: for programs without a YAML library (the Python "
+                "SDK reads training runtimes with it).",
+        .exit = "0; 2 when a file cannot be read or decoded, or on usage",
+    },
+    {
         .name = "help",
         .summary = "list the commands, or describe one",
         .usage = "jaxset help [COMMAND]",

@@ -8,8 +8,11 @@
  * alongside); its hostname, labels, annotations and environment are the ones it would have on
  * a cluster, with the JAX coordinator mapped to 127.0.0.1 and a port free on this machine.
  *
- * The run directory keeps everything: the JobSet and its Jobs with their status, the run's
- * state, events, hosts file and each container's log (local/rundir.h names the files). */
+ * The run directory keeps everything: the JobSet and its Jobs with their status, every pod's
+ * status (pods.json), the run's state, events, hosts file and each container's log
+ * (local/rundir.h names the files).  The status files are rewritten (at most every
+ * RUN_WRITE_MS) whenever the JobSet's status, a child Job's status or its pods change, each
+ * replaced atomically in the order pods.json, jobs.json, jobset.json, run.json. */
 #ifndef JX_RUNNER_H
 #define JX_RUNNER_H
 

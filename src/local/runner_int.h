@@ -128,4 +128,5 @@ void run__live_clear(struct run *r);
 void run__summary(struct run *r, int exit_status);
 void run__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+
 #endif

@@ -589,7 +589,9 @@ int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, str
     json_t *st = NULL;
     rc = jobctl_status_to_json(&res.status, &st);
     if (rc == 0) {
-        *changed |= res.nactions > 0 || !json_equal(st, json_object_get(j->obj, "status"));
+        bool moved = res.nactions > 0 || !json_equal(st, json_object_get(j->obj, "status"));
+        *changed |= moved;
+        r->status_dirty |= moved; /* jobs.json and pods.json follow the pods */
         json_object_set_new(j->obj, "status", st);
         rc = execute(r, j, &res, now);
     }

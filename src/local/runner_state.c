@@ -65,7 +65,7 @@ static void write_json(struct run *r, const char *name, const json_t *v)
 void run__state_write(struct run *r, const char *state, int exit_status)
 {
     char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
-    json_t *jobs = json_array();
+    json_t *jobs = json_array(), *pods = run__pods_json(r);
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
     kt_format(r->started_ms, started);
@@ -76,16 +76,17 @@ void run__state_write(struct run *r, const char *state, int exit_status)
                             r->coord_port);
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
-    write_json(r, RD_JOBSET, r->js);
-    if (jobs)
-        write_json(r, RD_JOBS, jobs);
-    json_t *pods = run__pods_json(r);
+    /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
+     * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
     if (pods)
         write_json(r, RD_PODS, pods);
-    json_decref(pods);
+    if (jobs)
+        write_json(r, RD_JOBS, jobs);
+    write_json(r, RD_JOBSET, r->js);
     if (run)
         write_json(r, RD_RUN, run);
     json_decref(jobs);
+    json_decref(pods);
     json_decref(run);
     r->status_dirty = false;
 }

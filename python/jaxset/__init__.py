@@ -1,0 +1,39 @@
+"""jaxset: run distributed JAX training on N processes, locally (and later on a cluster), with
+the Kubeflow SDKs' shape.  Standard library only; drives the ``jaxset`` binary.
+
+Kubeflow Trainer v2's client, in a notebook::
+
+    from jaxset import TrainerClient, CustomTrainer, LocalBackendConfig
+
+    def train(steps: int):
+        import os
+        print("process", os.environ["JAX_PROCESS_ID"], "of", os.environ["JAX_NUM_PROCESSES"])
+
+    client = TrainerClient(backend_config=LocalBackendConfig())
+    name = client.train(trainer=CustomTrainer(func=train, func_args={"steps": 10},
+                                              num_nodes=4))
+    client.wait_for_job_status(name)
+    print("\\n".join(client.get_job_logs(name)))
+
+The Training Operator's client for JAXJob: ``TrainingClient(backend_config=...)`` with
+``create_job(job=...)``, ``wait_for_job_conditions`` ...  Plain helpers over the binary:
+``jaxset.validate(...)`` and ``jaxset.run(...)``.
+"""
+from .commands import RunResult, decode, run, validate
+from .errors import (BackendNotImplementedError, BinaryNotFoundError, FieldError,
+                     NotFoundError, ValidationError)
+from .trainer_client import TrainerClient
+from .training_client import TrainingClient
+from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
+                    LocalBackendConfig, Runtime, RuntimeTrainer, Step, TrainerType, TrainJob)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TrainerClient", "TrainingClient",
+    "CustomTrainer", "CustomTrainerContainer", "LocalBackendConfig", "KubernetesBackendConfig",
+    "Runtime", "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event",
+    "run", "validate", "decode", "RunResult",
+    "ValidationError", "FieldError", "BinaryNotFoundError", "NotFoundError",
+    "BackendNotImplementedError",
+]

@@ -1,0 +1,142 @@
+"""Plain helpers over the binary: validate manifests, run a job to its end.
+
+    import jaxset
+
+    jaxset.validate("examples/jaxjob.yaml")          # summary lines, or ValidationError
+    result = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
+    print(result.state, result.run_dir)              # "Completed" /home/.../runs/...
+
+A manifest is a path (YAML or JSON, several documents allowed) or a dict.
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from typing import IO, Any, List, Mapping, Optional
+
+from . import _binary, _layout
+from ._binary import Manifest, PathLike
+from .errors import ValidationError, parse_field_errors
+
+_RUN_DIR_LINE = re.compile(r"^jaxset: run directory (.+)$", re.M)
+
+
+@dataclass
+class RunResult:
+    """How a `jaxset run` ended: exit status 0 Completed, 1 Failed, 130/143 Interrupted."""
+
+    exit_status: int
+    run_dir: Optional[str]
+    stderr: str
+
+    @property
+    def state(self) -> str:
+        return {0: "Completed", 1: "Failed"}.get(self.exit_status, "Interrupted")
+
+    @property
+    def succeeded(self) -> bool:
+        return self.exit_status == 0
+
+
+def validate(*manifests: Manifest, binary: Optional[PathLike] = None) -> List[str]:
+    """Validates fully (decode, convert, default, validate) as ``jaxset validate`` does.
+
+    Returns one summary line per job; raises ValidationError carrying every field error::
+
+        >>> jaxset.validate({"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", ...})
+        ['<JAXJob demo>: valid: JobSet default/demo (from JAXJob), ...']
+    """
+    if not manifests:
+        raise ValueError("validate: no manifest given")
+    bin_path = _binary.find_binary(binary)
+    with _binary.ManifestFiles(manifests) as files:
+        return _binary.validate_files(bin_path, files)
+
+
+def _pump(src: IO[str], dst: Optional[IO[str]], keep: Optional[List[str]]) -> None:
+    for line in src:
+        if keep is not None:
+            keep.append(line)
+        if dst is not None:
+            dst.write(line)
+            dst.flush()
+
+
+def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = False,
+        pod_filter: Optional[str] = None, grace_period_seconds: Optional[int] = None,
+        restart_backoff_ms: Optional[int] = None, gpus: Optional[int] = None,
+        binary: Optional[PathLike] = None, home: Optional[PathLike] = None,
+        cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
+        echo: bool = True) -> RunResult:
+    """Runs one job on this machine with ``jaxset run`` and waits for its end.
+
+    Pod output and jaxset's own lines are printed to sys.stdout / sys.stderr as they come
+    (``echo=False`` keeps them quiet; the logs are in the run directory either way), so that
+    they show in a notebook.  Interrupting (KeyboardInterrupt) stops the job the kubelet's way
+    and re-raises once every process is gone.  Raises ValidationError, with every field error,
+    when the manifests are invalid (nothing started).  `home` is the state home
+    ($JAXSET_HOME) for runs kept in the default place; `pod_filter` is ``--filter`` (forward
+    only one replicated job's pods, or pods whose hostname starts with it); the other options
+    are those of ``jaxset run``::
+
+        >>> r = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
+        >>> r.state, r.exit_status
+        ('Completed', 0)
+    """
+    if not manifests:
+        raise ValueError("run: no manifest given")
+    bin_path = _binary.find_binary(binary)
+    args = ["run"]
+    if run_dir is not None:
+        args += ["--run-dir", os.fspath(run_dir)]
+    if quiet:
+        args.append("-q")
+    if pod_filter:
+        args += ["--filter", pod_filter]
+    for opt, val in (("--grace", grace_period_seconds), ("--restart-backoff", restart_backoff_ms),
+                     ("--gpus", gpus)):
+        if val is not None:
+            args += [opt, str(int(val))]
+    args.append("--no-color")
+    penv = dict(os.environ if env is None else env)
+    if home is not None:
+        penv[_layout.HOME_ENV] = os.path.abspath(os.fspath(home))
+    with _binary.ManifestFiles(manifests) as files:
+        proc = subprocess.Popen([bin_path, *args, *files.paths], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                errors="replace", cwd=cwd, env=penv)
+        err_lines: List[str] = []
+        pumps = [threading.Thread(target=_pump, daemon=True,
+                                  args=(proc.stdout, sys.stdout if echo else None, None)),
+                 threading.Thread(target=_pump, daemon=True,
+                                  args=(proc.stderr, sys.stderr if echo else None, err_lines))]
+        for t in pumps:
+            t.start()
+        try:
+            status = proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            proc.wait()
+            raise
+        finally:
+            for t in pumps:
+                t.join()
+        stderr = "".join(err_lines)
+        if status == _binary.EXIT_INVALID:
+            raise ValidationError(parse_field_errors(stderr, files.paths, files.labels),
+                                  stderr)
+    m = _RUN_DIR_LINE.search(stderr)
+    rdir = m.group(1).strip() if m else (os.fspath(run_dir) if run_dir is not None else None)
+    return RunResult(exit_status=status, run_dir=rdir, stderr=stderr)
+
+
+def decode(*paths: PathLike, binary: Optional[PathLike] = None) -> List[Any]:
+    """Every document of YAML/JSON files as Python objects, decoded by the binary with
+    kubectl's YAML rules (``yes`` is True, ``0755`` is 493).  ValidationError on a syntax
+    error."""
+    return list(_binary.decode_files(_binary.find_binary(binary), paths))

@@ -1,0 +1,89 @@
+"""Exceptions of the jaxset SDK.
+
+Every error raised before anything starts says what was wrong and where::
+
+    try:
+        jaxset.validate("job.yaml")
+    except jaxset.ValidationError as e:
+        for fe in e.errors:
+            print(fe.file, fe.field, fe.message)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One line of the binary's ``FILE: FIELD: MESSAGE`` output.  `field` is "" for errors
+    about a whole file (a YAML syntax error, no job found)."""
+
+    file: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        if self.field:
+            return f"{self.file}: {self.field}: {self.message}"
+        return f"{self.file}: {self.message}"
+
+
+class ValidationError(ValueError):
+    """The manifests are invalid (the binary exited with status 2).  `errors` holds each field
+    error, `output` the binary's whole error output."""
+
+    def __init__(self, errors: Sequence[FieldError], output: str = ""):
+        self.errors: List[FieldError] = list(errors)
+        self.output = output
+        lines = [str(e) for e in self.errors] or [output.strip() or "invalid input"]
+        super().__init__("invalid manifest:\n  " + "\n  ".join(lines))
+
+
+class BinaryNotFoundError(FileNotFoundError):
+    """No jaxset executable was found where the SDK looks for one."""
+
+
+class NotFoundError(RuntimeError, LookupError):
+    """No runtime or job of that name."""
+
+
+class BackendNotImplementedError(NotImplementedError):
+    """The backend asked for does not exist yet."""
+
+
+# A field path has no spaces ("spec.replicatedJobs[0].replicas",
+# "metadata.annotations[jaxset.dev/x]"); "line 3, column 1" and sentences do.
+_FIELD = re.compile(r"^[A-Za-z_$][^\s]*$")
+# "jaxset run: job.yaml: ..." (a subcommand's own error about a file)
+_CMD_PREFIX = re.compile(r"^jaxset [a-z]+: ")
+
+
+def parse_field_errors(text: str, files: Sequence[str] = (),
+                       labels: Optional[Dict[str, str]] = None) -> List[FieldError]:
+    """Parses ``FILE: FIELD: MESSAGE`` and ``FILE: MESSAGE`` lines.  Names of `files` are
+    matched whole (they may contain ": "); `labels` renames files (a temporary file written
+    for a dict is reported as that dict's label)."""
+    labels = labels or {}
+    out: List[FieldError] = []
+    known = sorted(files, key=len, reverse=True)
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line or line.startswith("jaxset:") or line.startswith("usage:"):
+            continue
+        line = _CMD_PREFIX.sub("", line)
+        name = next((f for f in known if line.startswith(f + ": ")), None)
+        if name is not None:
+            rest = line[len(name) + 2:]
+        elif ": " in line:
+            name, rest = line.split(": ", 1)
+        else:
+            continue
+        field, message = "", rest
+        if ": " in rest:
+            head, tail = rest.split(": ", 1)
+            if _FIELD.match(head):
+                field, message = head, tail
+        out.append(FieldError(labels.get(name, name), field, message))
+    return out

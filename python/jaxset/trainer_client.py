@@ -1,0 +1,128 @@
+"""TrainerClient: Kubeflow Trainer v2's client (``kubeflow.trainer.TrainerClient``) over jaxset.
+
+In a notebook::
+
+    from jaxset import TrainerClient, CustomTrainer, LocalBackendConfig
+
+    def train(lr: float):
+        import os
+        rank = int(os.environ["JAX_PROCESS_ID"])
+        print(f"process {rank} of {os.environ['JAX_NUM_PROCESSES']}, lr={lr}")
+
+    client = TrainerClient(backend_config=LocalBackendConfig())
+    name = client.train(runtime=client.get_runtime("jax-distributed"),
+                        trainer=CustomTrainer(func=train, func_args={"lr": 0.1}, num_nodes=4))
+    client.wait_for_job_status(name)                 # Complete, or RuntimeError when Failed
+    for line in client.get_job_logs(name, step="node-0"):
+        print(line)
+    client.delete_job(name)
+
+``train`` returns at once; the processes run detached from the notebook's kernel.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Optional, Set, Union
+
+from .errors import BackendNotImplementedError
+from .types import (TRAINJOB_COMPLETE, CustomTrainer, CustomTrainerContainer, Event,
+                    KubernetesBackendConfig, LocalBackendConfig, Runtime, TrainJob)
+
+BackendConfig = Union[LocalBackendConfig, KubernetesBackendConfig]
+
+KUBERNETES_MISSING = (
+    "the Kubernetes backend is not implemented yet: it needs jaxset's cluster controller "
+    "(serving TrainJob and JAXJob on the API server) and the SDK's REST client for it "
+    "(kubeconfig/in-cluster configuration, watches); run on this machine with "
+    "backend_config=LocalBackendConfig()")
+
+
+def kubernetes_backend(cfg: KubernetesBackendConfig) -> Any:
+    raise BackendNotImplementedError(KUBERNETES_MISSING)
+
+
+class TrainerClient:
+    """Creates and manages TrainJobs.
+
+    `backend_config`: LocalBackendConfig (processes on this machine, through the jaxset
+    binary) or KubernetesBackendConfig (the default, as in Kubeflow; not implemented yet:
+    BackendNotImplementedError).  Raises BinaryNotFoundError when the local backend finds no
+    jaxset binary, ValidationError when a runtime file is malformed.
+    """
+
+    def __init__(self, backend_config: Optional[BackendConfig] = None):
+        if backend_config is None:
+            backend_config = KubernetesBackendConfig()
+        if isinstance(backend_config, KubernetesBackendConfig):
+            self.backend = kubernetes_backend(backend_config)
+        elif isinstance(backend_config, LocalBackendConfig):
+            from ._trainer_local import LocalTrainerBackend
+            self.backend = LocalTrainerBackend(backend_config)
+        else:
+            raise ValueError(f"Invalid backend config '{backend_config}'")
+
+    def list_runtimes(self) -> List[Runtime]:
+        """The runtimes: built-in ``jax-distributed`` and those of the configured files
+        (runtimes without the ``trainer.kubeflow.org/framework`` label are skipped with a
+        warning)."""
+        return self.backend.list_runtimes()
+
+    def get_runtime(self, name: str) -> Runtime:
+        """One runtime; NotFoundError (a RuntimeError) naming the known ones."""
+        return self.backend.get_runtime(name=name)
+
+    def get_runtime_packages(self, runtime: Runtime) -> None:
+        """Prints the Python version and packages the runtime's processes see (runs a
+        one-process job)."""
+        return self.backend.get_runtime_packages(runtime=runtime)
+
+    def train(self, runtime: Union[Runtime, str, None] = None, initializer: Any = None,
+              trainer: Union[CustomTrainer, CustomTrainerContainer, None] = None,
+              options: Optional[list] = None) -> str:
+        """Creates a TrainJob and returns its generated name (a letter and 11 hex digits) at
+        once.
+
+        `runtime`: a Runtime, a runtime name, or None ($DEFAULT_TRAINING_RUNTIME, else
+        ``jax-distributed``).  `trainer`: CustomTrainer (a function run in every process) or
+        CustomTrainerContainer.  Everything is checked before anything starts: an unknown
+        runtime (NotFoundError), a bad num_nodes, a function whose source cannot be shipped
+        (ValueError), an invalid TrainJob (ValidationError with the field errors)."""
+        return self.backend.train(runtime=runtime, initializer=initializer, trainer=trainer,
+                                  options=options)
+
+    def list_jobs(self, runtime: Union[Runtime, str, None] = None) -> List[TrainJob]:
+        """Every TrainJob (of `runtime` only, when given), oldest first."""
+        return self.backend.list_jobs(runtime=runtime)
+
+    def get_job(self, name: str) -> TrainJob:
+        """The TrainJob with its steps (one per process: ``node-<i>``, its pod, its phase and
+        device) and status (Created, Running, Complete, Failed)."""
+        return self.backend.get_job(name=name)
+
+    def get_job_logs(self, name: str, step: str = "node-0",
+                     follow: Optional[bool] = False) -> Iterator[str]:
+        """The log lines of one step's process (``node-0`` is process 0).  With
+        ``follow=True`` lines come as they are written, until that process ends::
+
+            for line in client.get_job_logs(name, follow=True):
+                print(line)
+        """
+        return self.backend.get_job_logs(name=name, follow=follow, step=step)
+
+    def get_job_events(self, name: str) -> List[Event]:
+        """The job's events (restarts, failures, completion)."""
+        return self.backend.get_job_events(name=name)
+
+    def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
+                            timeout: float = 600, polling_interval: float = 2) -> TrainJob:
+        """Waits until the TrainJob's status is one of `status` (a subset of Created, Running,
+        Complete, Failed) and returns it.  RuntimeError when it Failed (and Failed was not
+        expected), TimeoutError after `timeout` seconds, ValueError for a bad `status` or a
+        polling interval longer than the timeout."""
+        return self.backend.wait_for_job_status(name=name, status=status, timeout=timeout,
+                                                polling_interval=polling_interval)
+
+    def delete_job(self, name: str) -> None:
+        """Deletes the TrainJob: a running job is stopped the kubelet's way (SIGTERM, the
+        grace period, SIGKILL) and this returns once no process is left; its logs and state
+        are removed."""
+        return self.backend.delete_job(name=name)

@@ -1,0 +1,92 @@
+"""Shared by the SDK tests: the package from the source tree, the binary from $JAXSET_BIN, a
+private state home per test, and a unittest runner that ends with the 'N passed, N failed'
+line CI reads."""
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+SRC = os.path.abspath(os.environ.get("JAXSET_SRC",
+                                     os.path.join(os.path.dirname(__file__), "..", "..")))
+BIN = os.path.abspath(os.environ.get("JAXSET_BIN", os.path.join(SRC, "build", "jaxset")))
+sys.path.insert(0, os.path.join(SRC, "python"))
+os.environ["JAXSET_BIN"] = BIN
+
+
+class SdkTest(unittest.TestCase):
+    """A fresh $JAXSET_HOME per test, removed afterwards; `tmp` for the test's own files."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="jaxset-sdk-test-")
+        self.home = os.path.join(self.tmp, "home")
+        self._old_home = os.environ.get("JAXSET_HOME")
+        os.environ["JAXSET_HOME"] = self.home
+
+    def tearDown(self):
+        if self._old_home is None:
+            os.environ.pop("JAXSET_HOME", None)
+        else:
+            os.environ["JAXSET_HOME"] = self._old_home
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def config(self, **kw):
+        from jaxset import LocalBackendConfig
+        kw.setdefault("home", self.home)
+        kw.setdefault("restart_backoff_ms", 0)
+        kw.setdefault("grace_period_seconds", 5)
+        return LocalBackendConfig(**kw)
+
+    def nothing_started(self):
+        """No job record and no run directory exist in the home."""
+        for sub in ("runs", os.path.join("sdk", "jobs")):
+            path = os.path.join(self.home, sub)
+            self.assertEqual(os.listdir(path) if os.path.isdir(path) else [], [],
+                             f"{path} is not empty")
+
+    def go_file(self):
+        return os.path.join(self.tmp, "go")
+
+    def release(self):
+        with open(self.go_file(), "w", encoding="utf-8"):
+            pass
+
+
+def pid_gone(pid, timeout=5.0):
+    """The process has ended within `timeout` (a zombie not yet reaped by init counts as
+    ended)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except (ProcessLookupError, FileNotFoundError):
+            return True
+        except OSError:
+            pass
+        time.sleep(0.02)
+    return False
+
+
+def wait_files(directory, n, timeout=20.0):
+    """Waits until `directory` holds `n` files; their contents as ints (pids)."""
+    end = time.monotonic() + timeout
+    while len(os.listdir(directory)) < n and time.monotonic() < end:
+        time.sleep(0.02)
+    out = []
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name), encoding="utf-8") as f:
+            out.append(int(f.read()))
+    return out
+
+
+def main():
+    """Runs the calling module's tests; prints 'N passed, N failed'."""
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules["__main__"])
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    bad = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    print(f"{result.testsRun - bad} passed, {bad} failed")
+    sys.exit(0 if bad == 0 and result.testsRun else 1)

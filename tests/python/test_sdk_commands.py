@@ -1,0 +1,148 @@
+"""The plain helpers over the binary: jaxset.validate (summary lines, ValidationError with the
+field errors parsed from 'file: field: message'), jaxset.run (Completed, Failed, invalid,
+pod output echoed), jaxset.decode; finding the binary; the package installs with pip
+offline."""
+import io
+import os
+import shutil
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+
+sys.path.insert(0, os.path.dirname(__file__))
+import sdktest  # noqa: E402
+from sdktest import BIN, SRC  # noqa: E402
+
+import jaxset  # noqa: E402
+from jaxset import BinaryNotFoundError, FieldError, ValidationError  # noqa: E402
+from jaxset.errors import parse_field_errors  # noqa: E402
+
+
+def jobset(name, code=0, pods=2):
+    return {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": name, "annotations": {"jaxset.dev/jax-runtime": "jobset"}},
+        "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {
+            "parallelism": pods, "completions": pods, "backoffLimit": 0,
+            "template": {"spec": {"restartPolicy": "Never", "containers": [{
+                "name": "c", "image": "x",
+                "command": ["python3", "-c",
+                            f"import os, sys; print('id', os.environ['JAX_PROCESS_ID']); "
+                            f"sys.exit({code})"]}]}}}}}]},
+    }
+
+
+def builder():
+    """An interpreter that can build the package offline: pip, setuptools, and a bdist_wheel
+    (the wheel package, or setuptools >= 70.1); this one, else Debian's."""
+    check = ("import setuptools, pip\n"
+             "try:\n    import wheel\n"
+             "except ImportError:\n    from setuptools.command import bdist_wheel\n")
+    for python in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
+        if os.path.exists(python) and subprocess.run(
+                [python, "-c", check], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+class CommandsTest(sdktest.SdkTest):
+    def test_validate(self):
+        lines = jaxset.validate(os.path.join(SRC, "examples", "jaxjob.yaml"), jobset("ok"))
+        self.assertEqual(len(lines), 2)
+        self.assertIn("valid: JobSet default/jaxjob-simple (from JAXJob)", lines[0])
+        self.assertTrue(lines[1].startswith("<JobSet ok>: valid: JobSet default/ok"), lines[1])
+        bad = jobset("bad")
+        bad["spec"]["replicatedJobs"][0]["replicas"] = -1
+        with self.assertRaises(ValidationError) as cm:
+            jaxset.validate(bad)
+        self.assertEqual(cm.exception.errors, [FieldError(
+            "<JobSet bad>", "spec.replicatedJobs[0].replicas",
+            "Invalid value: -1: must be greater than or equal to 0")])
+        self.assertIsInstance(cm.exception, ValueError)
+        self.assertIn("spec.replicatedJobs[0].replicas", str(cm.exception))
+        invalid = os.path.join(SRC, "tests", "data", "invalid", "types-and-duplicates.yaml")
+        with self.assertRaises(ValidationError) as cm:
+            jaxset.validate(invalid)
+        self.assertGreaterEqual(len(cm.exception.errors), 2)
+        self.assertTrue(all(e.file == invalid and e.field for e in cm.exception.errors))
+        with self.assertRaises(ValueError):
+            jaxset.validate()
+        with self.assertRaises(TypeError):
+            jaxset.validate(42)
+
+    def test_parse_field_errors(self):
+        text = ("a: b.yaml: spec.x[0].y: Invalid value: \"a: b\": bad\n"
+                "other.yaml: line 3, column 1: did not find expected key\n"
+                "jaxset run: job.yaml: refused: too many pods\n"
+                "jaxset: Normal Started: ignored\n")
+        self.assertEqual(parse_field_errors(text, ["a: b.yaml"]), [
+            FieldError("a: b.yaml", "spec.x[0].y", 'Invalid value: "a: b": bad'),
+            FieldError("other.yaml", "", "line 3, column 1: did not find expected key"),
+            FieldError("job.yaml", "refused", "too many pods"),
+        ])
+
+    def test_run(self):
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            r = jaxset.run(jobset("fine"), home=self.home)
+        self.assertEqual((r.exit_status, r.state, r.succeeded), (0, "Completed", True))
+        self.assertTrue(r.run_dir.startswith(os.path.join(self.home, "runs", "fine")),
+                        r.run_dir)
+        self.assertTrue(os.path.exists(os.path.join(r.run_dir, "pods.json")))
+        self.assertIn("] id 1", out.getvalue())
+        self.assertIn("JobSet fine Completed", err.getvalue())
+        rdir = os.path.join(self.tmp, "run")
+        r = jaxset.run(jobset("broken", code=3), run_dir=rdir, quiet=True, echo=False,
+                       grace_period_seconds=1)
+        self.assertEqual((r.exit_status, r.state, r.run_dir), (1, "Failed", rdir))
+        self.assertIn("JobSet broken Failed", r.stderr)
+        bad = jobset("bad")
+        bad["spec"]["replicatedJobs"][0]["template"]["spec"]["parallelism"] = 1
+        with self.assertRaises(ValidationError) as cm:
+            jaxset.run(bad, home=self.home, echo=False)
+        self.assertIn("parallelism", cm.exception.errors[0].field)
+        self.assertFalse(os.path.exists(os.path.join(self.home, "runs", "bad")))
+
+    def test_decode(self):
+        docs = jaxset.decode(os.path.join(SRC, "examples", "trainjob.yaml"))
+        self.assertEqual([d["kind"] for d in docs], ["ClusterTrainingRuntime", "TrainJob"])
+
+    def test_find_binary(self):
+        from jaxset._binary import find_binary
+        self.assertEqual(find_binary(), BIN)
+        self.assertEqual(find_binary(BIN), BIN)
+        with self.assertRaises(BinaryNotFoundError):
+            find_binary(os.path.join(self.tmp, "missing"))
+        os.environ["JAXSET_BIN"] = os.path.join(self.tmp, "missing")
+        try:
+            with self.assertRaises(BinaryNotFoundError) as cm:
+                jaxset.validate(jobset("x"))
+            self.assertIn("$JAXSET_BIN", str(cm.exception))
+        finally:
+            os.environ["JAXSET_BIN"] = BIN
+        self.assertIsInstance(cm.exception, FileNotFoundError)
+
+    def test_pip_install_offline(self):
+        """pip installs the package from a copy of python/ without an index (the build backend
+        is the installed setuptools), and the installed package is typed."""
+        src = os.path.join(self.tmp, "src")
+        shutil.copytree(os.path.join(SRC, "python"), src,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        target = os.path.join(self.tmp, "site")
+        python = builder()
+        if python is None:
+            self.skipTest("no Python here has pip, setuptools and wheel (Debian: python3-pip "
+                          "python3-setuptools python3-wheel)")
+        p = subprocess.run([python, "-m", "pip", "install", "--no-index",
+                            "--no-build-isolation", "--no-deps", "--quiet", "--target", target,
+                            src], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(target, "jaxset", "py.typed")))
+        probe = subprocess.run([sys.executable, "-c", "import jaxset; print(jaxset.__file__)"],
+                               capture_output=True, text=True, cwd=self.tmp,
+                               env=dict(os.environ, PYTHONPATH=target))
+        self.assertTrue(probe.stdout.startswith(target), probe.stdout + probe.stderr)
+
+
+if __name__ == "__main__":
+    sdktest.main()
