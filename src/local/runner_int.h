@@ -112,6 +112,9 @@ int run__hosts_env(const struct run *r, const json_t *container, json_t *extra);
 json_t *run__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p);
 /* Keeps the pods of a Job about to be freed in the history.  0 or -ENOMEM. */
 int run__pods_retire(struct run *r, const struct rjob *j);
+/* Writes every pod of the run to `path` (0600, O_EXCL|O_NOFOLLOW temporary file, renamed),
+ * streaming them one at a time.  0 or a negative errno. */
+int run__pods_write(const struct run *r, const char *path);
 /* Every pod of the run, retired ones first: a new array, NULL on OOM. */
 json_t *run__pods_json(const struct run *r);
 /* Describes the first failed pod of the last restart attempt into out; false when none

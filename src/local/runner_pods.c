@@ -5,10 +5,13 @@
 #include "local/runner_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/keys.h"
 #include "obj/jx.h"
@@ -124,6 +127,46 @@ static bool exited_by_itself(const json_t *pod)
         if (jx_int_or(c, "exitCode", 0) != 0 && !jx_str(c, "signal"))
             return true;
     return false;
+}
+
+/* Writes one pod object to f; false on failure. */
+static bool dump_pod(FILE *f, json_t *pod, bool first)
+{
+    bool ok = pod && fputs(first ? "\n" : ",\n", f) >= 0 &&
+              json_dumpf(pod, f, JSON_INDENT(2)) == 0;
+    json_decref(pod);
+    return ok;
+}
+
+int run__pods_write(const struct run *r, const char *path)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+        return -ENAMETOOLONG;
+    unlink(tmp);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return -e;
+    }
+    /* one pod at a time: the whole list is never a tree in memory */
+    bool ok = fputc('[', f) != EOF, first = true;
+    size_t n_old = r->pod_history ? json_array_size(r->pod_history) : 0;
+    for (size_t i = 0; ok && i < n_old; i++, first = false)
+        ok = dump_pod(f, json_incref(json_array_get(r->pod_history, i)), first);
+    for (size_t k = 0; ok && k < r->n_jobs; k++)
+        for (size_t i = 0; ok && i < r->jobs[k]->n_pods; i++, first = false)
+            ok = dump_pod(f, run__pod_json(r, r->jobs[k], r->jobs[k]->pods[i]), first);
+    ok = ok && fputs("\n]\n", f) >= 0;
+    int rc = fclose(f) == 0 && ok ? 0 : -(errno ? errno : EIO);
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = -errno;
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
 }
 
 /* Whether failed pod `p` ended the run before `best`: a later restart attempt wins (its failure

@@ -65,7 +65,8 @@ static void write_json(struct run *r, const char *name, const json_t *v)
 void run__state_write(struct run *r, const char *state, int exit_status)
 {
     char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
-    json_t *jobs = json_array(), *pods = run__pods_json(r);
+    json_t *jobs = json_array();
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
     kt_format(r->started_ms, started);
@@ -78,15 +79,16 @@ void run__state_write(struct run *r, const char *state, int exit_status)
         jx_set_int(run, "exitStatus", exit_status);
     /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
      * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
-    if (pods)
-        write_json(r, RD_PODS, pods);
+    int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? run__pods_write(r, path)
+                                                                   : -ENAMETOOLONG;
+    if (rc < 0)
+        run__state_failed(r, RD_PODS, rc);
     if (jobs)
         write_json(r, RD_JOBS, jobs);
     write_json(r, RD_JOBSET, r->js);
     if (run)
         write_json(r, RD_RUN, run);
     json_decref(jobs);
-    json_decref(pods);
     json_decref(run);
     r->status_dirty = false;
 }

@@ -1,8 +1,9 @@
 /* rx: regular expressions with Go's regexp (RE2) semantics, for patterns users write for the
  * upstream Go controllers (e.g. JobSet's failurePolicy.rules[].onJobFailureMessagePatterns,
  * matched with regexp.MatchString in kubernetes-sigs/jobset pkg/controllers/failure_policy.go).
- * A thin C interface over libre2 (rx_re2.cc): (?i) flags, \d classes, non-greedy repetition
- * and UTF-8 behave as in Go; backreferences and lookaround are errors, as in Go. */
+ * A thin C interface over libre2 (rx_re2.cc, loaded on first use by rx.c): (?i) flags, \d
+ * classes, non-greedy repetition and UTF-8 behave as in Go; backreferences and lookaround are
+ * errors, as in Go.  Without the module, rx_compile fails with -ENOSYS and a message. */
 #ifndef JX_RX_H
 #define JX_RX_H
 
@@ -16,7 +17,8 @@ extern "C" {
 struct rx;
 
 /* Compiles `pattern` (NUL-terminated).  Returns 0 and *out (free with rx_free), -EINVAL with
- * *errmsg set to RE2's message (malloc'd, caller frees; NULL when errmsg is NULL), or -ENOMEM. */
+ * *errmsg set to RE2's message (malloc'd, caller frees; NULL when errmsg is NULL), -ENOSYS when
+ * the RE2 module is missing (with *errmsg), or -ENOMEM. */
 int rx_compile(const char *pattern, struct rx **out, char **errmsg);
 
 /* True when the pattern matches somewhere in text[0..len) (unanchored, as Go's MatchString). */

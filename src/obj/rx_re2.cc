@@ -1,6 +1,7 @@
-// The C interface of rx.h over libre2.  No exception leaves this file: allocation uses
-// std::nothrow and RE2 itself reports errors through ok()/error(), never by throwing.
-#include "obj/rx.h"
+// The RE2 module of rx.h (obj/rx.c loads it on first use, so that a run without patterns
+// never maps libre2 and libstdc++).  A C interface over libre2; no exception leaves this file:
+// allocation uses std::nothrow and RE2 reports errors through ok()/error(), never by throwing.
+#include "obj/rx_module.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -23,7 +24,7 @@ static RE2::Options go_options()
     return o;
 }
 
-extern "C" int rx_compile(const char *pattern, struct rx **out, char **errmsg)
+extern "C" int rxm_compile(const char *pattern, struct rx **out, char **errmsg)
 {
     if (errmsg)
         *errmsg = nullptr;
@@ -40,23 +41,12 @@ extern "C" int rx_compile(const char *pattern, struct rx **out, char **errmsg)
     return 0;
 }
 
-extern "C" bool rx_search(const struct rx *r, const char *text, size_t len)
+extern "C" bool rxm_search(const struct rx *r, const char *text, size_t len)
 {
     return RE2::PartialMatch(re2::StringPiece(text ? text : "", text ? len : 0), r->re);
 }
 
-extern "C" void rx_free(struct rx *r)
+extern "C" void rxm_free(struct rx *r)
 {
     delete r;
-}
-
-extern "C" int rx_match_once(const char *pattern, const char *text)
-{
-    struct rx *r = nullptr;
-    int rc = rx_compile(pattern, &r, nullptr);
-    if (rc < 0)
-        return rc;
-    bool hit = rx_search(r, text, text ? strlen(text) : 0);
-    rx_free(r);
-    return hit ? 1 : 0;
 }

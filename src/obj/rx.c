@@ -1,0 +1,92 @@
+/* rx (see rx.h): RE2 is loaded on first use from libjaxset_rx.so, the module built beside the
+ * jaxset binary (and its tests), so that a run without failure-policy patterns never maps
+ * libre2 and libstdc++ (about 1.1 MiB of resident memory). */
+#include "obj/rx.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "obj/rx_module.h"
+
+#define RX_MODULE "libjaxset_rx.so"
+
+struct rx_api {
+    int (*compile)(const char *, struct rx **, char **);
+    bool (*search)(const struct rx *, const char *, size_t);
+    void (*free)(struct rx *);
+};
+
+/* The module beside /proc/self/exe; NULL when it cannot be loaded. */
+static void *open_module(void)
+{
+    char exe[PATH_MAX], path[PATH_MAX + sizeof(RX_MODULE)];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    slash[1] = '\0';
+    snprintf(path, sizeof(path), "%s%s", exe, RX_MODULE);
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+/* The module's entry points, loaded once per process (as the dynamic loader's own state). */
+static struct rx_api module;
+static int state; /* 0 not tried, 1 loaded, -1 missing */
+
+/* NULL when the module is missing (then no pattern compiles). */
+static const struct rx_api *api(void)
+{
+    if (state == 0) {
+        void *h = open_module();
+        module.compile =
+            h ? (int (*)(const char *, struct rx **, char **))dlsym(h, "rxm_compile") : NULL;
+        module.search =
+            h ? (bool (*)(const struct rx *, const char *, size_t))dlsym(h, "rxm_search") : NULL;
+        module.free = h ? (void (*)(struct rx *))dlsym(h, "rxm_free") : NULL;
+        state = module.compile && module.search && module.free ? 1 : -1;
+    }
+    return state > 0 ? &module : NULL;
+}
+
+int rx_compile(const char *pattern, struct rx **out, char **errmsg)
+{
+    const struct rx_api *a = api();
+    if (!a) {
+        if (errmsg)
+            *errmsg = strdup(RX_MODULE " (RE2 support) is missing beside the jaxset binary");
+        return -ENOSYS;
+    }
+    return a->compile(pattern, out, errmsg);
+}
+
+bool rx_search(const struct rx *re, const char *text, size_t len)
+{
+    const struct rx_api *a = api();
+    return a && re && a->search(re, text, len);
+}
+
+void rx_free(struct rx *re)
+{
+    const struct rx_api *a = re ? api() : NULL;
+    if (a)
+        a->free(re);
+}
+
+int rx_match_once(const char *pattern, const char *text)
+{
+    struct rx *r = NULL;
+    int rc = rx_compile(pattern, &r, NULL);
+    if (rc < 0)
+        return rc;
+    bool hit = rx_search(r, text, text ? strlen(text) : 0);
+    rx_free(r);
+    return hit ? 1 : 0;
+}
