@@ -20,6 +20,7 @@ struct sup__out {
     int fd;            /* private non-blocking description of the caller's fd; -1: gone */
     bool owned;        /* fd was opened here */
     bool blocked;      /* the last write stopped short: wait for the fd to be writable */
+    bool stalled;      /* the reader took nothing for SUP_OUT_WAIT_MS: drop, don't wait */
     char *buf;
     size_t off, len, cap;  /* buf[off..len) waits to be written */
     uint64_t forwarded;     /* bytes written */

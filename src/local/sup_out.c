@@ -1,8 +1,11 @@
 /* Forwarded output: one buffer of prefixed lines written to the output fd without ever
  * blocking the supervisor.  The fd is a private non-blocking description of the caller's
  * (reopened through /proc/self/fd, so the shell's terminal or pipe keeps its own flags); while
- * the reader does not keep up, lines wait in the buffer up to SUP_OUT_CAP, and lines that do
- * not fit are dropped and counted (the log files keep every byte).  When the buffer has
+ * the reader does not keep up, lines wait in the buffer up to SUP_OUT_CAP; when it is full, the
+ * supervisor waits up to SUP_OUT_WAIT_MS at a time for the reader to take some (a slow reader
+ * gets everything, at its own pace), and once the reader has taken nothing for that long it is
+ * stalled: lines that do not fit are dropped and counted (the log files keep every byte) until
+ * it reads again.  When the buffer has
  * drained, a marker line says how much was skipped. */
 #include "local/sup_int.h"
 
@@ -21,6 +24,7 @@
 #define SUP_OUT_CAP (4 * 1024 * 1024)   /* bytes held for a reader that does not keep up */
 #define SUP_OUT_PIPE (1024 * 1024)      /* size asked for an output pipe */
 #define SUP_OUT_FINAL_MS 2000           /* how long the last flush waits for a slow reader */
+#define SUP_OUT_WAIT_MS 50              /* a full buffer waits this long for a reader's progress */
 
 /* A non-blocking fd for `fd` that does not change the caller's file description: regular
  * files never block and are used as they are. */
@@ -86,6 +90,7 @@ int sup__out_flush(struct sup__out *o)
         }
         o->off += (size_t)w;
         o->forwarded += (size_t)w;
+        o->stalled = false; /* the reader reads */
     }
     o->blocked = o->off < o->len;
     if (!o->blocked) {
@@ -116,6 +121,13 @@ void sup__out_line(struct sup__out *o, const char *a, size_t alen, const char *b
         return;
     if (o->len + need > o->cap && !o->blocked)
         sup__out_flush(o);
+    while (!o->skipped && !room(o, need) && !o->stalled && o->fd >= 0) {
+        struct pollfd p = {.fd = o->fd, .events = POLLOUT};
+        if (poll(&p, 1, SUP_OUT_WAIT_MS) > 0)
+            sup__out_flush(o); /* progress, or the reader went away */
+        else
+            o->stalled = true; /* nothing taken in SUP_OUT_WAIT_MS: drop until it reads */
+    }
     if (o->skipped || !room(o, need)) { /* keep the order: no line after a gap */
         o->skipped += need;
         return;
