@@ -17,7 +17,17 @@
 #include "obj/jx.h"
 #include "obj/yaml.h"
 
-enum doc_kind { DOC_UNKNOWN, DOC_JOBSET, DOC_JAXJOB, DOC_TRAINJOB, DOC_RUNTIME, DOC_AICHOR };
+/* DOC_OTHER: a well-formed object of a kind jaxset does not run (a ConfigMap, a Service, a
+ * scheduler's Workload...): skipped with a line, or refused under strict_kinds. */
+enum doc_kind {
+    DOC_UNKNOWN,
+    DOC_JOBSET,
+    DOC_JAXJOB,
+    DOC_TRAINJOB,
+    DOC_RUNTIME,
+    DOC_AICHOR,
+    DOC_OTHER
+};
 
 static const struct {
     const char *api_version; /* NULL: any */
@@ -62,11 +72,9 @@ static enum doc_kind classify(const json_t *d, const char **kind_name, struct fe
         ferr_add(errs, FERR_REQUIRED, "kind", NULL, "supported values: " SUPPORTED_KINDS);
         return DOC_UNKNOWN;
     }
-    bool kind_known = false;
     for (size_t i = 0; i < N_KINDS; i++) {
         if (strcmp(kinds[i].kind, kind) != 0)
             continue;
-        kind_known = true;
         if (!kinds[i].api_version || (av && strcmp(av, kinds[i].api_version) == 0)) {
             *kind_name = kinds[i].kind;
             return kinds[i].doc;
@@ -79,9 +87,9 @@ static enum doc_kind classify(const json_t *d, const char **kind_name, struct fe
                      "\"%s\"", kinds[i].api_version);
         return DOC_UNKNOWN;
     }
-    if (!kind_known)
-        ferr_add(errs, FERR_NOT_SUPPORTED, "kind", json_object_get(d, "kind"),
-                 SUPPORTED_KINDS);
+    if (av && *av && *kind) /* another kind of object, as files beside jobs often hold */
+        return DOC_OTHER;
+    ferr_add(errs, FERR_NOT_SUPPORTED, "kind", json_object_get(d, "kind"), SUPPORTED_KINDS);
     return DOC_UNKNOWN;
 }
 
@@ -325,7 +333,10 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
     struct ferr_list kerrs;
     ferr_list_init(&kerrs);
     enum doc_kind k = classify(d->obj, &m->kind, &kerrs);
-    if (k == DOC_UNKNOWN)
+    if (k == DOC_OTHER) /* only with strict_kinds */
+        ferr_add(&kerrs, FERR_NOT_SUPPORTED, "kind", json_object_get(d->obj, "kind"),
+                 SUPPORTED_KINDS);
+    if (k == DOC_UNKNOWN || k == DOC_OTHER)
         return ferr_list_move(&m->errs, &kerrs);
     if ((rc = bounds_check(d->obj, &m->errs)) != 0) /* what no API server would take */
         return rc < 0 ? rc : 0;
@@ -343,7 +354,27 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
 
 static bool runnable(enum doc_kind k)
 {
-    return k != DOC_RUNTIME;
+    return k != DOC_RUNTIME && k != DOC_OTHER;
+}
+
+/* "file: skipped v1 ConfigMap scripts" into the set's list of skipped documents. */
+static int note_skipped(struct manifest_set *s, const struct doc *d)
+{
+    const json_t *meta = jx_obj(d->obj, "metadata");
+    const char *name = jx_str(meta, "name") ? jx_str(meta, "name") : jx_str(meta, "generateName");
+    char *line = NULL;
+    if (asprintf(&line, "%s: skipped %s %s%s%s (not a job jaxset runs)", d->file,
+                 jx_str(d->obj, "apiVersion"), jx_str(d->obj, "kind"), name ? " " : "",
+                 name ? name : "") < 0)
+        return -ENOMEM;
+    char **nv = realloc(s->skipped, (s->n_skipped + 1) * sizeof(*nv));
+    if (!nv) {
+        free(line);
+        return -ENOMEM;
+    }
+    s->skipped = nv;
+    s->skipped[s->n_skipped++] = line;
+    return 0;
 }
 
 static bool runnable(enum doc_kind k);
@@ -417,6 +448,7 @@ int manifest_load_opts(const char *const *files, size_t n_files,
                        struct err *err)
 {
     enum manifest_validate mode = opts ? opts->validate : MANIFEST_VALIDATE_STRICT;
+    bool strict_kinds = opts && opts->strict_kinds;
     struct doc *docs = NULL;
     size_t n = 0;
     struct manifest_set s = {0};
@@ -431,7 +463,14 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
-        if (!runnable(docs[i].kind))
+        if (docs[i].kind == DOC_OTHER && !strict_kinds) {
+            if ((rc = note_skipped(&s, &docs[i])) < 0) {
+                err_set(err, rc, "out of memory");
+                goto out;
+            }
+            continue;
+        }
+        if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
             continue;
         rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
@@ -440,8 +479,9 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         }
     }
     if (s.n == 0) {
-        rc = err_set(err, -EINVAL, "%s: no JobSet, JAXJob, TrainJob or AIchorManifest found",
-                     n_files == 1 ? files[0] : "the files");
+        rc = err_set(err, -EINVAL, "%s: no JobSet, JAXJob, TrainJob or AIchorManifest found%s%s",
+                     n_files == 1 ? files[0] : "the files",
+                     s.n_skipped ? "; " : "", s.n_skipped ? strchr(s.skipped[0], ' ') + 1 : "");
         goto out;
     }
     *out = s;
@@ -468,10 +508,14 @@ void manifest_set_release(struct manifest_set *s)
         }
         json_decref(m->jobset);
     }
+    for (size_t i = 0; s && i < s->n_skipped; i++)
+        free(s->skipped[i]);
     if (s) {
         free(s->v);
+        free(s->skipped);
         s->v = NULL;
-        s->n = 0;
+        s->skipped = NULL;
+        s->n = s->n_skipped = 0;
     }
 }
 

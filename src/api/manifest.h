@@ -31,6 +31,9 @@ struct manifest {
 struct manifest_set {
     struct manifest *v;
     size_t n;
+    char **skipped;   /* "file: skipped <apiVersion> <kind> <name> (...)", one per document of
+                       * another kind (a ConfigMap, a Service...); owned */
+    size_t n_skipped;
 };
 
 /* How unknown fields in the user's documents are treated, as kubectl's --validate: */
@@ -43,6 +46,7 @@ enum manifest_validate {
 
 struct manifest_opts {
     enum manifest_validate validate;
+    bool strict_kinds; /* a document of a kind jaxset does not run is an error, not skipped */
 };
 
 /* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a

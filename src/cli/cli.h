@@ -52,8 +52,13 @@ void cli_help_list(FILE *out);
  * error and file-level errors to stderr, "Warning: <source>: <field error>" for unknown fields
  * under --validate=warn.  Returns 0 when everything is valid, EXIT_INVALID otherwise (the set is
  * then already released). */
-int cli_load(const char *const *files, size_t n, enum manifest_validate mode,
+int cli_load(const char *const *files, size_t n, const struct manifest_opts *o,
              struct manifest_set *out);
+
+/* --strict-kinds: a document of another kind than jaxset runs is an error instead of skipped
+ * with a line. */
+enum { CLI_OPT_STRICT_KINDS = 1001 };
+#define CLI_STRICT_KINDS_LONGOPT {"strict-kinds", no_argument, NULL, CLI_OPT_STRICT_KINDS}
 
 /* kubectl's --validate option: "--validate" (strict) or "--validate=VALUE" with VALUE one of
  * strict or true, warn, ignore or false (any case); "--validate VALUE" is not taken, as with

@@ -70,7 +70,7 @@ struct render_args {
     const char **files;
     size_t n;
     int json_out;
-    enum manifest_validate validate;
+    struct manifest_opts load; /* --validate, --strict-kinds */
 };
 
 static int on_arg(void *ctx, int code, const char *arg)
@@ -81,8 +81,11 @@ static int on_arg(void *ctx, int code, const char *arg)
     case CLI_OPERAND:
         a->files[a->n++] = arg;
         return EXIT_OK;
+    case CLI_OPT_STRICT_KINDS:
+        a->load.strict_kinds = true;
+        return EXIT_OK;
     case CLI_OPT_VALIDATE:
-        return cli_validate_value(arg, &a->validate) == 0
+        return cli_validate_value(arg, &a->load.validate) == 0
                    ? EXIT_OK
                    : cli_usage_error("render", CLI_VALIDATE_BAD);
     case 'o':
@@ -98,7 +101,7 @@ static int on_arg(void *ctx, int code, const char *arg)
 
 int cmd_render(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT, {0}};
+    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT, {0}};
     struct render_args a = {.files = calloc((size_t)argc, sizeof(*a.files))};
     if (!a.files)
         return EXIT_INVALID;
@@ -107,7 +110,7 @@ int cmd_render(int argc, char **argv)
         rc = cli_usage_error("render", "no file given");
     struct manifest_set s = {0};
     if (rc == EXIT_OK)
-        rc = cli_load(a.files, a.n, a.validate, &s);
+        rc = cli_load(a.files, a.n, &a.load, &s);
     free(a.files);
     if (rc != EXIT_OK)
         return rc;

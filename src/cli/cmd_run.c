@@ -16,7 +16,7 @@ struct run_args {
     const char *run_dir, *filter;
     int quiet, no_color, grace, restart_grace, gpus;
     long restart_ms;
-    enum manifest_validate validate;
+    struct manifest_opts load; /* --validate, --strict-kinds */
 };
 
 static int number(const char *s, long min, long max, long *out)
@@ -48,7 +48,7 @@ static const struct option longopts[] = {
     {"restart-backoff", required_argument, NULL, OPT_RESTART_BACKOFF},
     {"quiet", no_argument, NULL, 'q'},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
-    CLI_VALIDATE_LONGOPT,
+    CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
     {0},
 };
 
@@ -79,8 +79,11 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_RUN_DIR:
         a->run_dir = arg;
         return *arg ? EXIT_OK : cli_usage_error("run", "--run-dir must not be empty");
+    case CLI_OPT_STRICT_KINDS:
+        a->load.strict_kinds = true;
+        return EXIT_OK;
     case CLI_OPT_VALIDATE:
-        return cli_validate_value(arg, &a->validate) == 0
+        return cli_validate_value(arg, &a->load.validate) == 0
                    ? EXIT_OK
                    : cli_usage_error("run", CLI_VALIDATE_BAD);
     case OPT_FILTER:
@@ -166,7 +169,7 @@ int cmd_run(int argc, char **argv)
     struct manifest_set s = {0};
     int rc = parse(&a, argc, argv);
     if (rc == EXIT_OK)
-        rc = cli_load(a.files, a.n, a.validate, &s);
+        rc = cli_load(a.files, a.n, &a.load, &s);
     if (rc == EXIT_OK && s.n != 1) {
         fprintf(stderr, "jaxset run: the files hold %zu jobs; run takes one\n", s.n);
         rc = EXIT_INVALID;

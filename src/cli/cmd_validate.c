@@ -30,7 +30,7 @@ struct files {
     const char **v;
     size_t n;
     bool cluster; /* --cluster: only what an API server and the controllers check */
-    enum manifest_validate validate;
+    struct manifest_opts load; /* --validate, --strict-kinds */
 };
 
 enum { OPT_CLUSTER = 256 };
@@ -42,8 +42,12 @@ static int on_arg(void *ctx, int code, const char *arg)
         f->cluster = true;
         return EXIT_OK;
     }
+    if (code == CLI_OPT_STRICT_KINDS) {
+        f->load.strict_kinds = true;
+        return EXIT_OK;
+    }
     if (code == CLI_OPT_VALIDATE)
-        return cli_validate_value(arg, &f->validate) == 0
+        return cli_validate_value(arg, &f->load.validate) == 0
                    ? EXIT_OK
                    : cli_usage_error("validate", CLI_VALIDATE_BAD);
     if (code != CLI_OPERAND)
@@ -65,7 +69,7 @@ static int check_local(const struct manifest *m)
 int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"cluster", no_argument, NULL, OPT_CLUSTER},
-                                             CLI_VALIDATE_LONGOPT, {0}};
+                                             CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT, {0}};
     struct files f = {.v = calloc((size_t)argc, sizeof(*f.v))};
     struct manifest_set s;
     if (!f.v)
@@ -74,7 +78,7 @@ int cmd_validate(int argc, char **argv)
     if (rc == EXIT_OK && f.n == 0)
         rc = cli_usage_error("validate", "no file given");
     if (rc == EXIT_OK)
-        rc = cli_load(f.v, f.n, f.validate, &s);
+        rc = cli_load(f.v, f.n, &f.load, &s);
     free(f.v);
     f.v = NULL;
     if (rc != EXIT_OK)

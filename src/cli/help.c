@@ -12,7 +12,8 @@ static const struct cli_help helps[] = {
     {
         .name = "validate",
         .summary = "check manifests fully; exit 2 with one line per field error",
-        .usage = "jaxset validate FILE... [--cluster] [--validate[=strict|warn|ignore]]",
+        .usage = "jaxset validate FILE... [--cluster] [--validate[=strict|warn|ignore]]\n"
+                 "                       [--strict-kinds]",
         .text = "Decodes, converts, defaults and validates every job in the files (JobSet, "
                 "JAXJob, TrainJob with its training runtime, AIchor manifest; YAML or JSON, "
                 "several documents per file), and reports what `jaxset run` would refuse on "
@@ -22,14 +23,18 @@ static const struct cli_help helps[] = {
                                "controllers), not what this machine's runner would refuse"},
                  {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
                                         "refuses them; warn prints them and drops them; ignore "
-                                        "(or false) drops them silently, as kubectl"}},
+                                        "(or false) drops them silently, as kubectl"},
+                 {"--strict-kinds", "a document of another kind than jaxset runs (a "
+                                    "ConfigMap, a Service, a scheduler's Workload...) is "
+                                    "an error instead of skipped with a line"}},
         .exit = "0 when every job is valid; 2 on invalid input or usage, with one line "
                 "\"FILE: FIELD: ERROR\" per field error",
     },
     {
         .name = "render",
         .summary = "print what a cluster would receive: JobSet, Service, child Jobs",
-        .usage = "jaxset render FILE... [-o yaml|json] [--validate[=strict|warn|ignore]]",
+        .usage = "jaxset render FILE... [-o yaml|json] [--validate[=strict|warn|ignore]]\n"
+                 "                  [--strict-kinds]",
         .text = "Prints the defaulted JobSet, its headless Service, its PersistentVolumeClaims "
                 "and every child batch/v1 Job exactly as the JobSet controller builds them for "
                 "restart attempt 0, with the JAX environment in each Job's pod template.",
@@ -37,7 +42,10 @@ static const struct cli_help helps[] = {
                                          "one v1 List"},
                  {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
                                         "refuses them; warn prints them and drops them; ignore "
-                                        "(or false) drops them silently, as kubectl"}},
+                                        "(or false) drops them silently, as kubectl"},
+                 {"--strict-kinds", "a document of another kind than jaxset runs (a "
+                                    "ConfigMap, a Service, a scheduler's Workload...) is "
+                                    "an error instead of skipped with a line"}},
         .exit = "0; 2 on invalid input or usage",
     },
     {
@@ -47,7 +55,8 @@ static const struct cli_help helps[] = {
                  "[--grace SECONDS]\n"
                  "                  [--restart-grace SECONDS] [--gpus N] "
                  "[--restart-backoff MS] [--no-color]\n"
-                 "                  [--validate[=strict|warn|ignore]]",
+                 "                  [--validate[=strict|warn|ignore]]\n"
+                 "                  [--strict-kinds]",
         .text = "Validates fully (nothing starts if anything is invalid), then runs the job "
                 "here as the JobSet controller, the Job controller and the kubelet would: every "
                 "container a supervised process group with the pod's hostname, environment and "
@@ -71,7 +80,10 @@ static const struct cli_help helps[] = {
                  {"--no-color", "plain output prefixes even on a terminal"},
                  {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
                                         "refuses them; warn prints them and drops them; ignore "
-                                        "(or false) drops them silently, as kubectl"}},
+                                        "(or false) drops them silently, as kubectl"},
+                 {"--strict-kinds", "a document of another kind than jaxset runs (a "
+                                    "ConfigMap, a Service, a scheduler's Workload...) is "
+                                    "an error instead of skipped with a line"}},
         .exit = "0 Completed, 1 Failed, 2 invalid input or usage, 129/130/143 after "
                 "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
     },

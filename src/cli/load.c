@@ -18,16 +18,17 @@ static bool print_errs(const char *prefix, const char *source, const struct ferr
     return unknown;
 }
 
-int cli_load(const char *const *files, size_t n, enum manifest_validate mode,
+int cli_load(const char *const *files, size_t n, const struct manifest_opts *o,
              struct manifest_set *out)
 {
     struct err e = {{0}};
-    struct manifest_opts o = {.validate = mode};
     bool unknown = false;
-    if (manifest_load_opts(files, n, &o, out, &e) < 0) {
+    if (manifest_load_opts(files, n, o, out, &e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
         return EXIT_INVALID;
     }
+    for (size_t i = 0; i < out->n_skipped; i++)
+        fprintf(stderr, "%s\n", out->skipped[i]);
     for (size_t i = 0; i < out->n; i++)
         print_errs("Warning: ", out->v[i].source, &out->v[i].warnings);
     if (manifest_set_errors(out) == 0)

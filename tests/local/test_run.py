@@ -748,6 +748,21 @@ def validate_reports_what_the_job_api_refuses():
 
 
 @test
+def other_kinds_beside_the_job_are_skipped():
+    text = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: scripts}
+data: {a: b}
+---
+""" + jobset("mixed", [rj("w", "print('ran')")])
+    r = Run(text).run()
+    assert r.rc == 0 and "[mixed-w-0-0] ran" in r.out, r.describe()
+    assert "skipped v1 ConfigMap scripts (not a job jaxset runs)" in r.err, r.describe()
+    r = Run(text, "--strict-kinds").run()
+    assert r.rc == 2 and 'kind: Unsupported value: "ConfigMap"' in r.err, r.describe()
+
+
+@test
 def get_and_logs():
     w = rj("w", "print('hello from', __import__('os').environ['HOSTNAME'])", pods=2)
     r = Run(jobset("gl", [w])).run()
