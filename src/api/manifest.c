@@ -357,7 +357,15 @@ static bool runnable(enum doc_kind k)
     return k != DOC_RUNTIME && k != DOC_OTHER;
 }
 
-/* "file: skipped v1 ConfigMap scripts" into the set's list of skipped documents. */
+/* A v1 ConfigMap or Secret: kept for the env references that name it. */
+static bool config_object(const struct doc *d)
+{
+    const char *av = jx_str(d->obj, "apiVersion"), *k = jx_str(d->obj, "kind");
+    return d->kind == DOC_OTHER && av && !strcmp(av, "v1") && k &&
+           (!strcmp(k, "ConfigMap") || !strcmp(k, "Secret"));
+}
+
+/* "file: skipped v1 Service web" into the set's list of skipped documents. */
 static int note_skipped(struct manifest_set *s, const struct doc *d)
 {
     const json_t *meta = jx_obj(d->obj, "metadata");
@@ -462,7 +470,18 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         rc = err_set(err, -ENOMEM, "out of memory");
         goto out;
     }
+    if (!(s.objects = json_array())) {
+        rc = err_set(err, -ENOMEM, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < n; i++) {
+        if (config_object(&docs[i])) { /* read by env references (local/podenv.h) */
+            if (json_array_append(s.objects, docs[i].obj) < 0) {
+                rc = err_set(err, -ENOMEM, "out of memory");
+                goto out;
+            }
+            continue;
+        }
         if (docs[i].kind == DOC_OTHER && !strict_kinds) {
             if ((rc = note_skipped(&s, &docs[i])) < 0) {
                 err_set(err, rc, "out of memory");
@@ -484,6 +503,8 @@ int manifest_load_opts(const char *const *files, size_t n_files,
                      s.n_skipped ? "; " : "", s.n_skipped ? strchr(s.skipped[0], ' ') + 1 : "");
         goto out;
     }
+    for (size_t i = 0; i < s.n; i++)
+        s.v[i].objects = s.objects;
     *out = s;
     s = (struct manifest_set){0};
     rc = 0;
@@ -511,6 +532,8 @@ void manifest_set_release(struct manifest_set *s)
     for (size_t i = 0; s && i < s->n_skipped; i++)
         free(s->skipped[i]);
     if (s) {
+        json_decref(s->objects);
+        s->objects = NULL;
         free(s->v);
         free(s->skipped);
         s->v = NULL;

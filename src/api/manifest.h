@@ -26,14 +26,17 @@ struct manifest {
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;
     long long restart_grace_s; /* jaxset.dev/restart-grace-seconds, -1 when absent */
+    const json_t *objects;     /* the v1 ConfigMaps and Secrets of all the files (borrowed from
+                                * the set): what env references read locally */
 };
 
 struct manifest_set {
     struct manifest *v;
     size_t n;
     char **skipped;   /* "file: skipped <apiVersion> <kind> <name> (...)", one per document of
-                       * another kind (a ConfigMap, a Service...); owned */
+                       * another kind (a Service, a Workload...); owned */
     size_t n_skipped;
+    json_t *objects;  /* the v1 ConfigMaps and Secrets of the files, kept (not skipped) */
 };
 
 /* How unknown fields in the user's documents are treated, as kubectl's --validate: */

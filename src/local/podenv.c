@@ -162,6 +162,78 @@ static int too_long(struct err *err, const char *field, size_t i, const char *na
                    name ? name : "", name ? ")" : "", PODENV_VALUE_MAX);
 }
 
+static const char *pod_ns(const struct podenv_pod *pod)
+{
+    const char *ns = pod->ns ? pod->ns : jx_str(pod->meta, "namespace");
+    return ns ? ns : "default";
+}
+
+/* valueFrom.configMapKeyRef / secretKeyRef: from the objects of the manifest files. */
+static int key_ref(const json_t *ref, bool secret, size_t i, const char *name,
+                   const struct podenv_pod *pod, struct podenv_strv *env, struct err *err)
+{
+    char *val = NULL;
+    const char *what = secret ? "Secret" : "ConfigMap", *obj = jx_str(ref, "name");
+    int rc = podenv_ref_value(pod->objects, pod_ns(pod), ref, secret, &val);
+    if (rc == 0) {
+        rc = set_kv(env, name, val);
+        free(val);
+        return rc;
+    }
+    if ((rc == -ENOENT || rc == -ENOKEY) && jx_bool_or(ref, "optional", false))
+        return 0; /* an optional reference that resolves to nothing sets nothing */
+    if (rc == -ENOENT)
+        return err_set(err, -EINVAL, "env[%zu] (%s): %s \"%s\" not found: only the %ss in the "
+                                     "manifest files can be read on one machine",
+                       i, name, what, obj ? obj : "", what);
+    if (rc == -ENOKEY)
+        return err_set(err, -EINVAL, "env[%zu] (%s): %s \"%s\" has no key \"%s\"", i, name,
+                       what, obj ? obj : "", jx_str(ref, "key") ? jx_str(ref, "key") : "");
+    return rc == -EINVAL ? err_set(err, rc, "env[%zu] (%s): Secret \"%s\": data is not base64",
+                                   i, name, obj ? obj : "")
+                         : rc;
+}
+
+struct from_ctx {
+    struct podenv_strv *env;
+    const char *prefix;
+};
+
+static int set_from(void *ctx, const char *key, const char *value)
+{
+    struct from_ctx *c = ctx;
+    char *name = NULL;
+    if (asprintf(&name, "%s%s", c->prefix, key) < 0)
+        return -ENOMEM;
+    int rc = set_kv(c->env, name, value);
+    free(name);
+    return rc;
+}
+
+/* envFrom: every key of each ConfigMap or Secret, before the env entries (as the kubelet). */
+static int env_from(const json_t *c, const struct podenv_pod *pod, struct podenv_strv *env,
+                    struct err *err)
+{
+    const json_t *list = jx_arr(c, "envFrom");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *e = json_array_get(list, i), *cm = jx_obj(e, "configMapRef");
+        const json_t *src = cm ? cm : jx_obj(e, "secretRef");
+        struct from_ctx fc = {env, jx_str(e, "prefix") ? jx_str(e, "prefix") : ""};
+        int rc = src ? podenv_ref_each(pod->objects, pod_ns(pod), src, !cm, set_from, &fc)
+                     : -ENOENT;
+        if (rc == -ENOENT && src && jx_bool_or(src, "optional", false))
+            continue;
+        if (rc == -ENOENT)
+            return err_set(err, -EINVAL, "envFrom[%zu]: %s \"%s\" not found: only the "
+                                         "ConfigMaps and Secrets in the manifest files can be "
+                                         "read on one machine",
+                           i, cm ? "ConfigMap" : "Secret", jx_str(src, "name") ? jx_str(src, "name") : "");
+        if (rc < 0)
+            return rc == -EINVAL ? err_set(err, rc, "envFrom[%zu]: data is not base64", i) : rc;
+    }
+    return 0;
+}
+
 static int env_entry(const json_t *e, size_t i, const struct podenv_pod *pod,
                      struct podenv_strv *env, struct err *err)
 {
@@ -178,10 +250,14 @@ static int env_entry(const json_t *e, size_t i, const struct podenv_pod *pod,
         free(x);
         return rc;
     }
+    const json_t *cm = jx_obj(from, "configMapKeyRef"), *sec = jx_obj(from, "secretKeyRef");
+    if (cm || sec)
+        return key_ref(cm ? cm : sec, sec != NULL, i, name, pod, env, err);
     const char *path = jx_str(jx_obj(from, "fieldRef"), "fieldPath"), *val = NULL;
     if (!path)
         return err_set(err, -EINVAL,
-                       "env[%zu] (%s): only valueFrom.fieldRef can be resolved on one machine",
+                       "env[%zu] (%s): only fieldRef, configMapKeyRef and secretKeyRef can be "
+                       "resolved on one machine",
                        i, name);
     if (field_ref(path, pod, &val) < 0)
         return err_set(err, -EINVAL, "env[%zu] (%s): unsupported fieldPath %s", i, name, path);
@@ -214,9 +290,8 @@ static int build_env(const json_t *c, const struct podenv_pod *pod, const char *
     }
     if (!rc)
         rc = set_kv(env, "HOSTNAME", pod->hostname ? pod->hostname : "");
-    if (!rc && jx_arr(c, "envFrom") && json_array_size(jx_arr(c, "envFrom")))
-        rc = err_set(err, -EINVAL, "envFrom (ConfigMaps, Secrets) cannot be resolved on one "
-                                   "machine");
+    if (!rc)
+        rc = env_from(c, pod, env, err);
     const json_t *arr = jx_arr(c, "env");
     for (size_t i = 0; !rc && i < json_array_size(arr); i++)
         rc = env_entry(json_array_get(arr, i), i, pod, env, err);

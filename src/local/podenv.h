@@ -8,7 +8,10 @@
  *      ($$ is a literal $, an undefined reference stays as written, as in Kubernetes), and
  *      `valueFrom.fieldRef` for metadata.name, metadata.namespace, metadata.uid,
  *      metadata.labels['k'], metadata.annotations['k'], spec.nodeName,
- *      spec.serviceAccountName, status.podIP, status.hostIP, status.podIPs;
+ *      spec.serviceAccountName, status.podIP, status.hostIP, status.podIPs, and
+ *      `valueFrom.configMapKeyRef` / `secretKeyRef` (and `envFrom` before the env entries,
+ *      with its prefix) from the ConfigMaps and Secrets of the manifest files (pod.objects):
+ *      what the kubelet reads from the API server;
  *   4. `extra` (JOB_COMPLETION_INDEX, the JAX variables, CUDA_VISIBLE_DEVICES...), which the
  *      manifest cannot override (validation already refused the JAX names); an entry with
  *      "join": SEP is put before the value the variable has so far, joined by SEP
@@ -18,6 +21,7 @@
 #define JX_PODENV_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "obj/err.h"
 
@@ -28,6 +32,8 @@ struct podenv_pod {
     const char *host_ip;
     const char *node_name;
     const json_t *pod_spec; /* serviceAccountName */
+    const json_t *objects;  /* the ConfigMaps and Secrets of the manifest files (may be NULL) */
+    const char *ns;         /* the pod's namespace (NULL: the metadata's, else "default") */
 };
 
 /* A NULL-terminated array of "NAME=value" strings, all owned. */
@@ -52,6 +58,16 @@ int podenv_build(const json_t *container, const struct podenv_pod *pod, const ch
  * string (MAX_ARG_STRLEN, 32 pages).  Chains of $(VAR) that double at each step stop here
  * instead of growing exponentially. */
 #define PODENV_VALUE_MAX (128 * 1024)
+
+/* ConfigMap (secret false) or Secret `ref` {name, key} of namespace ns among `objects`: 0 with
+ * *out (malloc'd; a Secret's data base64-decoded, or its stringData), -ENOENT no such object,
+ * -ENOKEY no such key, -EINVAL bad base64, -ENOMEM. */
+int podenv_ref_value(const json_t *objects, const char *ns, const json_t *ref, bool secret,
+                     char **out);
+/* Calls fn for every key of the ConfigMap or Secret `src` {name} (a Secret's values decoded).
+ * 0, -ENOENT, or fn's or the decoding's negative result. */
+int podenv_ref_each(const json_t *objects, const char *ns, const json_t *src, bool secret,
+                    int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
 
 /* Expands $(VAR) references in `in` against `env`; returns a malloc'd string, or NULL with
  * errno E2BIG past PODENV_VALUE_MAX, or NULL on OOM. */

@@ -483,10 +483,12 @@ static int loop(struct run *r, struct err *err)
 }
 
 /* Every container runs locally only with a command and env sources one machine can give. */
-static int precheck_list(const json_t *tmpl, const char *field, size_t rj, struct err *err)
+static int precheck_list(const struct manifest *m, const json_t *tmpl, const char *field,
+                         size_t rj, struct err *err)
 {
     const json_t *list = jx_arr(jx_path(tmpl, "spec.template.spec"), field);
-    struct podenv_pod pod = {.meta = jx_path(tmpl, "spec.template.metadata")};
+    struct podenv_pod pod = {.meta = jx_path(tmpl, "spec.template.metadata"),
+                             .objects = m->objects, .ns = m->view.ns};
     for (size_t k = 0; k < json_array_size(list); k++) {
         struct podenv_strv env = {0}, argv = {0};
         int rc = podenv_build(json_array_get(list, k), &pod, NULL, NULL, &env, &argv, err);
@@ -522,9 +524,9 @@ int runner_check(const struct manifest *m, struct err *err)
                        total_pods(&m->view), RUNNER_MAX_PODS);
     for (size_t i = 0; i < m->view.n_rj; i++) {
         struct jobctl_spec js;
-        int rc = precheck_list(m->view.rj[i].tmpl, "initContainers", i, err);
+        int rc = precheck_list(m, m->view.rj[i].tmpl, "initContainers", i, err);
         if (rc == 0)
-            rc = precheck_list(m->view.rj[i].tmpl, "containers", i, err);
+            rc = precheck_list(m, m->view.rj[i].tmpl, "containers", i, err);
         /* what the Job API would refuse when the Job is created (successPolicy, FailIndex
          * without backoffLimitPerIndex...): the template is a Job's metadata and spec */
         struct err job_err = {{0}}; /* "spec.<field>: ...", a path inside the template */

@@ -43,7 +43,8 @@ struct runner_opts {
 
 /* What a valid manifest still needs to run on one machine, checked without starting anything:
  * every container has a command (there is no image entrypoint locally) and env sources one
- * machine can give (no ConfigMap, Secret or envFrom), and at most RUNNER_MAX_PODS pods.
+ * machine can give (ConfigMaps and Secrets only from the manifest files), and at most
+ * RUNNER_MAX_PODS pods.
  * `jaxset validate` reports the same errors as `run`.  0, or a negative errno with err set
  * (a field path first). */
 int runner_check(const struct manifest *m, struct err *err);

@@ -204,7 +204,8 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
 {
     struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_ip = "127.0.0.1",
                              .host_ip = "127.0.0.1", .node_name = "localhost",
-                             .pod_spec = jx_obj(pod_template(j), "spec")};
+                             .pod_spec = jx_obj(pod_template(j), "spec"),
+                             .objects = r->m->objects, .ns = j->spec.ns};
     struct podenv_strv env = {0}, argv = {0};
     struct err e = {{0}};
     char log[PATH_MAX], prefix[RUN_NAME_MAX + 128]; /* run dir: at most RD_DIR_MAX */

@@ -750,16 +750,52 @@ def validate_reports_what_the_job_api_refuses():
 @test
 def other_kinds_beside_the_job_are_skipped():
     text = """apiVersion: v1
-kind: ConfigMap
-metadata: {name: scripts}
-data: {a: b}
+kind: Service
+metadata: {name: web}
+spec: {}
 ---
 """ + jobset("mixed", [rj("w", "print('ran')")])
     r = Run(text).run()
     assert r.rc == 0 and "[mixed-w-0-0] ran" in r.out, r.describe()
-    assert "skipped v1 ConfigMap scripts (not a job jaxset runs)" in r.err, r.describe()
+    assert "skipped v1 Service web (not a job jaxset runs)" in r.err, r.describe()
     r = Run(text, "--strict-kinds").run()
-    assert r.rc == 2 and 'kind: Unsupported value: "ConfigMap"' in r.err, r.describe()
+    assert r.rc == 2 and 'kind: Unsupported value: "Service"' in r.err, r.describe()
+
+
+@test
+def configmaps_and_secrets_beside_the_job_feed_its_env():
+    objects = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {LR: "0.1", MODE: train}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+data: {TOKEN: c2VjcmV0LXZhbHVl}
+stringData: {USER: alice}
+---
+"""
+    env = """
+              - name: LR2
+                valueFrom: {configMapKeyRef: {name: settings, key: LR}}
+              - name: GONE
+                valueFrom: {secretKeyRef: {name: nope, key: x, optional: true}}"""
+    script = ("import os; e = os.environ; print('env', e['LR2'], e['CFG_MODE'], e['TOKEN'], "
+              "e['USER'], 'GONE' in e)")
+    w = rj("w", script, env=env).replace("              env:\n", """              envFrom:
+              - configMapRef: {name: settings}
+                prefix: CFG_
+              - secretRef: {name: creds}
+              env:
+""")
+    r = Run(objects + jobset("cfg", [w])).run()
+    assert r.rc == 0, r.describe()
+    assert "] env 0.1 train secret-value alice False" in r.out, r.describe()
+    assert "skipped" not in r.err, r.describe()  # ConfigMaps and Secrets are used, not skipped
+    bad = w.replace("name: settings, key: LR", "name: settings, key: NOPE")
+    r = Run(objects + jobset("cfg", [bad])).run()
+    assert r.rc == 2 and 'ConfigMap "settings" has no key "NOPE"' in r.err, r.describe()
 
 
 @test

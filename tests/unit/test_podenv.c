@@ -104,12 +104,15 @@ static void test_errors(void **state)
         {"{\"name\":\"c\",\"command\":[]}", "has no command"},
         {"{\"name\":\"c\",\"command\":[\"x\"],\"env\":[{\"name\":\"S\",\"valueFrom\":"
          "{\"secretKeyRef\":{\"name\":\"s\",\"key\":\"k\"}}}]}",
-         "only valueFrom.fieldRef"},
+         "Secret \"s\" not found: only the Secrets in the manifest files"},
+        {"{\"name\":\"c\",\"command\":[\"x\"],\"env\":[{\"name\":\"S\",\"valueFrom\":"
+         "{\"resourceFieldRef\":{\"resource\":\"limits.cpu\"}}}]}",
+         "only fieldRef, configMapKeyRef and secretKeyRef"},
         {"{\"name\":\"c\",\"command\":[\"x\"],\"env\":[{\"name\":\"S\",\"valueFrom\":"
          "{\"fieldRef\":{\"fieldPath\":\"spec.bogus\"}}}]}",
          "unsupported fieldPath spec.bogus"},
         {"{\"name\":\"c\",\"command\":[\"x\"],\"envFrom\":[{\"configMapRef\":{\"name\":\"m\"}}]}",
-         "envFrom"},
+         "envFrom[0]: ConfigMap \"m\" not found"},
         {"{\"name\":\"c\",\"command\":[\"x\"],\"env\":[{\"value\":\"v\"}]}", "no name"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

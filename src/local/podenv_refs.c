@@ -1,0 +1,111 @@
+/* Environment from ConfigMaps and Secrets given in the manifest files (see podenv.h): what the
+ * kubelet reads from the API server, locally read from the objects beside the job. */
+#include "local/podenv.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "obj/jx.h"
+
+/* The ConfigMap or Secret `name` of namespace `ns` among `objects`, or NULL. */
+static const json_t *find_object(const json_t *objects, const char *kind, const char *ns,
+                                 const char *name)
+{
+    size_t i;
+    const json_t *o;
+    json_array_foreach (objects, i, o) {
+        const json_t *meta = jx_obj(o, "metadata");
+        const char *k = jx_str(o, "kind"), *n = jx_str(meta, "name"), *ons = jx_str(meta, "namespace");
+        if (k && n && !strcmp(k, kind) && !strcmp(n, name) &&
+            !strcmp(ons ? ons : "default", ns ? ns : "default"))
+            return o;
+    }
+    return NULL;
+}
+
+static int b64_digit(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Standard base64 (a Secret's data) into a malloc'd NUL-terminated string; NULL if invalid. */
+static char *b64_decode(const char *in)
+{
+    size_t n = strlen(in), o = 0;
+    char *out = malloc(n / 4 * 3 + 4);
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; out && i < n && in[i] != '='; i++) {
+        int d = b64_digit(in[i]);
+        if (d < 0) {
+            free(out);
+            return NULL;
+        }
+        acc = acc << 6 | (uint32_t)d;
+        if ((bits += 6) >= 8) {
+            bits -= 8;
+            out[o++] = (char)(acc >> bits & 0xff);
+        }
+    }
+    if (out)
+        out[o] = '\0';
+    return out;
+}
+
+/* The value of `key` in the object: a ConfigMap's data, a Secret's data (base64) or
+ * stringData.  Returns 0 with *out (malloc'd), -ENOKEY, -EINVAL (bad base64) or -ENOMEM. */
+static int object_value(const json_t *o, bool secret, const char *key, char **out)
+{
+    const char *v = jx_str(jx_obj(o, "data"), key);
+    if (secret && !v && (v = jx_str(jx_obj(o, "stringData"), key)))
+        secret = false;
+    if (!v)
+        return -ENOKEY;
+    *out = secret ? b64_decode(v) : strdup(v);
+    return *out ? 0 : secret ? -EINVAL : -ENOMEM;
+}
+
+int podenv_ref_value(const json_t *objects, const char *ns, const json_t *ref, bool secret,
+                     char **out)
+{
+    const char *kind = secret ? "Secret" : "ConfigMap";
+    const char *name = jx_str(ref, "name"), *key = jx_str(ref, "key");
+    const json_t *o = name ? find_object(objects, kind, ns, name) : NULL;
+    if (!o)
+        return -ENOENT;
+    return key ? object_value(o, secret, key, out) : -ENOKEY;
+}
+
+int podenv_ref_each(const json_t *objects, const char *ns, const json_t *src, bool secret,
+                    int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+    const char *name = jx_str(src, "name");
+    const json_t *o = name ? find_object(objects, secret ? "Secret" : "ConfigMap", ns, name)
+                           : NULL;
+    if (!o)
+        return -ENOENT;
+    const char *k;
+    json_t *v;
+    json_object_foreach (jx_obj(o, "data"), k, v) {
+        char *val = secret ? b64_decode(json_string_value(v) ? json_string_value(v) : "")
+                           : strdup(json_string_value(v) ? json_string_value(v) : "");
+        int rc = val ? fn(ctx, k, val) : secret ? -EINVAL : -ENOMEM;
+        free(val);
+        if (rc < 0)
+            return rc;
+    }
+    json_object_foreach (secret ? jx_obj(o, "stringData") : NULL, k, v) {
+        int rc = fn(ctx, k, json_string_value(v) ? json_string_value(v) : "");
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
