@@ -71,6 +71,11 @@ enum { CLI_OPT_VALIDATE = 1000 };
 #define CLI_VALIDATE_LONGOPT {"validate", optional_argument, NULL, CLI_OPT_VALIDATE}
 int cli_validate_value(const char *value, enum manifest_validate *mode);
 
+/* The options every command that loads manifests takes (--validate, --strict-kinds), for a
+ * cli_parse callback: returns EXIT_OK with `load` set, EXIT_INVALID after a usage error, or -1
+ * when `code` is not one of them. */
+int cli_load_opt(const char *cmd, int code, const char *arg, struct manifest_opts *load);
+
 /* The codes cli_parse hands its callback besides an option's own. */
 enum {
     CLI_OPERAND = 1,   /* an operand (FILE, NAME...), in order, those after "--" included */

@@ -77,17 +77,13 @@ static int on_arg(void *ctx, int code, const char *arg)
 {
     struct render_args *a = ctx;
     const char *fmt = code == 'o' ? cli_output_value(arg) : NULL;
+    int rc = cli_load_opt("render", code, arg, &a->load);
+    if (rc >= 0)
+        return rc;
     switch (code) {
     case CLI_OPERAND:
         a->files[a->n++] = arg;
         return EXIT_OK;
-    case CLI_OPT_STRICT_KINDS:
-        a->load.strict_kinds = true;
-        return EXIT_OK;
-    case CLI_OPT_VALIDATE:
-        return cli_validate_value(arg, &a->load.validate) == 0
-                   ? EXIT_OK
-                   : cli_usage_error("render", CLI_VALIDATE_BAD);
     case 'o':
     case CLI_MISSING:
         if (!fmt || (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0))

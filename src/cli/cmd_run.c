@@ -72,6 +72,9 @@ static int number_opt(struct run_args *a, int code, const char *s)
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct run_args *a = ctx;
+    int rc = cli_load_opt("run", code, arg, &a->load);
+    if (rc >= 0)
+        return rc;
     switch (code) {
     case CLI_OPERAND:
         a->files[a->n++] = arg;
@@ -79,13 +82,6 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_RUN_DIR:
         a->run_dir = arg;
         return *arg ? EXIT_OK : cli_usage_error("run", "--run-dir must not be empty");
-    case CLI_OPT_STRICT_KINDS:
-        a->load.strict_kinds = true;
-        return EXIT_OK;
-    case CLI_OPT_VALIDATE:
-        return cli_validate_value(arg, &a->load.validate) == 0
-                   ? EXIT_OK
-                   : cli_usage_error("run", CLI_VALIDATE_BAD);
     case OPT_FILTER:
         a->filter = arg;
         return EXIT_OK;

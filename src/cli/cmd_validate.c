@@ -42,14 +42,9 @@ static int on_arg(void *ctx, int code, const char *arg)
         f->cluster = true;
         return EXIT_OK;
     }
-    if (code == CLI_OPT_STRICT_KINDS) {
-        f->load.strict_kinds = true;
-        return EXIT_OK;
-    }
-    if (code == CLI_OPT_VALIDATE)
-        return cli_validate_value(arg, &f->load.validate) == 0
-                   ? EXIT_OK
-                   : cli_usage_error("validate", CLI_VALIDATE_BAD);
+    int rc = cli_load_opt("validate", code, arg, &f->load);
+    if (rc >= 0)
+        return rc;
     if (code != CLI_OPERAND)
         return cli_usage_error("validate", "unknown option");
     f->v[f->n++] = arg;

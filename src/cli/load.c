@@ -42,6 +42,18 @@ int cli_load(const char *const *files, size_t n, const struct manifest_opts *o,
     return EXIT_INVALID;
 }
 
+int cli_load_opt(const char *cmd, int code, const char *arg, struct manifest_opts *load)
+{
+    if (code == CLI_OPT_STRICT_KINDS) {
+        load->strict_kinds = true;
+        return EXIT_OK;
+    }
+    if (code != CLI_OPT_VALIDATE)
+        return -1;
+    return cli_validate_value(arg, &load->validate) == 0 ? EXIT_OK
+                                                         : cli_usage_error(cmd, CLI_VALIDATE_BAD);
+}
+
 int cli_validate_value(const char *value, enum manifest_validate *mode)
 {
     static const struct {
