@@ -157,6 +157,28 @@ static const struct cli_help helps[] = {
         .exit = "0; 2 when a file cannot be read or decoded, or on usage",
     },
     {
+        .name = "controller",
+        .summary = "run the JobSet controller against a Kubernetes cluster",
+        .usage = "jaxset controller [--kubeconfig FILE] [--context NAME] [--in-cluster] "
+                 "[--kube-api-qps N] [--kube-api-burst N] [--max-parallel-writes N] "
+                 "[--leader-elect] [--leader-election-namespace NS] [--leader-election-id ID] "
+                 "[--leader-elect-lease-duration D] [--leader-elect-renew-deadline D] "
+                 "[--leader-elect-retry-period D] [--identity ID] "
+                 "[--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] "
+                 "[--log-level error|info|debug] [--log-format text|json]",
+        .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
+                "JobSets and the Jobs and Services they own, and creates, deletes and updates "
+                "them and the JobSets' status exactly as upstream does, with the same labels, "
+                "events and conditions. The configuration is found as kubectl finds it "
+                "(--kubeconfig, KUBECONFIG, ~/.kube/config, then the in-cluster service "
+                "account). The flags keep upstream's and controller-runtime's names and "
+                "defaults (QPS and burst 500, lease 15s/10s/2s, metrics :8080, probes :8081). "
+                "The JobSet annotation jaxset.dev/restart-grace-seconds=N gives the pods of a "
+                "gang torn down by a failure-policy restart N seconds of grace instead of their "
+                "own. Stops on SIGTERM or SIGINT.",
+        .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
+    },
+    {
         .name = "help",
         .summary = "list the commands, or describe one",
         .usage = "jaxset help [COMMAND]",

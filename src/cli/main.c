@@ -15,7 +15,7 @@ static const struct command {
     {"validate", cmd_validate}, {"render", cmd_render},     {"run", cmd_run},
     {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
     {"suspend", cmd_suspend},   {"resume", cmd_resume},
-    {"decode", cmd_decode},
+    {"decode", cmd_decode},       {"controller", cmd_controller},
 };
 
 static bool is_help(const char *arg)

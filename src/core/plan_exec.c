@@ -21,6 +21,12 @@ static const char *obj_name(const json_t *o)
 static int exec_deletes(const struct rec_plan *p, const struct rec_ops *ops, void *ctx,
                         struct err *e)
 {
+    if (ops->delete_jobs && p->n_deletes) {
+        int rc = ops->delete_jobs(ctx, p->deletes, p->n_deletes, e);
+        if (rc < 0)
+            err_prefix(e, "deleting jobs");
+        return rc;
+    }
     for (size_t i = 0; i < p->n_deletes; i++) {
         int rc = ops->delete_job(ctx, p->deletes[i].name, p->deletes[i].foreground, e);
         if (rc < 0) {
@@ -80,10 +86,22 @@ static int exec_creates(const struct rec_plan *p, const struct rec_ops *ops, voi
     char *joined = NULL;
     int first = 0;
     struct err one = {{0}};
-    for (size_t i = 0; i < p->n_creates; i++) {
-        int rc = ops->create_job(ctx, p->creates[i], &one);
+    int *rcs = NULL;
+    struct err *errs = NULL;
+    if (ops->create_jobs && p->n_creates) {
+        rcs = calloc(p->n_creates, sizeof(*rcs));
+        errs = calloc(p->n_creates, sizeof(*errs));
+        if (!rcs || !errs)
+            first = -ENOMEM;
+        else
+            ops->create_jobs(ctx, p->creates, p->n_creates, rcs, errs);
+    }
+    for (size_t i = 0; i < p->n_creates && first != -ENOMEM; i++) {
+        int rc = rcs ? rcs[i] : ops->create_job(ctx, p->creates[i], &one);
         if (rc >= 0)
             continue;
+        if (errs)
+            one = errs[i];
         if (!first) {
             first = rc;
             *e = one;
@@ -91,6 +109,8 @@ static int exec_creates(const struct rec_plan *p, const struct rec_ops *ops, voi
         if (join_failure(&joined, obj_name(p->creates[i]), one.msg) < 0)
             first = -ENOMEM;
     }
+    free(rcs);
+    free(errs);
     if (first) {
         if (joined)
             ops->record_event(ctx, REC_EVENT_WARNING, EV_JOB_CREATION_FAILED, joined);

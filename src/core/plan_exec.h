@@ -45,6 +45,13 @@ struct rec_ops {
     void (*record_event)(void *ctx, enum rec_event_type type, const char *reason,
                          const char *message);
     int (*delete_jobset)(void *ctx, struct err *e);
+    /* Optional batch forms for backends that write in parallel (upstream creates a pass's Jobs
+     * concurrently, workqueue.ParallelizeUntil).  delete_jobs: every delete of the plan, the
+     * first failure returned.  create_jobs: every create attempted; rcs[i] and errs[i] get
+     * each one's result (0 or -errno and its message).  When NULL, the one-at-a-time forms
+     * are called in order. */
+    int (*delete_jobs)(void *ctx, const struct rec_delete *d, size_t n, struct err *e);
+    void (*create_jobs)(void *ctx, json_t *const *jobs, size_t n, int *rcs, struct err *errs);
 };
 
 /* What a pass did, for the backend's own bookkeeping. */

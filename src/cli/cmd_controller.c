@@ -1,0 +1,160 @@
+/* jaxset controller: the JobSet controller for a Kubernetes cluster (kube/controller.h), with
+ * upstream JobSet's and controller-runtime's flag names so that a Deployment written for the Go
+ * controller needs no change of arguments. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/controller.h"
+#include "kube/klog.h"
+
+enum {
+    OPT_KUBECONFIG = 2000, OPT_CONTEXT, OPT_QPS, OPT_BURST, OPT_LEADER_ELECT, OPT_LEASE_NS,
+    OPT_LEASE_ID, OPT_LEASE_DUR, OPT_RENEW, OPT_RETRY, OPT_METRICS, OPT_PROBE, OPT_LOG_LEVEL,
+    OPT_LOG_FORMAT, OPT_IN_CLUSTER, OPT_MAX_PARALLEL, OPT_IDENTITY,
+};
+
+struct ctl_args {
+    struct ctl_opts o;
+    const char *log_level, *log_format;
+};
+
+/* A Go duration of one or more <number><unit> (ns us ms s m h): milliseconds, or -1. */
+static long long duration_ms(const char *s)
+{
+    static const struct { const char *u; double ms; } units[] = {
+        {"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+    double total = 0;
+    if (!*s)
+        return -1;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        size_t k, n = sizeof(units) / sizeof(units[0]);
+        if (end == s || v < 0)
+            return -1;
+        for (k = 0; k < n; k++)
+            if (!strncmp(end, units[k].u, strlen(units[k].u)) &&
+                !(units[k].u[0] == 'm' && end[1] == 's' && units[k].u[1] != 's'))
+                break;
+        if (k == n)
+            return -1;
+        total += v * units[k].ms;
+        s = end + strlen(units[k].u);
+    }
+    return (long long)total;
+}
+
+static int number(const char *opt, const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(arg, &end);
+    if (!*arg || *end || errno || *out < 0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "%s takes a non-negative number", opt);
+        return cli_usage_error("controller", msg);
+    }
+    return EXIT_OK;
+}
+
+static int dur(const char *opt, const char *arg, int64_t *out)
+{
+    long long ms = duration_ms(arg);
+    if (ms <= 0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "%s takes a duration such as 15s or 1m30s", opt);
+        return cli_usage_error("controller", msg);
+    }
+    *out = ms;
+    return EXIT_OK;
+}
+
+static int on_value(struct ctl_args *a, int code, const char *arg)
+{
+    double v = 0;
+    int rc = EXIT_OK;
+    switch (code) {
+    case OPT_QPS: rc = number("--kube-api-qps", arg, &a->o.qps); break;
+    case OPT_BURST:
+    case OPT_MAX_PARALLEL:
+        if ((rc = number(code == OPT_BURST ? "--kube-api-burst" : "--max-parallel-writes", arg,
+                         &v)) == EXIT_OK && v < 1)
+            rc = cli_usage_error("controller", "a count must be at least 1");
+        *(code == OPT_BURST ? &a->o.burst : &a->o.max_parallel) = (int)v;
+        break;
+    case OPT_LEASE_DUR: rc = dur("--leader-elect-lease-duration", arg, &a->o.lease_ms); break;
+    case OPT_RENEW: rc = dur("--leader-elect-renew-deadline", arg, &a->o.renew_ms); break;
+    case OPT_RETRY: rc = dur("--leader-elect-retry-period", arg, &a->o.retry_ms); break;
+    default: return -1;
+    }
+    return rc;
+}
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct ctl_args *a = ctx;
+    switch (code) {
+    case OPT_KUBECONFIG: a->o.kcfg.kubeconfig = arg; return EXIT_OK;
+    case OPT_CONTEXT: a->o.kcfg.context = arg; return EXIT_OK;
+    case OPT_IN_CLUSTER: a->o.kcfg.in_cluster_only = true; return EXIT_OK;
+    case OPT_LEADER_ELECT: a->o.leader_elect = !arg || strcmp(arg, "false"); return EXIT_OK;
+    case OPT_LEASE_NS: a->o.lease_namespace = arg; return EXIT_OK;
+    case OPT_LEASE_ID: a->o.lease_name = arg; return EXIT_OK;
+    case OPT_IDENTITY: a->o.identity = arg; return EXIT_OK;
+    case OPT_METRICS: a->o.metrics_addr = arg; return EXIT_OK;
+    case OPT_PROBE: a->o.probe_addr = arg; return EXIT_OK;
+    case OPT_LOG_LEVEL: a->log_level = arg; return EXIT_OK;
+    case OPT_LOG_FORMAT: a->log_format = arg; return EXIT_OK;
+    case CLI_MISSING: return cli_usage_error("controller", "an option needs a value");
+    case CLI_OPERAND: return cli_usage_error("controller", "no arguments are taken");
+    }
+    int rc = on_value(a, code, arg);
+    return rc == -1 ? cli_usage_error("controller", "unknown option") : rc;
+}
+
+int cmd_controller(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"kubeconfig", required_argument, NULL, OPT_KUBECONFIG},
+        {"context", required_argument, NULL, OPT_CONTEXT},
+        {"in-cluster", no_argument, NULL, OPT_IN_CLUSTER},
+        {"kube-api-qps", required_argument, NULL, OPT_QPS},
+        {"kube-api-burst", required_argument, NULL, OPT_BURST},
+        {"max-parallel-writes", required_argument, NULL, OPT_MAX_PARALLEL},
+        {"leader-elect", optional_argument, NULL, OPT_LEADER_ELECT},
+        {"leader-election-namespace", required_argument, NULL, OPT_LEASE_NS},
+        {"leader-election-id", required_argument, NULL, OPT_LEASE_ID},
+        {"leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DUR},
+        {"leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW},
+        {"leader-elect-retry-period", required_argument, NULL, OPT_RETRY},
+        {"identity", required_argument, NULL, OPT_IDENTITY},
+        {"metrics-bind-address", required_argument, NULL, OPT_METRICS},
+        {"health-probe-bind-address", required_argument, NULL, OPT_PROBE},
+        {"zap-log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"zap-encoder", required_argument, NULL, OPT_LOG_FORMAT},
+        {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {0}};
+    struct ctl_args a = {0};
+    ctl_opts_default(&a.o);
+    int rc = cli_parse(argc, argv, "", longopts, on_arg, &a);
+    if (rc != 0)
+        return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
+    if (a.o.renew_ms >= a.o.lease_ms || a.o.retry_ms >= a.o.renew_ms)
+        return cli_usage_error("controller", "leader election needs retry-period < "
+                                             "renew-deadline < lease-duration");
+    if (klog_setup(a.log_format, a.log_level) < 0)
+        return cli_usage_error("controller", "--log-format is text or json; --log-level is "
+                                             "error, info or debug");
+    struct err e = {{0}};
+    if (ctl_main(&a.o, &e) < 0) {
+        fprintf(stderr, "jaxset controller: %s\n", e.msg);
+        return EXIT_JOB_FAILED;
+    }
+    return EXIT_OK;
+}

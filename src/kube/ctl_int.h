@@ -1,0 +1,53 @@
+/* controller internals shared by the ctl_*.c files. */
+#ifndef JX_CTL_INT_H
+#define JX_CTL_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kube/controller.h"
+#include "kube/kclient.h"
+#include "kube/kinformer.h"
+#include "kube/kqueue.h"
+#include "core/plan_exec.h"
+
+#define CTL_JOBSETS "/apis/jobset.x-k8s.io/v1alpha2/jobsets"
+#define CTL_JOBS "/apis/batch/v1/jobs"
+#define CTL_SERVICES "/api/v1/services"
+
+struct ctl {
+    const struct ctl_opts *o;
+    struct kc *kc;
+    struct kinf *jobsets, *jobs, *services;
+    struct kq *q;
+    bool stop;
+    bool leading;
+    const char *identity;
+    json_t *invalid_seen; /* "ns/name@generation" of invalid JobSets already logged */
+    unsigned long reconciles, reconcile_errors;
+};
+
+/* ctl_slim.c: what the caches keep of each kind */
+json_t *ctl_slim_job(const json_t *job);
+json_t *ctl_slim_service(const json_t *svc);
+json_t *ctl_slim_jobset(const json_t *js);
+
+/* ctl_reconcile.c: one key ("ns/name"); 0, or -errno when it must be retried */
+int ctl_reconcile(struct ctl *c, const char *key);
+
+/* ctl_ops.c: the rec_ops of this backend */
+struct ctl_pass {
+    struct ctl *c;
+    const json_t *raw;  /* the JobSet as stored (not defaulted) */
+    const char *ns, *name, *uid;
+    long long grace;    /* jaxset.dev/restart-grace-seconds, -1 when absent */
+};
+extern const struct rec_ops ctl_ops;
+
+/* "<prefix>/namespaces/<ns>/<resource>[/<name>[/<sub>]]" ("/apis/batch/v1", "jobs", ...);
+ * caller frees; NULL on OOM */
+char *ctl_path(const char *prefix, const char *resource, const char *ns, const char *name,
+               const char *sub);
+
+#endif

@@ -1,0 +1,403 @@
+/* The cluster backend's plan operations (core/plan_exec.h rec_ops) over the REST client:
+ * creates and deletes of a pass run in parallel, at most ctl_opts.max_parallel in flight
+ * (upstream: workqueue.ParallelizeUntil with constants.MaxParallelism). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/keys.h"
+#include "kube/ctl_int.h"
+#include "kube/klog.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+#include "obj/sbuf.h"
+
+#define LOGGER "jobset"
+
+char *ctl_path(const char *prefix, const char *resource, const char *ns, const char *name,
+               const char *sub)
+{
+    struct sbuf b = SBUF_INIT;
+    sb_printf(&b, "%s/namespaces/%s/%s", prefix, ns, resource);
+    if (name)
+        sb_printf(&b, "/%s", name);
+    if (sub)
+        sb_printf(&b, "/%s", sub);
+    return sb_detach(&b);
+}
+
+/* ---- parallel writes ------------------------------------------------------------------- */
+
+struct wreq {
+    const char *method;
+    char *path;
+    json_t *body;  /* owned */
+    bool ok_exists, ok_missing;
+};
+
+struct batch {
+    struct ctl *c;
+    struct wreq *w;
+    size_t n, sent, done;
+    int *rcs;
+    struct err *errs;
+    struct bslot { struct batch *b; size_t i; } *slots;
+};
+
+static void send_next(struct batch *b);
+
+static void batch_done(void *arg, const struct kc_resp *r)
+{
+    struct bslot *s = arg;
+    struct batch *b = s->b;
+    const struct wreq *w = &b->w[s->i];
+    int rc = r->rc;
+    if ((rc == -EEXIST && w->ok_exists) || (rc == -ENOENT && w->ok_missing))
+        rc = 0;
+    b->rcs[s->i] = rc;
+    if (rc < 0)
+        err_set(&b->errs[s->i], rc, "%s", r->msg);
+    b->done++;
+    send_next(b);
+}
+
+static void send_next(struct batch *b)
+{
+    int max = b->c->o->max_parallel > 0 ? b->c->o->max_parallel : 50;
+    while (b->sent < b->n && b->sent - b->done < (size_t)max) {
+        size_t i = b->sent++;
+        int rc = kc_send(b->c->kc, b->w[i].method, b->w[i].path, b->w[i].body, NULL,
+                         batch_done, &b->slots[i]);
+        if (rc < 0) {
+            b->rcs[i] = rc;
+            err_set(&b->errs[i], rc, "out of memory");
+            b->done++;
+        }
+    }
+}
+
+/* Sends every request, waits for all; rcs[i]/errs[i] per request. */
+static void run_batch(struct ctl *c, struct wreq *w, size_t n, int *rcs, struct err *errs)
+{
+    struct batch b = {.c = c, .w = w, .n = n, .rcs = rcs, .errs = errs};
+    b.slots = calloc(n, sizeof(*b.slots));
+    if (!b.slots) {
+        for (size_t i = 0; i < n; i++)
+            rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        b.slots[i] = (struct bslot){&b, i};
+    send_next(&b);
+    while (b.done < n)
+        kc_run(c->kc, 1000, NULL, 0, NULL);
+    free(b.slots);
+}
+
+static void free_wreqs(struct wreq *w, size_t n)
+{
+    for (size_t i = 0; w && i < n; i++) {
+        free(w[i].path);
+        json_decref(w[i].body);
+    }
+    free(w);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------- */
+
+static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, struct err *errs)
+{
+    struct ctl_pass *ps = ctx;
+    struct wreq *w = calloc(n, sizeof(*w));
+    for (size_t i = 0; w && i < n; i++)
+        w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
+                             json_incref(jobs[i]), true, false};
+    if (!w) {
+        for (size_t i = 0; i < n; i++)
+            rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
+        return;
+    }
+    run_batch(ps->c, w, n, rcs, errs);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok += rcs[i] == 0;
+    klog(KLOG_INFO, LOGGER, ps->ns, "%s: created %zu of %zu jobs", ps->name, ok, n);
+    free_wreqs(w, n);
+}
+
+static int op_create_job(void *ctx, json_t *job, struct err *e)
+{
+    int rc = 0;
+    op_create_jobs(ctx, &job, 1, &rc, e);
+    return rc;
+}
+
+/* With jaxset.dev/restart-grace-seconds, the pods of the deleted Jobs are deleted again with
+ * that grace period (a second delete shortens a pod's grace, as kubectl delete --grace-period
+ * does), so that workers that take SIGTERM as a preemption notice do not hold a restart. */
+static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
+{
+    char *sel = NULL, *esc = NULL, *path = NULL;
+    json_t *list = NULL;
+    int rc = -ENOMEM;
+    if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) < 0 || !(esc = kc_escape(sel)))
+        goto out;
+    char *base = ctl_path("/api/v1", "pods", ps->ns, NULL, NULL);
+    rc = base && asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0 ? 0 : -ENOMEM;
+    free(base);
+    struct err e;
+    if (rc < 0 || (rc = kc_call(ps->c->kc, "GET", path, NULL, NULL, &list, &e)) < 0)
+        goto out;
+    size_t i, n = 0;
+    json_t *pod, *items = jx_arr(list, "items");
+    struct wreq *w = calloc(json_array_size(items) + 1, sizeof(*w));
+    json_array_foreach (items, i, pod) {
+        const json_t *m = jx_obj(pod, "metadata");
+        const char *uid = jx_get_meta(m, "labels", LBL_K8S_CONTROLLER_UID_LEGACY);
+        if (!w || !uid || !json_object_get(uids, uid) || json_object_get(m, "deletionTimestamp"))
+            continue;
+        w[n++] = (struct wreq){"DELETE", ctl_path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
+                               json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
+                                         "v1", "gracePeriodSeconds", (json_int_t)ps->grace),
+                               false, true};
+    }
+    int *rcs = calloc(n + 1, sizeof(*rcs));
+    struct err *errs = calloc(n + 1, sizeof(*errs));
+    if (w && rcs && errs)
+        run_batch(ps->c, w, n, rcs, errs);
+    klog(KLOG_INFO, LOGGER, ps->ns, "%s: deleted %zu pods with grace %llds", ps->name, n,
+         ps->grace);
+    free(rcs);
+    free(errs);
+    free_wreqs(w, n);
+out:
+    json_decref(list);
+    free(sel);
+    free(esc);
+    free(path);
+    return rc;
+}
+
+static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    struct wreq *w = calloc(n, sizeof(*w));
+    int *rcs = calloc(n, sizeof(*rcs));
+    struct err *errs = calloc(n, sizeof(*errs));
+    json_t *uids = json_object();
+    int rc = 0;
+    for (size_t i = 0; w && i < n; i++) {
+        json_t *j = kstore_get(kinf_store(ps->c->jobs), ps->ns, d[i].name);
+        const char *uid = jx_str(jx_obj(j, "metadata"), "uid");
+        if (uid)
+            json_object_set_new(uids, uid, json_true());
+        json_decref(j);
+        w[i] = (struct wreq){"DELETE", ctl_path("/apis/batch/v1", "jobs", ps->ns, d[i].name, NULL),
+                             json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion",
+                                       "v1", "propagationPolicy",
+                                       d[i].foreground ? "Foreground" : "Background"),
+                             false, true};
+    }
+    if (!w || !rcs || !errs) {
+        rc = err_set(e, -ENOMEM, "out of memory");
+        goto out;
+    }
+    run_batch(ps->c, w, n, rcs, errs);
+    for (size_t i = 0; i < n && !rc; i++)
+        if ((rc = rcs[i]) < 0)
+            *e = errs[i];
+    klog(KLOG_INFO, LOGGER, ps->ns, "%s: deleted %zu jobs", ps->name, n);
+    if (!rc && ps->grace >= 0 && json_object_size(uids))
+        delete_pods_with_grace(ps, uids);
+out:
+    json_decref(uids);
+    free_wreqs(w, n);
+    free(rcs);
+    free(errs);
+    return rc;
+}
+
+static int op_delete_job(void *ctx, const char *name, bool fg, struct err *e)
+{
+    struct rec_delete d = {(char *)name, fg};
+    return op_delete_jobs(ctx, &d, 1, e);
+}
+
+/* dst[key] gains src[key]'s entries (maps: src wins; arrays: items dst lacks). */
+static void merge_field(json_t *dst, const json_t *src, const char *key)
+{
+    json_t *from = json_object_get(src, key), *to = json_object_get(dst, key), *v;
+    if (!from)
+        return;
+    if (!to || json_typeof(to) != json_typeof(from)) {
+        json_object_set(dst, key, from);
+        return;
+    }
+    if (json_is_object(from)) {
+        json_object_update(to, from);
+        return;
+    }
+    size_t i, k;
+    json_t *x;
+    json_array_foreach (from, i, v) {
+        bool has = false;
+        json_array_foreach (to, k, x)
+            has = has || json_equal(x, v);
+        if (!has)
+            json_array_append(to, v);
+    }
+}
+
+/* The suspend/resume Update on the whole Job: the cache holds only part of it, so the Job is
+ * read, the fields the core changed are applied, and it is written back with its
+ * resourceVersion (a Conflict fails the pass, which is retried). */
+static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    char *path = ctl_path("/apis/batch/v1", "jobs", ps->ns, pa->name, NULL);
+    char *spath = ctl_path("/apis/batch/v1", "jobs", ps->ns, pa->name, "status");
+    json_t *job = NULL;
+    int rc = path && spath ? kc_call(ps->c->kc, "GET", path, NULL, NULL, &job, e)
+                           : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && pa->clear_start_time && json_object_get(jx_obj(job, "status"), "startTime")) {
+        json_object_del(jx_obj(job, "status"), "startTime");
+        json_t *upd = NULL;
+        rc = kc_call(ps->c->kc, "PUT", spath, job, NULL, &upd, e);
+        if (rc == 0) {
+            json_decref(job);
+            job = upd;
+        }
+    }
+    if (rc == 0) {
+        json_t *spec = jx_ensure_obj(job, "spec"), *pt = jx_ensure_obj(spec, "template");
+        const json_t *want = jx_path(pa->job, "spec.template");
+        jx_set_bool(spec, "suspend", pa->suspend);
+        merge_field(jx_ensure_obj(pt, "metadata"), jx_obj(want, "metadata"), "labels");
+        merge_field(jx_ensure_obj(pt, "metadata"), jx_obj(want, "metadata"), "annotations");
+        for (const char *const *k = (const char *const[]){"nodeSelector", "tolerations",
+                                                          "schedulingGates", NULL};
+             *k; k++)
+            merge_field(jx_ensure_obj(pt, "spec"), jx_obj(want, "spec"), *k);
+        rc = kc_call(ps->c->kc, "PUT", path, job, NULL, NULL, e);
+    }
+    if (rc == 0)
+        klog(KLOG_INFO, LOGGER, ps->ns, "%s: job %s %s", ps->name, pa->name,
+             pa->suspend ? "suspended" : "resumed");
+    json_decref(job);
+    free(path);
+    free(spath);
+    return rc;
+}
+
+/* ---- service, claims, status, events, jobset ------------------------------------------- */
+
+static int create_unless_exists(struct ctl_pass *ps, const char *prefix, const char *res,
+                                json_t *obj, struct err *e)
+{
+    char *path = ctl_path(prefix, res, ps->ns, NULL, NULL);
+    int rc = path ? kc_call(ps->c->kc, "POST", path, obj, NULL, NULL, e)
+                  : err_set(e, -ENOMEM, "out of memory");
+    free(path);
+    return rc == -EEXIST ? 0 : rc;
+}
+
+static int op_create_service(void *ctx, json_t *svc, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    json_t *have = kstore_get(kinf_store(ps->c->services), ps->ns,
+                              jx_str(jx_obj(svc, "metadata"), "name"));
+    json_decref(have);
+    return have ? 0 : create_unless_exists(ps, "/api/v1", "services", svc, e);
+}
+
+static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
+{
+    return create_unless_exists(ctx, "/api/v1", "persistentvolumeclaims", pvc, e);
+}
+
+/* PUT .../status of the JobSet as observed (its resourceVersion: a Conflict means another
+ * writer came first; the pass fails and the key is retried with the newer object). */
+static int op_write_status(void *ctx, json_t *status, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    json_t *js = json_copy((json_t *)ps->raw), *upd = NULL;
+    char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name,
+                          "status");
+    int rc = js && path && json_object_set(js, "status", status) == 0
+                 ? kc_call(ps->c->kc, "PUT", path, js, NULL, &upd, e)
+                 : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && upd)
+        kinf_observe(ps->c->jobsets, upd);
+    json_decref(js);
+    json_decref(upd);
+    free(path);
+    return rc;
+}
+
+static void event_sent(void *arg, const struct kc_resp *r)
+{
+    (void)arg;
+    if (r->rc < 0)
+        klog(KLOG_ERROR, "events", NULL, "recording an event: %s", r->msg);
+}
+
+/* A core/v1 Event as client-go's EventRecorder writes it (tools/record: name
+ * "<object>.<unix nanoseconds in hex>", source component "jobset"), sent without waiting. */
+static void op_record_event(void *ctx, enum rec_event_type type, const char *reason,
+                            const char *message)
+{
+    struct ctl_pass *ps = ctx;
+    char ts[KT_RFC3339_MAX], name[300];
+    int64_t now = kt_now_ms();
+    static unsigned seq;
+    kt_format(now, ts);
+    snprintf(name, sizeof(name), "%s.%llx", ps->name,
+             (unsigned long long)now * 1000000ULL + (seq++ % 1000000U));
+    const json_t *m = jx_obj(ps->raw, "metadata");
+    json_t *ev = json_pack(
+        "{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?,s:s?},s:s,s:s,s:s,s:s,s:s,s:i,"
+        "s:{s:s},s:s,s:s}",
+        "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace", ps->ns,
+        "involvedObject", "apiVersion", "jobset.x-k8s.io/v1alpha2", "kind", "JobSet", "name",
+        ps->name, "namespace", ps->ns, "uid", jx_str(m, "uid"), "resourceVersion",
+        jx_str(m, "resourceVersion"), "reason", reason, "message", message, "type",
+        type == REC_EVENT_WARNING ? "Warning" : "Normal", "firstTimestamp", ts, "lastTimestamp",
+        ts, "count", 1, "source", "component", "jobset", "reportingComponent", "jobset",
+        "reportingInstance", ps->c->identity ? ps->c->identity : "jobset");
+    char *path = ctl_path("/api/v1", "events", ps->ns, NULL, NULL);
+    if (ev && path)
+        kc_send(ps->c->kc, "POST", path, ev, NULL, event_sent, NULL);
+    klog(KLOG_INFO, "events", ps->ns, "%s: %s %s: %s", ps->name,
+         type == REC_EVENT_WARNING ? "Warning" : "Normal", reason, message);
+    json_decref(ev);
+    free(path);
+}
+
+static int op_delete_jobset(void *ctx, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name, NULL);
+    json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
+                             "propagationPolicy", "Foreground");
+    int rc = path && opts ? kc_call(ps->c->kc, "DELETE", path, opts, NULL, NULL, e)
+                          : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0)
+        klog(KLOG_INFO, LOGGER, ps->ns, "%s: deleted (ttlSecondsAfterFinished)", ps->name);
+    json_decref(opts);
+    free(path);
+    return rc == -ENOENT ? 0 : rc;
+}
+
+const struct rec_ops ctl_ops = {
+    .delete_job = op_delete_job,
+    .create_service = op_create_service,
+    .create_pvc = op_create_pvc,
+    .create_job = op_create_job,
+    .update_job = op_update_job,
+    .write_status = op_write_status,
+    .record_event = op_record_event,
+    .delete_jobset = op_delete_jobset,
+    .delete_jobs = op_delete_jobs,
+    .create_jobs = op_create_jobs,
+};

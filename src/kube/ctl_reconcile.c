@@ -1,0 +1,89 @@
+/* One reconcile: the JobSet and its Jobs from the caches, the webhook defaults applied in memory
+ * (a JobSet that did not pass through an admission webhook behaves as one that did), the pure
+ * core, and its plan executed through ctl_ops. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/jobset.h"
+#include "api/local_ann.h"
+#include "core/plan_exec.h"
+#include "core/reconcile.h"
+#include "kube/ctl_int.h"
+#include "kube/klog.h"
+#include "obj/ferr.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+
+#define LOGGER "jobset"
+
+/* A JobSet the webhook would have refused is not reconciled (its errors are logged once per
+ * generation); the core's input must be valid. */
+static bool valid(struct ctl *c, const char *key, const json_t *js, long long *grace)
+{
+    struct ferr_list errs;
+    ferr_list_init(&errs);
+    int n = js_validate(js, &errs);
+    if (n == 0)
+        n = local_ann_restart_grace(js, grace, &errs);
+    if (n != 0) {
+        const json_t *m = jx_obj(js, "metadata");
+        char tag[600];
+        snprintf(tag, sizeof(tag), "%s@%lld", key, jx_int_or(m, "generation", 0));
+        if (!json_object_get(c->invalid_seen, tag)) {
+            json_object_set_new(c->invalid_seen, tag, json_true());
+            char *first = errs.n ? ferr_format(&errs.v[0]) : NULL;
+            klog(KLOG_ERROR, LOGGER, key, "not reconciled: invalid (%d errors): %s", n,
+                 first ? first : "out of memory");
+            free(first);
+        }
+    }
+    ferr_list_release(&errs);
+    return n == 0;
+}
+
+static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *raw,
+                    long long grace)
+{
+    const json_t *m = jx_obj(raw, "metadata");
+    const char *uid = jx_str(m, "uid");
+    json_t *jobs = uid ? kstore_owned(kinf_store(c->jobs), uid) : json_array();
+    struct rec_plan plan;
+    struct err e = {{0}};
+    int rc = jobs ? rec_reconcile(js, jobs, kt_now_ms(), &plan, &e) : -ENOMEM;
+    json_decref(jobs);
+    if (rc < 0) {
+        klog(KLOG_ERROR, LOGGER, key, "reconcile: %s", e.msg);
+        return rc;
+    }
+    struct ctl_pass ps = {c, raw, jx_str(m, "namespace"), jx_str(m, "name"), uid, grace};
+    struct rec_exec_result res;
+    rc = rec_plan_execute(&plan, &ctl_ops, &ps, &res, &e);
+    if (rc < 0)
+        klog(rc == -ESTALE ? KLOG_DEBUG : KLOG_ERROR, LOGGER, key, "%s", e.msg);
+    else if (plan.requeue_after_ms >= 0)
+        kq_add_after(c->q, key, kt_mono_ms(), plan.requeue_after_ms);
+    rec_plan_release(&plan);
+    return rc;
+}
+
+int ctl_reconcile(struct ctl *c, const char *key)
+{
+    char ns[256];
+    const char *slash = strchr(key, '/');
+    if (!slash || (size_t)(slash - key) >= sizeof(ns))
+        return 0;
+    snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
+    json_t *raw = kstore_get(kinf_store(c->jobsets), ns, slash + 1);
+    if (!raw)
+        return 0; /* deleted: its Jobs go with it (owner references) */
+    json_t *js = json_deep_copy(raw);
+    long long grace = -1;
+    int rc = js && js_default(js) == 0 ? 0 : -ENOMEM;
+    if (rc == 0 && valid(c, key, js, &grace))
+        rc = run_plan(c, key, js, raw, grace);
+    json_decref(js);
+    json_decref(raw);
+    return rc;
+}

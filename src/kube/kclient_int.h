@@ -1,0 +1,69 @@
+/* kclient internals shared by kclient.c, kclient_xfer.c and kclient_status.c. */
+#ifndef JX_KCLIENT_INT_H
+#define JX_KCLIENT_INT_H
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kube/kclient.h"
+#include "obj/sbuf.h"
+
+#define KC_VERSION "0.1.0"
+#define KC_MAX_CONNS 64
+#define KC_BODY_MAX (512u * 1024u * 1024u)
+
+struct kc {
+    struct kcfg *cfg;
+    CURLM *m;
+    struct kc_opts o;
+    char *ua;
+    double tokens;
+    int64_t tokens_at_ms;
+    struct kc_req *reqs, *tail; /* every request and watch, queued or running */
+    size_t n_pending;    /* requests (not watches) not yet ended */
+    kc_observe_fn observe;
+    void *observe_arg;
+};
+
+struct kc_req {
+    struct kc *c;
+    struct kc_req *prev, *next;
+    char *method, *path, *body, *ctype;
+    size_t body_len;
+    kc_done_fn fn;
+    void *arg;
+    CURL *easy;
+    struct curl_slist *hdrs;
+    struct sbuf resp;
+    struct sbuf msg;  /* kc_resp.msg */
+    int tries;
+    int start_rc; /* kc__req_start failed: ended with this by kc_run */
+    int64_t due_ms, start_ms;
+    bool running, finished, auth_retried;
+    char errbuf[CURL_ERROR_SIZE];
+    struct kc_watch *w; /* set for a watch stream */
+};
+
+struct kc_watch {
+    struct kc_req *r;
+    kc_event_fn ev;
+    kc_end_fn end;
+    void *arg;
+    size_t scanned;  /* bytes of r->resp already searched for a newline */
+    bool in_cb;      /* inside ev: a cancel is deferred */
+    bool cancelled;
+    int bad;         /* -EBADMSG once a line did not decode */
+};
+
+struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,
+                           const json_t *body, const char *ctype);
+int kc__req_start(struct kc_req *r);
+void kc__req_stop(struct kc_req *r);
+void kc__req_free(struct kc_req *r);
+void kc__watch_finished(struct kc_req *r, CURLcode cc, long code);
+/* Fills *out from the answer (out->body owned by the caller; msg points into r). */
+void kc__decode(struct kc_req *r, CURLcode cc, long code, struct kc_resp *out);
+
+#endif
