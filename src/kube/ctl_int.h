@@ -16,13 +16,24 @@
 #define CTL_JOBS "/apis/batch/v1/jobs"
 #define CTL_SERVICES "/api/v1/services"
 
+/* ctl_lease.c: leader election */
+struct ctl_lease {
+    char ns[256], name[256], id[300];
+    int64_t lease_ms, renew_ms, retry_ms;
+    bool leading;
+    int64_t next_try, renewed_at;
+    char observed[512];   /* holder|renewTime|duration last read */
+    int64_t observed_at, observed_ms;
+};
+
 struct ctl {
     const struct ctl_opts *o;
     struct kc *kc;
     struct kinf *jobsets, *jobs, *services;
     struct kq *q;
     bool stop;
-    bool leading;
+    struct ctl_lease lease;
+    int exit_rc; /* nonzero: the loop stopped for this reason (leadership lost) */
     const char *identity;
     json_t *invalid_seen; /* "ns/name@generation" of invalid JobSets already logged */
     unsigned long reconciles, reconcile_errors;
@@ -44,6 +55,10 @@ struct ctl_pass {
     long long grace;    /* jaxset.dev/restart-grace-seconds, -1 when absent */
 };
 extern const struct rec_ops ctl_ops;
+
+/* Tries to acquire or renew when due; ms until the next try.  *lost: leadership just lost. */
+int64_t ctl_lease_tick(struct ctl *c, struct ctl_lease *l, int64_t mono_ms, bool *lost);
+void ctl_lease_release(struct ctl *c, struct ctl_lease *l);
 
 /* "<prefix>/namespaces/<ns>/<resource>[/<name>[/<sub>]]" ("/apis/batch/v1", "jobs", ...);
  * caller frees; NULL on OOM */

@@ -141,13 +141,37 @@ static int signal_fd(sigset_t *old)
     return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+static void enqueue_one(void *arg, const char *ns, const char *name)
+{
+    enqueue(arg, ns, name);
+}
+
+/* Without --leader-elect this process always leads.  A new leader queues every JobSet. */
+static bool leading(struct ctl *c, int64_t *next)
+{
+    if (!c->o->leader_elect)
+        return true;
+    bool was = c->lease.leading, lost = false;
+    int64_t t = ctl_lease_tick(c, &c->lease, kt_mono_ms(), &lost);
+    if (t < *next)
+        *next = t;
+    if (lost) {
+        c->exit_rc = -ENOLCK;
+        c->stop = true;
+    }
+    if (c->lease.leading && !was)
+        kstore_each(kinf_store(c->jobsets), enqueue_one, c);
+    return c->lease.leading;
+}
+
 static void loop(struct ctl *c, int sfd)
 {
     while (!c->stop) {
         int64_t next = tick(c);
-        if (synced(c))
+        if (synced(c) && leading(c, &next))
             reconcile_due(c);
-        if (synced(c) && kq_next_ms(c->q, kt_mono_ms()) == 0)
+        if (synced(c) && (!c->o->leader_elect || c->lease.leading) &&
+            kq_next_ms(c->q, kt_mono_ms()) == 0)
             next = 0;
         bool ready = false;
         kc_run(c->kc, (int)(next > 1000 ? 1000 : next), &sfd, 1, &ready);
@@ -158,6 +182,34 @@ static void loop(struct ctl *c, int sfd)
             c->stop = true;
         }
     }
+}
+
+/* client-go's identity: the host name and a random suffix (controller-runtime: hostname_UUID). */
+static void lease_init(struct ctl *c)
+{
+    struct ctl_lease *l = &c->lease;
+    const struct ctl_opts *o = c->o;
+    snprintf(l->ns, sizeof(l->ns), "%s", o->lease_namespace ? o->lease_namespace
+                                                            : kc_namespace(c->kc));
+    snprintf(l->name, sizeof(l->name), "%s", o->lease_name);
+    char host[256] = "jaxset";
+    gethostname(host, sizeof(host) - 1);
+    unsigned char r[8] = {0};
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        if (fread(r, 1, sizeof(r), f) != sizeof(r))
+            memset(r, 0, sizeof(r));
+        fclose(f);
+    }
+    if (o->identity)
+        snprintf(l->id, sizeof(l->id), "%s", o->identity);
+    else
+        snprintf(l->id, sizeof(l->id), "%s_%02x%02x%02x%02x-%02x%02x-%02x%02x", host, r[0], r[1],
+                 r[2], r[3], r[4], r[5], r[6], r[7]);
+    c->identity = l->id;
+    l->lease_ms = o->lease_ms;
+    l->renew_ms = o->renew_ms;
+    l->retry_ms = o->retry_ms;
 }
 
 static void ctl_release(struct ctl *c)
@@ -192,10 +244,15 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
         rc = err_set(e, -errno, "signalfd: %s", strerror(errno));
         goto out;
     }
-    klog(KLOG_INFO, LOGGER, NULL, "starting: server %s", kc_server(c.kc));
+    lease_init(&c);
+    klog(KLOG_INFO, LOGGER, NULL, "starting: server %s%s%s", kc_server(c.kc),
+         o->leader_elect ? ", leader election as " : "", o->leader_elect ? c.lease.id : "");
     start_informers(&c);
     loop(&c, sfd);
+    ctl_lease_release(&c, &c.lease);
     kc_drain(c.kc);
+    if (c.exit_rc)
+        rc = err_set(e, c.exit_rc, "leader election lost");
     klog(KLOG_INFO, LOGGER, NULL, "stopped after %lu reconciles (%lu failed)", c.reconciles,
          c.reconcile_errors);
     sigprocmask(SIG_SETMASK, &old, NULL);
