@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Benchmarks of `jaxset controller` against an API server (bench/kube/README.md).
+
+Every figure is printed beside a floor measured in the same run against the same server:
+
+  create   one JobSet of N Jobs (default 1,000): from its POST until the N-th Job is seen on a
+           watch, beside N raw POSTs of the same Jobs (`jaxset render`) by curl with the
+           controller's parallelism (--parallel-max 50), until the N-th is seen the same way.
+           Target: <= 1.2x the floor.
+  many     M JobSets (default 100, 4 Jobs each) POSTed at once: until every Job is seen,
+           beside the M*4 raw POSTs of the same Jobs.
+  restart  a JobSet of R Jobs (default 100) with a RestartJobSet failure policy: one Job
+           marked Failed until every replacement Job (restart-attempt 1) is seen, beside
+           deleting the R Jobs and POSTing R new ones raw.
+  rss      the controller's resident memory with S JobSets (default 10,000) of 5 Jobs each in
+           its caches (it creates the Jobs itself). Target: <= 64 MiB.
+
+Server: the project's test API server (tests/kube/apiserver.py), or with --kubeconfig an
+existing one (a real kube-apiserver started as envtest does). Nothing passes or fails.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "tests", "kube"))
+import kubetest  # noqa: E402
+
+PAR = 50
+JS_API = "/apis/jobset.x-k8s.io/v1alpha2"
+
+
+def jobset(name, jobs, pods=1, policy=None):
+    spec = {"replicatedJobs": [{"name": "w", "replicas": jobs, "template": {"spec": {
+        "parallelism": pods, "completions": pods, "backoffLimit": 0, "template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "w", "image": "busybox", "command": ["true"]}]}}}}}]}
+    if policy:
+        spec["failurePolicy"] = policy
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": name}, "spec": spec}
+
+
+class Cluster:
+    """The server, its kubeconfig and an HTTP client for it."""
+
+    def __init__(self, kubeconfig=None):
+        self.own = None
+        if kubeconfig:
+            self.kubeconfig = kubeconfig
+            cfg = json.loads(subprocess.check_output(
+                ["kubectl", "--kubeconfig", kubeconfig, "config", "view", "--raw", "-o",
+                 "json", "--minify"]))
+            self.server_url = cfg["clusters"][0]["cluster"]["server"]
+            self.token = cfg["users"][0]["user"].get("token")
+            self.what = f"the API server of {kubeconfig} ({self.server_url})"
+        else:
+            self.own = kubetest.Server("--no-managed-fields", "--history", "200000")
+            self.kubeconfig = self.own.kubeconfig
+            self.server_url = f"http://127.0.0.1:{self.own.port}"
+            self.token = None
+            self.what = "the project's test API server (tests/kube/apiserver.py)"
+        subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, "apply", "-f",
+                        os.path.join(SRC, "config", "crd", "jobset.x-k8s.io_jobsets.yaml")],
+                       check=True, stdout=subprocess.DEVNULL)
+        wait(lambda: self.kubectl("get", "jobsets", "-A", check=False) == 0, 30, "the CRD")
+
+    def kubectl(self, *args, check=True):
+        r = subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, *args],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if check and r.returncode:
+            raise RuntimeError(f"kubectl {' '.join(args)} failed")
+        return r.returncode
+
+    def namespace(self, ns):
+        self.kubectl("create", "namespace", ns)
+
+    def stop(self):
+        if self.own:
+            self.own.stop()
+
+
+def wait(cond, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+class JobCounter(threading.Thread):
+    """Counts Jobs of a namespace seen on a watch (ADDED), from a resourceVersion."""
+
+    def __init__(self, cl, ns, label=None):
+        super().__init__(daemon=True)
+        self.cl, self.ns, self.label = cl, ns, label
+        self.seen, self.times = set(), {}
+        self.proc = None
+        self.ready = threading.Event()
+
+    def run(self):
+        args = ["kubectl", "--kubeconfig", self.cl.kubeconfig, "get", "jobs", "-n", self.ns,
+                "--watch-only", "-o", "jsonpath={.metadata.name}{\"\\n\"}",
+                "--request-timeout=0"]
+        if self.label:
+            args += ["-l", self.label]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.ready.set()
+        for line in self.proc.stdout:
+            name = line.strip()
+            if name and name not in self.seen:
+                self.seen.add(name)
+                self.times[len(self.seen)] = time.monotonic()
+
+    def until(self, n, timeout):
+        wait(lambda: len(self.seen) >= n, timeout, f"{n} jobs in {self.ns}")
+        return self.times[n]
+
+    def stop(self):
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait()
+
+
+def render_jobs(binary, js, ns):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(js, f)
+    out = subprocess.check_output([binary, "render", f.name, "-o", "json"])
+    os.unlink(f.name)
+    docs = json.loads(out)
+    items = docs["items"] if isinstance(docs, dict) and "items" in docs else docs
+    jobs = [d for d in items if d.get("kind") == "Job"]
+    for j in jobs:
+        j["metadata"]["namespace"] = ns
+        j["metadata"].pop("ownerReferences", None)
+    return jobs
+
+
+def curl_posts(cl, ns, jobs, workdir):
+    """POSTs every Job with curl --parallel --parallel-max PAR; returns (start, end)."""
+    cfg = os.path.join(workdir, f"curl-{ns}.cfg")
+    with open(cfg, "w") as f:
+        for i, j in enumerate(jobs):
+            p = os.path.join(workdir, f"{ns}-{i}.json")
+            with open(p, "w") as jf:
+                json.dump(j, jf)
+            f.write(f'url = "{cl.server_url}/apis/batch/v1/namespaces/{ns}/jobs"\n')
+            f.write(f'data = "@{p}"\noutput = "/dev/null"\n')
+    args = ["curl", "-sS", "--no-progress-meter", "--parallel", "--parallel-max", str(PAR), "-k",
+            "-H", "Content-Type: application/json", "-K", cfg]
+    if cl.token:
+        args += ["-H", f"Authorization: Bearer {cl.token}"]
+    t0 = time.monotonic()
+    subprocess.run(args, check=True)
+    return t0, time.monotonic()
+
+
+def post_jobset(cl, ns, js):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(js, f)
+    t0 = time.monotonic()
+    cl.kubectl("create", "-n", ns, "-f", f.name)
+    os.unlink(f.name)
+    return t0
+
+
+class Controller:
+    def __init__(self, binary, cl, workdir):
+        self.err = open(os.path.join(workdir, "controller.log"), "w")
+        self.proc = subprocess.Popen([binary, "controller", "--kubeconfig", cl.kubeconfig,
+                                      "--metrics-bind-address", "0",
+                                      "--health-probe-bind-address", "0"],
+                                     stderr=self.err)
+
+    def rss_kib(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(30)
+        self.err.close()
+
+
+def ratio_line(what, t, floor, target=None):
+    r = t / floor if floor > 0 else float("inf")
+    verdict = "" if target is None else ("met" if r <= target else "MISSED")
+    tgt = "" if target is None else f" (target <= {target}x)"
+    print(f"{what:<44} {t * 1000:9.1f} ms  floor {floor * 1000:9.1f} ms  "
+          f"{r:5.2f}x{tgt} {verdict}", flush=True)
+
+
+def bench_create(a, cl, ctl, work, n):
+    js = jobset("big", n)
+    cl.namespace("floor-create")
+    cl.namespace("ctl-create")
+    jobs = render_jobs(a.binary, js, "floor-create")
+    w = JobCounter(cl, "floor-create")
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0, _ = curl_posts(cl, "floor-create", jobs, work)
+    floor = w.until(n, 600) - t0
+    w.stop()
+    w = JobCounter(cl, "ctl-create")
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0 = post_jobset(cl, "ctl-create", js)
+    t = w.until(n, 600) - t0
+    w.stop()
+    ratio_line(f"create: 1 JobSet of {n} Jobs", t, floor, 1.2)
+
+
+def bench_many(a, cl, ctl, work, m):
+    cl.namespace("floor-many")
+    cl.namespace("ctl-many")
+    per = 4
+    jobs = []
+    for i in range(m):
+        jobs += render_jobs(a.binary, jobset(f"js{i}", per), "floor-many")
+    w = JobCounter(cl, "floor-many")
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0, _ = curl_posts(cl, "floor-many", jobs, work)
+    floor = w.until(m * per, 600) - t0
+    w.stop()
+    items = {"apiVersion": "v1", "kind": "List",
+             "items": [jobset(f"js{i}", per) for i in range(m)]}
+    w = JobCounter(cl, "ctl-many")
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0 = post_jobset(cl, "ctl-many", items)
+    t = w.until(m * per, 600) - t0
+    w.stop()
+    ratio_line(f"many: {m} JobSets x {per} Jobs at once", t, floor, 1.2)
+
+
+def fail_job(cl, ns, name):
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    body = {"status": {"startTime": now, "failed": 1, "conditions": [
+        {"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded",
+         "message": "Job has reached the specified backoff limit", "lastTransitionTime": now},
+        {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+         "message": "Job has reached the specified backoff limit", "lastTransitionTime": now}]}}
+    subprocess.run(["kubectl", "--kubeconfig", cl.kubeconfig, "patch", "job", name, "-n", ns,
+                    "--subresource=status", "--type=merge", "-p", json.dumps(body)],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def bench_restart(a, cl, ctl, work, r):
+    ns = "ctl-restart"
+    cl.namespace(ns)
+    cl.namespace("floor-restart")
+    js = jobset("rs", r, policy={"maxRestarts": 3, "rules": [{"action": "RestartJobSet"}]})
+    w = JobCounter(cl, ns)
+    w.start()
+    w.ready.wait()
+    post_jobset(cl, ns, js)
+    w.until(r, 600)
+    w.stop()
+    jobs = render_jobs(a.binary, js, "floor-restart")
+    curl_posts(cl, "floor-restart", jobs, work)
+    for j in jobs:
+        j["metadata"]["labels"]["jobset.sigs.k8s.io/restart-attempt"] = "1"
+        j["metadata"]["name"] += "-r1"
+    w = JobCounter(cl, "floor-restart", "jobset.sigs.k8s.io/restart-attempt=1")
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    cl.kubectl("delete", "jobs", "-n", "floor-restart", "--all", "--wait=false",
+               "--cascade=foreground")
+    curl_posts(cl, "floor-restart", jobs, work)
+    floor = w.until(r, 600) - t0
+    w.stop()
+    w = JobCounter(cl, ns, "jobset.sigs.k8s.io/restart-attempt=1")
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    fail_job(cl, ns, "rs-w-0")
+    t = w.until(r, 600) - t0
+    w.stop()
+    ratio_line(f"restart: JobSet of {r} Jobs, failure -> all new", t, floor)
+
+
+def bench_rss(a, cl, ctl, work, s):
+    ns = "ctl-rss"
+    cl.namespace(ns)
+    per = 5
+    base = ctl.rss_kib()
+    batch = 500
+    for k in range(0, s, batch):
+        items = {"apiVersion": "v1", "kind": "List",
+                 "items": [jobset(f"r{i}", per) for i in range(k, min(s, k + batch))]}
+        post_jobset(cl, ns, items)
+    w = JobCounter(cl, ns)
+    w.start()
+    w.ready.wait()
+    w.until(s * per, 3600)
+    w.stop()
+    time.sleep(2)
+    rss = ctl.rss_kib()
+    verdict = "met" if rss <= 64 * 1024 else "MISSED"
+    print(f"rss: {s} JobSets + {s * per} Jobs cached        {rss / 1024:9.1f} MiB  "
+          f"(idle {base / 1024:.1f} MiB; target <= 64 MiB) {verdict}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=os.path.join(SRC, "build-bench", "jaxset"))
+    ap.add_argument("--kubeconfig", help="an existing API server (default: the test server)")
+    ap.add_argument("--only", choices=["create", "many", "restart", "rss"])
+    ap.add_argument("--jobs", type=int, default=1000)
+    ap.add_argument("--jobsets", type=int, default=100)
+    ap.add_argument("--restart-jobs", type=int, default=100)
+    ap.add_argument("--rss-jobsets", type=int, default=10000)
+    a = ap.parse_args()
+    cl = Cluster(a.kubeconfig)
+    work = tempfile.mkdtemp(prefix="jaxset-bench-kube-")
+    print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
+    print(f"server: {cl.what}")
+    print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    ctl = Controller(a.binary, cl, work)
+    try:
+        time.sleep(1)
+        runs = {"create": lambda: bench_create(a, cl, ctl, work, a.jobs),
+                "many": lambda: bench_many(a, cl, ctl, work, a.jobsets),
+                "restart": lambda: bench_restart(a, cl, ctl, work, a.restart_jobs),
+                "rss": lambda: bench_rss(a, cl, ctl, work, a.rss_jobsets)}
+        for name, fn in runs.items():
+            if not a.only or a.only == name:
+                fn()
+    finally:
+        ctl.stop()
+        cl.stop()
+        print(f"(controller log and request files: {work})")
+
+
+if __name__ == "__main__":
+    main()
