@@ -1,39 +1,171 @@
-/* TEMPORARY minimal kubeconfig reader (first cluster and user of one file). */
+/* kubeconfig: choosing the context, cluster and user (client-go tools/clientcmd
+ * client_config.go DirectClientConfig, merged_client_builder.go DeferredLoadingClientConfig).
+ * See kubeconfig.h. */
 #include "kube/kubeconfig.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
+#include "kube/kubeconfig_int.h"
 #include "obj/jx.h"
-#include "obj/yaml.h"
 
-static char *dup_or_null(const char *s)
+/* Prefixes the message of an entry's field error: "kubeconfig F: cluster "x": ...". */
+static int entry_err(struct err *e, int rc, const struct kcfg__file *f, const char *what,
+                     const char *name)
 {
-    return s ? strdup(s) : NULL;
+    if (e && rc != -ENOMEM) {
+        char pre[512];
+        snprintf(pre, sizeof(pre), "%s \"%s\"", what, name);
+        err_prefix(e, pre);
+        kcfg__err_in(e, f->path);
+    }
+    return rc;
+}
+
+/* The context: --context, else current-context.  *ctx stays NULL when neither names one. */
+static int pick_context(const struct kcfg_opts *o, const struct kcfg__set *s, const char **name,
+                        const json_t **ctx, struct err *e)
+{
+    const struct kcfg__file *f;
+    *name = o->context ? o->context : kcfg__current_context(s);
+    *ctx = NULL;
+    if (!*name)
+        return 0;
+    *ctx = kcfg__find(s, "contexts", *name, &f);
+    if (!*ctx) {
+        err_set(e, -ENOENT, "context \"%s\"%s not found", *name,
+                o->context ? "" : " (the current-context)");
+        kcfg__err_in(e, s->source);
+        return -ENOENT;
+    }
+    const char *v;
+    int rc = 0;
+    static const char *const fields[] = {"cluster", "user", "namespace"};
+    for (size_t i = 0; i < 3 && rc == 0; i++)
+        rc = kcfg__str(*ctx, fields[i], &v, e);
+    return rc < 0 ? entry_err(e, rc, f, "context", *name) : 0;
+}
+
+/* An entry named by an override or by the context; -ENOENT with a message when missing. */
+static int find_named(const struct kcfg__set *s, const char *list, const char *what,
+                      const char *name, const char *ctx, const json_t **out,
+                      const struct kcfg__file **f, struct err *e)
+{
+    *out = kcfg__find(s, list, name, f);
+    if (*out)
+        return 0;
+    if (ctx)
+        err_set(e, -ENOENT, "%s \"%s\" (of context \"%s\") not found", what, name, ctx);
+    else
+        err_set(e, -ENOENT, "%s \"%s\" not found", what, name);
+    kcfg__err_in(e, s->source);
+    return -ENOENT;
+}
+
+/* The namespace: -n, the context's, the pod's when in a cluster, "default". */
+static int pick_namespace(const struct kcfg_opts *o, const json_t *ctx, struct kcfg *c)
+{
+    const char *ns = o->namespace_ ? o->namespace_ : jx_str(ctx, "namespace");
+    if (ns && *ns) {
+        c->namespace_ = strdup(ns);
+    } else {
+        int rc = kcfg__in_cluster_env() ? kcfg__pod_namespace(o->sa_dir, true, &c->namespace_) : 0;
+        if (rc < 0)
+            return rc;
+        if (!c->namespace_)
+            c->namespace_ = strdup("default");
+    }
+    return c->namespace_ ? 0 : -ENOMEM;
+}
+
+/* Everything from the files, once a context, --cluster or --server chose something. */
+static int from_files(const struct kcfg_opts *o, const struct kcfg__set *s, struct kcfg *c,
+                      struct err *e)
+{
+    const char *ctx_name, *cname, *uname;
+    const json_t *ctx, *cl = NULL, *u = NULL;
+    const struct kcfg__file *cf = NULL, *uf = NULL;
+    int rc = pick_context(o, s, &ctx_name, &ctx, e);
+    if (rc < 0)
+        return rc;
+    cname = o->cluster ? o->cluster : jx_str(ctx, "cluster");
+    uname = o->user ? o->user : jx_str(ctx, "user");
+    cname = cname && *cname ? cname : NULL;
+    uname = uname && *uname ? uname : NULL;
+    if (cname)
+        rc = find_named(s, "clusters", "cluster", cname, o->cluster ? NULL : ctx_name, &cl, &cf, e);
+    else if (!o->server)
+        rc = err_set(e, -EINVAL, "context \"%s\" names no cluster", ctx_name);
+    if (rc == -EINVAL)
+        kcfg__err_in(e, s->source);
+    if (rc == 0 && uname)
+        rc = find_named(s, "users", "user", uname, o->user ? NULL : ctx_name, &u, &uf, e);
+    if (rc < 0)
+        return rc;
+    bool ok = true;
+    c->context = kcfg__dup(ctx_name, &ok);
+    c->cluster_name = kcfg__dup(cname, &ok);
+    c->user_name = kcfg__dup(uname, &ok);
+    c->source = kcfg__dup(s->n ? s->source : "--server", &ok);
+    if (!ok || pick_namespace(o, ctx, c) < 0)
+        return err_set(e, -ENOMEM, "out of memory");
+    rc = kcfg__cluster(c, cl, cf, o, e);
+    if (rc < 0)
+        return cf ? entry_err(e, rc, cf, "cluster", cname) : rc;
+    rc = u ? kcfg__user(c, u, uf, o, e) : 0;
+    if (rc < 0)
+        return entry_err(e, rc, uf, "user", uname);
+    rc = kcfg__server_url(c, e);
+    if (rc < 0 && cf)
+        return entry_err(e, rc, cf, "cluster", cname);
+    if (rc == 0 && c->auth->exec)
+        rc = kcfg__exec_info(c->auth->exec, c, cl, e);
+    return rc;
+}
+
+/* When the files choose nothing: in-cluster when possible, else an error naming the files. */
+static int nothing_chosen(const struct kcfg_opts *o, const struct kcfg__set *s, struct kcfg *c,
+                          struct err *e)
+{
+    if (!o->kubeconfig && kcfg__in_cluster_env())
+        return kcfg__in_cluster(o, c, e);
+    if (s->n == 0)
+        return err_set(e, -ENOENT, "no kubeconfig: set KUBECONFIG or --kubeconfig (looked in %s)",
+                       s->looked ? s->looked : "nothing: $HOME is not set");
+    err_set(e, -EINVAL, "no current-context: pass --context (kubectl config get-contexts lists "
+                        "them) or set one (kubectl config use-context)");
+    kcfg__err_in(e, s->source);
+    return -EINVAL;
 }
 
 int kcfg_load(const struct kcfg_opts *o, struct kcfg **out, struct err *e)
 {
-    const char *path = o->kubeconfig ? o->kubeconfig : getenv("KUBECONFIG");
-    json_t *docs = NULL;
-    if (!path)
-        return err_set(e, -ENOENT, "no kubeconfig");
-    int rc = yaml_decode_file(path, &docs, e);
-    if (rc < 0)
-        return rc;
-    json_t *d = json_array_get(docs, 0);
-    json_t *cl = jx_obj(json_array_get(jx_arr(d, "clusters"), 0), "cluster");
-    json_t *us = jx_obj(json_array_get(jx_arr(d, "users"), 0), "user");
+    struct kcfg__set s = {0};
     struct kcfg *c = calloc(1, sizeof(*c));
-    c->server = dup_or_null(o->server ? o->server : jx_str(cl, "server"));
-    c->insecure = jx_bool_or(cl, "insecure-skip-tls-verify", false);
-    c->token = dup_or_null(jx_str(us, "token"));
-    c->namespace_ = strdup(o->namespace_ ? o->namespace_ : "default");
-    c->source = strdup(path);
-    json_decref(docs);
+    int rc = 0;
+    if (!c || !(c->auth = calloc(1, sizeof(*c->auth)))) {
+        rc = err_set(e, -ENOMEM, "out of memory");
+        goto out;
+    }
+    if (o->in_cluster_only) {
+        rc = kcfg__in_cluster(o, c, e);
+        goto out;
+    }
+    rc = kcfg__set_load(o, &s, e);
+    if (rc < 0)
+        goto out;
+    if (!o->context && !o->cluster && !o->server && !kcfg__current_context(&s))
+        rc = nothing_chosen(o, &s, c, e);
+    else
+        rc = from_files(o, &s, c, e);
+out:
+    kcfg__set_free(&s);
+    if (rc < 0) {
+        kcfg_free(c);
+        return rc;
+    }
     *out = c;
     return 0;
 }
@@ -42,23 +174,24 @@ void kcfg_free(struct kcfg *c)
 {
     if (!c)
         return;
+    if (c->auth) {
+        kcfg__wipe_str(c->auth->token);
+        kcfg__tokfile_free(c->auth->tf);
+        kcfg__exec_free(c->auth->exec);
+        free(c->auth);
+    }
     free(c->server);
     free(c->namespace_);
+    free(c->context);
+    free(c->cluster_name);
+    free(c->user_name);
     free(c->source);
-    free(c->token);
+    free(c->tls_server_name);
+    free(c->ca_pem);
+    free(c->cert_pem);
+    kcfg__wipe_free(c->key_pem, c->key_len);
+    free(c->proxy_url);
+    kcfg__wipe_str(c->username);
+    kcfg__wipe_str(c->password);
     free(c);
-}
-
-int kcfg_credentials(struct kcfg *c, int64_t now_ms, struct kcfg_creds *out, struct err *e)
-{
-    (void)now_ms;
-    (void)e;
-    memset(out, 0, sizeof(*out));
-    out->token = c->token;
-    return 0;
-}
-
-void kcfg_credentials_invalidate(struct kcfg *c)
-{
-    (void)c;
 }

@@ -1,8 +1,11 @@
 #include "testutil.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "obj/yaml.h"
 
@@ -72,4 +75,53 @@ void tu_assert_ferr_(const struct ferr_list *l, const char *needle, const char *
     }
     fail_msg("%s:%d: no error contains \"%s\"; errors were:\n%s", file, line, needle,
              tu_ferrs(l));
+}
+
+char *tu_tmpdir(const char *name)
+{
+    char *d = malloc(strlen(name) + 32);
+    assert_non_null(d);
+    sprintf(d, "/tmp/jaxset-%s-XXXXXX", name);
+    assert_non_null(mkdtemp(d));
+    return d;
+}
+
+const char *tu_path(const char *dir, const char *rel)
+{
+    static char buf[4][4096];
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, sizeof(buf[0]), "%s/%s", dir, rel);
+    return p;
+}
+
+void tu_write(const char *dir, const char *rel, const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    for (char *s = strchr(path + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+            fail_msg("mkdir %s: %s", path, strerror(errno));
+        *s = '/';
+    }
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fail_msg("cannot write %s: %s", path, strerror(errno));
+    fputs(text, f);
+    fclose(f);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void tu_rmtree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

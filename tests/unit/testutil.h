@@ -32,4 +32,13 @@ const char *tu_ferrs(const struct ferr_list *l);
 #define tu_assert_ferr(l, needle) tu_assert_ferr_(l, needle, __FILE__, __LINE__)
 void tu_assert_ferr_(const struct ferr_list *l, const char *needle, const char *file, int line);
 
+/* A new empty directory /tmp/jaxset-<name>-XXXXXX (malloc'd; remove with tu_rmtree). */
+char *tu_tmpdir(const char *name);
+/* "<dir>/<rel>" in one of four rotating static buffers. */
+const char *tu_path(const char *dir, const char *rel);
+/* Writes `text` to <dir>/<rel>, creating the folders of `rel` (fails the test on error). */
+void tu_write(const char *dir, const char *rel, const char *text);
+/* rm -rf, not following symbolic links. */
+void tu_rmtree(const char *dir);
+
 #endif
