@@ -19,13 +19,16 @@ Server: the project's test API server (tests/kube/apiserver.py), or with --kubec
 existing one (a real kube-apiserver started as envtest does). Nothing passes or fails.
 """
 import argparse
+import http.client
 import json
 import os
+import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -71,6 +74,24 @@ class Cluster:
                        check=True, stdout=subprocess.DEVNULL)
         wait(lambda: self.kubectl("get", "jobsets", "-A", check=False) == 0, 30, "the CRD")
 
+    def connection(self, timeout=60):
+        u = urllib.parse.urlparse(self.server_url)
+        if u.scheme == "https":
+            return http.client.HTTPSConnection(u.hostname, u.port, timeout=timeout,
+                                               context=ssl._create_unverified_context())
+        return http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+
+    def headers(self):
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def request(self, method, path):
+        conn = self.connection()
+        conn.request(method, path, headers=self.headers())
+        r = conn.getresponse()
+        body = r.read()
+        conn.close()
+        return body
+
     def kubectl(self, *args, check=True):
         r = subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, *args],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -96,26 +117,31 @@ def wait(cond, timeout, what):
 
 
 class JobCounter(threading.Thread):
-    """Counts Jobs of a namespace seen on a watch (ADDED), from a resourceVersion."""
+    """Counts the Jobs of a namespace that a watch sees ADDED, from the resourceVersion of a
+    list made before anything is posted (so that nothing is missed)."""
 
     def __init__(self, cl, ns, label=None):
         super().__init__(daemon=True)
         self.cl, self.ns, self.label = cl, ns, label
         self.seen, self.times = set(), {}
-        self.proc = None
+        self.resp = None
         self.ready = threading.Event()
+        self.path = f"/apis/batch/v1/namespaces/{ns}/jobs"
+        params = {"labelSelector": label} if label else {}
+        lst = json.loads(cl.request("GET", self.path + "?" + urllib.parse.urlencode(params)))
+        params.update(watch="1", resourceVersion=lst["metadata"]["resourceVersion"],
+                      timeoutSeconds="3600")
+        self.query = urllib.parse.urlencode(params)
 
     def run(self):
-        args = ["kubectl", "--kubeconfig", self.cl.kubeconfig, "get", "jobs", "-n", self.ns,
-                "--watch-only", "-o", "jsonpath={.metadata.name}{\"\\n\"}",
-                "--request-timeout=0"]
-        if self.label:
-            args += ["-l", self.label]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, bufsize=1)
+        conn = self.cl.connection(3600)
+        conn.request("GET", self.path + "?" + self.query, headers=self.cl.headers())
+        self.resp = conn.getresponse()
         self.ready.set()
-        for line in self.proc.stdout:
-            name = line.strip()
-            if name and name not in self.seen:
+        for line in self.resp:
+            ev = json.loads(line)
+            name = ev["object"].get("metadata", {}).get("name")
+            if ev["type"] == "ADDED" and name not in self.seen:
                 self.seen.add(name)
                 self.times[len(self.seen)] = time.monotonic()
 
@@ -124,9 +150,7 @@ class JobCounter(threading.Thread):
         return self.times[n]
 
     def stop(self):
-        if self.proc:
-            self.proc.terminate()
-            self.proc.wait()
+        pass  # a daemon thread; its connection ends with the process
 
 
 def render_jobs(binary, js, ns):
@@ -151,15 +175,24 @@ def curl_posts(cl, ns, jobs, workdir):
             p = os.path.join(workdir, f"{ns}-{i}.json")
             with open(p, "w") as jf:
                 json.dump(j, jf)
+            # options hold for one URL up to `next` (several `data` would be joined)
             f.write(f'url = "{cl.server_url}/apis/batch/v1/namespaces/{ns}/jobs"\n')
-            f.write(f'data = "@{p}"\noutput = "/dev/null"\n')
-    args = ["curl", "-sS", "--no-progress-meter", "--parallel", "--parallel-max", str(PAR), "-k",
-            "-H", "Content-Type: application/json", "-K", cfg]
-    if cl.token:
-        args += ["-H", f"Authorization: Bearer {cl.token}"]
+            f.write(f'data = "@{p}"\noutput = "/dev/null"\ninsecure\n')
+            f.write('header = "Content-Type: application/json"\n')
+            if cl.token:
+                f.write(f'header = "Authorization: Bearer {cl.token}"\n')
+            f.write('write-out = "%{http_code}\\n"\n')
+            if i + 1 < len(jobs):
+                f.write("next\n")
+    args = ["curl", "-sS", "--no-progress-meter", "--parallel", "--parallel-max", str(PAR),
+            "-K", cfg]
     t0 = time.monotonic()
-    subprocess.run(args, check=True)
-    return t0, time.monotonic()
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout.split()
+    t1 = time.monotonic()
+    bad = [c for c in out if c != "201"]
+    if bad or len(out) != len(jobs):
+        raise RuntimeError(f"curl: {len(out)} answers, not 201: {bad[:5]}")
+    return t0, t1
 
 
 def post_jobset(cl, ns, js):
