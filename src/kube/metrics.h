@@ -34,6 +34,8 @@
 
 #include <stddef.h>
 
+#include "obj/sbuf.h"
+
 /* Most labels a family may have. */
 #define MX_MAX_LABELS 8
 
@@ -82,6 +84,8 @@ void mx_set_collector(struct mx *m, mx_collect_fn fn, void *arg);
 /* The text exposition of every family (after running the collector).  Caller frees; NULL on
  * out of memory. */
 char *mx_render(struct mx *m);
+/* The same appended to `b` (an out of memory is sb_failed(b)); nothing for a NULL registry. */
+void mx_render_to(struct mx *m, struct sbuf *b);
 
 /* Writes `v` as Go's strconv.FormatFloat(v, 'g', -1, 64) with expfmt's special cases (+Inf,
  * -Inf, NaN) into buf (MX_NUM_MAX bytes); returns buf. */

@@ -181,18 +181,22 @@ static bool put_family(struct sbuf *b, const struct mx_fam *f)
     return true;
 }
 
+void mx_render_to(struct mx *m, struct sbuf *b)
+{
+    if (!m)
+        return;
+    if (m->collect)
+        m->collect(m, m->collect_arg);
+    for (size_t i = 0; i < m->n_fams && !sb_failed(b); i++)
+        if (!put_family(b, m->fams[i]))
+            b->failed = true;
+}
+
 char *mx_render(struct mx *m)
 {
     if (!m)
         return NULL;
-    if (m->collect)
-        m->collect(m, m->collect_arg);
     struct sbuf b = SBUF_INIT;
-    for (size_t i = 0; i < m->n_fams; i++) {
-        if (!put_family(&b, m->fams[i])) {
-            sb_free(&b);
-            return NULL;
-        }
-    }
+    mx_render_to(m, &b);
     return sb_detach(&b);
 }
