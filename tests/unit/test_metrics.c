@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
+#include "kube/kmetrics.h"
 #include "kube/metrics.h"
 
 static const char *num(double v)
@@ -293,6 +296,88 @@ static void test_many_series(void **state)
     mx_free(m);
 }
 
+static bool has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)); p++)
+        if ((p == text || p[-1] == '\n') && p[n] == '\n')
+            return true;
+    return false;
+}
+
+/* The controller's series: every family registered, in name order, with upstream's labels and
+ * buckets; the series controller-runtime creates at start; the process read from /proc. */
+static void test_kmetrics(void **state)
+{
+    (void)state;
+    struct mx *m = mx_new();
+    struct kmetrics k;
+    assert_int_equal(kmetrics_register(m, &k), 0);
+    for (struct mx_fam **f = (struct mx_fam **)&k; f < (struct mx_fam **)(&k + 1); f++)
+        assert_non_null(*f);
+    kmetrics_init_controller(&k, "jobset", 1);
+    kmetrics_init_queue(&k, "jobset");
+    mx_add(k.jobset_failed_total, 1, "js", "ns");
+    mx_add(k.rest_client_requests_total, 1, "201", "POST", "10.0.0.1:6443");
+    mx_observe(k.rest_client_request_duration_seconds, 0.02, "POST", "10.0.0.1:6443");
+    mx_set(k.leader_election_master_status, 1, "6d4f6a47.x-k8s.io");
+    mx_add(k.workqueue_depth, 1, "jobset", "jobset", "0");
+    mx_observe(k.reconcile_time_seconds, 0.003, "jobset");
+    char *text = mx_render(m);
+    assert_non_null(text);
+    const char *want[] = {
+        "controller_runtime_active_workers{controller=\"jobset\"} 0",
+        "controller_runtime_max_concurrent_reconciles{controller=\"jobset\"} 1",
+        "controller_runtime_reconcile_errors_total{controller=\"jobset\"} 0",
+        "controller_runtime_reconcile_panics_total{controller=\"jobset\"} 0",
+        "controller_runtime_reconcile_time_seconds_bucket{controller=\"jobset\",le=\"0.005\"} 1",
+        "controller_runtime_reconcile_time_seconds_bucket{controller=\"jobset\",le=\"60\"} 1",
+        "controller_runtime_reconcile_timeouts_total{controller=\"jobset\"} 0",
+        "controller_runtime_reconcile_total{controller=\"jobset\",result=\"error\"} 0",
+        "controller_runtime_reconcile_total{controller=\"jobset\",result=\"requeue\"} 0",
+        "controller_runtime_reconcile_total{controller=\"jobset\",result=\"requeue_after\"} 0",
+        "controller_runtime_reconcile_total{controller=\"jobset\",result=\"success\"} 0",
+        "controller_runtime_terminal_reconcile_errors_total{controller=\"jobset\"} 0",
+        "# HELP jobset_failed_total The total number of failed JobSets",
+        "jobset_failed_total{jobset_name=\"js\",namespace=\"ns\"} 1",
+        "leader_election_master_status{name=\"6d4f6a47.x-k8s.io\"} 1",
+        "# TYPE process_cpu_seconds_total counter",
+        "rest_client_request_duration_seconds_bucket{host=\"10.0.0.1:6443\",verb=\"POST\",le=\"0.025\"} 1",
+        "rest_client_requests_total{code=\"201\",host=\"10.0.0.1:6443\",method=\"POST\"} 1",
+        "workqueue_adds_total{controller=\"jobset\",name=\"jobset\"} 0",
+        "workqueue_depth{controller=\"jobset\",name=\"jobset\",priority=\"0\"} 1",
+        "workqueue_queue_duration_seconds_bucket{controller=\"jobset\",name=\"jobset\",le=\"9.999999999999999e-06\"} 0",
+        "workqueue_work_duration_seconds_bucket{controller=\"jobset\",name=\"jobset\",le=\"1000\"} 0",
+        "workqueue_work_duration_seconds_count{controller=\"jobset\",name=\"jobset\"} 0",
+        "workqueue_retries_total{controller=\"jobset\",name=\"jobset\"} 0",
+        "workqueue_unfinished_work_seconds{controller=\"jobset\",name=\"jobset\"} 0",
+        "workqueue_longest_running_processor_seconds{controller=\"jobset\",name=\"jobset\"} 0",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!has_line(text, want[i]))
+            fail_msg("missing line: %s\n%s", want[i], text);
+    assert_null(strstr(text, "jobset_completed_total")); /* no series yet */
+    /* Families in name order. */
+    const char *prev = "";
+    for (const char *p = text; (p = strstr(p, "# TYPE ")); p++) {
+        assert_true(strncmp(prev, p + 7, strcspn(p + 7, " ")) < 0 || !*prev);
+        prev = p + 7;
+    }
+    free(text);
+    /* The process as /proc tells it. */
+    assert_true(mx_value(k.process_resident_memory_bytes) > 100000);
+    assert_true(mx_value(k.process_virtual_memory_bytes) >= mx_value(k.process_resident_memory_bytes));
+    assert_true(mx_value(k.process_open_fds) >= 3);
+    assert_true(mx_value(k.process_max_fds) >= mx_value(k.process_open_fds));
+    assert_true(mx_value(k.process_cpu_seconds_total) >= 0);
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur == RLIM_INFINITY)
+        assert_true(mx_value(k.process_virtual_memory_max_bytes) == 18446744073709551615.0);
+    double start = mx_value(k.process_start_time_seconds), now = (double)time(NULL);
+    assert_true(start > now - 3600 && start < now + 5);
+    mx_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_render_histogram),
         cmocka_unit_test(test_collector_and_empty),
         cmocka_unit_test(test_many_series),
+        cmocka_unit_test(test_kmetrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
