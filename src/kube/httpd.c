@@ -46,9 +46,8 @@ static int split_bind(const char *bind, char *host, size_t host_size, char *port
         if (!h_end || h_end + 1 != colon)
             return err_set(e, -EINVAL, "bind address \"%s\": malformed [IPv6]:port", bind);
     } else if (memchr(bind, ':', (size_t)(colon - bind))) {
-        return err_set(e, -EINVAL,
-                       "bind address \"%s\": too many colons (write an IPv6 address as [addr]:port)",
-                       bind);
+        return err_set(e, -EINVAL, "bind address \"%s\": too many colons "
+                                   "(write an IPv6 address as [addr]:port)", bind);
     }
     const char *p = colon + 1;
     size_t np = strspn(p, "0123456789");

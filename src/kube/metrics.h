@@ -63,7 +63,8 @@ struct mx_fam *mx_histogram(struct mx *m, const char *name, const char *help,
  * has label names, in the order the names were given (NULL counts as "").  A series is created
  * on first use, as client_golang's WithLabelValues does.  No-ops on a NULL family or a family of
  * another type. */
-void mx_add(struct mx_fam *f, double v, ...);     /* counter += v (v < 0 and NaN ignored); gauge += v */
+void mx_add(struct mx_fam *f, double v, ...);     /* counter += v (v < 0 ignored); gauge += v;
+                                                     NaN ignored */
 void mx_set(struct mx_fam *f, double v, ...);     /* gauge = v; counter = v (for values kept
                                                      elsewhere, e.g. CPU seconds from /proc) */
 void mx_observe(struct mx_fam *f, double v, ...); /* histogram: one observation */
