@@ -32,7 +32,7 @@ static const char text_plain[] = "text/plain; charset=utf-8";
 
 /* Splits "host:port", "[v6]:port" or ":port" as Go's net.SplitHostPort does (a bare IPv6
  * address needs its brackets); host "" means every interface. */
-static int split_bind(const char *bind, char *host, size_t host_size, char *port,
+static int split_bind(const char *bind, char *host, size_t host_size, int *port,
                       struct err *e)
 {
     const char *colon = strrchr(bind, ':');
@@ -51,13 +51,14 @@ static int split_bind(const char *bind, char *host, size_t host_size, char *port
     }
     const char *p = colon + 1;
     size_t np = strspn(p, "0123456789");
-    if (np == 0 || np > 5 || p[np] || atoi(p) > 65535)
+    long pn = np > 0 && np <= 5 && !p[np] ? strtol(p, NULL, 10) : -1;
+    if (pn < 0 || pn > 65535)
         return err_set(e, -EINVAL, "bind address \"%s\": port must be a number 0-65535", bind);
     if ((size_t)(h_end - h) >= host_size)
         return err_set(e, -EINVAL, "bind address \"%s\": host too long", bind);
     memcpy(host, h, (size_t)(h_end - h));
     host[h_end - h] = '\0';
-    snprintf(port, 6, "%d", atoi(p));
+    *port = (int)pn;
     return 0;
 }
 
@@ -96,18 +97,19 @@ static int listen_any(int port)
 /* The listening socket for `bind`, its family and port; -errno with a message naming it. */
 static int listen_bind(const char *bind, bool *is_v6, int *bound_port, struct err *e)
 {
-    char host[256], port[6];
-    int rc = split_bind(bind, host, sizeof(host), port, e);
+    char host[256], service[8];
+    int port = 0, rc = split_bind(bind, host, sizeof(host), &port, e);
     if (rc < 0)
         return rc;
     int fd;
     if (!*host) {
-        fd = listen_any(atoi(port));
+        fd = listen_any(port);
     } else {
         struct addrinfo hints = {.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
                                  .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
         struct addrinfo *ai = NULL;
-        int g = getaddrinfo(host, port, &hints, &ai);
+        snprintf(service, sizeof(service), "%d", port);
+        int g = getaddrinfo(host, service, &hints, &ai);
         if (g != 0)
             return err_set(e, -EINVAL, "bind address \"%s\": %s", bind, gai_strerror(g));
         fd = -EADDRNOTAVAIL;

@@ -33,7 +33,7 @@ static void format_shortest(double v, char *buf, size_t size)
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
     digits[nd] = '\0';
-    int x = *p == 'e' ? atoi(p + 1) : 0;
+    int x = *p == 'e' ? (int)strtol(p + 1, NULL, 10) : 0;
     char out[MX_NUM_MAX + 8];
     size_t n = 0;
     if (neg)
