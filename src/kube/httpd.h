@@ -1,0 +1,77 @@
+/* httpd: a small HTTP server for the controller's plain endpoints (/healthz, /readyz, /metrics)
+ * over libmicrohttpd, driven by the caller's event loop: no thread of its own.
+ *
+ * The controller has one thread owning all its state, waiting in curl_multi_poll().  The server
+ * gives that loop one file descriptor (libmicrohttpd's epoll fd, readable when a connection or
+ * request is waiting) and a timeout; the loop calls khttpd_run() when the fd is readable or the
+ * timeout has passed, and the route handlers run right there, on the owning thread:
+ *
+ *     struct curl_waitfd w = {.fd = khttpd_fd(h), .events = CURL_WAIT_POLLIN};
+ *     long t = khttpd_timeout_ms(h);          // -1: none; cap the loop's own timeout with it
+ *     curl_multi_poll(multi, &w, w.fd >= 0, t >= 0 && t < my_ms ? t : my_ms, NULL);
+ *     khttpd_run(h);                          // cheap when nothing is ready; never blocks
+ *
+ * The timeout matters: libmicrohttpd may hold work that no fd signals (data already read) and
+ * closes idle or slow connections only when run, so waiting on the fd alone can stall them.
+ *
+ * Requests: GET and HEAD only (anything else is 405 with "Allow: GET, HEAD"), exact paths (the
+ * query string is ignored), unknown paths 404; no request body is read.  Limits keep a slow or
+ * hostile client from holding the server: a connection idle (or dribbling) for the timeout is
+ * closed, a request's headers must fit in a small per-connection memory pool (else 431/414), and
+ * only so many connections are open at once (others wait in the listen backlog).
+ */
+#ifndef JX_KUBE_HTTPD_H
+#define JX_KUBE_HTTPD_H
+
+#include <stddef.h>
+
+#include "obj/err.h"
+#include "obj/sbuf.h"
+
+struct khttpd;
+
+/* Fills `body` (already empty; its max is set) and may point *content_type at a static string
+ * (default "text/plain; charset=utf-8"); returns the HTTP status.  `path` is the route's.  Runs
+ * on the thread that calls khttpd_run().  A body that failed (out of memory, too long) is
+ * answered 500. */
+typedef int (*khttpd_fn)(void *arg, const char *path, struct sbuf *body,
+                         const char **content_type);
+
+struct khttpd_route {
+    const char *path; /* exact, e.g. "/metrics" */
+    khttpd_fn fn;
+    void *arg;
+};
+
+struct khttpd_limits {
+    unsigned timeout_s;  /* a connection with no progress for this long is closed (0: default) */
+    unsigned max_conns;  /* connections open at once (0: default) */
+    size_t header_bytes; /* per-connection memory for the request line and headers (0: default) */
+    size_t body_max;     /* largest response body (0: default) */
+};
+#define KHTTPD_DEFAULT_TIMEOUT_S 10
+#define KHTTPD_DEFAULT_MAX_CONNS 32
+#define KHTTPD_DEFAULT_HEADER_BYTES (16 * 1024)
+#define KHTTPD_DEFAULT_BODY_MAX (64 * 1024 * 1024)
+
+/* Listens on `bind` and serves `routes` (copied, paths too; `arg`s are the caller's):
+ *   "host:port"   an IPv4 address, a host name (its first address that binds) or "[v6addr]";
+ *   ":port"       every interface (IPv6 and IPv4 when the host has IPv6, else IPv4);
+ *   "0"           disabled, as controller-runtime's --metrics-bind-address "0": returns 0
+ *                 with *out = NULL (every function below accepts NULL);
+ *   port 0        any free port (khttpd_port() tells which).
+ * Returns 0, or -EINVAL (malformed address, unknown host), -EADDRINUSE, -EACCES, -EADDRNOTAVAIL
+ * ... with a message naming the address.  *out is freed with khttpd_stop(). */
+int khttpd_start(const char *bind, const struct khttpd_route *routes, size_t n_routes,
+                 struct khttpd **out, struct err *e);
+/* The same with limits other than the defaults (NULL: defaults). */
+int khttpd_start_with(const char *bind, const struct khttpd_route *routes, size_t n_routes,
+                      const struct khttpd_limits *limits, struct khttpd **out, struct err *e);
+
+int khttpd_fd(const struct khttpd *h);          /* the fd to poll for POLLIN; -1 for NULL */
+int khttpd_port(const struct khttpd *h);        /* the bound port; 0 for NULL */
+long khttpd_timeout_ms(const struct khttpd *h); /* ms until khttpd_run() is due anyway; -1 none */
+void khttpd_run(struct khttpd *h);              /* serves what is ready; never blocks */
+void khttpd_stop(struct khttpd *h);             /* closes every connection; NULL-safe */
+
+#endif
