@@ -91,7 +91,8 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     j->rj = (size_t)rj;
     j->index = strtoll(idx, NULL, 10);
     j->wakeup_ms = INT64_MAX;
-    int rc = jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name) < 0
+    int rc = jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name) < 0 ||
+                     run__agent_commands(jx_path(obj, "spec.template.spec")) < 0
                  ? err_set(err, -ENOMEM, "out of memory")
                  : jobctl_spec_parse(obj, &j->spec, err);
     if (rc < 0) {
@@ -485,7 +486,8 @@ static int loop(struct run *r, struct err *err)
     return !strcmp(terminal(r), "Completed") ? 0 : 1;
 }
 
-/* Every container runs locally only with a command and env sources one machine can give. */
+/* Every container runs locally only with a command and env sources one machine can give (an
+ * in-place restart agent with the command runner_agent.c gives it). */
 static int precheck_list(const struct manifest *m, const json_t *tmpl, const char *field,
                          size_t rj, struct err *err)
 {
@@ -494,7 +496,10 @@ static int precheck_list(const struct manifest *m, const json_t *tmpl, const cha
                              .objects = m->objects, .ns = m->view.ns};
     for (size_t k = 0; k < json_array_size(list); k++) {
         struct podenv_strv env = {0}, argv = {0};
-        int rc = podenv_build(json_array_get(list, k), &pod, NULL, NULL, &env, &argv, err);
+        json_t *c = run__agent_container(json_array_get(list, k));
+        int rc = c ? podenv_build(c, &pod, NULL, NULL, &env, &argv, err)
+                   : err_set(err, -ENOMEM, "out of memory");
+        json_decref(c);
         podenv_strv_free(&env);
         podenv_strv_free(&argv);
         if (rc < 0) {

@@ -134,6 +134,14 @@ bool run__ipr_exited(struct run *r, struct rjob *j, struct rpod *p, const struct
 bool run__ipr_agents(struct run *r, int64_t now);
 json_t *run__ipr_pods(const struct run *r);
 
+/* Gives every container of pod_spec that is upstream's in-place restart agent (no command;
+ * named, or an image, in-place-restart-agent) the command that does its part locally
+ * (runner_agent.c).  0 or -ENOMEM. */
+int run__agent_commands(json_t *pod_spec);
+/* Container c as run__agent_commands leaves it: a new reference (c itself when it is no
+ * agent), NULL on OOM. */
+json_t *run__agent_container(const json_t *c);
+
 /* Pods (runner_pod.c). */
 /* Starts what the pod may run next (initContainers in order, then the containers). */
 void run__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now);
