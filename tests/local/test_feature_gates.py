@@ -7,8 +7,10 @@ before anything starts.
 Every pod runs pod.py (written next to the manifest), which appends its pid to
 <marks>/starts-<hostname> and acts on MODE; pods wait on files with deadlines, never for a
 fixed time."""
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -68,6 +70,7 @@ class Marks:
 
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="jaxset-gates-")
+        atexit.register(shutil.rmtree, self.dir, ignore_errors=True)
         self.py = os.path.join(self.dir, "pod.py")
         with open(self.py, "w", encoding="utf-8") as f:
             f.write(POD_PY)
