@@ -288,10 +288,12 @@ static void floor_kill(pid_t *pids, int n)
 
 /* A JobSet with one replicated job of n indexed ping pods (or one spew pod when log_bytes). */
 /* Stubborn workers ignore SIGTERM; restart_grace (NULL: none) is the JobSet's
- * jaxset.dev/restart-grace-seconds. */
+ * jaxset.dev/restart-grace-seconds; in_place: restartStrategy InPlaceRestart (run with
+ * --feature-gates=InPlaceRestart=true), ATTEMPT the pod's in-place restart attempt. */
 struct stubborn {
     int on;
     const char *restart_grace;
+    int in_place;
 };
 
 static int write_manifest(const char *path, int n, int max_restarts, const char *sock,
@@ -304,22 +306,25 @@ static int write_manifest(const char *path, int n, int max_restarts, const char 
     if (st && st->restart_grace)
         fprintf(f, "  annotations:\n    jaxset.dev/restart-grace-seconds: \"%s\"\n",
                 st->restart_grace);
-    fprintf(f, "spec:\n  failurePolicy:\n    maxRestarts: %d\n  replicatedJobs:\n"
+    int ipr = st && st->in_place;
+    fprintf(f, "spec:\n  failurePolicy:\n    maxRestarts: %d\n%s  replicatedJobs:\n"
                "  - name: w\n    replicas: 1\n    template:\n      spec:\n"
-               "        parallelism: %d\n        completions: %d\n        backoffLimit: 0\n"
+               "        parallelism: %d\n        completions: %d\n        backoffLimit: %s\n"
                "        completionMode: Indexed\n        template:\n          spec:\n"
                "            restartPolicy: Never\n            containers:\n"
                "            - name: c\n              image: bench\n",
-            max_restarts, n, n);
+            max_restarts, ipr ? "    restartStrategy: InPlaceRestart\n" : "", n, n,
+            ipr ? "2147483647\n        podReplacementPolicy: Failed" : "0");
     if (log_bytes > 0)
         fprintf(f, "              command: [\"%s\", \"%lld\"]\n", g.spew, log_bytes);
     else
         fprintf(f, "              command: [\"%s\"]\n              env:\n"
                    "              - name: BENCH_SOCK\n                value: \"%s\"\n"
                    "              - name: ATTEMPT\n                valueFrom:\n"
-                   "                  fieldRef:\n                    fieldPath: metadata.labels"
-                   "['jobset.sigs.k8s.io/restart-attempt']\n",
-                g.ping, sock);
+                   "                  fieldRef:\n                    fieldPath: %s\n",
+                g.ping, sock,
+                ipr ? "metadata.annotations['jobset.sigs.k8s.io/in-place-restart-attempt']"
+                    : "metadata.labels['jobset.sigs.k8s.io/restart-attempt']");
     if (st && st->on)
         fprintf(f, "              - name: BENCH_IGNORE_TERM\n                value: \"1\"\n");
     return fclose(f) == 0 ? 0 : -1;
@@ -331,15 +336,24 @@ struct launch {
 };
 
 /* Starts `jaxset run MANIFEST --run-dir D --grace G [-q]` with stdout to out_fd; G is "0"
- * unless g_grace says otherwise. */
+ * unless g_grace says otherwise; g_gates (NULL: none) goes to --feature-gates. */
 static const char *g_grace = "0";
+static const char *g_gates;
 
 static int jaxset_start(struct launch *l, const char *manifest, int quiet, int out_fd)
 {
     snprintf(l->run_dir, sizeof(l->run_dir), "%s/run%u", g.dir, ++g_seq);
     snprintf(l->err_path, sizeof(l->err_path), "%s/run%u.err", g.dir, g_seq);
-    char *argv[] = {(char *)g.jaxset, "run", (char *)manifest, "--run-dir", l->run_dir,
-                    "--grace", (char *)g_grace, "--no-color", quiet ? "-q" : NULL, NULL};
+    char *argv[12] = {(char *)g.jaxset, "run", (char *)manifest, "--run-dir", l->run_dir,
+                      "--grace", (char *)g_grace, "--no-color"};
+    int a = 8;
+    if (g_gates) {
+        argv[a++] = "--feature-gates";
+        argv[a++] = (char *)g_gates;
+    }
+    if (quiet)
+        argv[a++] = "-q";
+    argv[a] = NULL;
     int efd = open(l->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int dn = out_fd >= 0 ? -1 : open("/dev/null", O_WRONLY | O_CLOEXEC);
     l->pid = spawn(g.jaxset, argv, NULL, out_fd >= 0 ? out_fd : dn, efd);
@@ -508,7 +522,8 @@ static double m_floor_restart(int n)
     return r;
 }
 
-/* jaxset gang restart: maxRestarts 1; from worker 0's exit 1 until n attempt-1 records. */
+/* jaxset gang restart: maxRestarts 1; from worker 0's exit 1 until n attempt-1 records (in
+ * place: n records of in-place restart attempt 1 from the same pods). */
 static double m_jaxset_restart(int n, const struct stubborn *st)
 {
     struct coll c;
@@ -516,6 +531,7 @@ static double m_jaxset_restart(int n, const struct stubborn *st)
     char manifest[160];
     double r = B_FAIL;
     manifest_path(manifest, sizeof(manifest));
+    g_gates = st && st->in_place ? "InPlaceRestart=true" : NULL;
     if (coll_open(&c, n) == 0 && write_manifest(manifest, n, 1, c.path, 0, st) == 0) {
         if (jaxset_start(&l, manifest, 1, -1) == 0 && coll_wait(&c, 0, &l.pid) == 0) {
             int64_t t0 = now_ns();
@@ -527,6 +543,7 @@ static double m_jaxset_restart(int n, const struct stubborn *st)
     }
     coll_close(&c);
     unlink(manifest);
+    g_gates = NULL;
     return r;
 }
 
@@ -668,28 +685,39 @@ static void section_launch(void)
     }
 }
 
+static void print_diff(double a, double b)
+{
+    if (a < 0 || b < 0)
+        printf(" %10s", "-");
+    else
+        printf(" %+10.1f", a - b);
+}
+
 static void section_restart(void)
 {
     static const int sizes[] = {16, 64}, reps[] = {11, 15};
-    double f[20], j[20];
+    static const struct stubborn in_place = {.in_place = 1};
+    double f[20], j[20], ip[20];
     printf("\n== gang restart: worker 0 exits 1 -> all N running again as attempt 1\n"
            "   (median of R runs, ms; floor = reap it, SIGTERM+reap the rest, respawn N;"
-           "\n   target at N=64: jaxset <= floor + 20 ms)\n");
-    printf("%5s %3s %9s %9s %10s %8s\n", "N", "R", "floor", "jaxset", "j-floor", "target");
+           "\n   jaxset: Recreate, every Job and pod recreated; in-place: InPlaceRestart, the"
+           "\n   same pods' processes restarted; target at N=64: jaxset <= floor + 20 ms)\n");
+    printf("%5s %3s %9s %9s %10s %9s %10s %8s\n", "N", "R", "floor", "jaxset", "j-floor",
+           "in-place", "ip-floor", "target");
     for (int k = 0; k < 2; k++) {
         int n = sizes[k], r = g.reps ? g.reps : g.quick ? 3 : reps[k];
         for (int i = 0; i < r; i++) {
             f[i] = m_floor_restart(n);
             j[i] = m_jaxset_restart(n, NULL);
+            ip[i] = m_jaxset_restart(n, &in_place);
         }
-        double fm = median(f, r), jm = median(j, r);
+        double fm = median(f, r), jm = median(j, r), im = median(ip, r);
         printf("%5d %3d", n, r);
         print_ms(fm);
         print_ms(jm);
-        if (fm < 0 || jm < 0)
-            printf(" %10s", "-");
-        else
-            printf(" %+10.1f", jm - fm);
+        print_diff(jm, fm);
+        print_ms(im);
+        print_diff(im, fm);
         if (n == 64 && fm >= 0 && jm >= 0)
             printf(" %8s", jm - fm <= 20.0 ? "met" : "MISSED");
         printf("\n");
@@ -703,7 +731,7 @@ static void section_restart(void)
 static void section_restart_stubborn(void)
 {
     enum { N = 16 };
-    static const struct stubborn plain = {1, NULL}, zero = {1, "0"};
+    static const struct stubborn plain = {1, NULL, 0}, zero = {1, "0", 0};
     int r = g.reps ? g.reps : 3;
     double f[20], a[20], b[20];
     printf("\n== gang restart of N=%d workers that ignore SIGTERM (pod grace 3 s: --grace 3)\n"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/keys.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
@@ -15,7 +16,7 @@ struct stamp {
     char val[320];
 };
 
-enum { STAMP_MAX = 13 };
+enum { STAMP_MAX = 14 };
 
 void construct_job_key(const char *ns, const char *job_name, char out[41])
 {
@@ -54,9 +55,10 @@ static void stamp_int(struct stamp *s, const char *key, long long val)
     snprintf(s->val, sizeof(s->val), "%lld", val);
 }
 
-/* Fills the labelAndAnnotateObject keys of Job `job` of `rj`; returns how many. */
-static size_t stamps_fill(const struct js_view *v, size_t rj, long long job, const char *name,
-                          struct stamp *st)
+/* Fills the labelAndAnnotateObject keys of Job `job` of `rj`; returns how many.  `js` is read
+ * for the Job's own restart count when `restart_job` (the RestartJob gate) is on. */
+static size_t stamps_fill(const json_t *js, const struct js_view *v, size_t rj, long long job,
+                          const char *name, bool restart_job, struct stamp *st)
 {
     const struct js_rj *r = &v->rj[rj];
     long long before = 0, group = 0, group_before = 0;
@@ -80,6 +82,8 @@ static size_t stamps_fill(const struct js_view *v, size_t rj, long long job, con
     st[n].key = LBL_JOB_KEY;
     construct_job_key(v->ns, name, st[n++].val);
     stamp_int(&st[n++], LBL_RESTART_ATTEMPT, v->restarts);
+    if (restart_job)
+        stamp_int(&st[n++], LBL_JOB_RESTART_ATTEMPT, js_job_restarts(js, r->name, job));
     if (v->has_coordinator) {
         st[n].key = LBL_COORDINATOR;
         snprintf(st[n++].val, sizeof(st[0].val), "%s-%s-%lld-%lld.%s", v->name, v->coord_rj,
@@ -241,6 +245,12 @@ static int job_spec(json_t *spec, const struct build *b, const json_t *job_ann)
 json_t *construct_job(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
                       size_t rj, long long job)
 {
+    return construct_job_gated(js, v, rt, NULL, rj, job);
+}
+
+json_t *construct_job_gated(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
+                            const struct feature_gates *g, size_t rj, long long job)
+{
     struct build b = {.v = v};
     json_t *out = NULL, *meta = NULL, *spec = NULL;
     const json_t *tmpl = v->rj[rj].tmpl, *tspec = jx_obj(tmpl, "spec");
@@ -250,7 +260,7 @@ json_t *construct_job(const json_t *js, const struct js_view *v, const struct ja
     b.js_ann = jx_path(js, "metadata.annotations");
     b.rj_ann = jx_obj(tmeta, "annotations");
     js_job_name(v, rj, job, b.name, sizeof(b.name));
-    b.n = stamps_fill(v, rj, job, b.name, b.st);
+    b.n = stamps_fill(js, v, rj, job, b.name, fg_enabled(g, FG_RESTART_JOB), b.st);
     meta = job_meta(&b, tmeta);
     spec = tspec ? json_deep_copy(tspec) : json_object();
     if (!meta || !spec || job_spec(spec, &b, jx_obj(meta, "annotations")) < 0)

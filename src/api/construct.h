@@ -22,6 +22,14 @@
 json_t *construct_job(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
                       size_t rj, long long job);
 
+struct feature_gates;
+/* construct_job with the controller's feature gates `g` (NULL: defaults, as construct_job):
+ * with RestartJob on, the Job and its pods also carry jobset.sigs.k8s.io/job-restart-attempt,
+ * the Job's own restart count (status.replicatedJobsStatus[].jobRestarts[job], 0 when absent),
+ * as a label and an annotation (upstream labelAndAnnotateObject). */
+json_t *construct_job_gated(const json_t *js, const struct js_view *v, const struct jaxrt *rt,
+                            const struct feature_gates *g, size_t rj, long long job);
+
 /* Longest object name construct builds into a fixed buffer: names are validated DNS labels
  * (63) or subdomains (253). */
 #define CONSTRUCT_NAME_MAX 256

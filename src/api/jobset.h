@@ -23,6 +23,12 @@ int js_default(json_t *js);
  * (0 = valid) or -ENOMEM. */
 int js_validate(const json_t *js, struct ferr_list *errs);
 
+struct feature_gates;
+/* js_validate with the controller's feature gates `g` (api/features.h; NULL: defaults, which is
+ * what js_validate uses): a gated feature is refused while its gate is off, with upstream's
+ * message and how to turn the gate on, and has its own requirements checked once it is on. */
+int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs);
+
 struct js_rj {
     const char *name;
     const char *group;      /* groupName, "default" when unset */
@@ -56,6 +62,10 @@ struct js_view {
  * Returns 0, -EINVAL (not a JobSet shape a view can be made of) or -ENOMEM. */
 int js_view_init(struct js_view *v, const json_t *js);
 void js_view_release(struct js_view *v);
+
+/* status.replicatedJobsStatus[name == rj].jobRestarts[job] of JobSet `js`: how many times the
+ * RestartJob actions recreated that one Job (RestartJob gate); 0 when absent. */
+long long js_job_restarts(const json_t *js, const char *rj, long long job);
 
 /* Index of the replicated job named `name`, or -1. */
 long js_view_find(const struct js_view *v, const char *name);

@@ -272,7 +272,12 @@ static void check_rj(struct jsv *c, size_t i)
 
 int js_validate(const json_t *js, struct ferr_list *errs)
 {
-    struct jsv c = {.js = js};
+    return js_validate_gated(js, NULL, errs);
+}
+
+int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs)
+{
+    struct jsv c = {.js = js, .gates = g};
     chk_init(&c.chk, errs, CHK_SCHEMA);
     if (!json_is_object(js)) {
         chk_type_error(&c.chk, "object", js, CHK_OBJ);

@@ -4,6 +4,7 @@
 #define JX_JOBSET_VALIDATE_INT_H
 
 #include "api/check.h"
+#include "api/features.h"
 
 #include <jansson.h>
 
@@ -21,6 +22,7 @@ struct jsv {
     const json_t *js, *meta, *spec;
     const json_t *rjs; /* spec.replicatedJobs when an array, else NULL */
     const char *name;  /* JobSet name for generated-name checks; NULL when none */
+    const struct feature_gates *gates; /* NULL: defaults */
     char gen_name[FPATH_MAX];
 };
 
@@ -30,6 +32,12 @@ void jsv__meta_maps(struct jsv *c, const json_t *meta, const char *meta_path);
 /* Semantic checks of spec-level policies (network, managedBy, TTL, success, startup, failure,
  * coordinator, volumeClaimPolicies). */
 void jsv__policies(struct jsv *c);
+
+/* Feature-gated rules (jobset_validate_gates.c).  jsv__restart_job_gate checks the RestartJob*
+ * actions of `rules`; true when the gate is off and one is used: the other rule checks are then
+ * skipped, as upstream does.  jsv__in_place_gate checks restartStrategy InPlaceRestart. */
+bool jsv__restart_job_gate(struct jsv *c, const json_t *rules);
+void jsv__in_place_gate(struct jsv *c);
 
 /* batch/v1 checks of spec.replicatedJobs[i].template at `path`. */
 void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path);

@@ -1,7 +1,7 @@
 /* Spec-level JobSet rules: network, managedBy, TTL, success/startup/failure policies,
  * coordinator and volumeClaimPolicies (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go,
- * ValidateCreate, and the CRD rules of api/jobset/v1alpha2/jobset_types.go).  Feature gates
- * are those of a default controller: InPlaceRestart and RestartJob are off. */
+ * ValidateCreate, and the CRD rules of api/jobset/v1alpha2/jobset_types.go).  The rules that
+ * depend on feature gates are in jobset_validate_gates.c. */
 #include "api/jobset_validate_int.h"
 #include "api/keys.h"
 #include "obj/dns.h"
@@ -256,44 +256,21 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
      * matches, with a warning (api/policy_warn.h) */
 }
 
-/* RestartJob* actions need the RestartJob gate, which is off: one error, and the remaining
- * rule checks are skipped (as upstream does). */
-static bool restart_job_gated(struct jsv *c, const json_t *rules)
-{
-    char p[FPATH_MAX];
-    for (size_t k = 0; k < json_array_size(rules); k++) {
-        const char *a = jx_str(json_array_get(rules, k), "action");
-        if (!a ||
-            (strcmp(a, "RestartJob") != 0 && strcmp(a, "RestartJobAndIgnoreMaxRestarts") != 0))
-            continue;
-        snprintf(p, sizeof(p), "spec.failurePolicy.rules[%zu].action", k);
-        ferr_add_str(c->chk.errs, FERR_INVALID, p, a,
-                     "RestartJob and RestartJobAndIgnoreMaxRestarts failure policy actions are "
-                     "not allowed when RestartJob feature gate is disabled");
-        return true;
-    }
-    return false;
-}
-
 static void check_failure(struct jsv *c)
 {
     const json_t *fp = jx_obj(c->spec, "failurePolicy");
     const json_t *rules = jx_arr(fp, "rules");
-    const char *rs = jx_str(fp, "restartStrategy");
     char rp[FPATH_MAX];
     if (!fp)
         return;
     (void)chk_int(&c->chk, fp, "maxRestarts", "spec.failurePolicy", 0, NULL);
     (void)chk_enum(&c->chk, fp, "restartStrategy", "spec.failurePolicy", restart_strategies, false);
-    if (rs && strcmp(rs, "InPlaceRestart") == 0)
-        ferr_add_str(c->chk.errs, FERR_INVALID, "spec.failurePolicy.restartStrategy", rs,
-                     "InPlaceRestart restart strategy cannot be set when InPlaceRestart feature "
-                     "gate is disabled");
+    jsv__in_place_gate(c);
     for (size_t k = 0; k < json_array_size(rules); k++) {
         fpath_index(rp, "spec.failurePolicy", "rules", k);
         (void)chk_enum(&c->chk, json_array_get(rules, k), "action", rp, actions, true);
     }
-    if (restart_job_gated(c, rules))
+    if (jsv__restart_job_gate(c, rules))
         return;
     for (size_t k = 0; k < json_array_size(rules); k++) {
         fpath_index(rp, "spec.failurePolicy", "rules", k);

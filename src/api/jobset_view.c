@@ -82,6 +82,20 @@ void js_view_release(struct js_view *v)
     memset(v, 0, sizeof(*v));
 }
 
+long long js_job_restarts(const json_t *js, const char *rj, long long job)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach (jx_arr(jx_obj(js, "status"), "replicatedJobsStatus"), i, e) {
+        const char *n = jx_str(e, "name");
+        if (!n || !rj || strcmp(n, rj) != 0)
+            continue;
+        const json_t *v = job < 0 ? NULL : json_array_get(jx_arr(e, "jobRestarts"), (size_t)job);
+        return json_is_integer(v) ? json_integer_value(v) : 0;
+    }
+    return 0;
+}
+
 long js_view_find(const struct js_view *v, const char *name)
 {
     for (size_t i = 0; name && i < v->n_rj; i++)

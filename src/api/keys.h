@@ -18,6 +18,12 @@
 #define LBL_JOB_GROUP_INDEX "jobset.sigs.k8s.io/job-group-index"
 #define LBL_JOB_KEY "jobset.sigs.k8s.io/job-key"
 #define LBL_RESTART_ATTEMPT "jobset.sigs.k8s.io/restart-attempt"
+/* Feature-gated keys (api/features.h): a Job's own restart count (RestartJob, a label and an
+ * annotation), a pod's in-place restart attempt (InPlaceRestart, written by the in-pod agent)
+ * and the JobSet annotation that makes the agent skip its barrier. */
+#define LBL_JOB_RESTART_ATTEMPT "jobset.sigs.k8s.io/job-restart-attempt"
+#define ANN_IN_PLACE_RESTART_ATTEMPT "jobset.sigs.k8s.io/in-place-restart-attempt"
+#define ANN_DISABLE_IN_PLACE_RESTART "jobset.sigs.k8s.io/disable-in-place-restart"
 #define LBL_COORDINATOR "jobset.sigs.k8s.io/coordinator"
 #define ANN_EXCLUSIVE_TOPOLOGY "alpha.jobset.sigs.k8s.io/exclusive-topology"
 #define ANN_NODE_SELECTOR "alpha.jobset.sigs.k8s.io/node-selector"

@@ -207,7 +207,7 @@ static int check(struct manifest *m)
     int rc = js_default(m->jobset);
     if (rc < 0)
         return rc;
-    rc = js_validate(m->jobset, &m->errs);
+    rc = js_validate_gated(m->jobset, &m->gates, &m->errs);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     rc = assign_uid(m->jobset);
@@ -491,6 +491,8 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         }
         if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
             continue;
+        if (opts)
+            s.v[s.n].gates = opts->gates;
         rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
             err_set(err, rc, "out of memory");

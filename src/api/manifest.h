@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "api/features.h"
 #include "api/jaxrt.h"
 #include "api/jobset.h"
 #include "obj/err.h"
@@ -28,6 +29,8 @@ struct manifest {
     long long restart_grace_s; /* jaxset.dev/restart-grace-seconds, -1 when absent */
     const json_t *objects;     /* the v1 ConfigMaps and Secrets of all the files (borrowed from
                                 * the set): what env references read locally */
+    struct feature_gates gates; /* the feature gates it was validated with (manifest_opts):
+                                 * what `run` and `render` use too */
 };
 
 struct manifest_set {
@@ -50,6 +53,7 @@ enum manifest_validate {
 struct manifest_opts {
     enum manifest_validate validate;
     bool strict_kinds; /* a document of a kind jaxset does not run is an error, not skipped */
+    struct feature_gates gates; /* the controller's feature gates (zeroed: upstream's defaults) */
 };
 
 /* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a

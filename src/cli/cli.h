@@ -32,7 +32,7 @@ int cmd_controller(int argc, char **argv);
 #define CLI_HELP_SHOWN (-1)
 
 /* help.c: the one description of every command (usage, text, options, exit status). */
-#define CLI_HELP_MAX_OPTS 12
+#define CLI_HELP_MAX_OPTS 14
 struct cli_help {
     const char *name, *summary, *usage, *text, *exit;
     struct {
@@ -61,6 +61,17 @@ int cli_load(const char *const *files, size_t n, const struct manifest_opts *o,
 enum { CLI_OPT_STRICT_KINDS = 1001 };
 #define CLI_STRICT_KINDS_LONGOPT {"strict-kinds", no_argument, NULL, CLI_OPT_STRICT_KINDS}
 
+/* --feature-gates=A=true,B=false: the JobSet controller's feature gates (api/features.h), as a
+ * Kubernetes component takes them; the option may be repeated, values add up. */
+enum { CLI_OPT_FEATURE_GATES = 1002 };
+#define CLI_FEATURE_GATES_LONGOPT {"feature-gates", required_argument, NULL, CLI_OPT_FEATURE_GATES}
+#define CLI_FEATURE_GATES_HELP                                                                 \
+    {"--feature-gates A=BOOL,...",                                                             \
+     "the JobSet controller's feature gates, as a Kubernetes component takes them: "           \
+     "InPlaceRestart (restartStrategy InPlaceRestart) and RestartJob (failure-policy actions "  \
+     "RestartJob, RestartJobAndIgnoreMaxRestarts) are alpha and off unless turned on; "         \
+     "ElasticJobSet, TLSOptions, AllAlpha, AllBeta are known too"}
+
 /* kubectl's --validate option: "--validate" (strict) or "--validate=VALUE" with VALUE one of
  * strict or true, warn, ignore or false (any case); "--validate VALUE" is not taken, as with
  * kubectl.  cli_validate_value takes getopt's optarg (NULL for the bare option) and returns 0
@@ -72,7 +83,8 @@ enum { CLI_OPT_VALIDATE = 1000 };
 #define CLI_VALIDATE_LONGOPT {"validate", optional_argument, NULL, CLI_OPT_VALIDATE}
 int cli_validate_value(const char *value, enum manifest_validate *mode);
 
-/* The options every command that loads manifests takes (--validate, --strict-kinds), for a
+/* The options every command that loads manifests takes (--validate, --strict-kinds,
+ * --feature-gates), for a
  * cli_parse callback: returns EXIT_OK with `load` set, EXIT_INVALID after a usage error, or -1
  * when `code` is not one of them. */
 int cli_load_opt(const char *cmd, int code, const char *arg, struct manifest_opts *load);

@@ -37,7 +37,7 @@ static int render_one(const struct manifest *m, json_t *items)
     json_decref(pvcs);
     for (size_t r = 0; r < v->n_rj; r++) {
         for (long long j = 0; j < v->rj[r].replicas; j++) {
-            json_t *job = construct_job(m->jobset, v, &m->rt, r, j);
+            json_t *job = construct_job_gated(m->jobset, v, &m->rt, &m->gates, r, j);
             if (!job || json_array_append_new(items, job) < 0)
                 return -1;
         }
@@ -70,7 +70,7 @@ struct render_args {
     const char **files;
     size_t n;
     int json_out;
-    struct manifest_opts load; /* --validate, --strict-kinds */
+    struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
 };
 
 static int on_arg(void *ctx, int code, const char *arg)
@@ -97,7 +97,9 @@ static int on_arg(void *ctx, int code, const char *arg)
 
 int cmd_render(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT, {0}};
+    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT,
+                                             CLI_STRICT_KINDS_LONGOPT, CLI_FEATURE_GATES_LONGOPT,
+                                             {0}};
     struct render_args a = {.files = calloc((size_t)argc, sizeof(*a.files))};
     if (!a.files)
         return EXIT_INVALID;

@@ -16,7 +16,7 @@ struct run_args {
     const char *run_dir, *filter;
     int quiet, no_color, grace, restart_grace, gpus;
     long restart_ms;
-    struct manifest_opts load; /* --validate, --strict-kinds */
+    struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
 };
 
 static int number(const char *s, long min, long max, long *out)
@@ -49,6 +49,7 @@ static const struct option longopts[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
+    CLI_FEATURE_GATES_LONGOPT,
     {0},
 };
 

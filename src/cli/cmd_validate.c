@@ -30,7 +30,7 @@ struct files {
     const char **v;
     size_t n;
     bool cluster; /* --cluster: only what an API server and the controllers check */
-    struct manifest_opts load; /* --validate, --strict-kinds */
+    struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
 };
 
 enum { OPT_CLUSTER = 256 };
@@ -64,7 +64,8 @@ static int check_local(const struct manifest *m)
 int cmd_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"cluster", no_argument, NULL, OPT_CLUSTER},
-                                             CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT, {0}};
+                                             CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
+                                             CLI_FEATURE_GATES_LONGOPT, {0}};
     struct files f = {.v = calloc((size_t)argc, sizeof(*f.v))};
     struct manifest_set s;
     if (!f.v)

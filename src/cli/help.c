@@ -13,7 +13,7 @@ static const struct cli_help helps[] = {
         .name = "validate",
         .summary = "check manifests fully; exit 2 with one line per field error",
         .usage = "jaxset validate FILE... [--cluster] [--validate[=strict|warn|ignore]]\n"
-                 "                       [--strict-kinds]",
+                 "                       [--strict-kinds] [--feature-gates A=BOOL,...]",
         .text = "Decodes, converts, defaults and validates every job in the files (JobSet, "
                 "JAXJob, TrainJob with its training runtime, AIchor manifest; YAML or JSON, "
                 "several documents per file), and reports what `jaxset run` would refuse on "
@@ -26,7 +26,8 @@ static const struct cli_help helps[] = {
                                         "(or false) drops them silently, as kubectl"},
                  {"--strict-kinds", "a document of another kind than jaxset runs (a "
                                     "ConfigMap, a Service, a scheduler's Workload...) is "
-                                    "an error instead of skipped with a line"}},
+                                    "an error instead of skipped with a line"},
+                 CLI_FEATURE_GATES_HELP},
         .exit = "0 when every job is valid; 2 on invalid input or usage, with one line "
                 "\"FILE: FIELD: ERROR\" per field error",
     },
@@ -34,7 +35,7 @@ static const struct cli_help helps[] = {
         .name = "render",
         .summary = "print what a cluster would receive: JobSet, Service, child Jobs",
         .usage = "jaxset render FILE... [-o yaml|json] [--validate[=strict|warn|ignore]]\n"
-                 "                  [--strict-kinds]",
+                 "                  [--strict-kinds] [--feature-gates A=BOOL,...]",
         .text = "Prints the defaulted JobSet, its headless Service, its PersistentVolumeClaims "
                 "and every child batch/v1 Job exactly as the JobSet controller builds them for "
                 "restart attempt 0, with the JAX environment in each Job's pod template.",
@@ -45,7 +46,8 @@ static const struct cli_help helps[] = {
                                         "(or false) drops them silently, as kubectl"},
                  {"--strict-kinds", "a document of another kind than jaxset runs (a "
                                     "ConfigMap, a Service, a scheduler's Workload...) is "
-                                    "an error instead of skipped with a line"}},
+                                    "an error instead of skipped with a line"},
+                 CLI_FEATURE_GATES_HELP},
         .exit = "0; 2 on invalid input or usage",
     },
     {
@@ -56,7 +58,7 @@ static const struct cli_help helps[] = {
                  "                  [--restart-grace SECONDS] [--gpus N] "
                  "[--restart-backoff MS] [--no-color]\n"
                  "                  [--validate[=strict|warn|ignore]]\n"
-                 "                  [--strict-kinds]",
+                 "                  [--strict-kinds] [--feature-gates A=BOOL,...]",
         .text = "Validates fully (nothing starts if anything is invalid), then runs the job "
                 "here as the JobSet controller, the Job controller and the kubelet would: every "
                 "container a supervised process group with the pod's hostname, environment and "
@@ -83,7 +85,8 @@ static const struct cli_help helps[] = {
                                         "(or false) drops them silently, as kubectl"},
                  {"--strict-kinds", "a document of another kind than jaxset runs (a "
                                     "ConfigMap, a Service, a scheduler's Workload...) is "
-                                    "an error instead of skipped with a line"}},
+                                    "an error instead of skipped with a line"},
+                 CLI_FEATURE_GATES_HELP},
         .exit = "0 Completed, 1 Failed, 2 invalid input or usage, 129/130/143 after "
                 "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
     },

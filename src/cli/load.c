@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -42,8 +43,25 @@ int cli_load(const char *const *files, size_t n, const struct manifest_opts *o,
     return EXIT_INVALID;
 }
 
+/* --feature-gates VALUE: a bad value is a usage error naming the option; a GA gate set is
+ * warned about, as a Kubernetes component warns. */
+static int feature_gates_opt(const char *cmd, const char *arg, struct manifest_opts *load)
+{
+    struct err e = {{0}}, warn = {{0}};
+    if (fg_set(&load->gates, arg, &e, &warn) < 0) {
+        char msg[ERR_MSG_MAX + 32];
+        snprintf(msg, sizeof(msg), "--feature-gates: %s", e.msg);
+        return cli_usage_error(cmd, msg);
+    }
+    if (warn.msg[0])
+        fprintf(stderr, "Warning: %s\n", warn.msg);
+    return EXIT_OK;
+}
+
 int cli_load_opt(const char *cmd, int code, const char *arg, struct manifest_opts *load)
 {
+    if (code == CLI_OPT_FEATURE_GATES)
+        return feature_gates_opt(cmd, arg, load);
     if (code == CLI_OPT_STRICT_KINDS) {
         load->strict_kinds = true;
         return EXIT_OK;

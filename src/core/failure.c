@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/reconcile_int.h"
+#include "core/restart_job.h"
 #include "obj/jx.h"
 #include "obj/rx.h"
 
@@ -114,12 +115,14 @@ static int act_fail(struct rec_ctx *c, const struct rec_job *j, const json_t *ru
                      j);
 }
 
-/* RestartJobSet fails once restartsCountTowardsMax has reached maxRestarts (upstream
- * failurePolicyRecreateAll). */
+/* RestartJobSet fails once restartsCountTowardsMax (plus, with the RestartJob gate on, every
+ * Job's own restarts that count) has reached maxRestarts (upstream
+ * restartJobSetActionApplier). */
 static int act_restart(struct rec_ctx *c, const struct rec_job *j, const json_t *rule)
 {
     long long max = jx_int_or(jx_obj(c->spec, "failurePolicy"), "maxRestarts", 0);
-    if (c->restarts_max >= max)
+    long long used = c->job_restarts ? rec_restarts_towards_max(c) : c->restarts_max;
+    if (used >= max)
         return fail_with(c, "ReachedMaxRestarts",
                          "jobset failed due to reaching max number of restarts", j);
     return recreate_all(c, j, rule, true);
@@ -130,6 +133,31 @@ static int act_restart_ignore_max(struct rec_ctx *c, const struct rec_job *j, co
     return recreate_all(c, j, rule, false);
 }
 
+/* RestartJob and RestartJobAndIgnoreMaxRestarts: only the failed Job is recreated
+ * (core/restart_job.h); an error while the RestartJob gate is off, as upstream. */
+static int act_restart_job_as(struct rec_ctx *c, const struct rec_job *j, bool counts)
+{
+    if (!c->job_restarts)
+        return err_set(c->e, -EINVAL,
+                       "%s failure policy action cannot be used when the feature gate RestartJob "
+                       "is disabled (turn it on with " FG_HOW_TO_ENABLE("RestartJob") ")",
+                       counts ? "RestartJob" : "RestartJobAndIgnoreMaxRestarts");
+    return rec_restart_job(c, j, counts);
+}
+
+static int act_restart_job(struct rec_ctx *c, const struct rec_job *j, const json_t *rule)
+{
+    (void)rule;
+    return act_restart_job_as(c, j, true);
+}
+
+static int act_restart_job_ignore_max(struct rec_ctx *c, const struct rec_job *j,
+                                      const json_t *rule)
+{
+    (void)rule;
+    return act_restart_job_as(c, j, false);
+}
+
 static const struct failure_action {
     const char *name;
     int (*apply)(struct rec_ctx *c, const struct rec_job *j, const json_t *rule);
@@ -137,6 +165,8 @@ static const struct failure_action {
     {"FailJobSet", act_fail},
     {"RestartJobSet", act_restart},
     {"RestartJobSetAndIgnoreMaxRestarts", act_restart_ignore_max},
+    {"RestartJob", act_restart_job},
+    {"RestartJobAndIgnoreMaxRestarts", act_restart_job_ignore_max},
 };
 
 static int apply_action(struct rec_ctx *c, const char *action, const struct rec_job *j,
@@ -146,9 +176,8 @@ static int apply_action(struct rec_ctx *c, const char *action, const struct rec_
         if (action && strcmp(action, failure_actions[i].name) == 0)
             return failure_actions[i].apply(c, j, rule);
     return err_set(c->e, -EINVAL,
-                   "%s failure policy action cannot be used when the feature gate RestartJob is "
-                   "disabled",
-                   action ? action : "(missing)");
+                   "failed to find a corresponding action for the FailurePolicyRuleAction %s",
+                   action ? action : "");
 }
 
 int rec_failure_execute(struct rec_ctx *c)

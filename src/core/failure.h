@@ -1,7 +1,8 @@
 /* failure: the JobSet failure policy (kubernetes-sigs/jobset pkg/controllers/failure_policy.go,
  * executeFailurePolicy): rule matching (reasons, message patterns, target RJs), first-failed-Job
- * selection, the FailJobSet / RestartJobSet / RestartJobSetAndIgnoreMaxRestarts actions and the
- * restart-limit arithmetic. */
+ * selection, the FailJobSet / RestartJobSet / RestartJobSetAndIgnoreMaxRestarts actions, the
+ * RestartJob / RestartJobAndIgnoreMaxRestarts actions of the RestartJob gate (core/restart_job.h)
+ * and the restart-limit arithmetic. */
 #ifndef JX_CORE_FAILURE_H
 #define JX_CORE_FAILURE_H
 
@@ -20,8 +21,8 @@ bool rec_rule_applies(const json_t *rule, const char *rj_name, const char *reaso
 
 /* Runs the failure policy over the failed current-attempt Jobs of the pass (at least one):
  * sets Failed/RestartingJobSet conditions, terminalState, bumps restarts, queues events.
- * Returns 0, -EINVAL (a matching rule uses an action this build does not enable; message in
- * c->e) or -ENOMEM. */
+ * Returns 0, -EINVAL (a matching rule uses a RestartJob action while its gate is off, or the
+ * failed Job's labels do not place it; message in c->e) or -ENOMEM. */
 int rec_failure_execute(struct rec_ctx *c) __attribute__((warn_unused_result));
 
 #endif

@@ -7,7 +7,9 @@
 #include "api/construct.h"
 #include "api/keys.h"
 #include "core/failure.h"
+#include "core/in_place.h"
 #include "core/reconcile_int.h"
+#include "core/restart_job.h"
 #include "core/startup.h"
 #include "core/success.h"
 #include "core/suspend.h"
@@ -163,6 +165,11 @@ static int classify_one(struct rec_ctx *c, const json_t *job)
     if (rec_job_classify(job, c->v.restarts, &j->bucket, &j->failed_cond))
         return err_set(c->e, -EINVAL, "job %s: invalid value for label %s, must be integer",
                        j->name, LBL_RESTART_ATTEMPT);
+    if (j->bucket != REC_BUCKET_PREVIOUS && c->job_restarts) {
+        int rc = rec_job_restart_check(c, j);
+        if (rc)
+            return rc;
+    }
     const json_t *del = json_object_get(meta, "deletionTimestamp");
     j->terminating = del && !json_is_null(del);
     j->suspended = jx_bool_or(jx_obj(job, "spec"), "suspend", false);
@@ -208,6 +215,13 @@ static int ctx_jaxrt(struct rec_ctx *c)
     return rc;
 }
 
+/* An integer field of the observed status, -1 when absent. */
+static long long status_int(const struct rec_ctx *c, const char *key)
+{
+    long long v;
+    return jx_int(c->old_status, key, &v) == 0 ? v : -1;
+}
+
 static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int64_t now_ms)
 {
     const json_t *old_conds;
@@ -227,6 +241,10 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
     c->restarts_max = jx_int_or(c->old_status, "restartsCountTowardsMax", 0);
     c->terminal = jx_str(c->old_status, "terminalState") ? jx_str(c->old_status, "terminalState")
                                                           : "";
+    c->ipr_previous = status_int(c, "previousInPlaceRestartAttempt");
+    c->ipr_current = status_int(c, "currentInPlaceRestartAttempt");
+    if (fg_enabled(c->gates, FG_RESTART_JOB) && rec_job_restarts_load(c) < 0)
+        return err_set(c->e, -ENOMEM, "out of memory");
     old_conds = jx_arr(c->old_status, "conditions");
     c->conds = json_object();
     if (!c->conds || (old_conds && jx_set_new(c->conds, "conditions", json_deep_copy(old_conds))))
@@ -236,6 +254,7 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
 
 static void ctx_release(struct rec_ctx *c)
 {
+    rec_job_restarts_release(c);
     jaxrt_release(&c->rt);
     js_view_release(&c->v);
     free(c->jobs);
@@ -305,7 +324,8 @@ static int reconcile_running(struct rec_ctx *c)
     rc = rec_create_jobs(c);
     if (rc)
         return rc;
-    return c->v.suspend ? rec_suspend_jobs(c) : rec_resume_jobs(c);
+    rc = c->v.suspend ? rec_suspend_jobs(c) : rec_resume_jobs(c);
+    return rc ? rc : rec_in_place_restart(c);
 }
 
 static int reconcile_steps(struct rec_ctx *c)
@@ -322,12 +342,28 @@ static int reconcile_steps(struct rec_ctx *c)
 
 static bool status_key_own(const char *k)
 {
-    static const char *const own[] = {"conditions", "restarts", "restartsCountTowardsMax",
-                                      "terminalState", "replicatedJobsStatus"};
+    static const char *const own[] = {"conditions",
+                                      "restarts",
+                                      "restartsCountTowardsMax",
+                                      "terminalState",
+                                      "replicatedJobsStatus",
+                                      "previousInPlaceRestartAttempt",
+                                      "currentInPlaceRestartAttempt"};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if (strcmp(k, own[i]) == 0)
             return true;
     return false;
+}
+
+/* replicatedJobsStatus, with the per-Job restart lists under the RestartJob gate. */
+static json_t *rj_statuses(const struct rec_ctx *c)
+{
+    json_t *rjs = rec_rj_status_json(&c->v, c->counts);
+    if (rjs && c->job_restarts && rec_job_restarts_status(c, rjs) < 0) {
+        json_decref(rjs);
+        return NULL;
+    }
+    return rjs;
 }
 
 /* The new status in upstream's field order; fields this core does not manage are kept. */
@@ -339,7 +375,9 @@ static json_t *status_assemble(const struct rec_ctx *c)
         jx_set_int(s, "restarts", c->restarts) ||
         (c->restarts_max && jx_set_int(s, "restartsCountTowardsMax", c->restarts_max)) ||
         (*c->terminal && jx_set_str(s, "terminalState", c->terminal)) ||
-        (c->v.n_rj && jx_set_new(s, "replicatedJobsStatus", rec_rj_status_json(&c->v, c->counts))))
+        (c->v.n_rj && jx_set_new(s, "replicatedJobsStatus", rj_statuses(c))) ||
+        (c->ipr_previous >= 0 && jx_set_int(s, "previousInPlaceRestartAttempt", c->ipr_previous)) ||
+        (c->ipr_current >= 0 && jx_set_int(s, "currentInPlaceRestartAttempt", c->ipr_current)))
         goto fail;
     json_object_foreach ((json_t *)c->old_status, k, v)
         if (!status_key_own(k) && jx_set_new(s, k, json_deep_copy(v)))
@@ -360,8 +398,15 @@ static bool skipped(const json_t *js)
 int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now_ms, struct rec_plan *out_plan,
                   struct err *e)
 {
+    return rec_reconcile_gated(js, jobs, NULL, now_ms, NULL, out_plan, e);
+}
+
+int rec_reconcile_gated(const json_t *js, const json_t *jobs, const json_t *pods, int64_t now_ms,
+                        const struct feature_gates *gates, struct rec_plan *out_plan,
+                        struct err *e)
+{
     struct rec_plan plan = {.requeue_after_ms = -1};
-    struct rec_ctx c = {.plan = &plan, .e = e};
+    struct rec_ctx c = {.plan = &plan, .e = e, .gates = gates, .pods = pods};
     int rc = 0;
     if (skipped(js)) {
         plan.skipped = true;

@@ -12,8 +12,18 @@
  *   5. events       (in order)
  *   6. delete_jobset (Foreground) / requeue after `requeue_after_ms`
  *
- * Feature-gated alpha features (InPlaceRestart, RestartJob actions, ElasticJobSet) are off:
- * a RestartJob* rule that matches is reported as an error, as upstream does with its gate off.
+ * Feature gates (api/features.h): rec_reconcile() runs with upstream's defaults (every alpha
+ * gate off: a RestartJob* rule that matches is an error, as upstream reports it with its gate
+ * off).  rec_reconcile_gated() takes the controller's gates:
+ *   - RestartJob: child Jobs carry jobset.sigs.k8s.io/job-restart-attempt; the RestartJob
+ *     actions bump status.replicatedJobsStatus[].jobRestarts[i] (and
+ *     jobRestartsCountTowardsMax[i]) of the failed Job only, and the following passes delete
+ *     that one Job (a Job whose label is below its count is "previous") and create it again
+ *     once it is gone: plan shapes the executor already knows (core/restart_job.h).
+ *   - InPlaceRestart (restartStrategy InPlaceRestart): the pass also reads the JobSet's Pods
+ *     and moves status.previousInPlaceRestartAttempt / currentInPlaceRestartAttempt, which the
+ *     in-pod agents act on; no Job is touched for it (core/in_place.h).  A backend running such
+ *     JobSets lists (and watches) the Pods labelled jobset.sigs.k8s.io/jobset-name=<name>.
  *
  * Ownership: the inputs are borrowed for the duration of the call; everything reachable from a
  * plan is owned by the plan and freed by rec_plan_release(). */
@@ -94,6 +104,20 @@ struct rec_plan {
  * status write in the same cases. */
 int rec_reconcile(const json_t *js, const json_t *jobs, int64_t now_ms, struct rec_plan *out_plan,
                   struct err *e) __attribute__((warn_unused_result));
+
+struct feature_gates;
+
+/* rec_reconcile with the controller's feature gates `gates` (NULL: upstream's defaults, which is
+ * rec_reconcile) and, for InPlaceRestart, `pods`: a JSON array of the v1 Pods of the JobSet
+ * (metadata.annotations, status.phase, status.containerStatuses / initContainerStatuses with
+ * restartCount), borrowed, NULL = none; read only with the InPlaceRestart gate on and
+ * restartStrategy InPlaceRestart.  Further -EINVAL cases, as upstream's: with RestartJob on, a
+ * current Job without replicatedjob-name / job-index labels, a label that is not an integer,
+ * or an index outside its replicated job; with InPlaceRestart on, a Pod's
+ * in-place-restart-attempt annotation that is not a non-negative integer. */
+int rec_reconcile_gated(const json_t *js, const json_t *jobs, const json_t *pods, int64_t now_ms,
+                        const struct feature_gates *gates, struct rec_plan *out_plan,
+                        struct err *e) __attribute__((warn_unused_result));
 
 /* Frees everything the plan owns and zeroes it.  NULL-safe, idempotent. */
 void rec_plan_release(struct rec_plan *p);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/features.h"
 #include "api/jaxrt.h"
 #include "api/jobset.h"
 #include "core/reconcile.h"
@@ -44,6 +45,12 @@ struct rec_ctx {
     long long restarts;        /* status.restarts (new value once a restart is decided) */
     long long restarts_max;    /* status.restartsCountTowardsMax */
     const char *terminal;      /* status.terminalState ("" = none); static or borrowed */
+    const struct feature_gates *gates; /* borrowed; NULL: defaults */
+    const json_t *pods;        /* the JobSet's Pods (InPlaceRestart), borrowed, may be NULL */
+    json_t **job_restarts;     /* RestartJob gate: per RJ of the view, the jobRestarts list */
+    json_t **job_restarts_max; /* ... and jobRestartsCountTowardsMax; entries NULL = absent */
+    long long ipr_previous;    /* status.previousInPlaceRestartAttempt, -1 = absent */
+    long long ipr_current;     /* status.currentInPlaceRestartAttempt, -1 = absent */
     struct rec_plan *plan;
     struct err *e;
 };

@@ -65,7 +65,7 @@ static int create_rj(struct rec_ctx *c, size_t rj)
         js_job_name(&c->v, rj, idx, name, sizeof(name));
         if (rec__job_exists(c, name))
             continue;
-        if (rec__create(c, construct_job(c->js, &c->v, &c->rt, rj, idx)))
+        if (rec__create(c, construct_job_gated(c->js, &c->v, &c->rt, c->gates, rj, idx)))
             return -ENOMEM;
     }
     return 0;

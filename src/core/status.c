@@ -141,8 +141,7 @@ bool rec_finished(const json_t *conditions, const json_t **out_cond)
 
 /* ---- child Jobs ---------------------------------------------------------------------------- */
 
-/* Go's strconv.Atoi: optional sign, decimal digits, nothing else. */
-static bool parse_atoi(const char *s, long long *out)
+bool rec_atoi(const char *s, long long *out)
 {
     if (!s || !*s || (*s != '+' && *s != '-' && (*s < '0' || *s > '9')))
         return false;
@@ -160,7 +159,7 @@ int rec_job_classify(const json_t *job, long long restarts, enum rec_bucket *out
 {
     long long attempt;
     const char *lbl = jx_get_meta(jx_obj(job, "metadata"), "labels", LBL_RESTART_ATTEMPT);
-    if (!parse_atoi(lbl, &attempt))
+    if (!rec_atoi(lbl, &attempt))
         return -EINVAL;
     if (attempt < restarts) {
         *out_bucket = REC_BUCKET_PREVIOUS;

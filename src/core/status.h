@@ -63,6 +63,10 @@ enum rec_bucket {
     REC_BUCKET_N,
 };
 
+/* Go's strconv.Atoi: an optional sign and decimal digits, nothing else.  False when s is NULL
+ * or not that. */
+bool rec_atoi(const char *s, long long *out);
+
 /* Classifies one Job against status.restarts: restart-attempt label < restarts → PREVIOUS;
  * else the first Complete/Failed condition with status "True" decides; else ACTIVE.
  * *out_failed (may be NULL) gets the Failed=True condition of a FAILED Job.

@@ -91,7 +91,8 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     j->rj = (size_t)rj;
     j->index = strtoll(idx, NULL, 10);
     j->wakeup_ms = INT64_MAX;
-    int rc = jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name) < 0
+    int rc = jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name) < 0 ||
+                     run__agent_commands(jx_path(obj, "spec.template.spec")) < 0
                  ? err_set(err, -ENOMEM, "out of memory")
                  : jobctl_spec_parse(obj, &j->spec, err);
     if (rc < 0) {
@@ -171,7 +172,7 @@ static int op_delete_job(void *ctx, const char *name, bool foreground, struct er
     (void)foreground; /* a Job's pods are always stopped before its name is free again */
     (void)e;
     if (j && !j->deleting)
-        j->restart_teardown = restart_teardown(ps->r, j);
+        j->restart_teardown = restart_teardown(ps->r, j) || run__job_outdated(ps->r, j);
     delete_job(ps->r, name, ps->now);
     return 0;
 }
@@ -189,21 +190,13 @@ static int op_create_service(void *ctx, json_t *service, struct err *e)
  * cluster's pod start-up paces the loop; locally a gang that fails at once would restart
  * hundreds of times a second.  The first quick restart is immediate; from the second
  * consecutive attempt that lived less than RUN_GANG_STABLE_MS on, the new attempt waits
- * base, 2 x base, ... (--restart-backoff, at most RUN_GANG_BACKOFF_MAX_MS). */
-#define RUN_GANG_STABLE_MS 10000
-#define RUN_GANG_BACKOFF_MAX_MS 10000
-
+ * base, 2 x base, ... (--restart-backoff, at most RUN_GANG_BACKOFF_MAX_MS).  A Job restarted
+ * alone (RestartJob gate) has the same backoff of its own (runner_restart.c). */
 static void gang_attempt_begins(struct run *r, long long attempt, int64_t now)
 {
     bool quick = now - r->attempt_started_ms < RUN_GANG_STABLE_MS;
     r->quick_restarts = quick ? r->quick_restarts + 1 : 0;
-    int64_t delay = 0;
-    if (r->quick_restarts >= 2) {
-        delay = r->o->restart_base_ms;
-        for (int i = 2; i < r->quick_restarts && delay < RUN_GANG_BACKOFF_MAX_MS; i++)
-            delay *= 2;
-        delay = delay > RUN_GANG_BACKOFF_MAX_MS ? RUN_GANG_BACKOFF_MAX_MS : delay;
-    }
+    int64_t delay = run__backoff_delay(r, r->quick_restarts);
     r->attempt = attempt;
     r->gang_hold_ms = now + delay;
     r->attempt_started_ms = now + delay;
@@ -226,8 +219,13 @@ static int op_create_job(void *ctx, json_t *job, struct err *e)
         return 0;
     if (attempt > r->attempt)
         gang_attempt_begins(r, attempt, ps->now);
-    if (ps->now < r->gang_hold_ms) {
+    int64_t hold = ps->now < r->gang_hold_ms ? r->gang_hold_ms
+                                             : run__job_restart_hold(r, job, ps->now);
+    if (hold < 0)
+        return err_set(e, -ENOMEM, "out of memory");
+    if (hold > 0) {
         r->held = true;
+        r->held_until_ms = hold < r->held_until_ms ? hold : r->held_until_ms;
         return 0;
     }
     return add_job(r, json_incref(job), e);
@@ -306,14 +304,15 @@ static int apply_plan(struct run *r, const struct rec_plan *p, int64_t now, bool
     struct run_pass ps = {r, now};
     struct rec_exec_result res;
     r->held = false;
+    r->held_until_ms = INT64_MAX;
     int rc = rec_plan_execute(p, &run_ops, &ps, &res, err);
     if (rc < 0)
         return rc;
     r->requeue_at_ms = p->requeue_after_ms >= 0 ? now + p->requeue_after_ms : INT64_MAX;
     /* creates held back by the gang backoff change nothing until it ends */
     *changed = r->held ? p->n_deletes || p->n_patches || res.status_written : res.changed;
-    if (r->held && r->gang_hold_ms < r->requeue_at_ms)
-        r->requeue_at_ms = r->gang_hold_ms;
+    if (r->held && r->held_until_ms < r->requeue_at_ms)
+        r->requeue_at_ms = r->held_until_ms;
     return 0;
 }
 
@@ -327,15 +326,20 @@ static int reconcile_once(struct run *r, int64_t now, bool *changed, struct err 
         if (rc < 0)
             return rc;
     }
-    json_t *jobs = jobs_json(r);
+    json_t *jobs = jobs_json(r), *pods = r->ipr ? run__ipr_pods(r) : NULL;
     struct rec_plan plan;
-    int rc = jobs ? rec_reconcile(r->js, jobs, now, &plan, err) : -ENOMEM;
+    int rc = jobs && (pods || !r->ipr)
+                 ? rec_reconcile_gated(r->js, jobs, pods, now, &r->m->gates, &plan, err)
+                 : err_set(err, -ENOMEM, "out of memory");
     json_decref(jobs);
+    json_decref(pods);
     if (rc < 0)
         return rc;
     bool planned = false;
     rc = apply_plan(r, &plan, now, &planned, err);
     rec_plan_release(&plan);
+    if (rc == 0)
+        any |= run__ipr_agents(r, now); /* the agents read the status just written */
     *changed = any || planned;
     return rc;
 }
@@ -482,7 +486,8 @@ static int loop(struct run *r, struct err *err)
     return !strcmp(terminal(r), "Completed") ? 0 : 1;
 }
 
-/* Every container runs locally only with a command and env sources one machine can give. */
+/* Every container runs locally only with a command and env sources one machine can give (an
+ * in-place restart agent with the command runner_agent.c gives it). */
 static int precheck_list(const struct manifest *m, const json_t *tmpl, const char *field,
                          size_t rj, struct err *err)
 {
@@ -491,7 +496,10 @@ static int precheck_list(const struct manifest *m, const json_t *tmpl, const cha
                              .objects = m->objects, .ns = m->view.ns};
     for (size_t k = 0; k < json_array_size(list); k++) {
         struct podenv_strv env = {0}, argv = {0};
-        int rc = podenv_build(json_array_get(list, k), &pod, NULL, NULL, &env, &argv, err);
+        json_t *c = run__agent_container(json_array_get(list, k));
+        int rc = c ? podenv_build(c, &pod, NULL, NULL, &env, &argv, err)
+                   : err_set(err, -ENOMEM, "out of memory");
+        json_decref(c);
         podenv_strv_free(&env);
         podenv_strv_free(&argv);
         if (rc < 0) {
@@ -618,6 +626,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->n_gpus = r->n_gpus > RUN_MAX_GPUS ? RUN_MAX_GPUS : r->n_gpus;
     r->js = json_deep_copy(m->jobset);
     r->coord_port = free_port();
+    r->ipr = run__ipr_active(m);
+    r->ipr_noted = -1;
     if (!r->js || r->coord_port < 0)
         return err_set(err, -ENOMEM, "cannot set up the run (memory or a free port)");
     int rc = runner_check(m, err);
@@ -656,6 +666,7 @@ static void teardown(struct run *r)
         fclose(r->events);
     json_decref(r->js);
     json_decref(r->pod_history);
+    free(r->job_backoff);
 }
 
 /* The image of a container means nothing on one machine: say so once. */

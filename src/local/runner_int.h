@@ -34,6 +34,10 @@ struct rpod {
     size_t n_c;
     size_t next_init;            /* initContainers before this one have completed */
     int64_t kill_at_ms;          /* SIGKILL deadline after a SIGTERM; 0: none */
+    /* InPlaceRestart (runner_ipr.c): the runner plays the in-pod agent */
+    long long ipr_attempt;       /* the pod's in-place restart attempt; -1: not in-place */
+    bool ipr_held;               /* at the agent's barrier: no container started yet */
+    bool ipr_restarting;         /* its containers are stopping for an in-place restart */
     int gpus[RUN_MAX_GPUS];
     int n_gpus;
 };
@@ -82,13 +86,69 @@ struct run {
     int quick_restarts;          /* consecutive attempts that lived < RUN_GANG_STABLE_MS */
     int64_t gang_hold_ms;        /* no Job of `attempt` is created before this */
     bool held;                   /* this pass held back a create */
+    int64_t held_until_ms;       /* ... until then (a gang's or a Job's restart backoff) */
+    struct run_job_backoff *job_backoff; /* crash-loop backoff of RestartJob restarts */
+    size_t n_job_backoff;
+    bool ipr;                    /* InPlaceRestart gate on and restartStrategy InPlaceRestart:
+                                  * the runner is every pod's in-place restart agent */
+    long long ipr_noted;         /* the last in-place restart attempt announced */
     char last_line[512];
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
     json_t *pod_history;         /* pods of Jobs already deleted (runner_pods.c) */
 };
 
 
+/* One Job's restarts by the RestartJob actions, for their crash-loop backoff. */
+struct run_job_backoff {
+    char name[RUN_NAME_MAX];
+    long long attempt;   /* the newest job-restart-attempt created */
+    int64_t started_ms;  /* when it was (or may be) created */
+    int quick;           /* consecutive attempts that lived < RUN_GANG_STABLE_MS */
+    int64_t hold_ms;     /* not created before this */
+};
+
+/* The crash-loop backoff of restarts (runner.c, runner_restart.c): from the second consecutive
+ * attempt that lived less than RUN_GANG_STABLE_MS on, the next waits base, 2 x base, ... */
+#define RUN_GANG_STABLE_MS 10000
+#define RUN_GANG_BACKOFF_MAX_MS 10000
+int64_t run__backoff_delay(const struct run *r, int quick);
+
+/* RestartJob gate (runner_restart.c).  run__job_outdated: Job j was deleted because the
+ * RestartJob actions restart it (its job-restart-attempt is below its count).
+ * run__job_restart_hold: when a Job about to be created is a RestartJob restart of it, the time
+ * before which its crash-loop backoff holds it back (0: create now).  -ENOMEM as a negative. */
+bool run__job_outdated(const struct run *r, const struct rjob *j);
+int64_t run__job_restart_hold(struct run *r, const json_t *job, int64_t now);
+
+/* InPlaceRestart (runner_ipr.c), all no-ops unless r->ipr.
+ * run__ipr_pod_init: a new pod's attempt (currentInPlaceRestartAttempt + 1, or 0) in its
+ * annotation, held at the barrier.  run__ipr_exited: container c of p exited; true when the
+ * agent took it (a failure restarts the pod in place; the end of such a restart holds it at the
+ * barrier again).  run__ipr_agents: every agent reads the JobSet status: pods at or below
+ * previousInPlaceRestartAttempt restart in place, held pods at currentInPlaceRestartAttempt
+ * start; true when one did.  run__ipr_pods: the v1 Pods the core reads (NULL on OOM). */
+bool run__ipr_active(const struct manifest *m);
+void run__ipr_pod_init(struct run *r, struct rpod *p);
+bool run__ipr_exited(struct run *r, struct rjob *j, struct rpod *p, const struct rcont *c,
+                     int64_t now);
+bool run__ipr_agents(struct run *r, int64_t now);
+json_t *run__ipr_pods(const struct run *r);
+
+/* Gives every container of pod_spec that is upstream's in-place restart agent (no command;
+ * named, or an image, in-place-restart-agent) the command that does its part locally
+ * (runner_agent.c).  0 or -ENOMEM. */
+int run__agent_commands(json_t *pod_spec);
+/* Container c as run__agent_commands leaves it: a new reference (c itself when it is no
+ * agent), NULL on OOM. */
+json_t *run__agent_container(const json_t *c);
+
 /* Pods (runner_pod.c). */
+/* Starts what the pod may run next (initContainers in order, then the containers). */
+void run__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now);
+void run__signal_pod(struct run *r, struct rpod *p, int sig);
+/* Grace of a pod stopped for a restart: --restart-grace, else the JobSet's annotation, else
+ * the pod's own. */
+int run__restart_grace_ms(const struct run *r, const struct rjob *j);
 int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);
 void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now);
 void run__kill_job(struct run *r, struct rjob *j, int64_t now);

@@ -237,7 +237,7 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
 }
 
 /* Runs the next initContainers (sidecars start and stay), then every container. */
-static void pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
+void run__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
 {
     while (p->next_init < p->n_c && p->c[p->next_init].init) {
         struct rcont *c = &p->c[p->next_init];
@@ -332,7 +332,9 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
     }
     j->pods[j->n_pods++] = p;
     gpus_take(r, p, pod_gpus(spec));
-    pod_advance(r, j, p, now);
+    run__ipr_pod_init(r, p); /* InPlaceRestart: the agent's barrier first */
+    if (!p->ipr_held)
+        run__pod_advance(r, j, p, now);
     return 0;
 }
 
@@ -350,6 +352,16 @@ static long long restart_grace_s(const struct run *r)
     return r->o->restart_grace_s >= 0 ? r->o->restart_grace_s : r->m->restart_grace_s;
 }
 
+int run__restart_grace_ms(const struct run *r, const struct rjob *j)
+{
+    long long g = restart_grace_s(r);
+    if (g < 0 && r->o->grace_s >= 0)
+        g = r->o->grace_s;
+    if (g < 0)
+        g = jx_int_or(jx_obj(pod_template(j), "spec"), "terminationGracePeriodSeconds", 30);
+    return (int)(g < 0 ? 0 : g * 1000);
+}
+
 static int grace_ms(const struct run *r, const struct rjob *j)
 {
     if (j->restart_teardown && restart_grace_s(r) >= 0)
@@ -360,7 +372,7 @@ static int grace_ms(const struct run *r, const struct rjob *j)
     return (int)(g < 0 ? 0 : g * 1000);
 }
 
-static void signal_pod(struct run *r, struct rpod *p, int sig)
+void run__signal_pod(struct run *r, struct rpod *p, int sig)
 {
     for (size_t i = 0; i < p->n_c; i++)
         if (p->c[i].alive)
@@ -373,7 +385,7 @@ static void pod_kill(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
     if (run__pod_alive(p)) {
         int g = grace_ms(r, j);
         if (p->kill_at_ms == 0) {
-            signal_pod(r, p, g ? SIGTERM : SIGKILL);
+            run__signal_pod(r, p, g ? SIGTERM : SIGKILL);
             p->kill_at_ms = now + g;
         } else if (now + g < p->kill_at_ms) { /* a restart's shorter grace cuts a longer one */
             p->kill_at_ms = now + g;
@@ -414,7 +426,7 @@ void run__escalate_kills(struct run *r, int64_t now)
             struct rpod *p = r->jobs[k]->pods[i];
             if (p->kill_at_ms && now >= p->kill_at_ms) {
                 note_restart_kill(r, r->jobs[k], p);
-                signal_pod(r, p, SIGKILL);
+                run__signal_pod(r, p, SIGKILL);
             }
         }
 }
@@ -475,7 +487,7 @@ static bool pod_verdict(struct run *r, struct rjob *j, struct rpod *p, const str
     if (c->sidecar)
         return false;
     if (c->init && c->code == 0) {
-        pod_advance(r, j, p, now);
+        run__pod_advance(r, j, p, now);
         return false;
     }
     if (!c->code || (!c->init && rp != JOBCTL_RESTART_ON_FAILURE)) {
@@ -496,11 +508,13 @@ static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rc
     c->sig = sig;
     if (p->jp.phase != JOBCTL_RUNNING || p->jp.waiting)
         return;
+    if (run__ipr_exited(r, j, p, c, now))
+        return; /* the in-place restart agent's: the pod restarts in place */
     p->jp.container = jx_str(c->spec, "name"); /* podFailurePolicy matches on it */
     if (!pod_verdict(r, j, p, c, now))
         return;
     if (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED) {
-        signal_pod(r, p, SIGTERM); /* sidecars, and what a failed pod still runs */
+        run__signal_pod(r, p, SIGTERM); /* sidecars, and what a failed pod still runs */
         if (!p->kill_at_ms)
             p->kill_at_ms = now + grace_ms(r, j);
         gpus_release(r, p);
@@ -550,7 +564,7 @@ static void pod_restart(struct run *r, struct rjob *j, struct rpod *p, int64_t n
                 cont_spawn(r, j, p, c, now);
         }
     }
-    pod_advance(r, j, p, now);
+    run__pod_advance(r, j, p, now);
 }
 
 static int execute(struct run *r, struct rjob *j, const struct jobctl_result *res, int64_t now)

@@ -55,6 +55,7 @@ static int pod_fields(const struct run *r, const struct rjob *j, const struct rp
                       json_t *o)
 {
     const char *attempt = jx_get_meta(p->meta, "labels", LBL_RESTART_ATTEMPT);
+    const char *job_attempt = jx_get_meta(p->meta, "labels", LBL_JOB_RESTART_ATTEMPT);
     long long id = r->m->rt.flavor != JAXRT_OFF
                        ? jaxrt_process_id(&r->m->rt, &r->m->view, j->rj, j->index,
                                           p->jp.index < 0 ? 0 : p->jp.index)
@@ -67,6 +68,10 @@ static int pod_fields(const struct run *r, const struct rjob *j, const struct rp
         rc = jx_set_int(o, "completionIndex", p->jp.index);
     if (!rc && attempt)
         rc = jx_set_int(o, "restartAttempt", strtoll(attempt, NULL, 10));
+    if (!rc && job_attempt) /* RestartJob: the Job's own restart count */
+        rc = jx_set_int(o, "jobRestartAttempt", strtoll(job_attempt, NULL, 10));
+    if (!rc && p->ipr_attempt >= 0) /* InPlaceRestart: the attempt its agent wrote */
+        rc = jx_set_int(o, "inPlaceRestartAttempt", p->ipr_attempt);
     if (!rc && id >= 0)
         rc = jx_set_int(o, "jaxProcessId", id);
     rc = rc ? rc : jx_set_str(o, "phase", phases[p->jp.phase]);
@@ -170,14 +175,19 @@ int run__pods_write(const struct run *r, const char *path)
 }
 
 /* Whether failed pod `p` ended the run before `best`: a later restart attempt wins (its failure
- * is what ended the run), then a pod that exited by itself over one stopped by a signal (finish
- * times are to the second: a teardown in the same second would tie), then the earlier finish. */
+ * is what ended the run), then a later in-place restart attempt (the pod that restarted in
+ * place last), then a pod that exited by itself over one stopped by a signal (finish times are
+ * to the second: a teardown in the same second would tie), then the earlier finish. */
 static bool failed_first(const json_t *p, const json_t *best)
 {
     long long a = jx_int_or(p, "restartAttempt", 0), b = jx_int_or(best, "restartAttempt", 0);
+    long long ia = jx_int_or(p, "inPlaceRestartAttempt", 0);
+    long long ib = jx_int_or(best, "inPlaceRestartAttempt", 0);
     const char *fin = jx_str(p, "finishTime"), *bfin = jx_str(best, "finishTime");
     if (a != b)
         return a > b;
+    if (ia != ib)
+        return ia > ib;
     if (exited_by_itself(p) != exited_by_itself(best))
         return exited_by_itself(p);
     return fin && bfin && strcmp(fin, bfin) < 0;

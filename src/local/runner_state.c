@@ -141,6 +141,21 @@ void run__event(struct run *r, const char *type, const char *reason, const char 
     sb_free(&line);
 }
 
+/* The restarts of the feature gates: of single Jobs (RestartJob) and in place. */
+static void gated_restarts_text(const json_t *st, struct sbuf *b)
+{
+    long long jobs = 0, in_place = jx_int_or(st, "currentInPlaceRestartAttempt", 0);
+    size_t i, k;
+    const json_t *e, *v;
+    json_array_foreach (jx_arr(st, "replicatedJobsStatus"), i, e)
+        json_array_foreach (jx_arr(e, "jobRestarts"), k, v)
+            jobs += json_is_integer(v) ? json_integer_value(v) : 0;
+    if (jobs)
+        sb_printf(b, "  job restarts %lld", jobs);
+    if (in_place > 0)
+        sb_printf(b, "  in-place restarts %lld", in_place);
+}
+
 /* "workers: 4/4/0/0  restarts 0  (ready/active/succeeded/failed)" from the status. */
 static void status_text(const struct run *r, struct sbuf *b)
 {
@@ -152,7 +167,9 @@ static void status_text(const struct run *r, struct sbuf *b)
                   jx_int_or(e, "ready", 0), jx_int_or(e, "active", 0),
                   jx_int_or(e, "succeeded", 0), jx_int_or(e, "failed", 0));
     }
-    sb_printf(b, "  restarts %lld  (ready/active/succeeded/failed)", jx_int_or(st, "restarts", 0));
+    sb_printf(b, "  restarts %lld", jx_int_or(st, "restarts", 0));
+    gated_restarts_text(st, b);
+    sb_printf(b, "  (ready/active/succeeded/failed)");
 }
 
 /* The live line is one terminal line: it is cut at sizeof(last_line) - 1 bytes on purpose. */

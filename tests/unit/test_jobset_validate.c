@@ -349,7 +349,8 @@ static const struct vcase cases[] = {
         "\"BlockingRecreate\", \"InPlaceRestart\""},
     {{"spec.failurePolicy={'restartStrategy':'InPlaceRestart'}"},
      FP ".restartStrategy: Invalid value: \"InPlaceRestart\": InPlaceRestart restart strategy "
-        "cannot be set when InPlaceRestart feature gate is disabled"},
+        "cannot be set when InPlaceRestart feature gate is disabled (turn it on with "
+        "--feature-gates=InPlaceRestart=true)"},
     {{"spec.failurePolicy={'rules':[{'name':'r','action':'Explode'}]}"},
      R0 ".action: Unsupported value: \"Explode\": supported values: " ACTIONS},
     {{"spec.failurePolicy={'rules':[{'name':'r'}]}"}, R0 ".action: Required value"},
@@ -357,7 +358,7 @@ static const struct vcase cases[] = {
       "'action':'RestartJob','targetReplicatedJobs':['zz']}]}"},
      FP ".rules[1].action: Invalid value: \"RestartJob\": RestartJob and "
         "RestartJobAndIgnoreMaxRestarts failure policy actions are not allowed when RestartJob "
-        "feature gate is disabled"},
+        "feature gate is disabled (turn it on with --feature-gates=RestartJob=true)"},
     {{"spec.failurePolicy={'rules':[{'name':'1rule','action':'FailJobSet'}]}"},
      R0 ".name: Invalid value: \"1rule\": invalid failure policy rule name '1rule', " RULE_RE},
     {{"spec.failurePolicy={'rules':[{'name':'rule:','action':'FailJobSet'}]}"},
