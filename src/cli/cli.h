@@ -32,7 +32,7 @@ int cmd_controller(int argc, char **argv);
 #define CLI_HELP_SHOWN (-1)
 
 /* help.c: the one description of every command (usage, text, options, exit status). */
-#define CLI_HELP_MAX_OPTS 14
+#define CLI_HELP_MAX_OPTS 16
 struct cli_help {
     const char *name, *summary, *usage, *text, *exit;
     struct {

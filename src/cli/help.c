@@ -169,6 +169,23 @@ static const struct cli_help helps[] = {
                  "[--leader-elect-retry-period D] [--identity ID] "
                  "[--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] "
                  "[--log-level error|info|debug] [--log-format text|json]",
+        .opts = {{"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, "
+                                       "~/.kube/config, then the in-cluster service account)"},
+                 {"--context NAME", "this context of the kubeconfig"},
+                 {"--in-cluster", "only the in-cluster service account"},
+                 {"--kube-api-qps N, --kube-api-burst N", "client-side rate limit (500, 500)"},
+                 {"--max-parallel-writes N", "creates/deletes in flight for one JobSet (50)"},
+                 {"--leader-elect[=false]", "run only while holding the Lease "
+                                            "6d4f6a47.x-k8s.io (upstream's id)"},
+                 {"--leader-election-namespace NS, --leader-election-id ID",
+                  "where the Lease is (the configuration's namespace)"},
+                 {"--leader-elect-lease-duration D, --leader-elect-renew-deadline D, "
+                  "--leader-elect-retry-period D", "Go durations (15s, 10s, 2s)"},
+                 {"--identity ID", "the Lease holder's name (hostname_random)"},
+                 {"--metrics-bind-address ADDR", "Prometheus /metrics (:8080; 0 disables)"},
+                 {"--health-probe-bind-address ADDR", "/healthz and /readyz (:8081; 0 disables)"},
+                 {"--log-level L, --zap-log-level L", "error, info (default) or debug"},
+                 {"--log-format F, --zap-encoder F", "text (console) or json"}},
         .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
                 "JobSets and the Jobs and Services they own, and creates, deletes and updates "
                 "them and the JobSets' status exactly as upstream does, with the same labels, "

@@ -11,6 +11,10 @@
 #include "kube/kinformer.h"
 #include "kube/kqueue.h"
 #include "core/plan_exec.h"
+#include "kube/health.h"
+#include "kube/httpd.h"
+#include "kube/kmetrics.h"
+#include "kube/metrics.h"
 
 #define CTL_JOBSETS "/apis/jobset.x-k8s.io/v1alpha2/jobsets"
 #define CTL_JOBS "/apis/batch/v1/jobs"
@@ -37,15 +41,26 @@ struct ctl {
     const char *identity;
     json_t *invalid_seen; /* "ns/name@generation" of invalid JobSets already logged */
     unsigned long reconciles, reconcile_errors;
+    struct ctl_obs *obs;
 };
+
+/* ctl_obs.c: metrics, /metrics, /healthz, /readyz */
+int ctl_obs_start(struct ctl *c, struct err *e);
+void ctl_obs_stop(struct ctl *c);
+size_t ctl_obs_fds(const struct ctl *c, int *fds, int64_t *next_ms); /* at most 2 */
+void ctl_obs_serve(struct ctl *c, bool ready, bool leading);
+void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double seconds);
+void ctl_obs_queued(struct ctl *c, bool delayed);
+void ctl_obs_finished(struct ctl *c, const char *ns, const char *name, bool failed);
 
 /* ctl_slim.c: what the caches keep of each kind */
 json_t *ctl_slim_job(const json_t *job);
 json_t *ctl_slim_service(const json_t *svc);
 json_t *ctl_slim_jobset(const json_t *js);
 
-/* ctl_reconcile.c: one key ("ns/name"); 0, or -errno when it must be retried */
-int ctl_reconcile(struct ctl *c, const char *key);
+/* ctl_reconcile.c: one key ("ns/name"); 0, or -errno when it must be retried; *requeued:
+ * a timed requeue was asked for */
+int ctl_reconcile(struct ctl *c, const char *key, bool *requeued);
 
 /* ctl_ops.c: the rec_ops of this backend */
 struct ctl_pass {

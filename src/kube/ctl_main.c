@@ -42,7 +42,10 @@ static void enqueue(struct ctl *c, const char *ns, const char *name)
 {
     char key[512];
     snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+    size_t before = kq_adds(c->q);
     kq_add(c->q, key);
+    if (kq_adds(c->q) != before)
+        ctl_obs_queued(c, false);
 }
 
 static void jobset_changed(void *arg, const char *type, const json_t *js)
@@ -108,10 +111,14 @@ static void reconcile_due(struct ctl *c)
     for (int n = 0; n < CTL_BATCH && !c->stop && kq_pop(c->q, kt_mono_ms(), key, sizeof(key));
          n++) {
         c->reconciles++;
-        int rc = ctl_reconcile(c, key);
+        bool requeued = false;
+        int64_t t0 = kt_mono_ms();
+        int rc = ctl_reconcile(c, key, &requeued);
+        ctl_obs_reconciled(c, rc, requeued, (double)(kt_mono_ms() - t0) / 1000.0);
         if (rc < 0) {
             c->reconcile_errors++;
             kq_retry(c->q, key, kt_mono_ms());
+            ctl_obs_queued(c, true);
         } else {
             kq_forget(c->q, key);
         }
@@ -174,7 +181,10 @@ static void loop(struct ctl *c, int sfd)
             kq_next_ms(c->q, kt_mono_ms()) == 0)
             next = 0;
         bool ready = false;
-        kc_run(c->kc, (int)(next > 1000 ? 1000 : next), &sfd, 1, &ready);
+        int fds[3] = {sfd};
+        size_t n = 1 + ctl_obs_fds(c, fds + 1, &next);
+        kc_run(c->kc, (int)(next > 1000 ? 1000 : next), fds, n, &ready);
+        ctl_obs_serve(c, synced(c), !c->o->leader_elect || c->lease.leading);
         struct signalfd_siginfo si;
         if (ready && read(sfd, &si, sizeof(si)) == sizeof(si)) {
             klog(KLOG_INFO, LOGGER, NULL, "received SIG%s: stopping",
@@ -214,6 +224,7 @@ static void lease_init(struct ctl *c)
 
 static void ctl_release(struct ctl *c)
 {
+    ctl_obs_stop(c);
     kinf_free(c->jobsets);
     kinf_free(c->jobs);
     kinf_free(c->services);
@@ -244,6 +255,8 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
         rc = err_set(e, -errno, "signalfd: %s", strerror(errno));
         goto out;
     }
+    if ((rc = ctl_obs_start(&c, e)) < 0)
+        goto out;
     lease_init(&c);
     klog(KLOG_INFO, LOGGER, NULL, "starting: server %s%s%s", kc_server(c.kc),
          o->leader_elect ? ", leader election as " : "", o->leader_elect ? c.lease.id : "");

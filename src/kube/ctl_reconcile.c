@@ -43,8 +43,19 @@ static bool valid(struct ctl *c, const char *key, const json_t *js, long long *g
     return n == 0;
 }
 
+/* jobset_completed_total / jobset_failed_total count a JobSet's move to a terminal state. */
+static void count_finish(struct ctl *c, const json_t *raw, const struct rec_plan *p)
+{
+    const char *was = jx_str(jx_obj(raw, "status"), "terminalState");
+    const char *now = jx_str(p->status, "terminalState");
+    const json_t *m = jx_obj(raw, "metadata");
+    if (!was && now)
+        ctl_obs_finished(c, jx_str(m, "namespace"), jx_str(m, "name"),
+                         strcmp(now, "Failed") == 0);
+}
+
 static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *raw,
-                    long long grace)
+                    long long grace, bool *requeued)
 {
     const json_t *m = jx_obj(raw, "metadata");
     const char *uid = jx_str(m, "uid");
@@ -60,16 +71,23 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
     struct ctl_pass ps = {c, raw, jx_str(m, "namespace"), jx_str(m, "name"), uid, grace};
     struct rec_exec_result res;
     rc = rec_plan_execute(&plan, &ctl_ops, &ps, &res, &e);
-    if (rc < 0)
+    if (rc < 0) {
         klog(rc == -ESTALE ? KLOG_DEBUG : KLOG_ERROR, LOGGER, key, "%s", e.msg);
-    else if (plan.requeue_after_ms >= 0)
-        kq_add_after(c->q, key, kt_mono_ms(), plan.requeue_after_ms);
+    } else {
+        if (res.status_written)
+            count_finish(c, raw, &plan);
+        if (plan.requeue_after_ms >= 0) {
+            kq_add_after(c->q, key, kt_mono_ms(), plan.requeue_after_ms);
+            *requeued = true;
+        }
+    }
     rec_plan_release(&plan);
     return rc;
 }
 
-int ctl_reconcile(struct ctl *c, const char *key)
+int ctl_reconcile(struct ctl *c, const char *key, bool *requeued)
 {
+    *requeued = false;
     char ns[256];
     const char *slash = strchr(key, '/');
     if (!slash || (size_t)(slash - key) >= sizeof(ns))
@@ -82,7 +100,7 @@ int ctl_reconcile(struct ctl *c, const char *key)
     long long grace = -1;
     int rc = js && js_default(js) == 0 ? 0 : -ENOMEM;
     if (rc == 0 && valid(c, key, js, &grace))
-        rc = run_plan(c, key, js, raw, grace);
+        rc = run_plan(c, key, js, raw, grace, requeued);
     json_decref(js);
     json_decref(raw);
     return rc;
