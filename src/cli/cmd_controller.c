@@ -95,6 +95,16 @@ static int on_value(struct ctl_args *a, int code, const char *arg)
     return rc;
 }
 
+static int gates(struct ctl_args *a, const char *arg)
+{
+    struct err e = {{0}}, warn = {{0}};
+    if (fg_set(&a->o.gates, arg, &e, &warn) < 0)
+        return cli_usage_error("controller", e.msg);
+    if (warn.msg[0])
+        fprintf(stderr, "jaxset controller: warning: %s\n", warn.msg);
+    return EXIT_OK;
+}
+
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct ctl_args *a = ctx;
@@ -110,6 +120,7 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_PROBE: a->o.probe_addr = arg; return EXIT_OK;
     case OPT_LOG_LEVEL: a->log_level = arg; return EXIT_OK;
     case OPT_LOG_FORMAT: a->log_format = arg; return EXIT_OK;
+    case CLI_OPT_FEATURE_GATES: return gates(a, arg);
     case CLI_MISSING: return cli_usage_error("controller", "an option needs a value");
     case CLI_OPERAND: return cli_usage_error("controller", "no arguments are taken");
     }
@@ -139,6 +150,7 @@ int cmd_controller(int argc, char **argv)
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"zap-encoder", required_argument, NULL, OPT_LOG_FORMAT},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        CLI_FEATURE_GATES_LONGOPT,
         {0}};
     struct ctl_args a = {0};
     ctl_opts_default(&a.o);

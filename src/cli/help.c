@@ -185,7 +185,8 @@ static const struct cli_help helps[] = {
                  {"--metrics-bind-address ADDR", "Prometheus /metrics (:8080; 0 disables)"},
                  {"--health-probe-bind-address ADDR", "/healthz and /readyz (:8081; 0 disables)"},
                  {"--log-level L, --zap-log-level L", "error, info (default) or debug"},
-                 {"--log-format F, --zap-encoder F", "text (console) or json"}},
+                 {"--log-format F, --zap-encoder F", "text (console) or json"},
+                 CLI_FEATURE_GATES_HELP},
         .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
                 "JobSets and the Jobs and Services they own, and creates, deletes and updates "
                 "them and the JobSets' status exactly as upstream does, with the same labels, "
@@ -195,7 +196,9 @@ static const struct cli_help helps[] = {
                 "defaults (QPS and burst 500, lease 15s/10s/2s, metrics :8080, probes :8081). "
                 "The JobSet annotation jaxset.dev/restart-grace-seconds=N gives the pods of a "
                 "gang torn down by a failure-policy restart N seconds of grace instead of their "
-                "own. Stops on SIGTERM or SIGINT.",
+                "own. With --feature-gates=InPlaceRestart=true the JobSets that use it have "
+                "their pods read on every pass (upstream's agent restarts the containers). "
+                "Stops on SIGTERM or SIGINT.",
         .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
     },
     {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/features.h"
 #include "kube/kubeconfig.h"
 #include "obj/err.h"
 
@@ -29,6 +30,7 @@ struct ctl_opts {
     const char *metrics_addr;      /* --metrics-bind-address (":8080"; "0" disables) */
     const char *probe_addr;        /* --health-probe-bind-address (":8081"; "0" disables) */
     int64_t resync_ms;     /* informer resync (controller-runtime: 10 h) */
+    struct feature_gates gates; /* --feature-gates (upstream's featureGates) */
 };
 
 /* Fills the defaults above. */

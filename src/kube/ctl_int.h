@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "kube/controller.h"
+#include "kube/ctl_slim.h"
 #include "kube/kclient.h"
 #include "kube/kinformer.h"
 #include "kube/kqueue.h"
@@ -53,10 +54,6 @@ void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double second
 void ctl_obs_queued(struct ctl *c, bool delayed);
 void ctl_obs_finished(struct ctl *c, const char *ns, const char *name, bool failed);
 
-/* ctl_slim.c: what the caches keep of each kind */
-json_t *ctl_slim_job(const json_t *job);
-json_t *ctl_slim_service(const json_t *svc);
-json_t *ctl_slim_jobset(const json_t *js);
 
 /* ctl_reconcile.c: one key ("ns/name"); 0, or -errno when it must be retried; *requeued:
  * a timed requeue was asked for */

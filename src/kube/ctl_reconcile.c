@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/features.h"
 #include "api/jobset.h"
+#include "api/keys.h"
 #include "api/local_ann.h"
 #include "core/plan_exec.h"
 #include "core/reconcile.h"
@@ -24,7 +26,7 @@ static bool valid(struct ctl *c, const char *key, const json_t *js, long long *g
 {
     struct ferr_list errs;
     ferr_list_init(&errs);
-    int n = js_validate(js, &errs);
+    int n = js_validate_gated(js, &c->o->gates, &errs);
     if (n == 0)
         n = local_ann_restart_grace(js, grace, &errs);
     if (n != 0) {
@@ -41,6 +43,38 @@ static bool valid(struct ctl *c, const char *key, const json_t *js, long long *g
     }
     ferr_list_release(&errs);
     return n == 0;
+}
+
+/* restartStrategy InPlaceRestart with its gate on: the pass reads the JobSet's pods (upstream
+ * lists them by the jobset-name label).  Read when needed, not cached: only such JobSets pay. */
+static bool in_place(const struct ctl *c, const json_t *js)
+{
+    const char *s = jx_str(jx_path(js, "spec.failurePolicy"), "restartStrategy");
+    return s && strcmp(s, "InPlaceRestart") == 0 && fg_enabled(&c->o->gates, FG_IN_PLACE_RESTART);
+}
+
+static int list_pods(struct ctl *c, const char *ns, const char *name, json_t **out,
+                     struct err *e)
+{
+    char *sel = NULL, *esc = NULL, *path = NULL, *base = ctl_path("/api/v1", "pods", ns, NULL,
+                                                                  NULL);
+    json_t *list = NULL;
+    int rc = base && asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, name) >= 0 &&
+                     (esc = kc_escape(sel)) &&
+                     asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0
+                 ? kc_call(c->kc, "GET", path, NULL, NULL, &list, e)
+                 : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0) {
+        *out = json_incref(jx_arr(list, "items"));
+        if (!*out)
+            *out = json_array();
+    }
+    json_decref(list);
+    free(sel);
+    free(esc);
+    free(path);
+    free(base);
+    return rc;
 }
 
 /* jobset_completed_total / jobset_failed_total count a JobSet's move to a terminal state. */
@@ -60,10 +94,17 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
     const json_t *m = jx_obj(raw, "metadata");
     const char *uid = jx_str(m, "uid");
     json_t *jobs = uid ? kstore_owned(kinf_store(c->jobs), uid) : json_array();
+    json_t *pods = NULL;
     struct rec_plan plan;
     struct err e = {{0}};
-    int rc = jobs ? rec_reconcile(js, jobs, kt_now_ms(), &plan, &e) : -ENOMEM;
+    int rc = 0;
+    if (in_place(c, js))
+        rc = list_pods(c, jx_str(m, "namespace"), jx_str(m, "name"), &pods, &e);
+    if (rc == 0)
+        rc = jobs ? rec_reconcile_gated(js, jobs, pods, kt_now_ms(), &c->o->gates, &plan, &e)
+                  : -ENOMEM;
     json_decref(jobs);
+    json_decref(pods);
     if (rc < 0) {
         klog(KLOG_ERROR, LOGGER, key, "reconcile: %s", e.msg);
         return rc;
