@@ -69,6 +69,7 @@ class Cluster:
             self.server_url = f"http://127.0.0.1:{self.own.port}"
             self.token = None
             self.what = "the project's test API server (tests/kube/apiserver.py)"
+        self.run_id = "-" + format(int(time.time()) % 100000, "05d")
         subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, "apply", "-f",
                         os.path.join(SRC, "config", "crd", "jobset.x-k8s.io_jobsets.yaml")],
                        check=True, stdout=subprocess.DEVNULL)
@@ -100,7 +101,10 @@ class Cluster:
         return r.returncode
 
     def namespace(self, ns):
-        self.kubectl("create", "namespace", ns)
+        """Creates `ns` (suffixed with this run's id, so that runs against a long-lived
+        server do not collide) and returns its name."""
+        self.kubectl("create", "namespace", ns + self.run_id)
+        return ns + self.run_id
 
     def stop(self):
         if self.own:
@@ -235,47 +239,47 @@ def ratio_line(what, t, floor, target=None):
 
 def bench_create(a, cl, ctl, work, n):
     js = jobset("big", n)
-    cl.namespace("floor-create")
-    cl.namespace("ctl-create")
-    jobs = render_jobs(a.binary, js, "floor-create")
-    w = JobCounter(cl, "floor-create")
+    fns = cl.namespace("floor-create")
+    cns = cl.namespace("ctl-create")
+    jobs = render_jobs(a.binary, js, fns)
+    w = JobCounter(cl, fns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
-    t0, _ = curl_posts(cl, "floor-create", jobs, work)
+    t0, _ = curl_posts(cl, fns, jobs, work)
     floor = w.until(n, 600) - t0
     w.stop()
-    w = JobCounter(cl, "ctl-create")
+    w = JobCounter(cl, cns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
-    t0 = post_jobset(cl, "ctl-create", js)
+    t0 = post_jobset(cl, cns, js)
     t = w.until(n, 600) - t0
     w.stop()
     ratio_line(f"create: 1 JobSet of {n} Jobs", t, floor, 1.2)
 
 
 def bench_many(a, cl, ctl, work, m):
-    cl.namespace("floor-many")
-    cl.namespace("ctl-many")
+    fns = cl.namespace("floor-many")
+    cns = cl.namespace("ctl-many")
     per = 4
     jobs = []
     for i in range(m):
-        jobs += render_jobs(a.binary, jobset(f"js{i}", per), "floor-many")
-    w = JobCounter(cl, "floor-many")
+        jobs += render_jobs(a.binary, jobset(f"js{i}", per), fns)
+    w = JobCounter(cl, fns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
-    t0, _ = curl_posts(cl, "floor-many", jobs, work)
+    t0, _ = curl_posts(cl, fns, jobs, work)
     floor = w.until(m * per, 600) - t0
     w.stop()
     items = {"apiVersion": "v1", "kind": "List",
              "items": [jobset(f"js{i}", per) for i in range(m)]}
-    w = JobCounter(cl, "ctl-many")
+    w = JobCounter(cl, cns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
-    t0 = post_jobset(cl, "ctl-many", items)
+    t0 = post_jobset(cl, cns, items)
     t = w.until(m * per, 600) - t0
     w.stop()
     ratio_line(f"many: {m} JobSets x {per} Jobs at once", t, floor, 1.2)
@@ -294,9 +298,8 @@ def fail_job(cl, ns, name):
 
 
 def bench_restart(a, cl, ctl, work, r):
-    ns = "ctl-restart"
-    cl.namespace(ns)
-    cl.namespace("floor-restart")
+    ns = cl.namespace("ctl-restart")
+    fns = cl.namespace("floor-restart")
     js = jobset("rs", r, policy={"maxRestarts": 3, "rules": [{"action": "RestartJobSet"}]})
     w = JobCounter(cl, ns)
     w.start()
@@ -304,19 +307,18 @@ def bench_restart(a, cl, ctl, work, r):
     post_jobset(cl, ns, js)
     w.until(r, 600)
     w.stop()
-    jobs = render_jobs(a.binary, js, "floor-restart")
-    curl_posts(cl, "floor-restart", jobs, work)
+    jobs = render_jobs(a.binary, js, fns)
+    curl_posts(cl, fns, jobs, work)
     for j in jobs:
         j["metadata"]["labels"]["jobset.sigs.k8s.io/restart-attempt"] = "1"
         j["metadata"]["name"] += "-r1"
-    w = JobCounter(cl, "floor-restart", "jobset.sigs.k8s.io/restart-attempt=1")
+    w = JobCounter(cl, fns, "jobset.sigs.k8s.io/restart-attempt=1")
     w.start()
     w.ready.wait()
     time.sleep(0.5)
     t0 = time.monotonic()
-    cl.kubectl("delete", "jobs", "-n", "floor-restart", "--all", "--wait=false",
-               "--cascade=foreground")
-    curl_posts(cl, "floor-restart", jobs, work)
+    cl.kubectl("delete", "jobs", "-n", fns, "--all", "--wait=false", "--cascade=foreground")
+    curl_posts(cl, fns, jobs, work)
     floor = w.until(r, 600) - t0
     w.stop()
     w = JobCounter(cl, ns, "jobset.sigs.k8s.io/restart-attempt=1")
@@ -331,8 +333,7 @@ def bench_restart(a, cl, ctl, work, r):
 
 
 def bench_rss(a, cl, ctl, work, s):
-    ns = "ctl-rss"
-    cl.namespace(ns)
+    ns = cl.namespace("ctl-rss")
     per = 5
     base = ctl.rss_kib()
     batch = 500

@@ -34,6 +34,7 @@ struct wreq {
     char *path;
     json_t *body;  /* owned */
     bool ok_exists, ok_missing;
+    struct kinf *observe; /* the answer (the object written) goes into this cache, or NULL */
 };
 
 struct batch {
@@ -56,6 +57,8 @@ static void batch_done(void *arg, const struct kc_resp *r)
     if ((rc == -EEXIST && w->ok_exists) || (rc == -ENOENT && w->ok_missing))
         rc = 0;
     b->rcs[s->i] = rc;
+    if (r->rc == 0 && w->observe && r->body)
+        kinf_observe(w->observe, r->body);
     if (rc < 0)
         err_set(&b->errs[s->i], rc, "%s", r->msg);
     b->done++;
@@ -112,7 +115,7 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
     struct wreq *w = calloc(n, sizeof(*w));
     for (size_t i = 0; w && i < n; i++)
         w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
-                             json_incref(jobs[i]), true, false};
+                             json_incref(jobs[i]), true, false, ps->c->jobs};
     if (!w) {
         for (size_t i = 0; i < n; i++)
             rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
@@ -160,7 +163,7 @@ static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
         w[n++] = (struct wreq){"DELETE", ctl_path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
                                json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
                                          "v1", "gracePeriodSeconds", (json_int_t)ps->grace),
-                               false, true};
+                               false, true, NULL};
     }
     int *rcs = calloc(n + 1, sizeof(*rcs));
     struct err *errs = calloc(n + 1, sizeof(*errs));
@@ -197,7 +200,7 @@ static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struc
                              json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion",
                                        "v1", "propagationPolicy",
                                        d[i].foreground ? "Foreground" : "Background"),
-                             false, true};
+                             false, true, NULL};
     }
     if (!w || !rcs || !errs) {
         rc = err_set(e, -ENOMEM, "out of memory");

@@ -35,7 +35,7 @@ struct kc_req {
     kc_done_fn fn;
     void *arg;
     CURL *easy;
-    struct curl_slist *hdrs;
+    struct curl_slist *hdrs, *connect_to;
     struct sbuf resp;
     struct sbuf msg;  /* kc_resp.msg */
     int tries;

@@ -90,14 +90,58 @@ static void set_tls(const struct kcfg *cfg, CURL *h)
         curl_easy_setopt(h, CURLOPT_PROXY, cfg->proxy_url);
 }
 
+/* tls-server-name: the TLS name (SNI and verification) differs from the server's address, as
+ * client-go's TLSClientConfig.ServerName: the URL names it and CURLOPT_CONNECT_TO sends the
+ * connection to the real host. */
+static int set_url(struct kc_req *r, CURL *h)
+{
+    const struct kcfg *cfg = r->c->cfg;
+    char *url = NULL;
+    int rc = -ENOMEM;
+    CURLU *u = curl_url();
+    if (!u || curl_url_set(u, CURLUPART_URL, cfg->server, 0) != CURLUE_OK) {
+        rc = -EINVAL;
+        goto out;
+    }
+    if (cfg->tls_server_name) {
+        char *host = NULL, *port = NULL, *map = NULL;
+        curl_url_get(u, CURLUPART_HOST, &host, 0);
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+        bool ok = host && port &&
+                  asprintf(&map, "%s:%s:%s:%s", cfg->tls_server_name, port, host, port) >= 0;
+        if (ok) {
+            r->connect_to = curl_slist_append(NULL, map);
+            curl_url_set(u, CURLUPART_HOST, cfg->tls_server_name, 0);
+            curl_easy_setopt(h, CURLOPT_CONNECT_TO, r->connect_to);
+        }
+        curl_free(host);
+        curl_free(port);
+        free(map);
+        if (!ok || !r->connect_to)
+            goto out;
+    }
+    char *base = NULL;
+    if (curl_url_get(u, CURLUPART_URL, &base, 0) != CURLUE_OK)
+        goto out;
+    size_t n = strlen(base);
+    while (n && base[n - 1] == '/')
+        n--;
+    rc = asprintf(&url, "%.*s%s", (int)n, base, r->path) < 0 ? -ENOMEM : 0;
+    curl_free(base);
+    if (rc == 0)
+        curl_easy_setopt(h, CURLOPT_URL, url);
+out:
+    free(url);
+    curl_url_cleanup(u);
+    return rc;
+}
+
 static int set_request(struct kc_req *r, CURL *h)
 {
     struct kc *c = r->c;
-    char *url = NULL;
-    if (asprintf(&url, "%s%s", c->cfg->server, r->path) < 0)
-        return -ENOMEM;
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    free(url);
+    int rc = set_url(r, h);
+    if (rc < 0)
+        return rc;
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, strcmp(r->method, "GET") ? r->method : NULL);
     if (r->body) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
@@ -113,7 +157,8 @@ static int set_request(struct kc_req *r, CURL *h)
         return -ENOMEM;
     curl_easy_setopt(h, CURLOPT_USERAGENT, c->ua);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    if (!c->cfg->disable_compression)
+        curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     if (!r->w && c->o.timeout_ms > 0)
@@ -131,7 +176,8 @@ int kc__req_start(struct kc_req *r)
         return -ENOMEM;
     curl_easy_reset(r->easy);
     curl_slist_free_all(r->hdrs);
-    r->hdrs = NULL;
+    curl_slist_free_all(r->connect_to);
+    r->hdrs = r->connect_to = NULL;
     sb_reset(&r->resp);
     r->errbuf[0] = '\0';
     int rc = set_request(r, r->easy);
@@ -171,6 +217,7 @@ void kc__req_free(struct kc_req *r)
     if (r->easy)
         curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->hdrs);
+    curl_slist_free_all(r->connect_to);
     sb_free(&r->resp);
     sb_free(&r->msg);
     free(r->method);

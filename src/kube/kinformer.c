@@ -111,16 +111,25 @@ static void apply(struct kinf *i, const char *type, const json_t *obj)
     json_decref(slim);
 }
 
+/* resourceVersions are opaque to clients, but kube-apiserver's (etcd revisions) and the test
+ * server's are decimal counters: compared only when both are. */
+static bool rv_newer(const char *a, const char *b)
+{
+    if (!a || !b || strspn(a, "0123456789") != strlen(a) || strspn(b, "0123456789") != strlen(b))
+        return true;
+    return strlen(a) > strlen(b) || (strlen(a) == strlen(b) && strcmp(a, b) > 0);
+}
+
 void kinf_observe(struct kinf *i, const json_t *obj)
 {
     const json_t *m = jx_obj(obj, "metadata");
-    json_t *have = kstore_get(i->store, jx_str(m, "namespace"), jx_str(m, "name"));
     const char *rv = jx_str(m, "resourceVersion");
-    const char *hrv = jx_str(jx_obj(have, "metadata"), "resourceVersion");
-    /* resourceVersions are opaque, but a newer one is never shorter nor smaller as text in
-     * kube-apiserver's etcd3 storage; compare only when both are decimal strings */
-    bool newer = !hrv || !rv || strlen(rv) > strlen(hrv) ||
-                 (strlen(rv) == strlen(hrv) && strcmp(rv, hrv) > 0);
+    /* the watch is already past this write: it delivered it, or something newer (a deletion
+     * included), so the cache must not be set back */
+    if (!rv || !rv_newer(rv, i->rv))
+        return;
+    json_t *have = kstore_get(i->store, jx_str(m, "namespace"), jx_str(m, "name"));
+    bool newer = rv_newer(rv, jx_str(jx_obj(have, "metadata"), "resourceVersion"));
     json_decref(have);
     if (!newer)
         return;
