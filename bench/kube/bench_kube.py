@@ -171,16 +171,16 @@ def render_jobs(binary, js, ns):
     return jobs
 
 
-def curl_posts(cl, ns, jobs, workdir):
-    """POSTs every Job with curl --parallel --parallel-max PAR; returns (start, end)."""
-    cfg = os.path.join(workdir, f"curl-{ns}.cfg")
+def curl_posts(cl, ns, jobs, workdir, collection="/apis/batch/v1", resource="jobs"):
+    """POSTs every object with curl --parallel --parallel-max PAR; returns (start, end)."""
+    cfg = os.path.join(workdir, f"curl-{ns}-{resource}.cfg")
     with open(cfg, "w") as f:
         for i, j in enumerate(jobs):
-            p = os.path.join(workdir, f"{ns}-{i}.json")
+            p = os.path.join(workdir, f"{ns}-{resource}-{i}.json")
             with open(p, "w") as jf:
                 json.dump(j, jf)
             # options hold for one URL up to `next` (several `data` would be joined)
-            f.write(f'url = "{cl.server_url}/apis/batch/v1/namespaces/{ns}/jobs"\n')
+            f.write(f'url = "{cl.server_url}{collection}/namespaces/{ns}/{resource}"\n')
             f.write(f'data = "@{p}"\noutput = "/dev/null"\ninsecure\n')
             f.write('header = "Content-Type: application/json"\n')
             if cl.token:
@@ -199,13 +199,9 @@ def curl_posts(cl, ns, jobs, workdir):
     return t0, t1
 
 
-def post_jobset(cl, ns, js):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(js, f)
-    t0 = time.monotonic()
-    cl.kubectl("create", "-n", ns, "-f", f.name)
-    os.unlink(f.name)
-    return t0
+def post_jobsets(cl, ns, jss, work):
+    """POSTs the JobSets as the floor's Jobs are POSTed (curl, same parallelism)."""
+    return curl_posts(cl, ns, jss, work, JS_API, "jobsets")[0]
 
 
 class Controller:
@@ -253,7 +249,7 @@ def bench_create(a, cl, ctl, work, n):
     w.start()
     w.ready.wait()
     time.sleep(0.5)
-    t0 = post_jobset(cl, cns, js)
+    t0 = post_jobsets(cl, cns, [js], work)
     t = w.until(n, 600) - t0
     w.stop()
     ratio_line(f"create: 1 JobSet of {n} Jobs", t, floor, 1.2)
@@ -273,13 +269,12 @@ def bench_many(a, cl, ctl, work, m):
     t0, _ = curl_posts(cl, fns, jobs, work)
     floor = w.until(m * per, 600) - t0
     w.stop()
-    items = {"apiVersion": "v1", "kind": "List",
-             "items": [jobset(f"js{i}", per) for i in range(m)]}
+    items = [jobset(f"js{i}", per) for i in range(m)]
     w = JobCounter(cl, cns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
-    t0 = post_jobset(cl, cns, items)
+    t0 = post_jobsets(cl, cns, items, work)
     t = w.until(m * per, 600) - t0
     w.stop()
     ratio_line(f"many: {m} JobSets x {per} Jobs at once", t, floor, 1.2)
@@ -300,11 +295,12 @@ def fail_job(cl, ns, name):
 def bench_restart(a, cl, ctl, work, r):
     ns = cl.namespace("ctl-restart")
     fns = cl.namespace("floor-restart")
-    js = jobset("rs", r, policy={"maxRestarts": 3, "rules": [{"action": "RestartJobSet"}]})
+    js = jobset("rs", r, policy={"maxRestarts": 3,
+                                 "rules": [{"name": "restart", "action": "RestartJobSet"}]})
     w = JobCounter(cl, ns)
     w.start()
     w.ready.wait()
-    post_jobset(cl, ns, js)
+    post_jobsets(cl, ns, [js], work)
     w.until(r, 600)
     w.stop()
     jobs = render_jobs(a.binary, js, fns)
@@ -338,9 +334,8 @@ def bench_rss(a, cl, ctl, work, s):
     base = ctl.rss_kib()
     batch = 500
     for k in range(0, s, batch):
-        items = {"apiVersion": "v1", "kind": "List",
-                 "items": [jobset(f"r{i}", per) for i in range(k, min(s, k + batch))]}
-        post_jobset(cl, ns, items)
+        post_jobsets(cl, ns, [jobset(f"r{i}", per) for i in range(k, min(s, k + batch))],
+                     work)
     w = JobCounter(cl, ns)
     w.start()
     w.ready.wait()

@@ -115,6 +115,8 @@ static void reconcile_due(struct ctl *c)
         int64_t t0 = kt_mono_ms();
         int rc = ctl_reconcile(c, key, &requeued);
         ctl_obs_reconciled(c, rc, requeued, (double)(kt_mono_ms() - t0) / 1000.0);
+        klog(KLOG_DEBUG, "jobset", key, "reconciled in %lld ms (%d)",
+             (long long)(kt_mono_ms() - t0), rc);
         if (rc < 0) {
             c->reconcile_errors++;
             kq_retry(c->q, key, kt_mono_ms());

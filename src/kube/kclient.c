@@ -267,6 +267,23 @@ static int poll_timeout(int timeout_ms, int64_t wait)
     return timeout_ms;
 }
 
+/* Ends every transfer curl has finished; returns how many. */
+static int dispatch(struct kc *c)
+{
+    CURLMsg *msg;
+    int left, n = 0;
+    int64_t now = kt_mono_ms();
+    while ((msg = curl_multi_info_read(c->m, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        struct kc_req *r = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        finish(c, r, msg->data.result, now);
+        n++;
+    }
+    return n;
+}
+
 void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, bool *ready)
 {
     struct curl_waitfd fds[8];
@@ -277,6 +294,10 @@ void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, 
     fail_unstarted(c);
     int running = 0;
     curl_multi_perform(c->m, &running);
+    /* a transfer that this perform finished (its data had already arrived) has no socket left
+     * to wait on: waiting would sleep the whole timeout */
+    if (dispatch(c) > 0)
+        wait = 0;
     curl_multi_poll(c->m, fds, (unsigned)n, poll_timeout(timeout_ms, wait), NULL);
     if (ready) {
         *ready = false;
@@ -284,16 +305,7 @@ void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, 
             *ready = *ready || fds[i].revents;
     }
     curl_multi_perform(c->m, &running);
-    CURLMsg *msg;
-    int left;
-    int64_t now = kt_mono_ms();
-    while ((msg = curl_multi_info_read(c->m, &left))) {
-        if (msg->msg != CURLMSG_DONE)
-            continue;
-        struct kc_req *r = NULL;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
-        finish(c, r, msg->data.result, now);
-    }
-    start_due(c, now);
+    dispatch(c);
+    start_due(c, kt_mono_ms());
     fail_unstarted(c);
 }
