@@ -27,6 +27,7 @@ int cmd_resume(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_controller(int argc, char **argv);
+int cmd_crds(int argc, char **argv);
 
 /* What a command returns after printing its --help: main exits 0 for it. */
 #define CLI_HELP_SHOWN (-1)

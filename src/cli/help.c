@@ -202,6 +202,17 @@ static const struct cli_help helps[] = {
         .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
     },
     {
+        .name = "crds",
+        .summary = "print the CustomResourceDefinitions the controller serves",
+        .usage = "jaxset crds",
+        .text = "Prints the CustomResourceDefinitions of jaxset's controller (the JobSet, "
+                "jobset.x-k8s.io/v1alpha2), as one multi-document YAML stream: the files of "
+                "config/crd byte for byte, built into the binary. For example "
+                "`jaxset crds | kubectl apply -f -`, or `kubectl apply -k config/default` for "
+                "the controller too.",
+        .exit = "0; 1 when the output cannot be written; 2 on usage",
+    },
+    {
         .name = "help",
         .summary = "list the commands, or describe one",
         .usage = "jaxset help [COMMAND]",

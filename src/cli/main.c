@@ -16,6 +16,8 @@ static const struct command {
     {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
     {"suspend", cmd_suspend},   {"resume", cmd_resume},
     {"decode", cmd_decode},       {"controller", cmd_controller},
+    {"decode", cmd_decode},
+    {"crds", cmd_crds},
 };
 
 static bool is_help(const char *arg)

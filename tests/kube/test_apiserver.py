@@ -182,6 +182,29 @@ def yaml_load(text):
 # ====================================================================== discovery
 
 
+def pb_fields(data):
+    """The length-delimited fields of a protobuf message: {number: [bytes...]}."""
+    out, i = {}, 0
+
+    def varint():
+        nonlocal i
+        n = shift = 0
+        while True:
+            b = data[i]
+            i += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                return n
+    while i < len(data):
+        key = varint()
+        check(key & 7 == 2, f"wire type {key & 7} at {i}")
+        n = varint()
+        out.setdefault(key >> 3, []).append(data[i:i + n])
+        i += n
+    return out
+
+
 @test
 def discovery_and_health(s):
     api = expect(s.get("/api"), 200)
@@ -213,6 +236,8 @@ def discovery_and_health(s):
     r = s.get("/openapi/v2", headers={"Accept": "application/com.github.proto-openapi.spec.v2"
                                                 "@v1.0+protobuf"})
     check(r.status == 200 and r.raw.startswith(b"\x0a\x032.0"), r)
+    info = pb_fields(pb_fields(r.raw)[2][0])  # openapi_v2.Document.info: title 1, version 2
+    check(info == {1: [b"Kubernetes"], 2: [v["gitVersion"].encode()]}, info)
     root = expect(s.get("/openapi/v3"), 200)
     check("apis/batch/v1" in root["paths"], root)
     doc = expect(s.get(root["paths"]["apis/batch/v1"]["serverRelativeURL"]), 200)
@@ -1035,6 +1060,78 @@ def events_two_views(s):
     del bad["reportingController"]
     st = expect(s.post(f"/apis/events.k8s.io/v1/namespaces/{ns}/events", bad), 422)
     check("reportingController: Required value" in st["message"], st)
+
+
+@test
+def install_kinds(s):
+    """ServiceAccounts, Deployments and RBAC objects: what a controller's installation (config/)
+    holds, served with their defaults and validation, enforced by nothing."""
+    ns = fresh_ns(s, "inst")
+    groups = {g["name"] for g in expect(s.get("/apis"), 200)["groups"]}
+    check({"apps", "rbac.authorization.k8s.io"} <= groups, groups)
+    core = {r["name"] for r in expect(s.get("/api/v1"), 200)["resources"]}
+    check("serviceaccounts" in core, core)
+    rbac = {r["name"]: r for r in expect(s.get("/apis/rbac.authorization.k8s.io/v1"),
+                                         200)["resources"]}
+    check(sorted(rbac) == ["clusterrolebindings", "clusterroles", "rolebindings", "roles"], rbac)
+    check(not rbac["clusterroles"]["namespaced"] and rbac["roles"]["namespaced"], rbac)
+    expect(s.post(f"/api/v1/namespaces/{ns}/serviceaccounts", {"metadata": {"name": "sa"}}), 201)
+    # Deployments: apps/v1 defaults, the selector matching the template, immutable.
+    deps = f"/apis/apps/v1/namespaces/{ns}/deployments"
+    labels = {"app": "x"}
+    dep = {"metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": labels},
+           "template": {"metadata": {"labels": labels},
+                        "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}}}
+    d = expect(s.post(deps, dep), 201)
+    check(d["spec"]["replicas"] == 1 and d["spec"]["revisionHistoryLimit"] == 10 and
+          d["spec"]["progressDeadlineSeconds"] == 600 and d["spec"]["strategy"] == {
+              "type": "RollingUpdate",
+              "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}, d)
+    check(d["metadata"]["generation"] == 1 and d["status"] == {}, d)
+    check(d["spec"]["template"]["spec"]["restartPolicy"] == "Always", d)
+    d["spec"]["replicas"] = 2
+    d = expect(s.put(f"{deps}/d", d), 200)
+    check(d["metadata"]["generation"] == 2, d)
+    d["spec"]["selector"] = {"matchLabels": {"app": "x", "b": "1"}}
+    st = expect(s.put(f"{deps}/d", d), 422)
+    fields = sorted(c["field"] for c in st["details"]["causes"])
+    check(fields == ["spec.selector", "spec.template.metadata.labels"], st)
+    bad = json.loads(json.dumps(dep))
+    bad["metadata"]["name"] = "bad"
+    bad["spec"]["template"]["metadata"]["labels"] = {"app": "y"}
+    bad["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    st = expect(s.post(deps, bad), 422)
+    check(sorted(c["field"] for c in st["details"]["causes"]) == [
+        "spec.template.metadata.labels", "spec.template.spec.restartPolicy"], st)
+    # RBAC: rules and bindings validated as pkg/apis/rbac/validation does.
+    base = "/apis/rbac.authorization.k8s.io/v1"
+    rule = {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get"]}
+    expect(s.post(f"{base}/clusterroles", {"metadata": {"name": "system:r"},
+                                           "rules": [rule]}), 201)
+    st = expect(s.post(f"{base}/clusterroles", {"metadata": {"name": "r2"}, "rules": [
+        {"apiGroups": ["batch"], "resources": ["jobs"]}, {"verbs": ["get"]}]}), 422)
+    check(sorted(c["field"] for c in st["details"]["causes"]) == [
+        "rules[0].verbs", "rules[1].apiGroups", "rules[1].resources"], st)
+    st = expect(s.post(f"{base}/namespaces/{ns}/roles", {"metadata": {"name": "r"}, "rules": [
+        {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]}), 422)
+    check("namespaced rules cannot apply to non-resource URLs" in st["message"], st)
+    ref = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:r"}
+    st = expect(s.post(f"{base}/clusterrolebindings", {"metadata": {"name": "b"}, "roleRef": ref,
+                                                       "subjects": [{"kind": "ServiceAccount",
+                                                                     "name": "sa"}]}), 422)
+    check(st["details"]["causes"][0]["field"] == "subjects[0].namespace", st)
+    b = expect(s.post(f"{base}/namespaces/{ns}/rolebindings", {
+        "metadata": {"name": "b"}, "roleRef": ref,
+        "subjects": [{"kind": "ServiceAccount", "name": "sa"}]}), 201)
+    b["roleRef"] = dict(ref, kind="Role")
+    st = expect(s.put(f"{base}/namespaces/{ns}/rolebindings/b", b), 422)
+    check("roleRef: Invalid value" in st["message"] and "cannot change roleRef" in
+          st["message"], st)
+    t = expect(s.get(f"{base}/namespaces/{ns}/rolebindings", headers={
+        "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}), 200)
+    check([c["name"] for c in t["columnDefinitions"] if c["priority"] == 0] ==
+          ["Name", "Role", "Age"] and
+          t["rows"][0]["cells"][:2] == ["b", "ClusterRole/system:r"], t)
 
 
 @test

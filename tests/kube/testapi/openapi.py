@@ -31,7 +31,7 @@ def _field(num, payload):
 
 def v2_protobuf(version):
     """openapi_v2.Document{swagger: "2.0", info: {title, version}, paths: {}}."""
-    info = _field(1, b"Kubernetes") + _field(6, version.encode())
+    info = _field(1, b"Kubernetes") + _field(2, version.encode())
     return _field(1, b"2.0") + _field(2, info) + _field(8, b"")
 
 

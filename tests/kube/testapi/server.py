@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import uuid
 
-from . import builtin, errors, managed, openapi, protobuf, tables
+from . import builtin, errors, install, managed, openapi, protobuf, tables
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
 from .faults import Faults
@@ -50,7 +50,8 @@ class ApiServer:
         self.git_version = version
         self.store = Store(history=history)
         self.registry = Registry()
-        for t in builtin.builtin_types() + [CustomResourceDefinitions()]:
+        for t in builtin.builtin_types() + install.install_types() + \
+                [CustomResourceDefinitions()]:
             self.registry.add(t)
         self.api = Api(self.store, self.registry)
         self.api.managed_fields = managed_fields

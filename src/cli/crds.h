@@ -1,0 +1,21 @@
+/* The CustomResourceDefinitions of config/crd, compiled into the binary: the build turns
+ * the .yaml files of config/crd (but kustomization.yaml) into a C source of its build directory
+ * (scripts/embed_files.cmake, run by CMakeLists.txt), so `jaxset crds` prints them byte for
+ * byte without reading the source tree. */
+#ifndef JX_CLI_CRDS_H
+#define JX_CLI_CRDS_H
+
+#include <stddef.h>
+
+/* One embedded file: its name (no folder) and its bytes (static; `data[len]` is 0). */
+struct cli_file {
+    const char *name;
+    const unsigned char *data;
+    size_t len;
+};
+
+/* The CRD files, in file-name order. */
+extern const struct cli_file cli_crds[];
+extern const size_t cli_crds_n;
+
+#endif

@@ -1,0 +1,297 @@
+"""config/: what `kubectl apply -k config/default` installs, checked as files and against the
+test API server (tests/kube/apiserver.py) with the installed kubectl.
+
+- `jaxset crds` prints the CRD files of config/crd byte for byte, and config/crd's
+  kustomization names the same files;
+- the controller's ClusterRole and leader-election Role hold exactly the rules written here
+  (a change of verbs in config/rbac must change this list too, deliberately);
+- the Deployment runs as non-root, read-only, with the probes, resources and arguments asked;
+- `kubectl kustomize config/default` builds (offline), and its output passes
+  `kubectl apply --dry-run=client` and `--dry-run=server`, then applies for real, twice
+  (the second time unchanged); the CRD applied from `jaxset crds` serves JobSets whose
+  printer columns `kubectl get jobsets` shows.
+
+The kubectl part is skipped, with a line saying so, when kubectl is not installed."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kubetest import SRC, Server, check, expect, main, test  # noqa: E402
+
+BIN = os.environ.get("JAXSET_BIN", os.path.join(SRC, "build", "jaxset"))
+CONFIG = os.path.join(SRC, "config")
+CRD_DIR = os.path.join(CONFIG, "crd")
+NS = "jaxset-system"
+
+# The controller's ClusterRole (config/rbac/role.yaml), rule by rule, verbs in file order.
+CLUSTER_RULES = [
+    (["jobset.x-k8s.io"], ["jobsets"], ["get", "list", "watch", "update", "patch", "delete"]),
+    (["jobset.x-k8s.io"], ["jobsets/status"], ["get", "update", "patch"]),
+    (["jobset.x-k8s.io"], ["jobsets/finalizers"], ["update"]),
+    (["batch"], ["jobs"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
+    (["batch"], ["jobs/status"], ["update", "patch"]),
+    ([""], ["services"], ["get", "list", "watch", "create", "delete"]),
+    ([""], ["pods"], ["get", "list", "watch", "delete"]),
+    ([""], ["persistentvolumeclaims"], ["get", "list", "watch", "create"]),
+    (["", "events.k8s.io"], ["events"], ["create", "patch"]),
+]
+# The leader-election Role in jaxset-system (config/rbac/leader_election_role.yaml).
+LEADER_RULES = [
+    (["coordination.k8s.io"], ["leases"], ["get", "create", "update"]),
+    (["", "events.k8s.io"], ["events"], ["create", "patch"]),
+]
+# What config/default holds: (kind, namespace, name).
+OBJECTS = [
+    ("Namespace", None, NS),
+    ("CustomResourceDefinition", None, "jobsets.jobset.x-k8s.io"),
+    ("ServiceAccount", NS, "jaxset-controller"),
+    ("Role", NS, "jaxset-leader-election"),
+    ("ClusterRole", None, "jaxset-controller"),
+    ("RoleBinding", NS, "jaxset-leader-election"),
+    ("ClusterRoleBinding", None, "jaxset-controller"),
+    ("Service", NS, "jaxset-controller-metrics"),
+    ("Deployment", NS, "jaxset-controller"),
+]
+# kubectl's "<resource>.<group>/<name>" for each of OBJECTS, in kubectl's apply order.
+APPLIED = [
+    "namespace/jaxset-system",
+    "customresourcedefinition.apiextensions.k8s.io/jobsets.jobset.x-k8s.io",
+    "serviceaccount/jaxset-controller",
+    "role.rbac.authorization.k8s.io/jaxset-leader-election",
+    "clusterrole.rbac.authorization.k8s.io/jaxset-controller",
+    "rolebinding.rbac.authorization.k8s.io/jaxset-leader-election",
+    "clusterrolebinding.rbac.authorization.k8s.io/jaxset-controller",
+    "service/jaxset-controller-metrics",
+    "deployment.apps/jaxset-controller",
+]
+
+
+def decode(path=None, text=None):
+    """The documents of a YAML file (or text) as JSON, read by `jaxset decode`."""
+    p = subprocess.run([BIN, "decode", path or "/dev/stdin"], input=text, capture_output=True,
+                       text=True, timeout=30)
+    check(p.returncode == 0, f"jaxset decode {path}: {p.stderr}")
+    return json.loads(p.stdout)
+
+
+def rules_of(obj):
+    return [(r.get("apiGroups"), r.get("resources"), r.get("verbs")) for r in obj["rules"]]
+
+
+def crd_files():
+    return sorted(f for f in os.listdir(CRD_DIR)
+                  if f.endswith(".yaml") and f != "kustomization.yaml")
+
+
+def kustomization(folder):
+    return decode(os.path.join(CONFIG, folder, "kustomization.yaml"))[0]
+
+
+# ====================================================================== files
+
+
+@test
+def crds_prints_the_crd_files():
+    files = crd_files()
+    check(files, "config/crd holds no CRD")
+    check(kustomization("crd")["resources"] == files,
+          f"config/crd/kustomization.yaml names {kustomization('crd')['resources']}, "
+          f"the folder holds {files}")
+    want = b""
+    for i, f in enumerate(files):
+        with open(os.path.join(CRD_DIR, f), "rb") as fh:
+            data = fh.read()
+        want += (b"---\n" if i else b"") + data + (b"" if data.endswith(b"\n") else b"\n")
+    p = subprocess.run([BIN, "crds"], capture_output=True, timeout=30)
+    check(p.returncode == 0 and p.stderr == b"", p)
+    check(p.stdout == want, "jaxset crds differs from the files of config/crd: rebuild?")
+    kinds = [d["kind"] for d in decode(text=p.stdout.decode())]
+    check(kinds == ["CustomResourceDefinition"] * len(files), kinds)
+    p = subprocess.run([BIN, "crds", "extra"], capture_output=True, text=True, timeout=30)
+    check(p.returncode == 2 and "takes no argument" in p.stderr and p.stdout == "", p)
+
+
+@test
+def rbac_rules_are_the_listed_ones():
+    role = decode(os.path.join(CONFIG, "rbac", "role.yaml"))[0]
+    check(role["kind"] == "ClusterRole" and role["metadata"]["name"] == "jaxset-controller")
+    got = rules_of(role)
+    check(got == CLUSTER_RULES, "ClusterRole rules changed:\n" + "\n".join(map(str, got)))
+    lead = decode(os.path.join(CONFIG, "rbac", "leader_election_role.yaml"))[0]
+    check(lead["kind"] == "Role" and lead["metadata"]["namespace"] == NS)
+    check(rules_of(lead) == LEADER_RULES, "leader-election Role rules changed:\n" +
+          "\n".join(map(str, rules_of(lead))))
+    sa = {"kind": "ServiceAccount", "name": "jaxset-controller", "namespace": NS}
+    for f, kind, ref in (("role_binding.yaml", "ClusterRoleBinding", "ClusterRole"),
+                         ("leader_election_role_binding.yaml", "RoleBinding", "Role")):
+        b = decode(os.path.join(CONFIG, "rbac", f))[0]
+        check(b["kind"] == kind and b["roleRef"]["kind"] == ref and b["subjects"] == [sa], b)
+
+
+@test
+def deployment_is_hardened():
+    docs = decode(os.path.join(CONFIG, "manager", "manager.yaml"))
+    d = docs[0]
+    check(d["kind"] == "Deployment" and d["metadata"]["name"] == "jaxset-controller", d)
+    spec, pod = d["spec"], d["spec"]["template"]["spec"]
+    check(spec["replicas"] == 1)
+    check(pod["serviceAccountName"] == "jaxset-controller")
+    check(pod["terminationGracePeriodSeconds"] == 10)
+    check(pod["securityContext"]["runAsNonRoot"] is True and
+          pod["securityContext"]["runAsUser"] == 65532 and
+          pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, pod)
+    (c,) = pod["containers"]
+    check(c["image"] == "ghcr.io/jaxset/jaxset:latest", c["image"])
+    check(c["args"] == ["controller", "--leader-elect", "--health-probe-bind-address=:8081",
+                        "--metrics-bind-address=:8080"], c["args"])
+    sc = c["securityContext"]
+    check(sc["readOnlyRootFilesystem"] is True and sc["allowPrivilegeEscalation"] is False and
+          sc["capabilities"] == {"drop": ["ALL"]} and sc["runAsNonRoot"] is True, sc)
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    check(ports == {"metrics": 8080, "health": 8081}, ports)
+    check(c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}, c)
+    check(c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}, c)
+    check(c["resources"] == {"requests": {"cpu": "50m", "memory": "32Mi"},
+                             "limits": {"memory": "128Mi"}}, c["resources"])
+    svc = decode(os.path.join(CONFIG, "manager", "metrics_service.yaml"))[0]
+    check(svc["spec"]["selector"] == spec["selector"]["matchLabels"] ==
+          d["spec"]["template"]["metadata"]["labels"], svc)
+    check(svc["spec"]["ports"] == [{"name": "metrics", "port": 8080, "targetPort": "metrics",
+                                    "protocol": "TCP"}], svc)
+    check(kustomization("default")["namespace"] == NS)
+
+
+# ====================================================================== kubectl
+
+
+class Kubectl:
+    def __init__(self, s):
+        self.cache = tempfile.mkdtemp(prefix="jaxset-kubectl-")
+        self.env = dict(os.environ, KUBECONFIG=s.kubeconfig, HOME=self.cache)
+
+    def __call__(self, *args, stdin=None, timeout=60):
+        p = subprocess.run(["kubectl", "--cache-dir", os.path.join(self.cache, "cache"), *args],
+                           input=stdin, capture_output=True, text=True, env=self.env,
+                           timeout=timeout, cwd=SRC)
+        return p.returncode, p.stdout, p.stderr
+
+    def ok(self, *args, **kw):
+        rc, out, err = self(*args, **kw)
+        if rc != 0:
+            raise AssertionError(f"kubectl {' '.join(args)}: rc={rc}\n{out}\n{err}")
+        return out
+
+    def close(self):
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+
+def applied(out, suffix):
+    """The objects of kubectl apply's output, each line checked to end with `suffix`."""
+    lines = out.strip().splitlines()
+    bad = [line for line in lines if not line.endswith(" " + suffix)]
+    check(not bad, f"lines not {suffix!r}: {bad}")
+    return [line[:-len(suffix) - 1] for line in lines]
+
+
+JOBSET_YAML = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: train
+  namespace: default
+spec:
+  suspend: false
+  replicatedJobs:
+  - name: workers
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: jax
+              image: python:3.11
+"""
+
+
+def jobset_columns(k, s):
+    """`kubectl get jobsets` shows upstream's printer columns, from the status the controller
+    writes (here written over raw HTTP, as the test plays the controller)."""
+    check(k.ok("apply", "-f", "-", stdin=JOBSET_YAML).strip() ==
+          "jobset.jobset.x-k8s.io/train created")
+    path = "/apis/jobset.x-k8s.io/v1alpha2/namespaces/default/jobsets/train/status"
+    expect(s.patch(path, {"status": {"restarts": 2, "terminalState": "Completed",
+                                     "conditions": [{
+                                         "type": "Completed", "status": "True",
+                                         "reason": "AllJobsCompleted", "message": "done",
+                                         "lastTransitionTime": "2025-01-01T00:00:00Z"}]}}),
+           200, "status")
+    out = k.ok("get", "jobsets", "-n", "default")
+    check(re.match(r"NAME\s+TERMINALSTATE\s+RESTARTS\s+COMPLETED\s+SUSPENDED\s+AGE\n"
+                   r"train\s+Completed\s+2\s+True\s+false\s+\d+s\n$", out), out)
+    check(k.ok("get", "jobsets", "-A", "-o", "name").strip() == "jobset.jobset.x-k8s.io/train")
+    k.ok("delete", "jobset", "train", "-n", "default")
+
+
+@test
+def kubectl_applies_config_default():
+    if shutil.which("kubectl") is None:
+        print("skip kubectl_applies_config_default: kubectl is not installed")
+        return
+    s = Server()
+    k = Kubectl(s)
+    try:
+        stream = k.ok("kustomize", os.path.join(CONFIG, "default"))
+        docs = decode(text=stream)
+        got = [(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]) for d in docs]
+        check(sorted(got, key=str) == sorted(OBJECTS, key=str), got)
+        labels = {d["kind"]: d["metadata"].get("labels", {}) for d in docs}
+        check(all(v.get("app.kubernetes.io/part-of") == "jaxset" for v in labels.values()),
+              labels)
+        # Client dry run: everything; server dry run once the namespace exists (as with a
+        # real API server, whose NamespaceLifecycle refuses objects of a missing namespace).
+        out = k.ok("apply", "--dry-run=client", "-f", "-", stdin=stream)
+        check(applied(out, "created (dry run)") == APPLIED, out)
+        check(k.ok("create", "namespace", NS).strip() == f"namespace/{NS} created")
+        out = k.ok("apply", "--dry-run=server", "-f", "-", stdin=stream)
+        first, rest = out.split("\n", 1)
+        check(first == f"namespace/{NS} configured (server dry run)", out)
+        check(applied(rest, "created (server dry run)") == APPLIED[1:], out)
+        rc, _, err = k("get", "crd", "jobsets.jobset.x-k8s.io")
+        check(rc == 1 and "NotFound" in err, f"a server dry run created the CRD: {err}")
+        check(k.ok("get", "deployments,serviceaccounts", "-n", NS, "-o", "name") == "",
+              "a server dry run created objects")
+        # The CRD from `jaxset crds`, for real.
+        crds = subprocess.run([BIN, "crds"], capture_output=True, text=True, timeout=30).stdout
+        out = k.ok("apply", "-f", "-", stdin=crds)
+        check(out.strip() == APPLIED[1] + " created", out)
+        k.ok("wait", "--for", "condition=Established", "--timeout", "10s",
+             "crd/jobsets.jobset.x-k8s.io")
+        rc, out, err = k("get", "jobsets", "-A")
+        check(rc == 0 and out == "" and "No resources found" in err, (rc, out, err))
+        jobset_columns(k, s)
+        # Everything, for real (client-side apply: the CRD fits its last-applied annotation),
+        # then again: nothing changes.
+        out = k.ok("apply", "-k", os.path.join(CONFIG, "default"))
+        check(len(out.strip().splitlines()) == len(APPLIED), out)
+        out = k.ok("apply", "-k", os.path.join(CONFIG, "default"))
+        check(applied(out, "unchanged") == APPLIED, out)
+        role = json.loads(k.ok("get", "clusterrole", "jaxset-controller", "-o", "json"))
+        check(rules_of(role) == CLUSTER_RULES, rules_of(role))
+        out = k.ok("get", "deployment", "jaxset-controller", "-n", NS)
+        check(re.match(r"NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\n"
+                       r"jaxset-controller\s+0/1\s+0\s+0\s+\d+s\n$", out), out)
+        out = k.ok("get", "rolebinding", "-n", NS)
+        check(re.search(r"^jaxset-leader-election\s+Role/jaxset-leader-election\s", out, re.M),
+              out)
+    finally:
+        k.close()
+        s.stop()
+
+
+if __name__ == "__main__":
+    main()
