@@ -56,13 +56,17 @@ static const struct cli_help helps[] = {
                  "                  [--restart-grace SECONDS] [--gpus N] "
                  "[--restart-backoff MS] [--no-color]\n"
                  "                  [--validate[=strict|warn|ignore]]\n"
-                 "                  [--strict-kinds]",
+                 "                  [--strict-kinds] [--volumes=mount|skip] [--pvc CLAIM=PATH]...",
         .text = "Validates fully (nothing starts if anything is invalid), then runs the job "
                 "here as the JobSet controller, the Job controller and the kubelet would: every "
                 "container a supervised process group with the pod's hostname, environment and "
                 "JAX variables. Streams every pod's output prefixed [<pod hostname>], shows a "
                 "live status line on a terminal and prints a summary that names the first "
-                "failed pod. The run is kept in a run directory (see `jaxset get`).",
+                "failed pod. The run is kept in a run directory (see `jaxset get`). A pod's "
+                "volumes (emptyDir, configMap, secret, hostPath, persistentVolumeClaim, "
+                "downwardAPI, projected) are at their mountPath in a mount namespace of the "
+                "pod, made without root where the kernel allows user namespaces "
+                "(docs/volumes.md).",
         .opts = {{"--run-dir DIR", "keep this run in DIR instead of runs/<name>/<UTC time>-<pid> "
                                    "in jaxset's state home ($JAXSET_HOME, else "
                                    "$XDG_STATE_HOME/jaxset, else ~/.local/state/jaxset)"},
@@ -83,7 +87,14 @@ static const struct cli_help helps[] = {
                                         "(or false) drops them silently, as kubectl"},
                  {"--strict-kinds", "a document of another kind than jaxset runs (a "
                                     "ConfigMap, a Service, a scheduler's Workload...) is "
-                                    "an error instead of skipped with a line"}},
+                                    "an error instead of skipped with a line"},
+                 {"--volumes=MODE", "mount (the default): each volume at its mountPath, in "
+                                    "the pod's mount namespace; where this machine refuses "
+                                    "namespaces, run says so before starting anything; skip: "
+                                    "no volume is mounted, the processes see this machine's "
+                                    "files (one warning per volumeMount)"},
+                 {"--pvc CLAIM=PATH", "the persistentVolumeClaim CLAIM is the directory PATH "
+                                      "(default: <run dir>/volumes/CLAIM); repeatable"}},
         .exit = "0 Completed, 1 Failed, 2 invalid input or usage, 129/130/143 after "
                 "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
     },
