@@ -31,6 +31,9 @@ void jsv__meta_maps(struct jsv *c, const json_t *meta, const char *meta_path);
  * coordinator, volumeClaimPolicies). */
 void jsv__policies(struct jsv *c);
 
+/* The pod spec `ps` (at path psp)'s volumes and volumeMounts (job_template_volumes.c). */
+void jsv__volumes(struct jsv *c, const json_t *ps, const char *psp);
+
 /* batch/v1 checks of spec.replicatedJobs[i].template at `path`. */
 void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path);
 
