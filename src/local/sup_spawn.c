@@ -57,6 +57,7 @@ struct child {
     char *buf;                         /* SUP_PATH_MAX bytes for the lookup */
     char *const *argv, *const *envp;
     const char *cwd;
+    bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     int out_fd;                        /* the output pipe's write end */
     const struct sup__watchdog *wd;
     const struct nsr_enter *ns;        /* NULL: none */
@@ -117,7 +118,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
         goto fail;
     c->step = STEP_CWD;
-    if (c->cwd && chdir(c->cwd) < 0)
+    if (c->cwd && chdir(c->cwd) < 0 && (!c->cwd_ours || chdir("/") < 0))
         goto fail;
     c->step = STEP_SETUP;
     if (sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
@@ -163,8 +164,10 @@ static int child_prepare(const struct sup_spec *spec, struct child *c, char *pat
     } else if (snprintf(path, SUP_PATH_MAX, "%s", spec->argv[0]) >= SUP_PATH_MAX) {
         return err_set(err, -ENAMETOOLONG, "%s: file name too long", spec->argv[0]);
     }
-    if (!c->cwd && getcwd(cwd, SUP_PATH_MAX))
+    if (!c->cwd && getcwd(cwd, SUP_PATH_MAX)) {
         c->cwd = cwd;
+        c->cwd_ours = true;
+    }
     c->fds = calloc(spec->ns->n ? spec->ns->n : 1, sizeof(*c->fds));
     return c->fds ? 0 : err_set(err, -ENOMEM, "out of memory");
 }
