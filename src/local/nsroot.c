@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,10 +31,13 @@ enum step {
     B_OP,
     B_OLDROOT,
     B_NEWROOT,
+    B_JOIN,
 };
 
 struct builder {
     const struct nsr_plan *plan;
+    const char *dst, *src;   /* prefixes of the ops' paths and BIND sources */
+    const struct nsr_ns *join; /* nsr_exec: the namespaces to join; NULL: new ones */
     bool userns;
     char uid_map[64], gid_map[64];
     int user_fd, mnt_fd;
@@ -96,35 +100,60 @@ NSR_CHILD static int enter_base(struct builder *b)
     return chdir("/");
 }
 
-NSR_CHILD static int run_op(const struct nsr_op *o)
+/* prefix + path into buf (PATH_MAX + 16 bytes): false, errno ENAMETOOLONG, when too long. */
+NSR_CHILD static bool cat(char *buf, const char *prefix, const char *path)
 {
+    size_t a = strlen(prefix), b = strlen(path);
+    if (a + b >= PATH_MAX + 16) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    memcpy(buf, prefix, a);
+    memcpy(buf + a, path, b + 1);
+    return true;
+}
+
+NSR_CHILD static int run_op(const struct builder *b, const struct nsr_op *o)
+{
+    char path[PATH_MAX + 16], src[PATH_MAX + 16];
     int fd;
+    if (!cat(path, b->dst, o->path) || (o->kind == NSR_OP_BIND && !cat(src, b->src, o->arg)))
+        return -1;
     switch (o->kind) {
     case NSR_OP_DIR:
-        return mkdir(o->path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+        return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
     case NSR_OP_FILE:
-        fd = open(o->path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         return fd < 0 ? -1 : close(fd);
     case NSR_OP_SYMLINK:
-        return symlink(o->arg, o->path);
+        return symlink(o->arg, path);
     case NSR_OP_BIND:
-        if (mount(o->arg, o->path, NULL, MS_BIND | MS_REC, NULL) == 0)
+        if (mount(src, path, NULL, MS_BIND | MS_REC, NULL) == 0)
             return 0;
         return o->optional && (errno == ENOENT || errno == ENOTDIR) ? 0 : -1;
     case NSR_OP_TMPFS:
-        return mount("tmpfs", o->path, "tmpfs", MS_NODEV | MS_NOSUID, o->arg);
+        return mount("tmpfs", path, "tmpfs", MS_NODEV | MS_NOSUID, o->arg);
+    case NSR_OP_UMOUNT:
+        return umount2(path, MNT_DETACH);
     }
     errno = EINVAL;
     return -1;
 }
 
-/* The plan, then /newroot becomes the root and the host's old root goes. */
-NSR_CHILD static int fill_root(struct builder *b)
+NSR_CHILD static int run_ops(struct builder *b)
 {
     b->step = B_OP;
     for (b->op = 0; b->op < b->plan->n; b->op++)
-        if (run_op(&b->plan->ops[b->op]) < 0)
+        if (run_op(b, &b->plan->ops[b->op]) < 0)
             return -1;
+    return 0;
+}
+
+/* The plan, then /newroot becomes the root and the host's old root goes. */
+NSR_CHILD static int fill_root(struct builder *b)
+{
+    if (run_ops(b) < 0)
+        return -1;
     b->step = B_OLDROOT;
     if (umount2("/oldroot", MNT_DETACH) < 0)
         return -1;
@@ -135,13 +164,22 @@ NSR_CHILD static int fill_root(struct builder *b)
     return chdir("/");
 }
 
+NSR_CHILD static int join(struct builder *b)
+{
+    b->step = B_JOIN;
+    if (b->join->user_fd >= 0 && setns(b->join->user_fd, CLONE_NEWUSER) < 0)
+        return -1;
+    return setns(b->join->mnt_fd, CLONE_NEWNS);
+}
+
 NSR_CHILD static int builder_main(void *arg)
 {
     struct builder *b = arg;
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
-    if (make_namespaces(b) < 0 || enter_base(b) < 0 || fill_root(b) < 0) {
+    if (b->join ? join(b) < 0 || run_ops(b) < 0
+                : make_namespaces(b) < 0 || enter_base(b) < 0 || fill_root(b) < 0) {
         b->err = errno ? errno : EIO;
         _exit(1);
     }
@@ -175,6 +213,7 @@ static const char *step_name(const struct builder *b)
         [B_NSFD] = "/proc/self/ns", [B_PRIVATE] = "making / private",
         [B_BASE] = "a tmpfs at /tmp", [B_PIVOT] = "pivot_root",
         [B_OP] = "", [B_OLDROOT] = "detaching the old root", [B_NEWROOT] = "pivot_root",
+        [B_JOIN] = "joining the namespaces",
     };
     return names[b->step];
 }
@@ -185,9 +224,8 @@ static int build_error(const struct builder *b, struct err *err)
     if (b->step == B_OP) {
         const struct nsr_op *o = &b->plan->ops[b->op];
         static const char *const what[] = {"mkdir", "creating", "symlink", "bind mount of",
-                                           "tmpfs at"};
-        const char *shown = o->kind == NSR_OP_BIND ? o->arg + strlen("/oldroot")
-                                                   : o->path + strlen("/newroot");
+                                           "tmpfs at", "unmounting"};
+        const char *shown = o->kind == NSR_OP_BIND ? o->arg : o->path;
         return err_set(err, -b->err, "%s %s: %s%s%s", what[o->kind], shown, strerror(b->err),
                        *w ? ": " : "", w);
     }
@@ -198,29 +236,44 @@ static int build_error(const struct builder *b, struct err *err)
                    strerror(b->err), *w ? ": " : "", w);
 }
 
-int nsr_build(const struct nsr_plan *plan, struct nsr_ns *out, struct err *err)
+/* Runs the builder in a child and waits for it. */
+static int run_builder(struct builder *b, struct nsr_ns *out, struct err *err)
 {
-    struct builder b = {.plan = plan, .userns = geteuid() != 0, .user_fd = -1, .mnt_fd = -1};
     char stack[NSR_STACK] __attribute__((aligned(16)));
     int status = 0;
-    snprintf(b.uid_map, sizeof(b.uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
-    snprintf(b.gid_map, sizeof(b.gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
     /* CLONE_FILES: the descriptors the child opens to keep the namespaces are ours */
     pid_t pid = clone(builder_main, stack + sizeof(stack),
-                      CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &b);
+                      CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, b);
     if (pid < 0)
         return err_set(err, -errno, "clone: %s", strerror(errno));
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    struct nsr_ns ns = {b.user_fd, b.mnt_fd};
+    struct nsr_ns ns = {b->user_fd, b->mnt_fd};
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         nsr_close(&ns);
-        if (!b.err)
+        if (!b->err)
             return err_set(err, -EIO, "the namespace builder was killed");
-        return build_error(&b, err);
+        return build_error(b, err);
     }
-    *out = ns;
+    if (out)
+        *out = ns;
     return 0;
+}
+
+int nsr_build(const struct nsr_plan *plan, struct nsr_ns *out, struct err *err)
+{
+    struct builder b = {.plan = plan, .dst = "/newroot", .src = "/oldroot",
+                        .userns = geteuid() != 0, .user_fd = -1, .mnt_fd = -1};
+    snprintf(b.uid_map, sizeof(b.uid_map), "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
+    snprintf(b.gid_map, sizeof(b.gid_map), "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
+    return run_builder(&b, out, err);
+}
+
+int nsr_exec(const struct nsr_ns *ns, const struct nsr_plan *plan, struct err *err)
+{
+    struct builder b = {.plan = plan, .dst = "", .src = "", .join = ns, .user_fd = -1,
+                        .mnt_fd = -1};
+    return run_builder(&b, NULL, err);
 }
 
 void nsr_close(struct nsr_ns *ns)
@@ -255,7 +308,8 @@ NSR_CHILD int nsr__enter(const struct nsr_enter *e, int *fds, long *failed)
     }
     for (size_t i = 0; i < e->n; i++) {
         *failed = (long)i;
-        if (move_mount(fds[i], "", AT_FDCWD, e->m[i].dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        if (move_mount(fds[i], "", AT_FDCWD, e->m[i].dst,
+                       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
             return -1;
     }
     return 0;
@@ -278,10 +332,9 @@ NSR_CHILD static int probe_main(void *arg)
     _exit(0);
 }
 
-/* What a container does, once: joins, clones a tree read-only and attaches it. */
-static int probe_enter(const struct nsr_ns *ns, struct err *err)
+int nsr_probe_enter(const struct nsr_ns *ns, struct err *err)
 {
-    struct nsr_mount m = {"/", "/.jaxset-probe", NSR_RDONLY};
+    struct nsr_mount m = {"/", "/", NSR_RDONLY};
     struct nsr_enter e = {*ns, &m, 1};
     struct probe p = {.e = &e};
     char stack[NSR_STACK] __attribute__((aligned(16)));
@@ -298,20 +351,4 @@ static int probe_enter(const struct nsr_ns *ns, struct err *err)
         return err_set(err, -e2, "joining the namespaces: %s", strerror(e2));
     return err_set(err, -e2, "a read-only mount (open_tree, mount_setattr, move_mount): %s%s",
                    strerror(e2), e2 == ENOSYS ? " (Linux 5.12 or later is needed)" : "");
-}
-
-int nsr_probe(struct err *err)
-{
-    struct nsr_plan plan = {0};
-    struct nsr_ns ns = NSR_NS_NONE;
-    int rc = nsr_plan_root(&plan);
-    if (rc == 0)
-        rc = nsr_plan_add(&plan, NSR_OP_DIR, "/.jaxset-probe", NULL, false);
-    if (rc < 0)
-        err_set(err, rc, "listing /: %s", strerror(-rc));
-    else if ((rc = nsr_build(&plan, &ns, err)) == 0)
-        rc = probe_enter(&ns, err);
-    nsr_close(&ns);
-    nsr_plan_release(&plan);
-    return rc;
 }

@@ -90,6 +90,7 @@ struct run {
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
     json_t *pod_history;         /* pods of Jobs already deleted (runner_pods.c) */
     struct vol_run vr;           /* what pods' volumes share; vr.run_dir absolute (owned) */
+    struct vol_tmpl **vol_tmpl;  /* each replicated job's namespace (NULL: no volumeMounts) */
 };
 
 
@@ -126,8 +127,8 @@ json_t *run__pods_json(const struct run *r);
  * failed. */
 bool run__first_failed(const json_t *pods, char *out, size_t n);
 
-/* Volumes (runner_volumes.c): r->vr, the --pvc claims, and whether this machine can mount the
- * pods' volumes, before anything starts.  0 or a negative errno with err set. */
+/* Volumes (runner_volumes.c): r->vr, the --pvc claims, and each replicated job's namespace,
+ * before anything starts.  0 or a negative errno with err set. */
 int run__volumes_setup(struct run *r, struct err *err);
 /* Says, with --volumes=skip, which mounts are not made. */
 void run__volumes_notes(struct run *r);

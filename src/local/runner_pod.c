@@ -308,15 +308,15 @@ static int pod_names(struct rpod *p, const struct rjob *j, int index, const char
     return a < (int)sizeof(p->hostname) && b < (int)sizeof(p->name) ? 0 : -1;
 }
 
-/* The pod's volumes and namespace (unless --volumes=skip).  When they cannot be made, the
- * pod's containers fail to start, saying why.  0 or -ENOMEM. */
+/* The pod's volumes (none with --volumes=skip).  When they cannot be made, the pod's
+ * containers fail to start, saying why.  0 or -ENOMEM. */
 static int pod_volumes(struct run *r, const struct rjob *j, struct rpod *p, const json_t *spec)
 {
     struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_spec = spec,
                              .objects = r->m->objects, .ns = j->spec.ns};
     struct err e = {{0}};
-    if (r->o->volumes == RUNNER_VOLUMES_SKIP ||
-        vol_pod_new(&r->vr, spec, &pod, p->name, &p->vol, &e) == 0)
+    const struct vol_tmpl *t = r->vol_tmpl ? r->vol_tmpl[j->rj] : NULL;
+    if (vol_pod_new(&r->vr, t, spec, &pod, p->name, &p->vol, &e) == 0)
         return 0;
     p->vol_err = strdup(e.msg);
     return p->vol_err ? 0 : -ENOMEM;

@@ -3,10 +3,12 @@
 #include "local/runner_int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "api/construct.h"
 #include "local/nsroot.h"
 #include "local/rundir.h"
 #include "obj/ferr.h"
@@ -55,24 +57,59 @@ static int check_pvc_flags(const struct run *r, struct err *err)
     return 0;
 }
 
+/* The pod spec child Jobs of replicated job i give their pods: the template's, with the
+ * volumes of spec.volumeClaimPolicies (constructJob).  A new reference, NULL on OOM. */
+static json_t *child_pod_spec(const struct manifest *m, size_t i)
+{
+    json_t *ps = json_deep_copy(jx_path(m->view.rj[i].tmpl, "spec.template.spec"));
+    if (ps && construct_pvc_volumes(m->jobset, &m->view, ps) < 0) {
+        json_decref(ps);
+        return NULL;
+    }
+    return ps;
+}
+
+/* Every replicated job's namespace, and once that a container can enter one. */
+static int build_templates(struct run *r, struct err *err)
+{
+    const struct manifest *m = r->m;
+    bool probed = false;
+    r->vol_tmpl = calloc(m->view.n_rj + 1, sizeof(*r->vol_tmpl));
+    if (!r->vol_tmpl)
+        return err_set(err, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < m->view.n_rj; i++) {
+        char what[FPATH_MAX + 512];
+        struct err why = {{0}};
+        json_t *ps = child_pod_spec(m, i);
+        int rc = ps ? vol_tmpl_new(&r->vr, ps, m->view.ns, &r->vol_tmpl[i], &why)
+                    : err_set(&why, -ENOMEM, "out of memory");
+        json_decref(ps);
+        if (rc == 0 && r->vol_tmpl[i] && !probed) {
+            rc = vol_tmpl_probe(r->vol_tmpl[i], &why);
+            probed = true;
+        }
+        if (rc < 0 && vol_first_mount(m, i, what, sizeof(what)))
+            return err_set(err, rc, "%s: the pods' volumes cannot be mounted here (jaxset "
+                                    "mounts them in a mount namespace of each pod): %s; "
+                                    "--volumes=skip runs the pods without them",
+                           what, why.msg);
+        if (rc < 0)
+            return err_set(err, rc, "%s", why.msg);
+    }
+    return 0;
+}
+
 int run__volumes_setup(struct run *r, struct err *err)
 {
-    char what[FPATH_MAX + 512];
-    struct err why = {{0}};
     r->vr = (struct vol_run){.objects = r->m->objects, .pvc = r->o->pvc, .n_pvc = r->o->n_pvc};
     char *dir = realpath(r->o->run_dir, NULL);
     if (!dir)
         return err_set(err, -errno, "%s: %s", r->o->run_dir, strerror(errno));
     r->vr.run_dir = dir;
     int rc = check_pvc_flags(r, err);
-    if (rc < 0 || r->o->volumes == RUNNER_VOLUMES_SKIP || !vol_first_mount(r->m, what, sizeof(what)))
+    if (rc < 0 || r->o->volumes == RUNNER_VOLUMES_SKIP)
         return rc;
-    if ((rc = nsr_probe(&why)) < 0)
-        return err_set(err, rc, "%s: the pods' volumes are mounted in a mount namespace of "
-                                "each pod, which this machine does not allow: %s "
-                                "(--volumes=skip runs the pods without their volumes)",
-                       what, why.msg);
-    return 0;
+    return build_templates(r, err);
 }
 
 static void note_skipped(void *ctx, const char *what)
@@ -84,7 +121,7 @@ static void note_skipped(void *ctx, const char *what)
 void run__volumes_notes(struct run *r)
 {
     if (r->o->volumes == RUNNER_VOLUMES_SKIP)
-        vol_each_mount(r->m, note_skipped, r);
+        vol_each_mount(r->m, SIZE_MAX, note_skipped, r);
 }
 
 void run__volumes_release(struct run *r)
@@ -95,4 +132,8 @@ void run__volumes_release(struct run *r)
     free(dir);
     free((char *)r->vr.run_dir);
     r->vr.run_dir = NULL;
+    for (size_t i = 0; r->vol_tmpl && i < r->m->view.n_rj; i++)
+        vol_tmpl_free(r->vol_tmpl[i]);
+    free(r->vol_tmpl);
+    r->vol_tmpl = NULL;
 }

@@ -1,9 +1,7 @@
-/* A pod's volumes: made on the host, then each container's mounts, then the pod's namespace
- * (see volumes.h). */
+/* Pod templates' namespaces and pods' volumes (see volumes.h). */
 #include "local/volumes_int.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,67 +12,78 @@
 #include "obj/jx.h"
 #include "obj/sbuf.h"
 
-static const char *const ctr_lists[] = {"initContainers", "containers"};
-
 bool vol_spec_mounts(const json_t *pod_spec)
 {
+    static const char *const lists[] = {"initContainers", "containers"};
     for (size_t l = 0; l < 2; l++) {
         size_t i;
         const json_t *c;
-        json_array_foreach (jx_arr(pod_spec, ctr_lists[l]), i, c)
+        json_array_foreach (jx_arr(pod_spec, lists[l]), i, c)
             if (json_array_size(jx_arr(c, "volumeMounts")))
                 return true;
     }
     return false;
 }
 
-size_t vol__depth(const char *path)
+/* hostPaths of type DirectoryOrCreate and FileOrCreate (and unset: a directory, as container
+ * runtimes make a missing bind source) made before the template's root is planned. */
+static int make_host_paths(const json_t *pod_spec, struct err *err)
 {
-    size_t n = 0;
-    for (const char *p = path; *p; p++)
-        n += *p == '/' && p[1] && p[1] != '/';
-    return n;
+    size_t i;
+    const json_t *v;
+    json_array_foreach (jx_arr(pod_spec, "volumes"), i, v) {
+        const json_t *hp = jx_obj(v, "hostPath");
+        int rc = hp ? vol__host_path_check(hp, true, err) : 0;
+        if (rc < 0) {
+            char what[320];
+            snprintf(what, sizeof(what), "volume \"%s\" (hostPath)", jx_str(v, "name"));
+            err_prefix(err, what);
+            return rc;
+        }
+    }
+    return 0;
 }
 
-/* `in` without "//", "/." components or a trailing '/' into out (PATH_MAX). */
-static void clean(const char *in, char *out)
+void vol_tmpl_free(struct vol_tmpl *t)
 {
-    size_t o = 0;
-    while (*in && o < PATH_MAX - 2) {
-        size_t n = strcspn(in, "/");
-        if (n && !(n == 1 && in[0] == '.')) {
-            out[o++] = '/';
-            n = n < PATH_MAX - 1 - o ? n : PATH_MAX - 1 - o;
-            memcpy(out + o, in, n);
-            o += n;
-        }
-        in += n;
-        in += *in == '/';
-    }
-    if (o == 0)
-        out[o++] = '/';
-    out[o] = '\0';
+    if (!t)
+        return;
+    nsr_close(&t->ns);
+    vol__ctrs_free(t->ctr, t->n_ctr);
+    json_decref(t->spec);
+    free(t);
 }
 
-/* mountPath as this machine's root shows it: the longest prefix that exists resolved (its
- * symbolic links followed, as the pod's root has them too), the rest appended.  Malloc'd. */
-static char *resolve_dst(const char *mount_path)
+int vol_tmpl_new(const struct vol_run *vr, json_t *pod_spec, const char *ns,
+                 struct vol_tmpl **out, struct err *err)
 {
-    char p[PATH_MAX];
-    clean(mount_path, p);
-    for (size_t len = strlen(p);;) {
-        char save = p[len];
-        p[len] = '\0';
-        char *real = realpath(len ? p : "/", NULL);
-        p[len] = save;
-        if (real) {
-            char *out = sb_fmt("%s%s", strcmp(real, "/") ? real : "", p + len);
-            free(real);
-            return out && !*out ? (free(out), strdup("/")) : out;
-        }
-        while (len > 0 && p[--len] != '/')
-            ;
-    }
+    struct nsr_plan plan = {0};
+    struct vol_tmpl *t = NULL;
+    int rc = 0;
+    *out = NULL;
+    if (!vol_spec_mounts(pod_spec))
+        return 0;
+    if (!(t = calloc(1, sizeof(*t))))
+        return err_set(err, -ENOMEM, "out of memory");
+    t->ns = NSR_NS_NONE;
+    t->spec = json_incref(pod_spec);
+    if ((rc = make_host_paths(pod_spec, err)) < 0 ||
+        (rc = vol__ctrs_new(pod_spec, vr, ns, &t->ctr, &t->n_ctr, err)) < 0 ||
+        (rc = vol__plan(t, &plan, err)) < 0)
+        goto out;
+    rc = nsr_build(&plan, &t->ns, err);
+out:
+    nsr_plan_release(&plan);
+    if (rc < 0)
+        vol_tmpl_free(t);
+    else
+        *out = t;
+    return rc;
+}
+
+int vol_tmpl_probe(const struct vol_tmpl *t, struct err *err)
+{
+    return nsr_probe_enter(&t->ns, err);
 }
 
 static const struct vol__src *find_src(const struct vol_pod *vp, const char *name)
@@ -90,15 +99,16 @@ static const struct vol__src *find_src(const struct vol_pod *vp, const char *nam
 static int mount_src(struct vol__mnt *m, struct err *err)
 {
     const struct vol__src *v = m->vol;
+    const char *sub = jx_str(m->vm, "subPath");
     struct stat st;
-    m->src = m->sub && *m->sub ? sb_fmt("%s/%s", v->host, m->sub) : strdup(v->host);
+    m->src = sub && *sub ? sb_fmt("%s/%s", v->host, sub) : strdup(v->host);
     if (!m->src)
         return err_set(err, -ENOMEM, "out of memory");
     if (v->memory) { /* made in the pod's tmpfs */
         m->dir = true;
         return 0;
     }
-    int rc = m->sub && *m->sub && stat(m->src, &st) < 0 ? fs_mkdir_p(m->src, 0755) : 0;
+    int rc = sub && *sub && stat(m->src, &st) < 0 ? fs_mkdir_p(m->src, 0755) : 0;
     char *real = rc == 0 ? realpath(m->src, NULL) : NULL, *base = realpath(v->host, NULL);
     size_t bl = base ? strlen(base) : 0;
     if (rc == 0 && (!real || !base || stat(real, &st) < 0))
@@ -109,56 +119,18 @@ static int mount_src(struct vol__mnt *m, struct err *err)
     free(real);
     free(base);
     if (rc == -EXDEV)
-        return err_set(err, rc, "subPath %s leads out of the volume", m->sub);
+        return err_set(err, rc, "subPath %s leads out of the volume", sub);
     return rc < 0 ? err_set(err, rc, "%s: %s", m->src, strerror(-rc)) : 0;
 }
 
-static int mount_new(const struct vol_pod *vp, const json_t *vm, struct vol__mnt *m,
-                     struct err *err)
-{
-    const char *rro = jx_str(vm, "recursiveReadOnly");
-    *m = (struct vol__mnt){.inside = -1, .sub = jx_str(vm, "subPath")};
-    m->vol = find_src(vp, jx_str(vm, "name"));
-    if (!m->vol)
-        return err_set(err, -EINVAL, "no volume \"%s\"", jx_str(vm, "name"));
-    m->dst = resolve_dst(jx_str(vm, "mountPath") ? jx_str(vm, "mountPath") : "/");
-    if (!m->dst)
-        return err_set(err, -ENOMEM, "out of memory");
-    if (jx_bool_or(vm, "readOnly", false) || m->vol->ro)
-        m->flags |= NSR_RDONLY;
-    if ((m->flags & NSR_RDONLY) && rro && strcmp(rro, "Disabled"))
-        m->flags |= NSR_RECURSIVE;
-    return mount_src(m, err);
-}
-
-/* Mounts in order of depth (a mount inside another comes after it), and which earlier mount of
- * the container each one lies in. */
-static void order_mounts(struct vol__ctr *c)
-{
-    for (size_t i = 1; i < c->n; i++)
-        for (size_t k = i; k > 0 && vol__depth(c->m[k].dst) < vol__depth(c->m[k - 1].dst); k--) {
-            struct vol__mnt t = c->m[k];
-            c->m[k] = c->m[k - 1];
-            c->m[k - 1] = t;
-        }
-    for (size_t i = 0; i < c->n; i++)
-        for (size_t k = 0; k < i; k++) {
-            size_t l = strlen(c->m[k].dst);
-            if (!strncmp(c->m[i].dst, c->m[k].dst, l) &&
-                (c->m[i].dst[l] == '/' || !strcmp(c->m[k].dst, "/")))
-                c->m[i].inside = (long)k;
-        }
-}
-
 /* The mount point of a mount inside another, made in that one's source on the host (as a
- * container runtime makes it in the volume); in a tmpfs source the pod's plan makes it. */
+ * container runtime makes it in the volume); in a tmpfs source vol__plan_memory makes it. */
 static int inner_point(const struct vol__ctr *c, const struct vol__mnt *m, struct err *err)
 {
     const struct vol__mnt *outer = &c->m[m->inside];
-    const char *rest = m->dst + strlen(outer->dst);
     if (outer->vol->memory)
         return 0;
-    char *p = sb_fmt("%s%s", outer->src, rest);
+    char *p = sb_fmt("%s%s", outer->src, m->dst + strlen(outer->dst));
     int rc = p ? 0 : -ENOMEM;
     if (rc == 0 && m->dir) {
         rc = fs_mkdir_p(p, 0755);
@@ -176,58 +148,41 @@ static int inner_point(const struct vol__ctr *c, const struct vol__mnt *m, struc
     return rc;
 }
 
-static int ctr_new(const struct vol_pod *vp, const json_t *spec, struct vol__ctr *c,
-                   struct err *err)
+/* Whether the template made dst as a directory (true when it did not make it). */
+static bool made_dir(const struct vol_tmpl *t, const char *ctr, const char *dst)
 {
-    const json_t *vms = jx_arr(spec, "volumeMounts");
-    c->name = jx_str(spec, "name");
-    c->m = calloc(json_array_size(vms), sizeof(*c->m));
-    c->nm = calloc(json_array_size(vms), sizeof(*c->nm));
-    if (!c->m || !c->nm)
-        return err_set(err, -ENOMEM, "out of memory");
-    for (; c->n < json_array_size(vms); c->n++) {
-        int rc = mount_new(vp, json_array_get(vms, c->n), &c->m[c->n], err);
-        if (rc < 0) {
-            c->n++; /* what it took is freed with the others */
-            return rc;
-        }
-    }
-    order_mounts(c);
+    for (size_t k = 0; k < t->n_ctr; k++)
+        for (size_t i = 0; ctr && !strcmp(t->ctr[k].name, ctr) && i < t->ctr[k].n; i++)
+            if (!strcmp(t->ctr[k].m[i].dst, dst) && t->ctr[k].m[i].inside < 0)
+                return t->ctr[k].m[i].dir;
+    return true;
+}
+
+static int ctr_mounts(const struct vol_pod *vp, const struct vol_tmpl *t, struct vol__ctr *c,
+                      struct err *err)
+{
     for (size_t i = 0; i < c->n; i++) {
-        int rc = c->m[i].inside >= 0 ? inner_point(c, &c->m[i], err) : 0;
-        if (rc < 0)
+        struct vol__mnt *m = &c->m[i];
+        const char *rro = jx_str(m->vm, "recursiveReadOnly");
+        int rc;
+        if (!(m->vol = find_src(vp, jx_str(m->vm, "name"))))
+            return err_set(err, -EINVAL, "no volume \"%s\"", jx_str(m->vm, "name"));
+        m->flags = jx_bool_or(m->vm, "readOnly", false) || m->vol->ro ? NSR_RDONLY : 0;
+        if (m->flags && rro && strcmp(rro, "Disabled"))
+            m->flags |= NSR_RECURSIVE;
+        if ((rc = mount_src(m, err)) < 0)
             return rc;
-        c->nm[i] = (struct nsr_mount){c->m[i].src, c->m[i].dst, c->m[i].flags};
+        if (m->inside < 0 && made_dir(t, c->name, m->dst) != m->dir)
+            return err_set(err, -EINVAL, "mount point %s was made as a %s when the run "
+                                         "started; the volume's %s is now a %s",
+                           m->dst, m->dir ? "file" : "directory", m->src,
+                           m->dir ? "directory" : "file");
+        if (m->inside >= 0 && (rc = inner_point(c, m, err)) < 0)
+            return rc;
+        c->nm[i] = (struct nsr_mount){m->src, m->dst, m->flags};
     }
-    c->enter = (struct nsr_enter){NSR_NS_NONE, c->nm, c->n};
+    c->enter = (struct nsr_enter){t->ns, c->nm, c->n};
     return 0;
-}
-
-static void ctr_release(struct vol__ctr *c)
-{
-    for (size_t i = 0; i < c->n; i++) {
-        free(c->m[i].src);
-        free(c->m[i].dst);
-    }
-    free(c->m);
-    free(c->nm);
-}
-
-void vol_pod_free(struct vol_pod *vp)
-{
-    if (!vp)
-        return;
-    nsr_close(&vp->ns);
-    for (size_t i = 0; i < vp->n_ctr; i++)
-        ctr_release(&vp->ctr[i]);
-    for (size_t i = 0; i < vp->n_src; i++)
-        vol__src_release(&vp->src[i]);
-    if (vp->dir_made)
-        vol__rm_tree(vp->dir);
-    free(vp->ctr);
-    free(vp->src);
-    free(vp->dir);
-    free(vp);
 }
 
 static int make_sources(struct vol_pod *vp, const json_t *pod_spec, const struct podenv_pod *pod,
@@ -238,9 +193,8 @@ static int make_sources(struct vol_pod *vp, const json_t *pod_spec, const struct
     if (!vp->src)
         return err_set(err, -ENOMEM, "out of memory");
     for (; vp->n_src < json_array_size(vols); vp->n_src++) {
-        const json_t *v = json_array_get(vols, vp->n_src);
         struct vol__src *s = &vp->src[vp->n_src];
-        int rc = vol__src_make(vp, v, pod_spec, pod, s, err);
+        int rc = vol__src_make(vp, json_array_get(vols, vp->n_src), pod_spec, pod, s, err);
         if (rc < 0) {
             char what[320];
             snprintf(what, sizeof(what), "volume \"%s\" (%s)", s->name ? s->name : "", s->kind);
@@ -252,63 +206,70 @@ static int make_sources(struct vol_pod *vp, const json_t *pod_spec, const struct
     return 0;
 }
 
-static int make_containers(struct vol_pod *vp, const json_t *pod_spec, struct err *err)
+static int make_mounts(struct vol_pod *vp, const struct vol_tmpl *t, const json_t *pod_spec,
+                       const char *ns, struct err *err)
 {
-    vp->ctr = calloc(json_array_size(jx_arr(pod_spec, "initContainers")) +
-                         json_array_size(jx_arr(pod_spec, "containers")) + 1,
-                     sizeof(*vp->ctr));
-    if (!vp->ctr)
-        return err_set(err, -ENOMEM, "out of memory");
-    for (size_t l = 0; l < 2; l++) {
-        size_t i;
-        const json_t *c;
-        json_array_foreach (jx_arr(pod_spec, ctr_lists[l]), i, c) {
-            if (!json_array_size(jx_arr(c, "volumeMounts")))
-                continue;
-            int rc = ctr_new(vp, c, &vp->ctr[vp->n_ctr++], err);
-            if (rc < 0) {
-                char what[320];
-                snprintf(what, sizeof(what), "container %s", jx_str(c, "name"));
-                err_prefix(err, what);
-                return rc;
-            }
-        }
-    }
-    return 0;
-}
-
-static int build_ns(struct vol_pod *vp, struct err *err)
-{
-    struct nsr_plan plan = {0};
-    int rc = vol__plan(vp, &plan, err);
-    if (rc == 0 && (rc = nsr_build(&plan, &vp->ns, err)) < 0)
-        err_prefix(err, "the pod's mount namespace");
-    nsr_plan_release(&plan);
+    int rc = vol__ctrs_new(pod_spec, NULL, ns, &vp->ctr, &vp->n_ctr, err);
     for (size_t i = 0; rc == 0 && i < vp->n_ctr; i++)
-        vp->ctr[i].enter.ns = vp->ns;
+        if ((rc = ctr_mounts(vp, t, &vp->ctr[i], err)) < 0) {
+            char what[320];
+            snprintf(what, sizeof(what), "container %s", vp->ctr[i].name);
+            err_prefix(err, what);
+        }
     return rc;
 }
 
-int vol_pod_new(const struct vol_run *vr, const json_t *pod_spec, const struct podenv_pod *pod,
-                const char *pod_name, struct vol_pod **out, struct err *err)
+/* The pod's tmpfs volumes, mounted in the template's namespace by a child that joins it. */
+static int mount_memory(struct vol_pod *vp, struct err *err)
+{
+    struct nsr_plan plan = {0};
+    int rc = vol__plan_memory(vp, &plan, &vp->undo);
+    if (rc < 0)
+        err_set(err, rc, "out of memory");
+    else if (plan.n)
+        rc = nsr_exec(&vp->ns, &plan, err); /* what it mounted before failing is undone */
+    nsr_plan_release(&plan);
+    return rc;
+}
+
+void vol_pod_free(struct vol_pod *vp)
+{
+    if (!vp)
+        return;
+    if (vp->undo.n)
+        (void)nsr_exec(&vp->ns, &vp->undo, NULL);
+    nsr_plan_release(&vp->undo);
+    vol__ctrs_free(vp->ctr, vp->n_ctr);
+    for (size_t i = 0; i < vp->n_src; i++)
+        vol__src_release(&vp->src[i]);
+    if (vp->dir_made)
+        vol__rm_tree(vp->dir);
+    free(vp->src);
+    free(vp->dir);
+    free(vp);
+}
+
+int vol_pod_new(const struct vol_run *vr, const struct vol_tmpl *t, const json_t *pod_spec,
+                const struct podenv_pod *pod, const char *pod_name, struct vol_pod **out,
+                struct err *err)
 {
     *out = NULL;
-    if (!vol_spec_mounts(pod_spec))
+    if (!t)
         return 0;
     struct vol_pod *vp = calloc(1, sizeof(*vp));
     int rc = vp ? 0 : err_set(err, -ENOMEM, "out of memory");
     if (rc == 0) {
         vp->vr = vr;
-        vp->ns = NSR_NS_NONE;
+        vp->ns = t->ns;
         vp->dir = sb_fmt("%s/" RD_POD_VOLUMES "/%s", vr->run_dir, pod_name);
         rc = vp->dir ? 0 : err_set(err, -ENOMEM, "out of memory");
     }
     if (rc == 0)
         rc = make_sources(vp, pod_spec, pod, err);
     if (rc == 0)
-        rc = make_containers(vp, pod_spec, err);
+        rc = make_mounts(vp, t, pod_spec, pod->ns, err);
     if (rc == 0)
-        rc = build_ns(vp, err);
+        rc = mount_memory(vp, err);
     if (rc < 0) {
         vol_pod_free(vp);
         return rc;

@@ -14,9 +14,10 @@
  *                          <run dir>/volumes/<claimName>, shared by every pod of the run and
  *                          kept with it
  * and then each container of the pod sees them at their mountPath (subPath, readOnly) through
- * the pod's mount namespace (local/nsroot.h), built by a plan made here: the host's root with
- * the mount points a pod needs made in tmpfs (a host directory that lacks one is shadowed: a
- * tmpfs over it with its entries bound back), so nothing is created on the host. */
+ * the namespace of its pod template (local/nsroot.h), built once before the run starts by a
+ * plan made here: the host's root with the mount points the template's containers need made
+ * in tmpfs (a host directory that lacks one is shadowed: a tmpfs over it with its entries),
+ * so nothing is created on the host.  Pods without volumeMounts get no namespace at all. */
 #ifndef JX_VOLUMES_H
 #define JX_VOLUMES_H
 
@@ -49,14 +50,13 @@ int vol_check(const struct manifest *m, struct err *err);
 /* Whether a container of the pod spec (init containers too) has volumeMounts. */
 bool vol_spec_mounts(const json_t *pod_spec);
 
-/* The first volumeMount of the manifest, described for a message: "<field path> (volume
- * \"<name>\" at <mountPath>)"; false when there is none. */
-bool vol_first_mount(const struct manifest *m, char *out, size_t n);
-
-/* Calls fn once for each volumeMount of the manifest's pod templates with its description (as
- * vol_first_mount). */
-void vol_each_mount(const struct manifest *m, void (*fn)(void *ctx, const char *what),
-                    void *ctx);
+/* Calls fn once for each volumeMount of replicated job `rj`'s pod template (SIZE_MAX: every
+ * replicated job's) with its description: "<field path> (<kind> volume \"<name>\" at
+ * <mountPath>)". */
+void vol_each_mount(const struct manifest *m, size_t rj,
+                    void (*fn)(void *ctx, const char *what), void *ctx);
+/* The first of them into out; false when there is none. */
+bool vol_first_mount(const struct manifest *m, size_t rj, char *out, size_t n);
 
 /* A --pvc CLAIM=PATH: 0, or -EINVAL with err set when it is not of that form or PATH is not a
  * directory. */
@@ -66,19 +66,35 @@ int vol_pvc_check(const char *arg, struct err *err);
  * OOM. */
 char *vol_claim_dir(const struct vol_run *vr, const char *claim);
 
+struct vol_tmpl;
+
+/* Builds the namespace of a pod template, `pod_spec` as child Jobs give it to their pods
+ * (with the volumes of spec.volumeClaimPolicies), `ns` its namespace: this machine's root with
+ * every mount point its containers need, made before any pod starts (hostPaths of type
+ * DirectoryOrCreate and FileOrCreate are made then too).  *out is NULL when no container
+ * mounts anything.  The template keeps a reference to pod_spec.  0, or a negative errno with
+ * err set; nothing is left then. */
+int vol_tmpl_new(const struct vol_run *vr, json_t *pod_spec, const char *ns,
+                 struct vol_tmpl **out, struct err *err);
+/* Whether a container can enter the template's namespace (nsr_probe_enter).  0 or a negative
+ * errno with err set. */
+int vol_tmpl_probe(const struct vol_tmpl *t, struct err *err);
+void vol_tmpl_free(struct vol_tmpl *t);
+
 struct vol_pod;
 
-/* Makes the volumes of a pod (pod_spec: the pod's spec; pod: its metadata, for downwardAPI
- * and the namespace of its ConfigMaps and Secrets) and builds its namespace.  *out is NULL
- * when no container of the pod mounts anything.  0, or a negative errno with err set (naming
- * the volume); nothing is left then. */
-int vol_pod_new(const struct vol_run *vr, const json_t *pod_spec, const struct podenv_pod *pod,
-                const char *pod_name, struct vol_pod **out, struct err *err);
+/* Makes the volumes of a pod of template t (pod_spec: the pod's spec; pod: its metadata, for
+ * downwardAPI and the namespace of its ConfigMaps and Secrets), its tmpfs volumes mounted in
+ * the template's namespace.  *out is NULL when t is.  0, or a negative errno with err set
+ * (naming the volume); nothing is left then. */
+int vol_pod_new(const struct vol_run *vr, const struct vol_tmpl *t, const json_t *pod_spec,
+                const struct podenv_pod *pod, const char *pod_name, struct vol_pod **out,
+                struct err *err);
 
 /* What container `name` enters (borrowed from vp), or NULL when it mounts nothing. */
 const struct nsr_enter *vol_pod_enter(const struct vol_pod *vp, const char *name);
 
-/* Closes the pod's namespaces and removes its directory (emptyDir, ConfigMap and Secret
+/* Unmounts the pod's tmpfs volumes and removes its directory (emptyDir, ConfigMap and Secret
  * files, as the kubelet removes them with the pod).  NULL-safe. */
 void vol_pod_free(struct vol_pod *vp);
 

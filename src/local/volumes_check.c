@@ -4,6 +4,7 @@
 #include "local/volumes_int.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -235,11 +236,13 @@ static const char *mount_kind(const json_t *ps, const char *name)
     return key;
 }
 
-void vol_each_mount(const struct manifest *m, void (*fn)(void *ctx, const char *what),
-                    void *ctx)
+void vol_each_mount(const struct manifest *m, size_t rj,
+                    void (*fn)(void *ctx, const char *what), void *ctx)
 {
     char what[FPATH_MAX + 512];
     for (size_t r = 0; r < m->view.n_rj; r++) {
+        if (rj != SIZE_MAX && r != rj)
+            continue;
         const json_t *ps = jx_path(m->view.rj[r].tmpl, "spec.template.spec"), *c, *vm;
         size_t i, k;
         for (size_t l = 0; l < 2; l++)
@@ -270,9 +273,9 @@ static void take_first(void *ctx, const char *what)
     f->found = true;
 }
 
-bool vol_first_mount(const struct manifest *m, char *out, size_t n)
+bool vol_first_mount(const struct manifest *m, size_t rj, char *out, size_t n)
 {
     struct first f = {out, n, false};
-    vol_each_mount(m, take_first, &f);
+    vol_each_mount(m, rj, take_first, &f);
     return f.found;
 }

@@ -307,6 +307,53 @@ static int write_projected(const struct src *x, const json_t *sources, struct er
     return 0;
 }
 
+static bool items_have(const json_t *items, const char *path)
+{
+    size_t i;
+    const json_t *it;
+    json_array_foreach (items, i, it)
+        if (jx_str(it, "path") && !strcmp(jx_str(it, "path"), path))
+            return true;
+    return false;
+}
+
+/* Whether `path` is a file a configMap or secret source gives (its keys, or its items). */
+static bool object_has(const struct src *x, const json_t *s, bool secret, const char *name_key,
+                       const char *path)
+{
+    const json_t *items = jx_arr(s, "items");
+    if (items)
+        return items_have(items, path);
+    const char *name = jx_str(s, name_key);
+    const json_t *o = name ? podenv_object(x->vr->objects, secret ? "Secret" : "ConfigMap",
+                                           x->ns, name) : NULL;
+    return o && (json_object_get(jx_obj(o, "data"), path) ||
+                 json_object_get(jx_obj(o, secret ? "stringData" : "binaryData"), path));
+}
+
+bool vol__files_has(const struct vol_run *vr, const json_t *vol, enum vol__kind kind,
+                    const char *ns, const char *path)
+{
+    const json_t *s = jx_obj(vol, kind == VK_CONFIG_MAP ? "configMap"
+                                  : kind == VK_SECRET ? "secret"
+                                  : kind == VK_DOWNWARD_API ? "downwardAPI" : "projected");
+    struct src x = {.vr = vr, .ns = ns};
+    size_t i;
+    const json_t *p;
+    if (kind == VK_CONFIG_MAP || kind == VK_SECRET)
+        return object_has(&x, s, kind == VK_SECRET, kind == VK_SECRET ? "secretName" : "name",
+                          path);
+    if (kind == VK_DOWNWARD_API)
+        return items_have(jx_arr(s, "items"), path);
+    json_array_foreach (jx_arr(s, "sources"), i, p)
+        if ((jx_obj(p, "configMap") &&
+             object_has(&x, jx_obj(p, "configMap"), false, "name", path)) ||
+            (jx_obj(p, "secret") && object_has(&x, jx_obj(p, "secret"), true, "name", path)) ||
+            items_have(jx_arr(jx_obj(p, "downwardAPI"), "items"), path))
+            return true;
+    return false;
+}
+
 int vol__files_write(const struct vol_run *vr, const json_t *vol, enum vol__kind kind,
                      const json_t *pod_spec, const struct podenv_pod *pod, const char *dir,
                      struct err *err)

@@ -31,12 +31,14 @@ struct vol__src {
 
 /* One volumeMount of a container. */
 struct vol__mnt {
-    char *src, *dst;   /* owned: the source on the host, the mount point in the pod */
+    char *dst;         /* the mount point in the pod (owned) */
     bool dir;          /* a directory (else a file) */
+    long inside;       /* the earlier mount of the same container dst lies in, -1 none */
+    const json_t *vm;  /* the volumeMount (borrowed) */
+    /* a pod's only: */
+    char *src;         /* the source on the host (owned) */
     unsigned flags;    /* NSR_RDONLY, NSR_RECURSIVE */
     const struct vol__src *vol;
-    const char *sub;   /* subPath or NULL (borrowed) */
-    long inside;       /* the earlier mount of the same container dst lies in, -1 none */
 };
 
 struct vol__ctr {
@@ -47,6 +49,14 @@ struct vol__ctr {
     struct nsr_enter enter;
 };
 
+/* A pod template's namespace and the mount points made in it. */
+struct vol_tmpl {
+    json_t *spec;       /* the pod spec (a reference) */
+    struct vol__ctr *ctr;
+    size_t n_ctr;
+    struct nsr_ns ns;
+};
+
 struct vol_pod {
     const struct vol_run *vr;
     char *dir;          /* <run dir>/pod-volumes/<pod>; removed with the pod */
@@ -55,8 +65,16 @@ struct vol_pod {
     size_t n_src;
     struct vol__ctr *ctr;
     size_t n_ctr;
-    struct nsr_ns ns;
+    struct nsr_ns ns;   /* the template's (borrowed) */
+    struct nsr_plan undo; /* unmounts its tmpfs volumes from the template's namespace */
 };
+
+/* The containers with volumeMounts of pod_spec, their mount points resolved and ordered, with
+ * `dir` as the volume will be when given vr (else as it will be made: a directory).  0 or a
+ * negative errno with err set. */
+int vol__ctrs_new(const json_t *pod_spec, const struct vol_run *vr, const char *ns,
+                  struct vol__ctr **out, size_t *n, struct err *err);
+void vol__ctrs_free(struct vol__ctr *c, size_t n);
 
 /* Makes volume `vol` (volumes_src.c). 0 or a negative errno with err set. */
 int vol__src_make(struct vol_pod *vp, const json_t *vol, const json_t *pod_spec,
@@ -76,13 +94,24 @@ int vol__quantity(const json_t *v, double *out);
 int vol__files_write(const struct vol_run *vr, const json_t *vol, enum vol__kind kind,
                      const json_t *pod_spec, const struct podenv_pod *pod, const char *dir,
                      struct err *err);
+/* Whether `path` (a subPath) is one of the files a configMap, secret, downwardAPI or
+ * projected volume gets (a key, an item's path). */
+bool vol__files_has(const struct vol_run *vr, const json_t *vol, enum vol__kind kind,
+                    const char *ns, const char *path);
+/* Whether the source of volumeMount vm will be a directory, as the manifest and this
+ * machine's files say before the pod starts. */
+bool vol__src_dir(const struct vol_run *vr, const json_t *pod_spec, const json_t *vm,
+                  const char *ns);
 /* Whether fieldPath p is one a downwardAPI volume item may name. */
 bool vol__field_ok(const char *p);
 /* Whether resourceFieldRef resource r is supported (limits/requests of cpu and memory). */
 bool vol__resource_ok(const char *r);
 
-/* The pod's namespace plan (volumes_plan.c). 0 or a negative errno with err set. */
-int vol__plan(const struct vol_pod *vp, struct nsr_plan *plan, struct err *err);
+/* A template's root (volumes_plan.c). 0 or a negative errno with err set. */
+int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err);
+/* A pod's tmpfs volumes, with the subPaths and mount points in them, into `plan`, and their
+ * unmounting into `undo`.  0 or -ENOMEM. */
+int vol__plan_memory(const struct vol_pod *vp, struct nsr_plan *plan, struct nsr_plan *undo);
 
 /* Path helpers (volumes.c): the number of components of an absolute path. */
 size_t vol__depth(const char *path);

@@ -1,5 +1,6 @@
-/* The plan of a pod's root (local/nsroot.h): this machine's root, the mount points every
- * container of the pod needs made without touching the host, then the pod's tmpfs volumes.
+/* The plan of a pod template's root (local/nsroot.h): this machine's root and the mount points
+ * every container of the template needs, made without touching the host; and the plan that
+ * mounts a pod's tmpfs volumes in it.
  *
  * A mount point is made, as bubblewrap's --dir and --file make theirs, in a directory of the
  * new root that is a tmpfs: the root itself, a directory made there, or a host directory that
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "obj/jx.h"
 #include "obj/sbuf.h"
 
 struct strset {
@@ -119,13 +121,13 @@ static int plan_point(struct plan *x, const char *path, bool dir, struct err *er
 }
 
 /* Every mount point that lies in no other mount of its container, shallowest first. */
-static int plan_points(struct plan *x, const struct vol_pod *vp, struct err *err)
+static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err)
 {
     for (size_t depth = 1;; depth++) {
         bool deeper = false;
-        for (size_t c = 0; c < vp->n_ctr; c++)
-            for (size_t i = 0; i < vp->ctr[c].n; i++) {
-                const struct vol__mnt *m = &vp->ctr[c].m[i];
+        for (size_t c = 0; c < t->n_ctr; c++)
+            for (size_t i = 0; i < t->ctr[c].n; i++) {
+                const struct vol__mnt *m = &t->ctr[c].m[i];
                 size_t d = vol__depth(m->dst);
                 deeper |= d > depth;
                 if (d != depth || m->inside >= 0)
@@ -137,6 +139,20 @@ static int plan_points(struct plan *x, const struct vol_pod *vp, struct err *err
         if (!deeper)
             return 0;
     }
+}
+
+int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err)
+{
+    struct plan x = {.p = plan};
+    int rc = nsr_plan_root(plan);
+    if (rc < 0)
+        err_set(err, rc, "listing /: %s", strerror(-rc));
+    if (rc == 0)
+        rc = plan_points(&x, t, err);
+    set_release(&x.dirs);
+    set_release(&x.files);
+    set_release(&x.shadows);
+    return rc;
 }
 
 /* mkdir -p of `rel` (a subPath, or a mount point's path in its volume) under a tmpfs `base`;
@@ -159,38 +175,22 @@ static int plan_under(struct nsr_plan *p, const char *base, const char *rel, boo
     return rc;
 }
 
-/* The pod's tmpfs volumes (emptyDir medium Memory) over their directories, with the subPaths
- * and mount points their mounts need in them.  After the shadows: one would hide them. */
-static int plan_memory(struct nsr_plan *p, const struct vol_pod *vp)
+int vol__plan_memory(const struct vol_pod *vp, struct nsr_plan *plan, struct nsr_plan *undo)
 {
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < vp->n_src; i++)
-        if (vp->src[i].memory)
-            rc = nsr_plan_add(p, NSR_OP_TMPFS, vp->src[i].host, vp->src[i].tmpfs, false);
+        if (vp->src[i].memory &&
+            (rc = nsr_plan_add(plan, NSR_OP_TMPFS, vp->src[i].host, vp->src[i].tmpfs, false)) == 0)
+            rc = nsr_plan_add(undo, NSR_OP_UMOUNT, vp->src[i].host, NULL, false);
     for (size_t c = 0; rc == 0 && c < vp->n_ctr; c++)
         for (size_t i = 0; rc == 0 && i < vp->ctr[c].n; i++) {
             const struct vol__mnt *m = &vp->ctr[c].m[i], *out;
-            if (m->vol->memory && m->sub && *m->sub)
-                rc = plan_under(p, m->vol->host, m->sub, true);
+            const char *sub = jx_str(m->vm, "subPath");
+            if (m->vol->memory && sub && *sub)
+                rc = plan_under(plan, m->vol->host, sub, true);
             out = m->inside >= 0 ? &vp->ctr[c].m[m->inside] : NULL;
             if (rc == 0 && out && out->vol->memory)
-                rc = plan_under(p, out->src, m->dst + strlen(out->dst) + 1, m->dir);
+                rc = plan_under(plan, out->src, m->dst + strlen(out->dst) + 1, m->dir);
         }
-    return rc;
-}
-
-int vol__plan(const struct vol_pod *vp, struct nsr_plan *plan, struct err *err)
-{
-    struct plan x = {.p = plan};
-    int rc = nsr_plan_root(plan);
-    if (rc < 0)
-        err_set(err, rc, "listing /: %s", strerror(-rc));
-    if (rc == 0)
-        rc = plan_points(&x, vp, err);
-    if (rc == 0 && (rc = plan_memory(plan, vp)) < 0)
-        err_set(err, rc, "out of memory");
-    set_release(&x.dirs);
-    set_release(&x.files);
-    set_release(&x.shadows);
     return rc;
 }

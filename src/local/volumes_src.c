@@ -174,12 +174,12 @@ int vol__host_path_check(const json_t *hp, bool create, struct err *err)
         return host_type_ok(type, st.st_mode)
                    ? 0
                    : err_set(err, -EINVAL, "%s is not of type %s on this machine", path, type);
-    bool dir = !strcmp(type, "DirectoryOrCreate"), file = !strcmp(type, "FileOrCreate");
-    if (errno != ENOENT || (*type && !dir && !file))
-        return err_set(err, -errno, "%s (type %s): %s", path, *type ? type : "\"\"",
-                       strerror(errno));
-    if (!create || (!dir && !file))
-        return 0; /* made when the pod starts, or mounted as it is */
+    bool dir = !strcmp(type, "DirectoryOrCreate") || !*type; /* unset: made as runtimes do */
+    bool file = !strcmp(type, "FileOrCreate");
+    if (errno != ENOENT || (!dir && !file))
+        return err_set(err, -errno, "%s (type %s): %s", path, type, strerror(errno));
+    if (!create)
+        return 0; /* made before the run starts */
     int rc = dir ? fs_mkdir_p(path, 0755) : 0;
     if (file) {
         int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -195,6 +195,59 @@ static int make_host_path(const json_t *hp, struct vol__src *s, struct err *err)
         return rc;
     s->host = strdup(jx_str(hp, "path"));
     return s->host ? 0 : err_set(err, -ENOMEM, "out of memory");
+}
+
+static const json_t *find_volume(const json_t *pod_spec, const char *name)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach (jx_arr(pod_spec, "volumes"), i, v)
+        if (name && jx_str(v, "name") && !strcmp(jx_str(v, "name"), name))
+            return v;
+    return NULL;
+}
+
+/* Whether host path `p` is a directory, or will be made one (missing). */
+static bool host_dir(const char *p)
+{
+    struct stat st;
+    return !p || stat(p, &st) < 0 || S_ISDIR(st.st_mode);
+}
+
+bool vol__src_dir(const struct vol_run *vr, const json_t *pod_spec, const json_t *vm,
+                  const char *ns)
+{
+    const char *key, *sub = jx_str(vm, "subPath");
+    const json_t *vol = find_volume(pod_spec, jx_str(vm, "name"));
+    enum vol__kind k = vol ? vol__kind(vol, &key) : VK_EMPTY_DIR;
+    const json_t *src = vol ? jx_obj(vol, key) : NULL;
+    bool sub_set = sub && *sub, dir;
+    char *p = NULL;
+    switch (k) {
+    case VK_HOST_PATH:
+        if (!sub_set && jx_str(src, "type") && strstr(jx_str(src, "type"), "File"))
+            return false;
+        p = sb_fmt("%s%s%s", jx_str(src, "path") ? jx_str(src, "path") : "",
+                   sub_set ? "/" : "", sub_set ? sub : "");
+        break;
+    case VK_PVC: {
+        char *claim = vol_claim_dir(vr, jx_str(src, "claimName") ? jx_str(src, "claimName") : "");
+        p = claim && sub_set ? sb_fmt("%s/%s", claim, sub) : claim;
+        if (p != claim)
+            free(claim);
+        break;
+    }
+    case VK_CONFIG_MAP:
+    case VK_SECRET:
+    case VK_DOWNWARD_API:
+    case VK_PROJECTED:
+        return !sub_set || !vol__files_has(vr, vol, k, ns, sub);
+    default:
+        return true;
+    }
+    dir = host_dir(p);
+    free(p);
+    return dir;
 }
 
 char *vol_claim_dir(const struct vol_run *vr, const char *claim)

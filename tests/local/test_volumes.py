@@ -360,7 +360,7 @@ def no_namespaces_refused_before_anything_starts():
         return
     assert r.rc == 2, r.describe()
     assert (f"{RJ_POD}.containers[0].volumeMounts[0] (configMap volume \"scripts\" at "
-            "/scripts): the pods' volumes are mounted in a mount namespace") in r.err, \
+            "/scripts): the pods' volumes cannot be mounted here") in r.err, \
         r.describe()
     assert "--volumes=skip" in r.err, r.describe()
     assert not os.path.exists(os.path.join(r.home, "runs")), os.listdir(r.home)
