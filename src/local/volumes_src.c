@@ -100,10 +100,12 @@ int vol__quantity(const json_t *v, double *out)
         *out = json_number_value(v);
         return *out >= 0 ? 0 : -EINVAL;
     }
-    if (!s || !strchr("0123456789.+", *s) || strpbrk(s, "xX"))
+    if (!s || !*s || !strchr("0123456789.+", *s) || strpbrk(s, "xX"))
         return -EINVAL;
     char *end;
     double x = strtod(s, &end);
+    if (end == s)
+        return -EINVAL;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
         if (!strcmp(end, units[i].sfx) && isfinite(x) && x >= 0) {
             *out = x * units[i].mul;
