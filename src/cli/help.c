@@ -17,8 +17,9 @@ static const struct cli_help helps[] = {
         .text = "Decodes, converts, defaults and validates every job in the files (JobSet, "
                 "JAXJob, TrainJob with its training runtime, AIchor manifest; YAML or JSON, "
                 "several documents per file), and reports what `jaxset run` would refuse on "
-                "this machine (a container without command, env from ConfigMaps or Secrets not in the files, "
-                "too many pods) with run's own message. Prints one summary line per valid job.",
+                "this machine (a container without command, env or volumes from ConfigMaps or "
+                "Secrets not in the files, volumes one machine cannot give, too many pods) with "
+                "run's own message. Prints one summary line per valid job.",
         .opts = {{"--cluster", "check only what a cluster checks (the API server and the "
                                "controllers), not what this machine's runner would refuse"},
                  {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
