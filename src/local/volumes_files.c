@@ -243,9 +243,10 @@ static char *resource_value(const json_t *pod_spec, const json_t *ref)
         return NULL;
     bool cpu = strstr(res, ".cpu") != NULL, limits = !strncmp(res, "limits.", 7);
     const json_t *r = jx_obj(c, "resources");
-    const json_t *q = json_object_get(jx_obj(r, limits ? "limits" : "requests"), res + (limits ? 7 : 9));
-    if (!q && !limits)
-        q = json_object_get(jx_obj(r, "limits"), res + 9);
+    const char *what = strchr(res, '.') + 1; /* cpu, memory */
+    const json_t *q = json_object_get(jx_obj(r, limits ? "limits" : "requests"), what);
+    if (!q && !limits) /* requests default to the limits */
+        q = json_object_get(jx_obj(r, "limits"), what);
     double v = 0, div = 1, scale = cpu ? 1000 : 1;
     const json_t *d = json_object_get(ref, "divisor");
     if ((q && vol__quantity(q, &v) < 0) || (d && vol__quantity(d, &div) < 0))
