@@ -11,7 +11,8 @@ Every figure is printed beside a floor measured in the same run against the same
            beside the M*4 raw POSTs of the same Jobs.
   restart  a JobSet of R Jobs (default 100) with a RestartJobSet failure policy: one Job
            marked Failed until every replacement Job (restart-attempt 1) is seen, beside
-           deleting the R Jobs and POSTing R new ones raw.
+           deleting the R Jobs (Foreground), waiting until they are gone (the garbage
+           collector's work: the new Jobs have the same names) and POSTing R new ones raw.
   rss      the controller's resident memory with S JobSets (default 10,000) of 5 Jobs each in
            its caches (it creates the Jobs itself). Target: <= 64 MiB.
 
@@ -305,15 +306,16 @@ def bench_restart(a, cl, ctl, work, r):
     w.stop()
     jobs = render_jobs(a.binary, js, fns)
     curl_posts(cl, fns, jobs, work)
-    for j in jobs:
+    for j in jobs:  # same names: as the controller, wait for the old Jobs to be gone
         j["metadata"]["labels"]["jobset.sigs.k8s.io/restart-attempt"] = "1"
-        j["metadata"]["name"] += "-r1"
     w = JobCounter(cl, fns, "jobset.sigs.k8s.io/restart-attempt=1")
     w.start()
     w.ready.wait()
     time.sleep(0.5)
     t0 = time.monotonic()
     cl.kubectl("delete", "jobs", "-n", fns, "--all", "--wait=false", "--cascade=foreground")
+    path = f"/apis/batch/v1/namespaces/{fns}/jobs?limit=1"
+    wait(lambda: not json.loads(cl.request("GET", path))["items"], 600, "the old Jobs gone")
     curl_posts(cl, fns, jobs, work)
     floor = w.until(r, 600) - t0
     w.stop()

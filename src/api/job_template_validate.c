@@ -296,6 +296,7 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     check_restart_policy(c, jspec, ps, psp);
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);
+    jsv__volumes(c, ps, psp);
 }
 
 void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path)

@@ -38,6 +38,8 @@ void jsv__policies(struct jsv *c);
  * skipped, as upstream does.  jsv__in_place_gate checks restartStrategy InPlaceRestart. */
 bool jsv__restart_job_gate(struct jsv *c, const json_t *rules);
 void jsv__in_place_gate(struct jsv *c);
+/* The pod spec `ps` (at path psp)'s volumes and volumeMounts (job_template_volumes.c). */
+void jsv__volumes(struct jsv *c, const json_t *ps, const char *psp);
 
 /* batch/v1 checks of spec.replicatedJobs[i].template at `path`. */
 void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path);

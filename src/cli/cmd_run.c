@@ -17,6 +17,9 @@ struct run_args {
     int quiet, no_color, grace, restart_grace, gpus;
     long restart_ms;
     struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
+    enum runner_volumes volumes;
+    const char **pvc;          /* --pvc CLAIM=PATH, n_pvc of them */
+    size_t n_pvc;
 };
 
 static int number(const char *s, long min, long max, long *out)
@@ -36,7 +39,9 @@ enum {
     OPT_RESTART_GRACE,
     OPT_GPUS,
     OPT_RESTART_BACKOFF,
-    OPT_NO_COLOR
+    OPT_NO_COLOR,
+    OPT_VOLUMES,
+    OPT_PVC
 };
 
 static const struct option longopts[] = {
@@ -48,6 +53,8 @@ static const struct option longopts[] = {
     {"restart-backoff", required_argument, NULL, OPT_RESTART_BACKOFF},
     {"quiet", no_argument, NULL, 'q'},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"volumes", required_argument, NULL, OPT_VOLUMES},
+    {"pvc", required_argument, NULL, OPT_PVC},
     CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
     CLI_FEATURE_GATES_LONGOPT,
     {0},
@@ -101,6 +108,14 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_NO_COLOR:
         a->no_color = 1;
         return EXIT_OK;
+    case OPT_VOLUMES:
+        if (strcmp(arg, "mount") && strcmp(arg, "skip"))
+            return cli_usage_error("run", "--volumes takes mount or skip");
+        a->volumes = strcmp(arg, "skip") ? RUNNER_VOLUMES_MOUNT : RUNNER_VOLUMES_SKIP;
+        return EXIT_OK;
+    case OPT_PVC:
+        a->pvc[a->n_pvc++] = arg;
+        return EXIT_OK;
     default:
         return cli_usage_error("run", "unknown option");
     }
@@ -145,7 +160,8 @@ static int run_one(const struct manifest *m, const struct run_args *a)
                             .color = !a->no_color && isatty(1), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
                             .restart_base_ms = a->restart_ms, .gpus = a->gpus,
-                            .restart_grace_s = a->restart_grace};
+                            .restart_grace_s = a->restart_grace, .volumes = a->volumes,
+                            .pvc = a->pvc, .n_pvc = a->n_pvc};
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
     if (!a->run_dir && rc < 0) /* refused before it started: no trace left */
@@ -161,8 +177,12 @@ int cmd_run(int argc, char **argv)
 {
     struct run_args a = {.grace = -1, .restart_grace = -1, .gpus = -1, .restart_ms = 100};
     a.files = calloc((size_t)argc, sizeof(*a.files));
-    if (!a.files)
+    a.pvc = calloc((size_t)argc, sizeof(*a.pvc));
+    if (!a.files || !a.pvc) {
+        free(a.files);
+        free(a.pvc);
         return EXIT_INVALID;
+    }
     struct manifest_set s = {0};
     int rc = parse(&a, argc, argv);
     if (rc == EXIT_OK)
@@ -176,5 +196,6 @@ int cmd_run(int argc, char **argv)
     if (s.v)
         manifest_set_release(&s);
     free(a.files);
+    free(a.pvc);
     return rc;
 }

@@ -17,8 +17,9 @@ static const struct cli_help helps[] = {
         .text = "Decodes, converts, defaults and validates every job in the files (JobSet, "
                 "JAXJob, TrainJob with its training runtime, AIchor manifest; YAML or JSON, "
                 "several documents per file), and reports what `jaxset run` would refuse on "
-                "this machine (a container without command, env from ConfigMaps or Secrets not in the files, "
-                "too many pods) with run's own message. Prints one summary line per valid job.",
+                "this machine (a container without command, env or volumes from ConfigMaps or "
+                "Secrets not in the files, volumes one machine cannot give, too many pods) with "
+                "run's own message. Prints one summary line per valid job.",
         .opts = {{"--cluster", "check only what a cluster checks (the API server and the "
                                "controllers), not what this machine's runner would refuse"},
                  {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
@@ -58,13 +59,18 @@ static const struct cli_help helps[] = {
                  "                  [--restart-grace SECONDS] [--gpus N] "
                  "[--restart-backoff MS] [--no-color]\n"
                  "                  [--validate[=strict|warn|ignore]]\n"
-                 "                  [--strict-kinds] [--feature-gates A=BOOL,...]",
+                 "                  [--strict-kinds] [--feature-gates A=BOOL,...]\n"
+                 "                  [--volumes=mount|skip] [--pvc CLAIM=PATH]...",
         .text = "Validates fully (nothing starts if anything is invalid), then runs the job "
                 "here as the JobSet controller, the Job controller and the kubelet would: every "
                 "container a supervised process group with the pod's hostname, environment and "
                 "JAX variables. Streams every pod's output prefixed [<pod hostname>], shows a "
                 "live status line on a terminal and prints a summary that names the first "
-                "failed pod. The run is kept in a run directory (see `jaxset get`).",
+                "failed pod. The run is kept in a run directory (see `jaxset get`). A pod's "
+                "volumes (emptyDir, configMap, secret, hostPath, persistentVolumeClaim, "
+                "downwardAPI, projected) are at their mountPath in a mount namespace of the "
+                "pod, made without root where the kernel allows user namespaces "
+                "(docs/volumes.md).",
         .opts = {{"--run-dir DIR", "keep this run in DIR instead of runs/<name>/<UTC time>-<pid> "
                                    "in jaxset's state home ($JAXSET_HOME, else "
                                    "$XDG_STATE_HOME/jaxset, else ~/.local/state/jaxset)"},
@@ -86,7 +92,14 @@ static const struct cli_help helps[] = {
                  {"--strict-kinds", "a document of another kind than jaxset runs (a "
                                     "ConfigMap, a Service, a scheduler's Workload...) is "
                                     "an error instead of skipped with a line"},
-                 CLI_FEATURE_GATES_HELP},
+                 CLI_FEATURE_GATES_HELP,
+                 {"--volumes=MODE", "mount (the default): each volume at its mountPath, in "
+                                    "the pod's mount namespace; where this machine refuses "
+                                    "namespaces, run says so before starting anything; skip: "
+                                    "no volume is mounted, the processes see this machine's "
+                                    "files (one warning per volumeMount)"},
+                 {"--pvc CLAIM=PATH", "the persistentVolumeClaim CLAIM is the directory PATH "
+                                      "(default: <run dir>/volumes/CLAIM); repeatable"}},
         .exit = "0 Completed, 1 Failed, 2 invalid input or usage, 129/130/143 after "
                 "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
     },

@@ -124,7 +124,7 @@ static const char *map_key(const char *path, const char *prefix, char *out, size
     return out;
 }
 
-static int field_ref(const char *path, const struct podenv_pod *pod, const char **out)
+int podenv_field(const char *path, const struct podenv_pod *pod, const char **out)
 {
     char key[320]; /* a label or annotation key: at most 253 + "/" + 63 bytes */
     const json_t *meta = pod->meta;
@@ -259,7 +259,7 @@ static int env_entry(const json_t *e, size_t i, const struct podenv_pod *pod,
                        "env[%zu] (%s): only fieldRef, configMapKeyRef and secretKeyRef can be "
                        "resolved on one machine",
                        i, name);
-    if (field_ref(path, pod, &val) < 0)
+    if (podenv_field(path, pod, &val) < 0)
         return err_set(err, -EINVAL, "env[%zu] (%s): unsupported fieldPath %s", i, name, path);
     return set_kv(env, name, val);
 }

@@ -69,6 +69,17 @@ int podenv_ref_value(const json_t *objects, const char *ns, const json_t *ref, b
 int podenv_ref_each(const json_t *objects, const char *ns, const json_t *src, bool secret,
                     int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
 
+/* The ConfigMap or Secret (kind) `name` of namespace ns ("default" when NULL) among
+ * `objects`, or NULL.  Borrowed. */
+const json_t *podenv_object(const json_t *objects, const char *kind, const char *ns,
+                            const char *name);
+/* Standard base64 (a Secret's data) into a malloc'd buffer, NUL-terminated, its length in
+ * *len (may be NULL); NULL when invalid or out of memory. */
+char *podenv_b64_decode(const char *in, size_t *len);
+/* The value of a fieldRef's fieldPath for the pod (metadata.name, metadata.labels['k']...,
+ * as in env): 0 with *out (borrowed, "" when absent), or -EINVAL for a path not supported. */
+int podenv_field(const char *path, const struct podenv_pod *pod, const char **out);
+
 /* Expands $(VAR) references in `in` against `env`; returns a malloc'd string, or NULL with
  * errno E2BIG past PODENV_VALUE_MAX, or NULL on OOM. */
 char *podenv_expand(const char *in, const struct podenv_strv *env);

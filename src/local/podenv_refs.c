@@ -9,9 +9,8 @@
 
 #include "obj/jx.h"
 
-/* The ConfigMap or Secret `name` of namespace `ns` among `objects`, or NULL. */
-static const json_t *find_object(const json_t *objects, const char *kind, const char *ns,
-                                 const char *name)
+const json_t *podenv_object(const json_t *objects, const char *kind, const char *ns,
+                           const char *name)
 {
     size_t i;
     const json_t *o;
@@ -36,8 +35,7 @@ static int b64_digit(char c)
     return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
-/* Standard base64 (a Secret's data) into a malloc'd NUL-terminated string; NULL if invalid. */
-static char *b64_decode(const char *in)
+char *podenv_b64_decode(const char *in, size_t *len)
 {
     size_t n = strlen(in), o = 0;
     char *out = malloc(n / 4 * 3 + 4);
@@ -57,6 +55,8 @@ static char *b64_decode(const char *in)
     }
     if (out)
         out[o] = '\0';
+    if (out && len)
+        *len = o;
     return out;
 }
 
@@ -69,7 +69,7 @@ static int object_value(const json_t *o, bool secret, const char *key, char **ou
         secret = false;
     if (!v)
         return -ENOKEY;
-    *out = secret ? b64_decode(v) : strdup(v);
+    *out = secret ? podenv_b64_decode(v, NULL) : strdup(v);
     return *out ? 0 : secret ? -EINVAL : -ENOMEM;
 }
 
@@ -78,7 +78,7 @@ int podenv_ref_value(const json_t *objects, const char *ns, const json_t *ref, b
 {
     const char *kind = secret ? "Secret" : "ConfigMap";
     const char *name = jx_str(ref, "name"), *key = jx_str(ref, "key");
-    const json_t *o = name ? find_object(objects, kind, ns, name) : NULL;
+    const json_t *o = name ? podenv_object(objects, kind, ns, name) : NULL;
     if (!o)
         return -ENOENT;
     return key ? object_value(o, secret, key, out) : -ENOKEY;
@@ -88,15 +88,15 @@ int podenv_ref_each(const json_t *objects, const char *ns, const json_t *src, bo
                     int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
 {
     const char *name = jx_str(src, "name");
-    const json_t *o = name ? find_object(objects, secret ? "Secret" : "ConfigMap", ns, name)
+    const json_t *o = name ? podenv_object(objects, secret ? "Secret" : "ConfigMap", ns, name)
                            : NULL;
     if (!o)
         return -ENOENT;
     const char *k;
     json_t *v;
     json_object_foreach (jx_obj(o, "data"), k, v) {
-        char *val = secret ? b64_decode(json_string_value(v) ? json_string_value(v) : "")
-                           : strdup(json_string_value(v) ? json_string_value(v) : "");
+        const char *raw = json_string_value(v) ? json_string_value(v) : "";
+        char *val = secret ? podenv_b64_decode(raw, NULL) : strdup(raw);
         int rc = val ? fn(ctx, k, val) : secret ? -EINVAL : -ENOMEM;
         free(val);
         if (rc < 0)

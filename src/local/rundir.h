@@ -15,7 +15,10 @@
  *   events.log    the events, one a line
  *   hosts         the hosts file the pods resolve their names with
  *   logs/         one <pod>.log per pod, or <pod>.<container>.log for pods of several containers
- *   volumes/      one directory per claim of spec.volumeClaimPolicies
+ *   volumes/      one directory per PersistentVolumeClaim the pods mount (those of
+ *                 spec.volumeClaimPolicies among them), unless --pvc maps it elsewhere
+ *   pod-volumes/  <pod>/<volume>: a running pod's emptyDir, configMap, secret, downwardAPI and
+ *                 projected volumes, removed with the pod
  *   control.json  what `jaxset suspend|resume` asks of the running run (then SIGUSR1)
  */
 #ifndef JX_RUNDIR_H
@@ -36,6 +39,7 @@
 #define RD_LOGS "logs"
 #define RD_LOG_SUFFIX ".log"
 #define RD_VOLUMES "volumes"
+#define RD_POD_VOLUMES "pod-volumes"
 #define RD_CONTROL "control.json" /* {"suspend": bool}: written by jaxset suspend|resume */
 
 /* The longest run directory path taken: what a run directory holds adds at most a few hundred

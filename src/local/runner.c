@@ -271,14 +271,14 @@ static int op_delete_jobset(void *ctx, struct err *e)
     return 0;
 }
 
-/* A claim of spec.volumeClaimPolicies is a directory of the run, <run dir>/volumes/<claim>,
- * kept with the run (whenDeleted has nothing to delete locally).  An existing one is reused. */
+/* A claim of spec.volumeClaimPolicies is a directory of the run, <run dir>/volumes/<claim>
+ * (or the one --pvc maps it to), kept with the run (whenDeleted has nothing to delete
+ * locally).  An existing one is reused. */
 static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
 {
     struct run_pass *ps = ctx;
-    char *dir = NULL;
-    if (asprintf(&dir, "%s/" RD_VOLUMES "/%s", ps->r->o->run_dir,
-                 jx_str(jx_obj(pvc, "metadata"), "name")) < 0)
+    char *dir = vol_claim_dir(&ps->r->vr, jx_str(jx_obj(pvc, "metadata"), "name"));
+    if (!dir)
         return err_set(e, -ENOMEM, "out of memory");
     int rc = fs_mkdir_p(dir, 0700);
     if (rc < 0)
@@ -543,7 +543,7 @@ int runner_check(const struct manifest *m, struct err *err)
         if (rc < 0)
             return rc;
     }
-    return 0;
+    return vol_check(m, err);
 }
 
 static void clear_live(void *ctx)
@@ -635,6 +635,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
         rc = check_gpus(r, err);
     if (rc == 0)
         rc = check_fds(&m->view, err);
+    if (rc == 0)
+        rc = run__volumes_setup(r, err);
     if (rc < 0 || (rc = run__state_open(r, err)) < 0 || (rc = run__hosts_setup(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
@@ -667,6 +669,7 @@ static void teardown(struct run *r)
     json_decref(r->js);
     json_decref(r->pod_history);
     free(r->job_backoff);
+    run__volumes_release(r);
 }
 
 /* The image of a container means nothing on one machine: say so once. */
@@ -713,6 +716,7 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     if (rc == 0) {
         r.status_dirty = true; /* first written once the first pods are started */
         note_images(&r);
+        run__volumes_notes(&r);
         rc = loop(&r, err);
         run__live_clear(&r);
     }

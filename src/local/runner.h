@@ -22,6 +22,12 @@
 #include "api/manifest.h"
 #include "obj/err.h"
 
+/* How pods with volumes run (--volumes): */
+enum runner_volumes {
+    RUNNER_VOLUMES_MOUNT, /* each volume at its mountPath, in the pod's mount namespace */
+    RUNNER_VOLUMES_SKIP,  /* no volume: the processes see this machine's files (a warning each) */
+};
+
 struct runner_opts {
     const char *run_dir;     /* created if needed; must not hold another run */
     int out_fd;              /* where pod output is forwarded (stdout) */
@@ -35,6 +41,9 @@ struct runner_opts {
                               * jaxset.dev/restart-grace-seconds, else grace_s / the pod's */
     int64_t restart_base_ms; /* OnFailure in-place restart backoff base */
     int gpus;                /* GPUs on this machine; -1: detect */
+    enum runner_volumes volumes;
+    const char *const *pvc;  /* --pvc CLAIM=PATH: claims mapped to directories, n_pvc of them */
+    size_t n_pvc;
 };
 
 /* The most pods (replicas x pods per Job, over every replicated job) one local run takes: more
@@ -43,8 +52,8 @@ struct runner_opts {
 
 /* What a valid manifest still needs to run on one machine, checked without starting anything:
  * every container has a command (there is no image entrypoint locally) and env sources one
- * machine can give (ConfigMaps and Secrets only from the manifest files), and at most
- * RUNNER_MAX_PODS pods.
+ * machine can give (ConfigMaps and Secrets only from the manifest files), volumes one machine
+ * can give (local/volumes.h, vol_check), and at most RUNNER_MAX_PODS pods.
  * `jaxset validate` reports the same errors as `run`.  0, or a negative errno with err set
  * (a field path first). */
 int runner_check(const struct manifest *m, struct err *err);

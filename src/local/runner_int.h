@@ -9,6 +9,7 @@
 #include "local/jobctl.h"
 #include "local/runner.h"
 #include "local/sup.h"
+#include "local/volumes.h"
 
 #define RUN_NAME_MAX 256
 #define RUN_MAX_GPUS 64
@@ -40,6 +41,9 @@ struct rpod {
     bool ipr_restarting;         /* its containers are stopping for an in-place restart */
     int gpus[RUN_MAX_GPUS];
     int n_gpus;
+    struct vol_pod *vol;         /* its volumes and namespace; NULL: none */
+    char *vol_err;               /* why its volumes could not be made: its containers fail to
+                                  * start with it; NULL: none */
 };
 
 /* A process runs for one of the pod's containers. */
@@ -95,6 +99,8 @@ struct run {
     char last_line[512];
     const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
     json_t *pod_history;         /* pods of Jobs already deleted (runner_pods.c) */
+    struct vol_run vr;           /* what pods' volumes share; vr.run_dir absolute (owned) */
+    struct vol_tmpl **vol_tmpl;  /* each replicated job's namespace (NULL: no volumeMounts) */
 };
 
 
@@ -180,6 +186,13 @@ json_t *run__pods_json(const struct run *r);
 /* Describes the first failed pod of the last restart attempt into out; false when none
  * failed. */
 bool run__first_failed(const json_t *pods, char *out, size_t n);
+
+/* Volumes (runner_volumes.c): r->vr, the --pvc claims, and each replicated job's namespace,
+ * before anything starts.  0 or a negative errno with err set. */
+int run__volumes_setup(struct run *r, struct err *err);
+/* Says, with --volumes=skip, which mounts are not made. */
+void run__volumes_notes(struct run *r);
+void run__volumes_release(struct run *r);
 
 /* State on disk and on the terminal (runner_state.c). */
 int run__state_open(struct run *r, struct err *err);

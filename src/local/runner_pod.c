@@ -219,7 +219,10 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     char *cwd = work_dir(r, c->spec);
     struct sup_spec spec = {.argv = (const char *const *)argv.v,
                             .envp = (const char *const *)env.v, .cwd = cwd, .log_path = log,
-                            .prefix = forwarded(r, j, p) ? prefix : NULL};
+                            .prefix = forwarded(r, j, p) ? prefix : NULL,
+                            .ns = vol_pod_enter(p->vol, jx_str(c->spec, "name"))};
+    if (rc == 0 && p->vol_err)
+        rc = err_set(&e, -EINVAL, "%s", p->vol_err);
     if (rc == 0)
         rc = sup_spawn(r->sup, &spec, &c->sup_id, &e);
     json_decref(extra);
@@ -283,6 +286,8 @@ static void pod_free(struct rpod *p)
 {
     if (!p)
         return;
+    vol_pod_free(p->vol);
+    free(p->vol_err);
     json_decref(p->meta);
     free(p->c);
     free(p);
@@ -301,6 +306,20 @@ static int pod_names(struct rpod *p, const struct rjob *j, int index, const char
         b = snprintf(p->hostname, sizeof(p->hostname), "%s", p->name);
     }
     return a < (int)sizeof(p->hostname) && b < (int)sizeof(p->name) ? 0 : -1;
+}
+
+/* The pod's volumes (none with --volumes=skip).  When they cannot be made, the pod's
+ * containers fail to start, saying why.  0 or -ENOMEM. */
+static int pod_volumes(struct run *r, const struct rjob *j, struct rpod *p, const json_t *spec)
+{
+    struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_spec = spec,
+                             .objects = r->m->objects, .ns = j->spec.ns};
+    struct err e = {{0}};
+    const struct vol_tmpl *t = r->vol_tmpl ? r->vol_tmpl[j->rj] : NULL;
+    if (vol_pod_new(&r->vr, t, spec, &pod, p->name, &p->vol, &e) == 0)
+        return 0;
+    p->vol_err = strdup(e.msg);
+    return p->vol_err ? 0 : -ENOMEM;
 }
 
 static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
@@ -327,6 +346,10 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
     p->jp.start_ms = now;
     p->meta = pod_meta(j, p);
     if (!p->meta) {
+        pod_free(p);
+        return -ENOMEM;
+    }
+    if (pod_volumes(r, j, p, spec) < 0) {
         pod_free(p);
         return -ENOMEM;
     }
@@ -550,6 +573,10 @@ void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now)
     cont_exited(r, j, p, c, sig ? 128 + sig : WEXITSTATUS(status), sig, now);
     if (!run__pod_alive(p))
         p->kill_at_ms = 0;
+    if (!run__pod_alive(p) && (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED)) {
+        vol_pod_free(p->vol); /* as the kubelet tears a finished pod's volumes down */
+        p->vol = NULL;
+    }
 }
 
 /* OnFailure: the failed containers start again in place. */

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "local/nsroot.h"
 #include "obj/err.h"
 
 struct sup;
@@ -35,6 +36,10 @@ struct sup_spec {
     const char *log_path;     /* appended to, created 0600 on the first output (a silent
                                * container leaves no file); NULL: no log file */
     const char *prefix;       /* written before each forwarded line; NULL: not forwarded */
+    const struct nsr_enter *ns; /* the pod's namespaces and the container's mounts, entered
+                               * before the working directory is taken and argv[0] looked up
+                               * (local/nsroot.h); NULL: this machine's (borrowed until
+                               * sup_spawn returns) */
 };
 
 struct sup_exit {

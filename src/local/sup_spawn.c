@@ -1,9 +1,11 @@
 /* Spawning one container: executable lookup in the container's PATH, then a vfork-style clone
  * whose child sets up a new process group with default signal dispositions and an empty signal
- * mask, registers that group with the watchdog, and execs. */
+ * mask, enters the pod's namespaces when it has volumes (local/nsroot.h), registers that group
+ * with the watchdog, and execs. */
 #include "local/sup_int.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sched.h>
@@ -50,16 +52,48 @@ static int resolve(const struct sup_spec *spec, char *out, size_t n, struct err 
 
 /* What the child needs, all prepared before the clone: it only makes system calls. */
 struct child {
-    const char *path;
+    const char *path;                  /* the executable; NULL: look argv[0] up in `dirs` */
+    const char *dirs;                  /* the container's PATH */
+    char *buf;                         /* SUP_PATH_MAX bytes for the lookup */
     char *const *argv, *const *envp;
     const char *cwd;
+    bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     int out_fd;                        /* the output pipe's write end */
     const struct sup__watchdog *wd;
+    const struct nsr_enter *ns;        /* NULL: none */
+    int *fds;                          /* scratch for nsr__enter */
+    long failed;                       /* the mount nsr__enter failed on */
     volatile int err;                  /* errno of the step that failed, 0 when exec'd */
     volatile int step;                 /* which step failed (enum child_step) */
 };
 
-enum child_step { STEP_SETUP, STEP_CWD, STEP_EXEC };
+enum child_step { STEP_SETUP, STEP_NS, STEP_CWD, STEP_EXEC, STEP_LOOKUP };
+
+/* execvpe's search, along the container's PATH, inside its namespaces: returns on failure. */
+__attribute__((no_sanitize("address", "undefined"))) static void exec_lookup(struct child *c)
+{
+    const char *name = c->argv[0], *dirs = c->dirs;
+    size_t nl = strlen(name);
+    bool denied = false;
+    while (*dirs) {
+        size_t len = strcspn(dirs, ":");
+        if (len + 1 + nl < SUP_PATH_MAX) {
+            size_t o = len;
+            memcpy(c->buf, dirs, len);
+            if (len)
+                c->buf[o++] = '/';
+            memcpy(c->buf + o, name, nl + 1);
+            execve(c->buf, c->argv, c->envp);
+            if (errno == EACCES)
+                denied = true;
+            else if (errno != ENOENT && errno != ENOTDIR)
+                return;
+        }
+        dirs += len + (dirs[len] == ':');
+    }
+    c->step = denied ? STEP_EXEC : STEP_LOOKUP;
+    errno = denied ? EACCES : ENOENT;
+}
 
 /* Runs in the child, on a stack lent by the suspended parent (CLONE_VM | CLONE_VFORK, as
  * glibc's posix_spawn): a new process group, signal dispositions reset and nothing blocked,
@@ -80,14 +114,20 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
         dup2(c->out_fd, 2) < 0)
         goto fail;
+    c->step = STEP_NS;
+    if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
+        goto fail;
     c->step = STEP_CWD;
-    if (c->cwd && chdir(c->cwd) < 0)
+    if (c->cwd && chdir(c->cwd) < 0 && (!c->cwd_ours || chdir("/") < 0))
         goto fail;
     c->step = STEP_SETUP;
     if (sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         goto fail;
     c->step = STEP_EXEC;
-    execve(c->path, c->argv, c->envp);
+    if (c->path)
+        execve(c->path, c->argv, c->envp);
+    else
+        exec_lookup(c);
 fail:
     c->err = errno ? errno : EIO;
     _exit(127);
@@ -102,19 +142,65 @@ static pid_t clone_child(struct child *c)
     return clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
 }
 
+/* What the child is given: the executable resolved here, or (inside namespaces, where the
+ * container's files may differ from ours) looked up by the child; its working directory, ours
+ * when it has none and enters namespaces (they start it at their root). */
+static int child_prepare(const struct sup_spec *spec, struct child *c, char *path, char *cwd,
+                         struct err *err)
+{
+    c->argv = (char *const *)spec->argv;
+    c->envp = (char *const *)spec->envp;
+    c->cwd = spec->cwd;
+    c->ns = spec->ns;
+    c->path = path;
+    if (!spec->ns)
+        return resolve(spec, path, SUP_PATH_MAX, err);
+    if (!spec->argv[0] || !*spec->argv[0])
+        return err_set(err, -ENOENT, "empty command");
+    if (!strchr(spec->argv[0], '/')) {
+        c->path = NULL;
+        c->dirs = env_path(spec->envp);
+        c->buf = path;
+    } else if (snprintf(path, SUP_PATH_MAX, "%s", spec->argv[0]) >= SUP_PATH_MAX) {
+        return err_set(err, -ENAMETOOLONG, "%s: file name too long", spec->argv[0]);
+    }
+    if (!c->cwd && getcwd(cwd, SUP_PATH_MAX)) {
+        c->cwd = cwd;
+        c->cwd_ours = true;
+    }
+    c->fds = calloc(spec->ns->n ? spec->ns->n : 1, sizeof(*c->fds));
+    return c->fds ? 0 : err_set(err, -ENOMEM, "out of memory");
+}
+
+static int child_error(const struct sup_spec *spec, const struct child *c, int rc,
+                       struct err *err)
+{
+    if (c->step == STEP_NS && c->failed < 0)
+        return err_set(err, -rc, "joining the pod's namespaces: %s", strerror(rc));
+    if (c->step == STEP_NS)
+        return err_set(err, -rc, "volume mount at %s: %s", spec->ns->m[c->failed].dst,
+                       strerror(rc));
+    if (c->step == STEP_CWD)
+        return err_set(err, -rc, "workingDir %s: %s", c->cwd, strerror(rc));
+    if (c->step == STEP_LOOKUP)
+        return err_set(err, -rc, "%s: executable file not found in $PATH", spec->argv[0]);
+    return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
+}
+
 int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
                int *out_pipe, struct err *err)
 {
-    char path[SUP_PATH_MAX];
-    int p[2], rc = resolve(spec, path, sizeof(path), err);
+    char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
+    struct child c = {.wd = wd};
+    int p[2], rc = child_prepare(spec, &c, path, cwd, err);
     if (rc < 0)
-        return rc;
-    if (pipe2(p, O_CLOEXEC) < 0)
-        return err_set(err, -errno, "pipe: %s", strerror(errno));
+        goto out;
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        rc = err_set(err, -errno, "pipe: %s", strerror(errno));
+        goto out;
+    }
     sup__watchdog_flush(wd); /* a queued "-pgid" must not follow the child's "+pgid" */
-    struct child c = {.path = path, .argv = (char *const *)spec->argv,
-                      .envp = (char *const *)spec->envp, .cwd = spec->cwd, .out_fd = p[1],
-                      .wd = wd};
+    c.out_fd = p[1];
     pid_t pid = clone_child(&c);
     rc = pid < 0 ? errno : c.err;
     close(p[1]);
@@ -124,13 +210,14 @@ int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out
             waitpid(pid, NULL, 0);
             sup__watchdog_forget(wd, pid);
         }
-        if (c.step == STEP_CWD)
-            return err_set(err, -rc, "workingDir %s: %s", spec->cwd, strerror(rc));
-        return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
+        rc = child_error(spec, &c, rc, err);
+        goto out;
     }
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     fcntl(p[0], F_SETPIPE_SZ, SUP_PIPE_SIZE); /* fewer wake-ups for chatty containers; best effort */
     *out_pid = pid;
     *out_pipe = p[0];
-    return 0;
+out:
+    free(c.fds);
+    return rc;
 }

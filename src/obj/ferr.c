@@ -191,7 +191,7 @@ static const char *type_text(enum ferr_type t)
         [FERR_NOT_SUPPORTED] = "Unsupported value", [FERR_DUPLICATE] = "Duplicate value",
         [FERR_FORBIDDEN] = "Forbidden",     [FERR_TOO_LONG] = "Too long",
         [FERR_TOO_MANY] = "Too many",       [FERR_INTERNAL] = "Internal error",
-        [FERR_UNKNOWN_FIELD] = "unknown field",
+        [FERR_UNKNOWN_FIELD] = "unknown field", [FERR_NOT_FOUND] = "Not found",
     };
     return names[t];
 }

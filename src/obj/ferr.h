@@ -29,6 +29,7 @@ enum ferr_type {
     FERR_INTERNAL,      /* "Internal error: <detail>" */
     FERR_UNKNOWN_FIELD, /* "unknown field[: <detail>]": a field the object's schema does not know
                          * (an API server's strict field validation: `unknown field "<path>"`) */
+    FERR_NOT_FOUND,     /* "Not found: <v>" */
 };
 
 struct ferr {

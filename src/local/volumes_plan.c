@@ -1,0 +1,196 @@
+/* The plan of a pod template's root (local/nsroot.h): this machine's root and the mount points
+ * every container of the template needs, made without touching the host; and the plan that
+ * mounts a pod's tmpfs volumes in it.
+ *
+ * A mount point is made, as bubblewrap's --dir and --file make theirs, in a directory of the
+ * new root that is a tmpfs: the root itself, a directory made there, or a host directory that
+ * lacked it, shadowed (a tmpfs over it with its entries bound back, nsr_plan_shadow).  A
+ * mountPath that exists on the host is mounted over as it is. */
+#include "local/volumes_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "obj/jx.h"
+#include "obj/sbuf.h"
+
+struct strset {
+    char **v;
+    size_t n;
+};
+
+static bool set_has(const struct strset *s, const char *p)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], p))
+            return true;
+    return false;
+}
+
+static int set_add(struct strset *s, const char *p)
+{
+    char **v = realloc(s->v, (s->n + 1) * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    s->v = v;
+    return (s->v[s->n] = strdup(p)) ? (s->n++, 0) : -ENOMEM;
+}
+
+static void set_release(struct strset *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}
+
+struct plan {
+    struct nsr_plan *p;
+    struct strset dirs, files, shadows; /* made by the plan, or shadowed */
+};
+
+/* What a path is in the root built so far. */
+enum where { W_NONE, W_DIR, W_FILE, W_SHADOW, W_HOST_DIR, W_HOST_OTHER };
+
+static enum where where_is(const struct plan *x, const char *path, enum where parent)
+{
+    struct stat st;
+    if (set_has(&x->shadows, path))
+        return W_SHADOW;
+    if (set_has(&x->dirs, path))
+        return W_DIR;
+    if (set_has(&x->files, path))
+        return W_FILE;
+    if (parent == W_DIR || lstat(path, &st) < 0) /* a directory made holds what was made */
+        return W_NONE;
+    return S_ISDIR(st.st_mode) ? W_HOST_DIR : W_HOST_OTHER;
+}
+
+/* Makes `path` (a directory, or a file when last and !dir) in `parent`, shadowing a host
+ * parent first. */
+static int make(struct plan *x, const char *parent, enum where pw, const char *path, bool dir)
+{
+    int rc = 0;
+    if (pw == W_HOST_DIR && (rc = nsr_plan_shadow(x->p, parent)) == 0)
+        rc = set_add(&x->shadows, parent);
+    if (rc == 0)
+        rc = nsr_plan_add(x->p, dir ? NSR_OP_DIR : NSR_OP_FILE, path, NULL, false);
+    return rc < 0 ? rc : set_add(dir ? &x->dirs : &x->files, path);
+}
+
+static int point_error(const char *path, enum where w, bool dir, struct err *err)
+{
+    if (w == W_FILE || w == W_HOST_OTHER)
+        return err_set(err, -ENOTDIR, "mount point %s: %s", path,
+                       dir ? "a file is there, the volume is a directory"
+                           : "not a directory on the way");
+    return err_set(err, -EISDIR, "mount point %s: a directory is there, the volume is a file",
+                   path);
+}
+
+/* The mount point `path` (absolute, clean, not "/"), a directory or a file. */
+static int plan_point(struct plan *x, const char *path, bool dir, struct err *err)
+{
+    char cur[PATH_MAX], parent[PATH_MAX] = "/";
+    enum where w = W_SHADOW; /* the root: a tmpfs with the host's entries */
+    for (size_t i = 1;;) {
+        size_t e = i + strcspn(path + i, "/");
+        bool last = path[e] == '\0';
+        memcpy(cur, path, e);
+        cur[e] = '\0';
+        enum where c = where_is(x, cur, w);
+        if (c == W_NONE) {
+            int rc = make(x, parent, w, cur, dir || !last);
+            if (rc < 0)
+                return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
+            c = dir || !last ? W_DIR : W_FILE;
+        }
+        bool is_dir = c == W_DIR || c == W_SHADOW || c == W_HOST_DIR;
+        if (last && is_dir != dir)
+            return point_error(cur, c, dir, err);
+        if (!last && !is_dir)
+            return point_error(cur, c, true, err);
+        if (last)
+            return 0;
+        memcpy(parent, cur, e + 1);
+        w = c;
+        i = e + 1;
+    }
+}
+
+/* Every mount point that lies in no other mount of its container, shallowest first. */
+static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err)
+{
+    for (size_t depth = 1;; depth++) {
+        bool deeper = false;
+        for (size_t c = 0; c < t->n_ctr; c++)
+            for (size_t i = 0; i < t->ctr[c].n; i++) {
+                const struct vol__mnt *m = &t->ctr[c].m[i];
+                size_t d = vol__depth(m->dst);
+                deeper |= d > depth;
+                if (d != depth || m->inside >= 0)
+                    continue;
+                int rc = plan_point(x, m->dst, m->dir, err);
+                if (rc < 0)
+                    return rc;
+            }
+        if (!deeper)
+            return 0;
+    }
+}
+
+int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err)
+{
+    struct plan x = {.p = plan};
+    int rc = nsr_plan_root(plan);
+    if (rc < 0)
+        err_set(err, rc, "listing /: %s", strerror(-rc));
+    if (rc == 0)
+        rc = plan_points(&x, t, err);
+    set_release(&x.dirs);
+    set_release(&x.files);
+    set_release(&x.shadows);
+    return rc;
+}
+
+/* mkdir -p of `rel` (a subPath, or a mount point's path in its volume) under a tmpfs `base`;
+ * the last component a file when !dir. */
+static int plan_under(struct nsr_plan *p, const char *base, const char *rel, bool dir)
+{
+    char *path = sb_fmt("%s/%s", base, rel);
+    int rc = path ? 0 : -ENOMEM;
+    size_t bl = strlen(base);
+    for (char *s = path ? path + bl + 1 : NULL; rc == 0 && s && *s; s += strcspn(s, "/")) {
+        s += *s == '/';
+        size_t n = strcspn(s, "/");
+        char save = s[n];
+        s[n] = '\0';
+        if (n) /* "a//b" */
+            rc = nsr_plan_add(p, dir || save ? NSR_OP_DIR : NSR_OP_FILE, path, NULL, false);
+        s[n] = save;
+    }
+    free(path);
+    return rc;
+}
+
+int vol__plan_memory(const struct vol_pod *vp, struct nsr_plan *plan, struct nsr_plan *undo)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < vp->n_src; i++)
+        if (vp->src[i].memory &&
+            (rc = nsr_plan_add(plan, NSR_OP_TMPFS, vp->src[i].host, vp->src[i].tmpfs, false)) == 0)
+            rc = nsr_plan_add(undo, NSR_OP_UMOUNT, vp->src[i].host, NULL, false);
+    for (size_t c = 0; rc == 0 && c < vp->n_ctr; c++)
+        for (size_t i = 0; rc == 0 && i < vp->ctr[c].n; i++) {
+            const struct vol__mnt *m = &vp->ctr[c].m[i], *out;
+            const char *sub = jx_str(m->vm, "subPath");
+            if (m->vol->memory && sub && *sub)
+                rc = plan_under(plan, m->vol->host, sub, true);
+            out = m->inside >= 0 ? &vp->ctr[c].m[m->inside] : NULL;
+            if (rc == 0 && out && out->vol->memory)
+                rc = plan_under(plan, out->src, m->dst + strlen(out->dst) + 1, m->dir);
+        }
+    return rc;
+}
