@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "obj/b64.h"
 #include "obj/jx.h"
 
 const json_t *podenv_object(const json_t *objects, const char *kind, const char *ns,
@@ -24,39 +25,15 @@ const json_t *podenv_object(const json_t *objects, const char *kind, const char 
     return NULL;
 }
 
-static int b64_digit(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
+/* A Secret's data is Go's StdEncoding (obj/b64.h). */
 char *podenv_b64_decode(const char *in, size_t *len)
 {
-    size_t n = strlen(in), o = 0;
-    char *out = malloc(n / 4 * 3 + 4);
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; out && i < n && in[i] != '='; i++) {
-        int d = b64_digit(in[i]);
-        if (d < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = acc << 6 | (uint32_t)d;
-        if ((bits += 6) >= 8) {
-            bits -= 8;
-            out[o++] = (char)(acc >> bits & 0xff);
-        }
-    }
-    if (out)
-        out[o] = '\0';
-    if (out && len)
-        *len = o;
+    char *out = NULL;
+    size_t n = 0;
+    if (b64_decode(in, strlen(in), &out, &n) < 0)
+        return NULL;
+    if (len)
+        *len = n;
     return out;
 }
 
