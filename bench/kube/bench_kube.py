@@ -23,6 +23,7 @@ import argparse
 import http.client
 import json
 import os
+import socket
 import ssl
 import subprocess
 import sys
@@ -123,32 +124,50 @@ def wait(cond, timeout, what):
 
 class JobCounter(threading.Thread):
     """Counts the Jobs of a namespace that a watch sees ADDED, from the resourceVersion of a
-    list made before anything is posted (so that nothing is missed)."""
+    list made before anything is posted (so that nothing is missed).  A watch the server ends
+    or refuses (an ERROR event: "too large resource version" while its watch cache catches up)
+    is followed by a list, whose new items count as seen then, and a new watch."""
 
     def __init__(self, cl, ns, label=None):
         super().__init__(daemon=True)
         self.cl, self.ns, self.label = cl, ns, label
         self.seen, self.times = set(), {}
-        self.resp = None
         self.ready = threading.Event()
         self.path = f"/apis/batch/v1/namespaces/{ns}/jobs"
-        params = {"labelSelector": label} if label else {}
-        lst = json.loads(cl.request("GET", self.path + "?" + urllib.parse.urlencode(params)))
-        params.update(watch="1", resourceVersion=lst["metadata"]["resourceVersion"],
-                      timeoutSeconds="3600")
-        self.query = urllib.parse.urlencode(params)
+        self.params = {"labelSelector": label} if label else {}
+        self.rv = self.list(count=False)
+
+    def list(self, count=True):
+        lst = json.loads(self.cl.request("GET", self.path + "?" +
+                                         urllib.parse.urlencode(self.params)))
+        for item in lst.get("items", []) if count else []:
+            self.saw(item["metadata"]["name"])
+        return lst["metadata"]["resourceVersion"]
+
+    def saw(self, name):
+        if name and name not in self.seen:
+            self.seen.add(name)
+            self.times[len(self.seen)] = time.monotonic()
 
     def run(self):
-        conn = self.cl.connection(3600)
-        conn.request("GET", self.path + "?" + self.query, headers=self.cl.headers())
-        self.resp = conn.getresponse()
-        self.ready.set()
-        for line in self.resp:
-            ev = json.loads(line)
-            name = ev["object"].get("metadata", {}).get("name")
-            if ev["type"] == "ADDED" and name not in self.seen:
-                self.seen.add(name)
-                self.times[len(self.seen)] = time.monotonic()
+        while True:
+            q = dict(self.params, watch="1", resourceVersion=self.rv, timeoutSeconds="3600",
+                     allowWatchBookmarks="true")
+            conn = self.cl.connection(3600)
+            conn.request("GET", self.path + "?" + urllib.parse.urlencode(q),
+                         headers=self.cl.headers())
+            resp = conn.getresponse()
+            self.ready.set()
+            for line in resp:
+                ev = json.loads(line)
+                if ev["type"] == "ERROR":
+                    break
+                self.rv = ev["object"]["metadata"].get("resourceVersion", self.rv)
+                if ev["type"] == "ADDED":
+                    self.saw(ev["object"]["metadata"].get("name"))
+            conn.close()
+            time.sleep(0.1)
+            self.rv = self.list()
 
     def until(self, n, timeout):
         wait(lambda: len(self.seen) >= n, timeout, f"{n} jobs in {self.ns}")
@@ -208,10 +227,25 @@ def post_jobsets(cl, ns, jss, work):
 class Controller:
     def __init__(self, binary, cl, workdir):
         self.err = open(os.path.join(workdir, "controller.log"), "w")
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
         self.proc = subprocess.Popen([binary, "controller", "--kubeconfig", cl.kubeconfig,
                                       "--metrics-bind-address", "0",
-                                      "--health-probe-bind-address", "0"],
+                                      "--health-probe-bind-address", f"127.0.0.1:{port}"],
                                      stderr=self.err)
+        # measured only once its caches are synced (/readyz), as a running controller is
+        wait(lambda: self.ready(port), 600, "the controller's /readyz")
+
+    @staticmethod
+    def ready(port):
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/readyz")
+            return c.getresponse().status == 200
+        except OSError:
+            return False
 
     def rss_kib(self):
         with open(f"/proc/{self.proc.pid}/status") as f:

@@ -1,9 +1,11 @@
 /* What the controller's caches keep of each object (controller-runtime's cache transforms):
  * only the fields the reconcile core and the backend read, so that memory stays small with
- * tens of thousands of Jobs.  A Job keeps its identity, the two labels the core reads
- * (replicatedjob-name, restart-attempt), its controller owner, spec.suspend, parallelism,
- * completions, the pod-template fields a resume merges (labels, annotations, nodeSelector,
- * tolerations, schedulingGates) and its status counters, start time and the conditions. */
+ * tens of thousands of Jobs.  A Job keeps its name, namespace, uid and resourceVersion, its
+ * deletionTimestamp, the labels the core reads (replicatedjob-name, restart-attempt, job-index,
+ * job-restart-attempt), its controller owner, spec.suspend, parallelism and completions, and
+ * its status counters, start and completion times and conditions.  Its pod template is not
+ * kept: a resume reads the whole Job from the server and merges the JobSet's template into it
+ * (ctl_ops.c op_update_job), which gives what the core's merge into the cached copy would. */
 #include <string.h>
 
 #include "api/keys.h"
@@ -26,24 +28,28 @@ static void copy_keys(json_t *dst, const json_t *src, const char *const *keys)
 static json_t *slim_meta(const json_t *m, bool all_labels)
 {
     static const char *const keys[] = {"name", "namespace", "uid", "resourceVersion",
-                                       "generation", "creationTimestamp", "deletionTimestamp",
-                                       NULL};
+                                       "deletionTimestamp", NULL};
     json_t *out = json_object();
     copy_keys(out, m, keys);
     if (all_labels) {
         copy(out, m, "labels");
     } else {
-        static const char *const lbls[] = {LBL_RJ_NAME, LBL_RESTART_ATTEMPT,
-                                           LBL_K8S_CONTROLLER_UID_LEGACY, NULL};
+        static const char *const lbls[] = {LBL_RJ_NAME, LBL_RESTART_ATTEMPT, LBL_JOB_INDEX,
+                                           LBL_JOB_RESTART_ATTEMPT, NULL};
         json_t *l = json_object();
         copy_keys(l, jx_obj(m, "labels"), lbls);
         json_object_set_new(out, "labels", l);
     }
     size_t i;
     json_t *ref;
-    json_array_foreach (jx_arr(m, "ownerReferences"), i, ref)
-        if (jx_bool_or(ref, "controller", false))
-            json_object_set_new(out, "ownerReferences", json_pack("[O]", ref));
+    static const char *const rkeys[] = {"kind", "name", "uid", "controller", NULL};
+    json_array_foreach (jx_arr(m, "ownerReferences"), i, ref) {
+        if (!jx_bool_or(ref, "controller", false))
+            continue;
+        json_t *r = json_object();
+        copy_keys(r, ref, rkeys);
+        json_object_set_new(out, "ownerReferences", json_pack("[o]", r));
+    }
     return out;
 }
 
@@ -69,19 +75,10 @@ static json_t *slim_status(const json_t *st)
 json_t *ctl_slim_job(const json_t *job)
 {
     static const char *const skeys[] = {"suspend", "parallelism", "completions", NULL};
-    static const char *const pkeys[] = {"nodeSelector", "tolerations", "schedulingGates", NULL};
-    const json_t *spec = jx_obj(job, "spec"), *tmpl = jx_obj(spec, "template");
-    json_t *s = json_object(), *t = json_object(), *tm = json_object(), *ts = json_object();
-    copy_keys(s, spec, skeys);
-    copy(tm, jx_obj(tmpl, "metadata"), "labels");
-    copy(tm, jx_obj(tmpl, "metadata"), "annotations");
-    copy_keys(ts, jx_obj(tmpl, "spec"), pkeys);
-    json_object_set_new(t, "metadata", tm);
-    json_object_set_new(t, "spec", ts);
-    json_object_set_new(s, "template", t);
-    return json_pack("{s:s,s:s,s:o,s:o,s:o}", "apiVersion", "batch/v1", "kind", "Job",
-                     "metadata", slim_meta(jx_obj(job, "metadata"), false), "spec", s,
-                     "status", slim_status(jx_obj(job, "status")));
+    json_t *s = json_object();
+    copy_keys(s, jx_obj(job, "spec"), skeys);
+    return json_pack("{s:o,s:o,s:o}", "metadata", slim_meta(jx_obj(job, "metadata"), false),
+                     "spec", s, "status", slim_status(jx_obj(job, "status")));
 }
 
 /* Only Services a JobSet controls are kept (others: NULL, not cached). */

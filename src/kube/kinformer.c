@@ -2,6 +2,7 @@
 #include "kube/kinformer.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,9 @@ static int list(struct kinf *i, struct err *e)
         i->need_list = false;
     }
     json_decref(keys);
+    /* the pages' trees are gone; what they left between the cache's small strings goes back
+     * to the system (glibc), else a large list leaves the heap at its peak */
+    malloc_trim(0);
     return rc;
 }
 
