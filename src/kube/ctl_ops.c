@@ -155,7 +155,12 @@ static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
     json_array_foreach (items, i, pod) {
         const json_t *m = jx_obj(pod, "metadata");
         const char *uid = jx_get_meta(m, "labels", LBL_K8S_CONTROLLER_UID_LEGACY);
-        if (!w || !uid || !json_object_get(uids, uid) || json_object_get(m, "deletionTimestamp"))
+        /* a pod already terminating (the garbage collector deleting the Job's pods with
+         * their own grace) is deleted again unless its grace is already as short */
+        const json_t *dg = json_object_get(m, "deletionGracePeriodSeconds");
+        if (!w || !uid || !json_object_get(uids, uid) ||
+            (json_object_get(m, "deletionTimestamp") && json_is_integer(dg) &&
+             json_integer_value(dg) <= ps->grace))
             continue;
         w[n++] = (struct wreq){"DELETE", ctl_path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
                                json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
