@@ -267,6 +267,24 @@ static int poll_timeout(int timeout_ms, int64_t wait)
     return timeout_ms;
 }
 
+/* Ends the transfers libcurl reports done; true when there was one. */
+static bool finish_done(struct kc *c)
+{
+    CURLMsg *msg;
+    int left;
+    bool any = false;
+    int64_t now = kt_mono_ms();
+    while ((msg = curl_multi_info_read(c->m, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        struct kc_req *r = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        finish(c, r, msg->data.result, now);
+        any = true;
+    }
+    return any;
+}
+
 void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, bool *ready)
 {
     struct curl_waitfd fds[8];
@@ -277,6 +295,11 @@ void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, 
     fail_unstarted(c);
     int running = 0;
     curl_multi_perform(c->m, &running);
+    /* A transfer the first perform completed (over HTTP/2, a response already read into the
+     * connection's buffers) is ended now: polling first would sleep the whole timeout with
+     * nothing left to arrive on the socket, and its caller waiting for it. */
+    if (finish_done(c))
+        wait = 0;
     curl_multi_poll(c->m, fds, (unsigned)n, poll_timeout(timeout_ms, wait), NULL);
     if (ready) {
         *ready = false;
@@ -284,16 +307,7 @@ void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, 
             *ready = *ready || fds[i].revents;
     }
     curl_multi_perform(c->m, &running);
-    CURLMsg *msg;
-    int left;
-    int64_t now = kt_mono_ms();
-    while ((msg = curl_multi_info_read(c->m, &left))) {
-        if (msg->msg != CURLMSG_DONE)
-            continue;
-        struct kc_req *r = NULL;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
-        finish(c, r, msg->data.result, now);
-    }
-    start_due(c, now);
+    finish_done(c);
+    start_due(c, kt_mono_ms());
     fail_unstarted(c);
 }
