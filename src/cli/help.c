@@ -165,7 +165,7 @@ static const struct cli_help helps[] = {
                  "[--leader-elect-lease-duration D] [--leader-elect-renew-deadline D] "
                  "[--leader-elect-retry-period D] [--identity ID] "
                  "[--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] "
-                 "[--log-level error|info|debug] [--log-format text|json]",
+                 "[--log-level|--zap-log-level error|info|debug] [--log-format|--zap-encoder text|json]",
         .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
                 "JobSets and the Jobs and Services they own, and creates, deletes and updates "
                 "them and the JobSets' status exactly as upstream does, with the same labels, "
