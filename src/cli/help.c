@@ -181,7 +181,8 @@ static const struct cli_help helps[] = {
                  "[--leader-elect-lease-duration D] [--leader-elect-renew-deadline D] "
                  "[--leader-elect-retry-period D] [--identity ID] "
                  "[--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] "
-                 "[--log-level error|info|debug] [--log-format text|json]",
+                 "[--log-level|--zap-log-level error|info|debug] [--log-format|--zap-encoder "
+                 "text|json]",
         .opts = {{"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, "
                                        "~/.kube/config, then the in-cluster service account)"},
                  {"--context NAME", "this context of the kubeconfig"},

@@ -33,7 +33,7 @@ struct wreq {
     const char *method;
     char *path;
     json_t *body;  /* owned */
-    bool ok_exists, ok_missing;
+    bool ok_exists, ok_missing, ok_conflict;
     struct kinf *observe; /* the answer (the object written) goes into this cache, or NULL */
 };
 
@@ -54,7 +54,8 @@ static void batch_done(void *arg, const struct kc_resp *r)
     struct batch *b = s->b;
     const struct wreq *w = &b->w[s->i];
     int rc = r->rc;
-    if ((rc == -EEXIST && w->ok_exists) || (rc == -ENOENT && w->ok_missing))
+    if ((rc == -EEXIST && w->ok_exists) || (rc == -ENOENT && w->ok_missing) ||
+        (rc == -ESTALE && w->ok_conflict))
         rc = 0;
     b->rcs[s->i] = rc;
     if (r->rc == 0 && w->observe && r->body)
@@ -115,7 +116,7 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
     struct wreq *w = calloc(n, sizeof(*w));
     for (size_t i = 0; w && i < n; i++)
         w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
-                             json_incref(jobs[i]), true, false, ps->c->jobs};
+                             json_incref(jobs[i]), true, false, false, ps->c->jobs};
     if (!w) {
         for (size_t i = 0; i < n; i++)
             rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
@@ -158,12 +159,17 @@ static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
     json_array_foreach (items, i, pod) {
         const json_t *m = jx_obj(pod, "metadata");
         const char *uid = jx_get_meta(m, "labels", LBL_K8S_CONTROLLER_UID_LEGACY);
-        if (!w || !uid || !json_object_get(uids, uid) || json_object_get(m, "deletionTimestamp"))
+        /* a pod already terminating (the garbage collector deleting the Job's pods with
+         * their own grace) is deleted again unless its grace is already as short */
+        const json_t *dg = json_object_get(m, "deletionGracePeriodSeconds");
+        if (!w || !uid || !json_object_get(uids, uid) ||
+            (json_object_get(m, "deletionTimestamp") && json_is_integer(dg) &&
+             json_integer_value(dg) <= ps->grace))
             continue;
         w[n++] = (struct wreq){"DELETE", ctl_path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
                                json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
                                          "v1", "gracePeriodSeconds", (json_int_t)ps->grace),
-                               false, true, NULL};
+                               false, true, false, NULL};
     }
     int *rcs = calloc(n + 1, sizeof(*rcs));
     struct err *errs = calloc(n + 1, sizeof(*errs));
@@ -193,14 +199,18 @@ static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struc
     for (size_t i = 0; w && i < n; i++) {
         json_t *j = kstore_get(kinf_store(ps->c->jobs), ps->ns, d[i].name);
         const char *uid = jx_str(jx_obj(j, "metadata"), "uid");
-        if (uid)
+        json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
+                                 "propagationPolicy", d[i].foreground ? "Foreground" : "Background");
+        /* The Job as observed, by uid: Job names are reused by the next attempt, and a delete
+         * that reaches the server late (sent by a controller that died meanwhile) must not
+         * remove its successor; a Conflict means that one is already gone. */
+        if (uid) {
             json_object_set_new(uids, uid, json_true());
+            json_object_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
+        }
         json_decref(j);
         w[i] = (struct wreq){"DELETE", ctl_path("/apis/batch/v1", "jobs", ps->ns, d[i].name, NULL),
-                             json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion",
-                                       "v1", "propagationPolicy",
-                                       d[i].foreground ? "Foreground" : "Background"),
-                             false, true, NULL};
+                             opts, false, true, uid != NULL, NULL};
     }
     if (!w || !rcs || !errs) {
         rc = err_set(e, -ENOMEM, "out of memory");

@@ -115,9 +115,14 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
     if (rc < 0) {
         klog(rc == -ESTALE ? KLOG_DEBUG : KLOG_ERROR, LOGGER, key, "%s", e.msg);
     } else {
-        if (res.status_written)
+        if (res.status_written) {
             count_finish(c, raw, &plan);
-        if (plan.requeue_after_ms >= 0) {
+            /* The next step (deleting a restarted attempt's Jobs, ...) follows from the new
+             * status, as upstream's reconcile follows its own status write's watch event; that
+             * event finds the cache already holding the written object (kinf_observe) and so
+             * reports no change: queue the key here. */
+            kq_add(c->q, key);
+        } else if (plan.requeue_after_ms >= 0) {
             kq_add_after(c->q, key, kt_mono_ms(), plan.requeue_after_ms);
             *requeued = true;
         }

@@ -40,31 +40,15 @@ class Response:
         return f"<{self.status} {self.raw[:400]!r}>"
 
 
-class Server:
-    """One test API server process."""
+class Client:
+    """HTTP verbs against an API server: a subclass sets port, tls, ctx (an ssl context or
+    None) and token."""
 
-    def __init__(self, *args):
-        self.dir = tempfile.mkdtemp(prefix="jaxset-kube-")
-        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
-        if "--tls" in args:
-            args = (*args, "--cert-dir", self.dir)
-        # The server's stderr goes to a file: a pipe nobody reads would block it when full.
-        self.stderr_path = os.path.join(self.dir, "stderr")
-        self.stderr = open(self.stderr_path, "w", encoding="utf-8")
-        self.proc = subprocess.Popen([sys.executable, SERVER, "--port", "0", "--print-port",
-                                      "--kubeconfig", self.kubeconfig, *args],
-                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True)
-        line = self.proc.stdout.readline()
-        if not line.strip().isdigit():
-            raise RuntimeError(f"the test API server did not start: {line!r} {self.log()}")
-        self.port = int(line)
-        self.tls = "--tls" in args
-        self.token = None
-        if "--token" in args:
-            self.token = args[list(args).index("--token") + 1]
-        self.ctx = None
-        if self.tls:
-            self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "server.crt"))
+    port = 0
+    tls = False
+    ctx = None
+    token = None
+    kind = "server"
 
     def connection(self, timeout=30):
         if self.tls:
@@ -105,15 +89,47 @@ class Server:
     def delete(self, path, body=None, **kw):
         return self.request("DELETE", path, body, **kw)
 
+    def watch(self, path, timeout=10):
+        return Watch(self, path, timeout)
+
+
+class Server(Client):
+    """One test API server process (tests/kube/apiserver.py)."""
+
+    kind = "testapi"
+    has_gc = True     # its garbage collector runs unless --no-controllers
+    has_admin = True  # /__admin: faults, watches, stats
+
+    def __init__(self, *args):
+        self.dir = tempfile.mkdtemp(prefix="jaxset-kube-")
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+        if "--tls" in args:
+            args = (*args, "--cert-dir", self.dir)
+        # The server's stderr goes to a file: a pipe nobody reads would block it when full.
+        self.stderr_path = os.path.join(self.dir, "stderr")
+        self.stderr = open(self.stderr_path, "w", encoding="utf-8")
+        self.proc = subprocess.Popen([sys.executable, SERVER, "--port", "0", "--print-port",
+                                      "--kubeconfig", self.kubeconfig, *args],
+                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True)
+        line = self.proc.stdout.readline()
+        if not line.strip().isdigit():
+            raise RuntimeError(f"the test API server did not start: {line!r} {self.log()}")
+        self.port = int(line)
+        self.has_gc = "--no-controllers" not in args
+        self.tls = "--tls" in args
+        self.token = None
+        if "--token" in args:
+            self.token = args[list(args).index("--token") + 1]
+        self.ctx = None
+        if self.tls:
+            self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "server.crt"))
+
     def admin(self, what, body=None, method="POST"):
         return self.request(method, f"/__admin/{what}", body)
 
     def settle(self):
         r = self.get("/__admin/settle?timeout=10")
         assert r.status == 200, r
-
-    def watch(self, path, timeout=10):
-        return Watch(self, path, timeout)
 
     def log(self):
         """What the server wrote on stderr so far."""
@@ -193,6 +209,11 @@ def expect(resp, status, what=""):
     return resp.json
 
 
+class Skip(Exception):
+    """Raised by a test that cannot run here (what it needs is missing); main() reports it
+    as skipped with the message."""
+
+
 TESTS = []
 
 
@@ -201,26 +222,35 @@ def test(fn):
     return fn
 
 
-def main(setup=None, teardown=None):
+def main(setup=None, teardown=None, on_failure=None, before_each=None):
+    """Runs the tests (those named on the command line, else all); before_each(ctx, name)
+    is called before each, on_failure(ctx, name) after one failed (to print a log)."""
     only = sys.argv[1:] or None
-    passed = failed = 0
+    passed = failed = skipped = 0
     ctx = setup() if setup else None
     try:
         for fn in TESTS:
             if only and fn.__name__ not in only:
                 continue
             t0 = time.monotonic()
+            if before_each:
+                before_each(ctx, fn.__name__)
             try:
                 fn(ctx) if setup else fn()
                 passed += 1
                 print(f"ok   {fn.__name__} ({time.monotonic() - t0:.2f}s)", flush=True)
+            except Skip as e:
+                skipped += 1
+                print(f"skip {fn.__name__}: {e}", flush=True)
             except Exception as e:  # noqa: BLE001 - report every failure and go on
                 failed += 1
                 import traceback
                 print(f"FAIL {fn.__name__}: {e}", flush=True)
                 traceback.print_exc()
+                if on_failure:
+                    on_failure(ctx, fn.__name__)
     finally:
         if teardown:
             teardown(ctx)
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     sys.exit(1 if failed or not passed else 0)

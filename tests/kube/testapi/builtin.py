@@ -190,6 +190,27 @@ class Pods(ResourceType):
 
     def prepare_create(self, obj):
         obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+        self._admission_defaults(obj.get("spec"))
+
+    @staticmethod
+    def _admission_defaults(spec):
+        """What kube-apiserver's default admission plugins add to a new pod: Priority
+        (preemptionPolicy with priority 0, no PriorityClass) and DefaultTolerationSeconds
+        (300 s NoExecute tolerations of not-ready and unreachable nodes)."""
+        if not isinstance(spec, dict):
+            return
+        if not spec.get("priorityClassName"):
+            dflt(spec, "preemptionPolicy", "PreemptLowerPriority")
+        tols = spec.get("tolerations")
+        if tols is not None and not isinstance(tols, list):
+            return
+        tols = list(tols or [])
+        for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
+            if not any(isinstance(t, dict) and t.get("key") == key and
+                       t.get("effect") in (None, "", "NoExecute") for t in tols):
+                tols.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                             "tolerationSeconds": 300})
+        spec["tolerations"] = tols
 
     def validate(self, obj):
         return validate_pod_spec(obj.get("spec"), "spec")
@@ -468,6 +489,11 @@ class CoreEvents(ResourceType):
                                    'supported values: "Normal", "Warning"'))
         return errs
 
+    def defaults(self, obj):
+        # eventTime is a MicroTime (no pointer): a core/v1 Event without one reads as null
+        if "eventTime" not in obj:
+            obj["eventTime"] = None
+
     def fields(self, obj):
         return _event_fields(obj)
 
@@ -565,6 +591,18 @@ class Jobs(ResourceType):
         dflt(spec, "podReplacementPolicy",
                         "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed")
         default_pod_spec(get_path(spec, "template", "spec"))
+        # The pod template's ObjectMeta serialises its zero creationTimestamp as null.
+        tmeta = get_path(spec, "template", "metadata")
+        if isinstance(spec.get("template"), dict) and tmeta is None:
+            tmeta = spec["template"]["metadata"] = {}
+        if isinstance(tmeta, dict) and "creationTimestamp" not in tmeta:
+            tmeta["creationTimestamp"] = None
+        # JobStatus.active, succeeded and failed are int32 with omitempty: 0 is not written.
+        st = obj.get("status")
+        if isinstance(st, dict):
+            for k in ("active", "succeeded", "failed"):
+                if st.get(k) == 0 and not isinstance(st.get(k), bool):
+                    del st[k]
 
     def prepare_create(self, obj):
         obj["status"] = {}
