@@ -160,7 +160,10 @@ static int check_rule(const json_t *rule, size_t i, const struct jobctl_spec *s,
 {
     const char *action = jx_str(rule, "action");
     const json_t *codes = jx_obj(rule, "onExitCodes");
+    /* an empty onPodConditions is none (batch validation: len(rule.OnPodConditions) > 0) */
     const json_t *conds = jx_arr(rule, "onPodConditions");
+    if (!json_array_size(conds))
+        conds = NULL;
     if (!json_is_object(rule))
         return err_set(e, -EINVAL, RULE_PATH ": Invalid value: must be an object", i);
     if (str_index(action, pfp_actions, 4) < 0)

@@ -41,7 +41,47 @@ def main():
     rc, out, err = run("validate", "tests/data/does-not-exist.yaml")
     suite.check("missing file: exit 2 naming it", rc == 2 and "does-not-exist.yaml" in err, err)
     check_validate_modes(suite)
+    check_pod_failure_policy_rules(suite)
     suite.finish()
+
+
+PFP_JOBSET = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: pfp}
+spec:
+  replicatedJobs:
+  - name: leader
+    template:
+      spec:
+        backoffLimit: 0
+        podFailurePolicy:
+          rules:
+          - action: FailJob
+            onPodConditions: %s
+            onExitCodes: {containerName: leader, operator: In, values: [1]}
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{name: leader, image: busybox, command: ["true"]}]
+"""
+
+
+def check_pod_failure_policy_rules(suite):
+    """An empty onPodConditions beside onExitCodes is none, as batch/v1 validation counts it
+    (len(rule.OnPodConditions) > 0): upstream JobSet's example
+    onjobfailurereasons-present-podfailurepolicy.yaml has one."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for conds, ok in (("[]", True), ("[{type: DisruptionTarget}]", False)):
+            path = os.path.join(d, "pfp.yaml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(PFP_JOBSET % conds)
+            rc, out, err = run("validate", path)
+            if ok:
+                suite.check("onPodConditions: [] with onExitCodes: valid", rc == 0, err)
+            else:
+                suite.check("both onPodConditions and onExitCodes: exit 2", rc == 2 and
+                            "specifying both OnExitCodes and OnPodConditions" in err, err)
 
 
 def check_validate_modes(suite):
