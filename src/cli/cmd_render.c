@@ -112,7 +112,9 @@ int cmd_render(int argc, char **argv)
     free(a.files);
     if (rc != EXIT_OK)
         return rc;
-    json_t *items = json_array();
+    /* what a cluster receives from these files: their ConfigMaps and Secrets as written (pods
+     * read them), then each job's objects */
+    json_t *items = s.objects ? json_deep_copy(s.objects) : json_array();
     int one = items ? 0 : -1;
     for (size_t i = 0; one == 0 && i < s.n; i++)
         one = render_one(&s.v[i], items);

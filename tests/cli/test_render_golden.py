@@ -12,8 +12,11 @@ from clitest import SRC, Suite, run  # noqa: E402
 def check_invariants(suite, name, items):
     """Structural facts that must hold whatever the golden says."""
     kinds = [i["kind"] for i in items]
-    suite.check(f"{name}: first item is the JobSet", kinds and kinds[0] == "JobSet", kinds)
-    js = items[0]
+    # the files' ConfigMaps and Secrets come first, as written; then each JobSet and its objects
+    first = next((k for k in kinds if k not in ("ConfigMap", "Secret")), None)
+    suite.check(f"{name}: first item after ConfigMaps/Secrets is the JobSet", first == "JobSet",
+                kinds)
+    js = items[kinds.index("JobSet")]
     uid = js["metadata"]["uid"]
     for job in (i for i in items if i["kind"] == "Job"):
         owner = job["metadata"]["ownerReferences"][0]
