@@ -37,7 +37,8 @@ static const struct cli_help helps[] = {
         .summary = "print what a cluster would receive: JobSet, Service, child Jobs",
         .usage = "jaxset render FILE... [-o yaml|json] [--validate[=strict|warn|ignore]]\n"
                  "                  [--strict-kinds] [--feature-gates A=BOOL,...]",
-        .text = "Prints the defaulted JobSet, its headless Service, its PersistentVolumeClaims "
+        .text = "Prints the files' ConfigMaps and Secrets as written, then the defaulted JobSet, "
+                "its headless Service, its PersistentVolumeClaims "
                 "and every child batch/v1 Job exactly as the JobSet controller builds them for "
                 "restart attempt 0, with the JAX environment in each Job's pod template.",
         .opts = {{"-o, --output FORMAT", "yaml (the default): one document per object; json: "
