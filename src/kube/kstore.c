@@ -1,29 +1,61 @@
 /* kstore: objects as compact text keyed by "ns/name", with an owner-uid index (kstore.h).
- * Both maps are jansson objects (hash tables): key -> string (the text), and
- * owner uid -> object whose keys are the owned objects' keys. */
+ *
+ * Two chained hash tables of our own (a jansson object per map cost about 300 bytes of
+ * bookkeeping per object, as much as a slim Job's text): entries keyed by "ns/name", each
+ * holding its text (without metadata.name and metadata.namespace, which are the key) and
+ * linked into the list of its controller owner; owners keyed by uid, each heading that list. */
 #include "kube/kstore.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "obj/jx.h"
 
-struct kstore {
-    json_t *by_key;   /* "ns/name" -> string: compact JSON text */
-    json_t *by_owner; /* uid -> { "ns/name": null, ... } (the owner of a stored object is read
-                       * from its text when it is replaced or removed: no third map) */
+struct kowner;
+
+struct kent {
+    struct kent *next;         /* bucket chain */
+    struct kent *onext, *oprev; /* the owner's list */
+    struct kowner *owner;      /* or NULL */
+    char *text;                /* compact JSON, owned */
+    uint32_t hash;
+    char key[];                /* "ns/name" */
 };
+
+struct kowner {
+    struct kowner *next; /* bucket chain */
+    struct kent *first;
+    uint32_t hash;
+    char uid[];
+};
+
+struct kstore {
+    struct kent **b;
+    size_t nb, n;
+    struct kowner **ob;
+    size_t nob, no;
+};
+
+static uint32_t hash_of(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
 
 struct kstore *kstore_new(void)
 {
     struct kstore *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    s->by_key = json_object();
-    s->by_owner = json_object();
-    if (!s->by_key || !s->by_owner) {
+    s->nb = s->nob = 64;
+    s->b = calloc(s->nb, sizeof(*s->b));
+    s->ob = calloc(s->nob, sizeof(*s->ob));
+    if (!s->b || !s->ob) {
         kstore_free(s);
         return NULL;
     }
@@ -34,8 +66,19 @@ void kstore_free(struct kstore *s)
 {
     if (!s)
         return;
-    json_decref(s->by_key);
-    json_decref(s->by_owner);
+    for (size_t i = 0; s->b && i < s->nb; i++)
+        for (struct kent *e = s->b[i], *next; e; e = next) {
+            next = e->next;
+            free(e->text);
+            free(e);
+        }
+    for (size_t i = 0; s->ob && i < s->nob; i++)
+        for (struct kowner *o = s->ob[i], *next; o; o = next) {
+            next = o->next;
+            free(o);
+        }
+    free(s->b);
+    free(s->ob);
     free(s);
 }
 
@@ -59,45 +102,126 @@ const char *kstore_owner_uid(const json_t *obj)
     return NULL;
 }
 
-static json_t *decode(const json_t *text)
+/* Doubles a table of chains when it holds more items than buckets. */
+#define REHASH(type, tab, nb, n)                                                               \
+    do {                                                                                       \
+        if ((n) < (nb))                                                                        \
+            break;                                                                             \
+        size_t nnb = (nb) * 2;                                                                 \
+        type **nt = calloc(nnb, sizeof(*nt));                                                  \
+        if (!nt)                                                                               \
+            break;                                                                             \
+        for (size_t i_ = 0; i_ < (nb); i_++)                                                   \
+            for (type *x_ = (tab)[i_], *nx_; x_; x_ = nx_) {                                   \
+                nx_ = x_->next;                                                                \
+                x_->next = nt[x_->hash & (nnb - 1)];                                           \
+                nt[x_->hash & (nnb - 1)] = x_;                                                 \
+            }                                                                                  \
+        free(tab);                                                                             \
+        (tab) = nt;                                                                            \
+        (nb) = nnb;                                                                            \
+    } while (0)
+
+static struct kent **find(const struct kstore *s, const char *key, uint32_t h)
 {
-    const char *t = json_string_value(text);
-    return t ? json_loadb(t, json_string_length(text), 0, NULL) : NULL;
+    struct kent **p = &s->b[h & (s->nb - 1)];
+    while (*p && ((*p)->hash != h || strcmp((*p)->key, key)))
+        p = &(*p)->next;
+    return p;
 }
 
-/* metadata.namespace and metadata.name are the key: not stored twice, put back on reads. */
-static json_t *decode_key(const char *key, const json_t *text)
+static struct kowner *owner(struct kstore *s, const char *uid, bool create)
 {
-    json_t *o = decode(text), *m = jx_obj(o, "metadata");
-    const char *slash = strchr(key, '/');
-    if (!m || !slash)
-        return o;
-    json_object_set_new(m, "name", json_string(slash + 1));
-    if (slash > key)
-        json_object_set_new(m, "namespace", json_stringn(key, (size_t)(slash - key)));
+    uint32_t h = hash_of(uid);
+    struct kowner **p = &s->ob[h & (s->nob - 1)];
+    while (*p && ((*p)->hash != h || strcmp((*p)->uid, uid)))
+        p = &(*p)->next;
+    if (*p || !create)
+        return *p;
+    size_t len = strlen(uid);
+    struct kowner *o = calloc(1, sizeof(*o) + len + 1);
+    if (!o)
+        return NULL;
+    memcpy(o->uid, uid, len + 1);
+    o->hash = h;
+    o->next = s->ob[h & (s->nob - 1)];
+    s->ob[h & (s->nob - 1)] = o;
+    s->no++;
+    REHASH(struct kowner, s->ob, s->nob, s->no);
     return o;
 }
 
-/* Drops `key` from its owner's set (the owner read from the stored text). */
-static void unindex(struct kstore *s, const char *key)
+static void owner_drop(struct kstore *s, struct kowner *o)
 {
-    json_t *old = decode(json_object_get(s->by_key, key));
-    const char *uid = kstore_owner_uid(old);
-    json_t *set = uid ? json_object_get(s->by_owner, uid) : NULL;
-    if (set) {
-        json_object_del(set, key);
-        if (json_object_size(set) == 0)
-            json_object_del(s->by_owner, uid);
-    }
-    json_decref(old);
+    struct kowner **p = &s->ob[o->hash & (s->nob - 1)];
+    while (*p != o)
+        p = &(*p)->next;
+    *p = o->next;
+    s->no--;
+    free(o);
 }
 
-static int index_owner(struct kstore *s, const char *key, const char *uid)
+static void unlink_owner(struct kstore *s, struct kent *e)
 {
-    json_t *set = json_object_get(s->by_owner, uid);
-    if (!set && json_object_set_new(s->by_owner, uid, set = json_object()) < 0)
+    struct kowner *o = e->owner;
+    if (!o)
+        return;
+    if (e->oprev)
+        e->oprev->onext = e->onext;
+    else
+        o->first = e->onext;
+    if (e->onext)
+        e->onext->oprev = e->oprev;
+    e->owner = NULL;
+    e->onext = e->oprev = NULL;
+    if (!o->first)
+        owner_drop(s, o);
+}
+
+static int link_owner(struct kstore *s, struct kent *e, const char *uid)
+{
+    struct kowner *o = owner(s, uid, true);
+    if (!o)
         return -ENOMEM;
-    return json_object_set_new(set, key, json_null()) < 0 ? -ENOMEM : 0;
+    e->owner = o;
+    e->onext = o->first;
+    e->oprev = NULL;
+    if (o->first)
+        o->first->oprev = e;
+    o->first = e;
+    return 0;
+}
+
+/* The object's text without metadata.name/namespace (the key holds them). */
+static char *text_of(const json_t *obj)
+{
+    json_t *copy = json_copy((json_t *)obj), *m = json_deep_copy(jx_obj(obj, "metadata"));
+    char *text = NULL;
+    if (copy && m) {
+        json_object_del(m, "name");
+        json_object_del(m, "namespace");
+        json_object_set(copy, "metadata", m);
+        text = json_dumps(copy, JSON_COMPACT);
+    }
+    json_decref(copy);
+    json_decref(m);
+    return text;
+}
+
+static struct kent *new_entry(struct kstore *s, const char *key, uint32_t h, char *text)
+{
+    size_t len = strlen(key);
+    struct kent *e = calloc(1, sizeof(*e) + len + 1);
+    if (!e)
+        return NULL;
+    memcpy(e->key, key, len + 1);
+    e->hash = h;
+    e->text = text;
+    e->next = s->b[h & (s->nb - 1)];
+    s->b[h & (s->nb - 1)] = e;
+    s->n++;
+    REHASH(struct kent, s->b, s->nb, s->n);
+    return e;
 }
 
 int kstore_put(struct kstore *s, const json_t *obj)
@@ -105,54 +229,70 @@ int kstore_put(struct kstore *s, const json_t *obj)
     char key[512];
     if (!kstore_key(obj, key, sizeof(key)))
         return -EINVAL;
-    json_t *copy = json_copy((json_t *)obj), *m = json_deep_copy(jx_obj(obj, "metadata"));
-    if (copy && m) {
-        json_object_del(m, "name");
-        json_object_del(m, "namespace");
-        json_object_set(copy, "metadata", m);
-    }
-    char *text = copy && m ? json_dumps(copy, JSON_COMPACT) : NULL;
-    json_decref(copy);
-    json_decref(m);
+    char *text = text_of(obj);
     if (!text)
         return -ENOMEM;
-    const char *old = json_string_value(json_object_get(s->by_key, key));
-    if (old && strcmp(old, text) == 0) {
+    uint32_t h = hash_of(key);
+    struct kent *e = *find(s, key, h);
+    if (e && strcmp(e->text, text) == 0) {
         free(text);
         return 0;
     }
-    unindex(s, key);
-    int rc = json_object_set_new(s->by_key, key, json_string_nocheck(text)) < 0 ? -ENOMEM : 1;
-    free(text);
+    if (e) {
+        free(e->text);
+        e->text = text;
+        unlink_owner(s, e);
+    } else if (!(e = new_entry(s, key, h, text))) {
+        free(text);
+        return -ENOMEM;
+    }
     const char *uid = kstore_owner_uid(obj);
-    if (rc > 0 && uid && index_owner(s, key, uid) < 0)
-        rc = -ENOMEM;
-    return rc;
+    return uid && link_owner(s, e, uid) < 0 ? -ENOMEM : 1;
 }
 
 bool kstore_del(struct kstore *s, const char *ns, const char *name)
 {
     char key[512];
     snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
-    unindex(s, key);
-    return json_object_del(s->by_key, key) == 0;
+    struct kent **p = find(s, key, hash_of(key)), *e = *p;
+    if (!e)
+        return false;
+    unlink_owner(s, e);
+    *p = e->next;
+    s->n--;
+    free(e->text);
+    free(e);
+    return true;
+}
+
+/* A new tree of the entry, metadata.name and metadata.namespace put back from its key. */
+static json_t *decode(const struct kent *e)
+{
+    json_t *o = json_loads(e->text, 0, NULL), *m = jx_obj(o, "metadata");
+    const char *slash = strchr(e->key, '/');
+    if (!m || !slash)
+        return o;
+    json_object_set_new(m, "name", json_string(slash + 1));
+    if (slash > e->key)
+        json_object_set_new(m, "namespace", json_stringn(e->key, (size_t)(slash - e->key)));
+    return o;
 }
 
 json_t *kstore_get(const struct kstore *s, const char *ns, const char *name)
 {
     char key[512];
     snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
-    return decode_key(key, json_object_get(s->by_key, key));
+    struct kent *e = *find(s, key, hash_of(key));
+    return e ? decode(e) : NULL;
 }
 
 json_t *kstore_owned(const struct kstore *s, const char *uid)
 {
     json_t *out = json_array();
-    const char *key;
-    json_t *v;
-    json_object_foreach (json_object_get(s->by_owner, uid), key, v) {
-        json_t *o = decode_key(key, json_object_get(s->by_key, key));
-        if (!o || json_array_append_new(out, o) < 0) {
+    struct kowner *o = owner((struct kstore *)s, uid, false);
+    for (struct kent *e = o ? o->first : NULL; out && e; e = e->onext) {
+        json_t *v = decode(e);
+        if (!v || json_array_append_new(out, v) < 0) {
             json_decref(out);
             return NULL;
         }
@@ -162,21 +302,20 @@ json_t *kstore_owned(const struct kstore *s, const char *uid)
 
 size_t kstore_size(const struct kstore *s)
 {
-    return json_object_size(s->by_key);
+    return s->n;
 }
 
 void kstore_each(const struct kstore *s, void (*fn)(void *arg, const char *ns, const char *name),
                  void *arg)
 {
-    const char *key;
-    json_t *v;
-    json_object_foreach (s->by_key, key, v) {
-        char buf[512];
-        snprintf(buf, sizeof(buf), "%s", key);
-        char *slash = strchr(buf, '/');
-        if (!slash)
-            continue;
-        *slash = '\0';
-        fn(arg, buf, slash + 1);
-    }
+    for (size_t i = 0; i < s->nb; i++)
+        for (const struct kent *e = s->b[i]; e; e = e->next) {
+            char buf[512];
+            snprintf(buf, sizeof(buf), "%s", e->key);
+            char *slash = strchr(buf, '/');
+            if (!slash)
+                continue;
+            *slash = '\0';
+            fn(arg, buf, slash + 1);
+        }
 }

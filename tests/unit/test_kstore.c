@@ -108,9 +108,46 @@ static void slim_service_only_jobset_owned(void **state)
     json_decref(other);
 }
 
+/* Thousands of objects under hundreds of owners: the tables grow, the owner lists follow
+ * replacements and deletions, and an owner with nothing left is gone. */
+static void many_objects_and_owners(void **state)
+{
+    (void)state;
+    struct kstore *s = kstore_new();
+    char name[32], owner[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof(name), "j%d", i);
+        snprintf(owner, sizeof(owner), "js%d", i % 500);
+        json_t *j = job(name, owner, 0);
+        assert_int_equal(kstore_put(s, j), 1);
+        json_decref(j);
+    }
+    assert_int_equal(kstore_size(s), 5000);
+    json_t *own = kstore_owned(s, "js7");
+    assert_int_equal(json_array_size(own), 10);
+    json_decref(own);
+    for (int i = 0; i < 5000; i += 2) {
+        snprintf(name, sizeof(name), "j%d", i);
+        assert_true(kstore_del(s, "ns", name));
+    }
+    own = kstore_owned(s, "js7"); /* j7, j507, ...: all odd, all kept */
+    assert_int_equal(json_array_size(own), 10);
+    json_decref(own);
+    own = kstore_owned(s, "js8");
+    assert_int_equal(json_array_size(own), 0);
+    json_decref(own);
+    json_t *got = kstore_get(s, "ns", "j4999");
+    assert_string_equal(jx_str(jx_obj(got, "metadata"), "name"), "j4999");
+    assert_string_equal(jx_str(jx_obj(got, "metadata"), "namespace"), "ns");
+    json_decref(got);
+    assert_int_equal(kstore_size(s), 2500);
+    kstore_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(many_objects_and_owners),
         cmocka_unit_test(put_get_owner_index),
         cmocka_unit_test(slim_job_keeps_what_the_core_reads),
         cmocka_unit_test(slim_service_only_jobset_owned),
