@@ -41,6 +41,7 @@ struct ctl {
     int exit_rc; /* nonzero: the loop stopped for this reason (leadership lost) */
     const char *identity;
     json_t *invalid_seen; /* "ns/name@generation" of invalid JobSets already logged */
+    json_t *status_inflight; /* "ns/name" of JobSets whose status write is in flight */
     unsigned long reconciles, reconcile_errors;
     struct ctl_obs *obs;
 };
@@ -65,6 +66,9 @@ struct ctl_pass {
     const json_t *raw;  /* the JobSet as stored (not defaulted) */
     const char *ns, *name, *uid;
     long long grace;    /* jaxset.dev/restart-grace-seconds, -1 when absent */
+    const char *key;    /* "ns/name" */
+    struct ctl_pstatus *pending; /* the status write in flight, which the pass's later events
+                                  * wait for (ctl_ops.c) */
 };
 extern const struct rec_ops ctl_ops;
 

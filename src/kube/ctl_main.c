@@ -110,6 +110,8 @@ static void reconcile_due(struct ctl *c)
     char key[512];
     for (int n = 0; n < CTL_BATCH && !c->stop && kq_pop(c->q, kt_mono_ms(), key, sizeof(key));
          n++) {
+        if (json_object_get(c->status_inflight, key))
+            continue; /* queued again when its status write is in */
         c->reconciles++;
         bool requeued = false;
         int64_t t0 = kt_mono_ms();
@@ -233,6 +235,7 @@ static void ctl_release(struct ctl *c)
     kq_free(c->q);
     kc_free(c->kc);
     json_decref(c->invalid_seen);
+    json_decref(c->status_inflight);
 }
 
 int ctl_main(const struct ctl_opts *o, struct err *e)
@@ -249,7 +252,8 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
         return rc;
     c.q = kq_new();
     c.invalid_seen = json_object();
-    if (!c.q || !c.invalid_seen || make_informers(&c) < 0) {
+    c.status_inflight = json_object();
+    if (!c.q || !c.invalid_seen || !c.status_inflight || make_informers(&c) < 0) {
         rc = err_set(e, -ENOMEM, "out of memory");
         goto out;
     }

@@ -331,19 +331,88 @@ static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
 
 /* PUT .../status of the JobSet as observed (its resourceVersion: a Conflict means another
  * writer came first; the pass fails and the key is retried with the newer object). */
+/* A status write in flight and the events of its pass, sent once it succeeded (upstream
+ * records a pass's events only after its status update).  The write does not hold up the
+ * next JobSet's reconcile: the key itself is not reconciled again until the answer is in
+ * (ctl_main.c), then it is queued at once, as upstream's reconcile follows its own write. */
+struct ctl_pstatus {
+    struct ctl *c;
+    char *key, *ns, *name;
+    json_t *events;
+    bool finished, failed; /* the write moves the JobSet to a terminal state */
+};
+
+static void pstatus_free(struct ctl_pstatus *p)
+{
+    json_decref(p->events);
+    free(p->key);
+    free(p->ns);
+    free(p->name);
+    free(p);
+}
+
+static void event_sent(void *arg, const struct kc_resp *r);
+
+static void status_written(void *arg, const struct kc_resp *r)
+{
+    struct ctl_pstatus *p = arg;
+    struct ctl *c = p->c;
+    json_object_del(c->status_inflight, p->key);
+    if (r->rc < 0) {
+        klog(r->rc == -ESTALE ? KLOG_DEBUG : KLOG_ERROR, LOGGER, p->key, "writing status: %s",
+             r->msg);
+        kq_retry(c->q, p->key, kt_mono_ms());
+        pstatus_free(p);
+        return;
+    }
+    if (r->body)
+        kinf_observe(c->jobsets, r->body);
+    char *path = ctl_path("/api/v1", "events", p->ns, NULL, NULL);
+    size_t i;
+    json_t *ev;
+    json_array_foreach (p->events, i, ev)
+        if (path)
+            kc_send(c->kc, "POST", path, ev, NULL, event_sent, NULL);
+    free(path);
+    if (p->finished)
+        ctl_obs_finished(c, p->ns, p->name, p->failed);
+    kq_forget(c->q, p->key);
+    kq_add(c->q, p->key);
+    pstatus_free(p);
+}
+
+/* PUT .../status of the JobSet as observed (its resourceVersion: a Conflict means another
+ * writer came first; the key is retried with the newer object). */
 static int op_write_status(void *ctx, json_t *status, struct err *e)
 {
     struct ctl_pass *ps = ctx;
-    json_t *js = json_copy((json_t *)ps->raw), *upd = NULL;
+    json_t *js = json_copy((json_t *)ps->raw);
     char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name,
                           "status");
-    int rc = js && path && json_object_set(js, "status", status) == 0
-                 ? kc_call(ps->c->kc, "PUT", path, js, NULL, &upd, e)
-                 : err_set(e, -ENOMEM, "out of memory");
-    if (rc == 0 && upd)
-        kinf_observe(ps->c->jobsets, upd);
+    struct ctl_pstatus *p = calloc(1, sizeof(*p));
+    int rc = -ENOMEM;
+    if (!js || !path || !p || json_object_set(js, "status", status) < 0)
+        goto out;
+    const char *was = jx_str(jx_obj(ps->raw, "status"), "terminalState");
+    const char *now = jx_str(status, "terminalState");
+    *p = (struct ctl_pstatus){ps->c, strdup(ps->key), strdup(ps->ns), strdup(ps->name),
+                              json_array(), !was && now, now && strcmp(now, "Failed") == 0};
+    if (!p->key || !p->ns || !p->name || !p->events ||
+        json_object_set_new(ps->c->status_inflight, ps->key, json_true()) < 0 ||
+        kc_send(ps->c->kc, "PUT", path, js, NULL, status_written, p) < 0) {
+        json_object_del(ps->c->status_inflight, ps->key);
+        pstatus_free(p);
+        p = NULL;
+        goto out;
+    }
+    ps->pending = p;
+    p = NULL;
+    rc = 0;
+out:
+    if (rc < 0)
+        err_set(e, rc, "out of memory");
+    free(p);
     json_decref(js);
-    json_decref(upd);
     free(path);
     return rc;
 }
@@ -379,7 +448,9 @@ static void op_record_event(void *ctx, enum rec_event_type type, const char *rea
         ts, "count", 1, "source", "component", "jobset", "reportingComponent", "jobset",
         "reportingInstance", ps->c->identity ? ps->c->identity : "jobset");
     char *path = ctl_path("/api/v1", "events", ps->ns, NULL, NULL);
-    if (ev && path)
+    if (ev && ps->pending)
+        json_array_append(ps->pending->events, ev);
+    else if (ev && path)
         kc_send(ps->c->kc, "POST", path, ev, NULL, event_sent, NULL);
     klog(KLOG_INFO, "events", ps->ns, "%s: %s %s: %s", ps->name,
          type == REC_EVENT_WARNING ? "Warning" : "Normal", reason, message);

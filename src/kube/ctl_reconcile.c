@@ -77,17 +77,6 @@ static int list_pods(struct ctl *c, const char *ns, const char *name, json_t **o
     return rc;
 }
 
-/* jobset_completed_total / jobset_failed_total count a JobSet's move to a terminal state. */
-static void count_finish(struct ctl *c, const json_t *raw, const struct rec_plan *p)
-{
-    const char *was = jx_str(jx_obj(raw, "status"), "terminalState");
-    const char *now = jx_str(p->status, "terminalState");
-    const json_t *m = jx_obj(raw, "metadata");
-    if (!was && now)
-        ctl_obs_finished(c, jx_str(m, "namespace"), jx_str(m, "name"),
-                         strcmp(now, "Failed") == 0);
-}
-
 static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *raw,
                     long long grace, bool *requeued)
 {
@@ -109,23 +98,16 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
         klog(KLOG_ERROR, LOGGER, key, "reconcile: %s", e.msg);
         return rc;
     }
-    struct ctl_pass ps = {c, raw, jx_str(m, "namespace"), jx_str(m, "name"), uid, grace};
+    struct ctl_pass ps = {c, raw, jx_str(m, "namespace"), jx_str(m, "name"), uid, grace, key,
+                          NULL};
     struct rec_exec_result res;
     rc = rec_plan_execute(&plan, &ctl_ops, &ps, &res, &e);
     if (rc < 0) {
         klog(rc == -ESTALE ? KLOG_DEBUG : KLOG_ERROR, LOGGER, key, "%s", e.msg);
-    } else {
-        if (res.status_written) {
-            count_finish(c, raw, &plan);
-            /* The next step (deleting a restarted attempt's Jobs, ...) follows from the new
-             * status, as upstream's reconcile follows its own status write's watch event; that
-             * event finds the cache already holding the written object (kinf_observe) and so
-             * reports no change: queue the key here. */
-            kq_add(c->q, key);
-        } else if (plan.requeue_after_ms >= 0) {
-            kq_add_after(c->q, key, kt_mono_ms(), plan.requeue_after_ms);
-            *requeued = true;
-        }
+    } else if (!res.status_written && plan.requeue_after_ms >= 0) {
+        /* a written status queues the key itself once the write is in (ctl_ops.c) */
+        kq_add_after(c->q, key, kt_mono_ms(), plan.requeue_after_ms);
+        *requeued = true;
     }
     rec_plan_release(&plan);
     return rc;
