@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 
 #include "kube/kclient_int.h"
+#include "kube/kfiber.h"
 #include "kube/kubeconfig.h"
 #include "obj/ktime.h"
 
@@ -114,13 +115,22 @@ int kc_call(struct kc *c, const char *method, const char *path, const json_t *bo
     int rc = kc_send(c, method, path, body, ctype, sync_done, &w);
     if (rc < 0)
         return err_set(e, rc, "out of memory");
-    while (!w.done)
-        kc_run(c, 1000, NULL, 0, NULL);
+    kc_wait(c, &w.done);
     if (out)
         *out = w.body;
     else
         json_decref(w.body);
     return w.rc;
+}
+
+void kc_wait(struct kc *c, const bool *done)
+{
+    while (!*done) {
+        if (kf_self())
+            kf_yield();
+        else
+            kc_run(c, 1000, NULL, 0, NULL);
+    }
 }
 
 void kc_drain(struct kc *c)

@@ -64,11 +64,15 @@ const char *kc_server(const struct kc *c);
 int kc_send(struct kc *c, const char *method, const char *path, const json_t *body,
             const char *ctype, kc_done_fn fn, void *arg);
 
-/* kc_send and kc_run until that request ended: other requests and watches progress meanwhile
- * (their callbacks run from inside).  Returns resp.rc; on success *out (may be NULL) gets the
+/* kc_send, then kc_wait until that request ended: other requests and watches progress meanwhile
+ * (their callbacks run from inside, or from the loop when called from a fiber).  Returns resp.rc; on success *out (may be NULL) gets the
  * body (caller decrefs); on failure `e` gets the message. */
 int kc_call(struct kc *c, const char *method, const char *path, const json_t *body,
             const char *ctype, json_t **out, struct err *e);
+
+/* Until *done is set (by a callback): runs the client, or, from a fiber (kfiber.h), yields to
+ * the loop that resumes it, so that other fibers and the loop's own work go on meanwhile. */
+void kc_wait(struct kc *c, const bool *done);
 
 /* Runs until every request queued so far has ended. */
 void kc_drain(struct kc *c);
