@@ -177,30 +177,39 @@ class JobCounter(threading.Thread):
         pass  # a daemon thread; its connection ends with the process
 
 
-def render_jobs(binary, js, ns):
+def render_kind(binary, js, ns, kind="Job"):
+    """The objects of `kind` that `jaxset render` says the controller creates for `js`."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(js, f)
     out = subprocess.check_output([binary, "render", f.name, "-o", "json"])
     os.unlink(f.name)
     docs = json.loads(out)
     items = docs["items"] if isinstance(docs, dict) and "items" in docs else docs
-    jobs = [d for d in items if d.get("kind") == "Job"]
-    for j in jobs:
-        j["metadata"]["namespace"] = ns
-        j["metadata"].pop("ownerReferences", None)
-    return jobs
+    objs = [d for d in items if d.get("kind") == kind]
+    for o in objs:
+        o["metadata"]["namespace"] = ns
+        o["metadata"].pop("ownerReferences", None)
+    return objs
+
+
+def render_jobs(binary, js, ns):
+    return render_kind(binary, js, ns)
 
 
 def curl_posts(cl, ns, jobs, workdir, collection="/apis/batch/v1", resource="jobs"):
-    """POSTs every object with curl --parallel --parallel-max PAR; returns (start, end)."""
+    """POSTs every object with curl --parallel --parallel-max PAR; returns (start, end).
+    `jobs` may mix kinds: an item (collection, resource, object) goes to its own place."""
     cfg = os.path.join(workdir, f"curl-{ns}-{resource}.cfg")
     with open(cfg, "w") as f:
         for i, j in enumerate(jobs):
+            coll, res = collection, resource
+            if isinstance(j, tuple):
+                coll, res, j = j
             p = os.path.join(workdir, f"{ns}-{resource}-{i}.json")
             with open(p, "w") as jf:
                 json.dump(j, jf)
             # options hold for one URL up to `next` (several `data` would be joined)
-            f.write(f'url = "{cl.server_url}{collection}/namespaces/{ns}/{resource}"\n')
+            f.write(f'url = "{cl.server_url}{coll}/namespaces/{ns}/{res}"\n')
             f.write(f'data = "@{p}"\noutput = "/dev/null"\ninsecure\n')
             f.write('header = "Content-Type: application/json"\n')
             if cl.token:
@@ -225,7 +234,7 @@ def post_jobsets(cl, ns, jss, work):
 
 
 class Controller:
-    def __init__(self, binary, cl, workdir):
+    def __init__(self, binary, cl, workdir, args=()):
         self.err = open(os.path.join(workdir, "controller.log"), "w")
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
@@ -233,7 +242,8 @@ class Controller:
         s.close()
         self.proc = subprocess.Popen([binary, "controller", "--kubeconfig", cl.kubeconfig,
                                       "--metrics-bind-address", "0",
-                                      "--health-probe-bind-address", f"127.0.0.1:{port}"],
+                                      "--health-probe-bind-address", f"127.0.0.1:{port}",
+                                      *args],
                                      stderr=self.err)
         # measured only once its caches are synced (/readyz), as a running controller is
         wait(lambda: self.ready(port), 600, "the controller's /readyz")
@@ -304,6 +314,25 @@ def bench_many(a, cl, ctl, work, m):
     t0, _ = curl_posts(cl, fns, jobs, work)
     floor = w.until(m * per, 600) - t0
     w.stop()
+    # The writes the controller's way needs, by a bare client: the JobSets themselves, then
+    # what the controller creates for each (its headless Service and its Jobs); the status
+    # writes are left out, so this is still below what any controller must do.  These
+    # JobSets name another manager (spec.managedBy), so the running controller leaves them.
+    wns = cl.namespace("writes-many")
+    writes = []
+    for i in range(m):
+        js = jobset(f"js{i}", per)
+        writes.append((JS_API, "jobsets", dict(js, spec=dict(js["spec"],
+                                                              managedBy="example.com/bench"))))
+        writes += [("/api/v1", "services", o) for o in render_kind(a.binary, js, wns, "Service")]
+        writes += [("/apis/batch/v1", "jobs", o) for o in render_jobs(a.binary, js, wns)]
+    w = JobCounter(cl, wns)
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0, _ = curl_posts(cl, wns, writes, work, resource="writes")
+    wfloor = w.until(m * per, 600) - t0
+    w.stop()
     items = [jobset(f"js{i}", per) for i in range(m)]
     w = JobCounter(cl, cns)
     w.start()
@@ -313,6 +342,7 @@ def bench_many(a, cl, ctl, work, m):
     t = w.until(m * per, 600) - t0
     w.stop()
     ratio_line(f"many: {m} JobSets x {per} Jobs at once", t, floor, 1.2)
+    ratio_line(f"  same, beside {len(writes)} POSTs of its writes", t, wfloor)
 
 
 def fail_job(cl, ns, name):
@@ -393,13 +423,18 @@ def main():
     ap.add_argument("--jobsets", type=int, default=100)
     ap.add_argument("--restart-jobs", type=int, default=100)
     ap.add_argument("--rss-jobsets", type=int, default=10000)
+    ap.add_argument("--ctl-arg", action="append", default=[],
+                    help="a flag for the controller (repeatable): --ctl-arg=--max-concurrent-"
+                         "reconciles=1")
     a = ap.parse_args()
     cl = Cluster(a.kubeconfig)
     work = tempfile.mkdtemp(prefix="jaxset-bench-kube-")
     print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
     print(f"server: {cl.what}")
     print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
-    ctl = Controller(a.binary, cl, work)
+    if a.ctl_arg:
+        print(f"controller flags: {' '.join(a.ctl_arg)}")
+    ctl = Controller(a.binary, cl, work, a.ctl_arg)
     try:
         time.sleep(1)
         runs = {"create": lambda: bench_create(a, cl, ctl, work, a.jobs),

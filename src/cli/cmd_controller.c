@@ -15,7 +15,7 @@
 enum {
     OPT_KUBECONFIG = 2000, OPT_CONTEXT, OPT_QPS, OPT_BURST, OPT_LEADER_ELECT, OPT_LEASE_NS,
     OPT_LEASE_ID, OPT_LEASE_DUR, OPT_RENEW, OPT_RETRY, OPT_METRICS, OPT_PROBE, OPT_LOG_LEVEL,
-    OPT_LOG_FORMAT, OPT_IN_CLUSTER, OPT_MAX_PARALLEL, OPT_IDENTITY,
+    OPT_LOG_FORMAT, OPT_IN_CLUSTER, OPT_MAX_PARALLEL, OPT_IDENTITY, OPT_WORKERS,
 };
 
 struct ctl_args {
@@ -82,10 +82,15 @@ static int on_value(struct ctl_args *a, int code, const char *arg)
     case OPT_QPS: rc = number("--kube-api-qps", arg, &a->o.qps); break;
     case OPT_BURST:
     case OPT_MAX_PARALLEL:
-        if ((rc = number(code == OPT_BURST ? "--kube-api-burst" : "--max-parallel-writes", arg,
-                         &v)) == EXIT_OK && v < 1)
-            rc = cli_usage_error("controller", "a count must be at least 1");
-        *(code == OPT_BURST ? &a->o.burst : &a->o.max_parallel) = (int)v;
+    case OPT_WORKERS:
+        if ((rc = number(code == OPT_BURST          ? "--kube-api-burst"
+                         : code == OPT_MAX_PARALLEL ? "--max-parallel-writes"
+                                                    : "--max-concurrent-reconciles",
+                         arg, &v)) == EXIT_OK && (v < 1 || v > 1024))
+            rc = cli_usage_error("controller", "a count must be between 1 and 1024");
+        *(code == OPT_BURST          ? &a->o.burst
+          : code == OPT_MAX_PARALLEL ? &a->o.max_parallel
+                                     : &a->o.workers) = (int)v;
         break;
     case OPT_LEASE_DUR: rc = dur("--leader-elect-lease-duration", arg, &a->o.lease_ms); break;
     case OPT_RENEW: rc = dur("--leader-elect-renew-deadline", arg, &a->o.renew_ms); break;
@@ -137,6 +142,7 @@ int cmd_controller(int argc, char **argv)
         {"kube-api-qps", required_argument, NULL, OPT_QPS},
         {"kube-api-burst", required_argument, NULL, OPT_BURST},
         {"max-parallel-writes", required_argument, NULL, OPT_MAX_PARALLEL},
+        {"max-concurrent-reconciles", required_argument, NULL, OPT_WORKERS},
         {"leader-elect", optional_argument, NULL, OPT_LEADER_ELECT},
         {"leader-election-namespace", required_argument, NULL, OPT_LEASE_NS},
         {"leader-election-id", required_argument, NULL, OPT_LEASE_ID},

@@ -178,7 +178,7 @@ static const struct cli_help helps[] = {
         .summary = "run the JobSet controller against a Kubernetes cluster",
         .usage = "jaxset controller [--kubeconfig FILE] [--context NAME] [--in-cluster] "
                  "[--kube-api-qps N] [--kube-api-burst N] [--max-parallel-writes N] "
-                 "[--leader-elect] [--leader-election-namespace NS] [--leader-election-id ID] "
+                 "[--max-concurrent-reconciles N] [--leader-elect] [--leader-election-namespace NS] [--leader-election-id ID] "
                  "[--leader-elect-lease-duration D] [--leader-elect-renew-deadline D] "
                  "[--leader-elect-retry-period D] [--identity ID] "
                  "[--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] "
@@ -190,6 +190,8 @@ static const struct cli_help helps[] = {
                  {"--in-cluster", "only the in-cluster service account"},
                  {"--kube-api-qps N, --kube-api-burst N", "client-side rate limit (500, 500)"},
                  {"--max-parallel-writes N", "creates/deletes in flight for one JobSet (50)"},
+                 {"--max-concurrent-reconciles N",
+                  "JobSets reconciled at once, each key by one pass at a time (16)"},
                  {"--leader-elect[=false]", "run only while holding the Lease "
                                             "6d4f6a47.x-k8s.io (upstream's id)"},
                  {"--leader-election-namespace NS, --leader-election-id ID",

@@ -22,6 +22,7 @@ struct ctl_opts {
     double qps;            /* --kube-api-qps (upstream JobSet: 500) */
     int burst;             /* --kube-api-burst (500) */
     int max_parallel;      /* writes in flight for one JobSet (upstream MaxParallelism: 50) */
+    int workers;           /* JobSets reconciled at once (--max-concurrent-reconciles, 16) */
     bool leader_elect;     /* --leader-elect */
     const char *lease_namespace;   /* --leader-election-namespace (default: the config's) */
     const char *lease_name;        /* --leader-election-id */

@@ -44,7 +44,21 @@ struct ctl {
     json_t *status_inflight; /* "ns/name" of JobSets whose status write is in flight */
     unsigned long reconciles, reconcile_errors;
     struct ctl_obs *obs;
+    struct ctl_worker *workers; /* ctl_workers.c */
+    size_t n_workers;
+    bool taking;                /* workers may take keys (caches synced, leading) */
+    json_t *busy, *dirty;       /* keys in a pass; keys popped meanwhile */
 };
+
+/* ctl_workers.c: the reconcile workers (fibers).  start: 0 or -1 (out of memory; what was made
+ * is freed by ctl_workers_free).  run: resumes the workers that can go on, once each, taking
+ * due keys when `taking`.  busy: a pass is under way.  stop: after the loop, lets the passes
+ * under way finish. */
+int ctl_workers_start(struct ctl *c);
+void ctl_workers_run(struct ctl *c, bool taking);
+bool ctl_workers_busy(const struct ctl *c);
+void ctl_workers_stop(struct ctl *c);
+void ctl_workers_free(struct ctl *c);
 
 /* ctl_obs.c: metrics, /metrics, /healthz, /readyz */
 int ctl_obs_start(struct ctl *c, struct err *e);

@@ -15,7 +15,6 @@
 #include "obj/ktime.h"
 
 #define LOGGER "controller"
-#define CTL_BATCH 64 /* reconciles between two looks at the network */
 
 void ctl_opts_default(struct ctl_opts *o)
 {
@@ -23,6 +22,7 @@ void ctl_opts_default(struct ctl_opts *o)
     o->qps = 500;
     o->burst = 500;
     o->max_parallel = 50;
+    o->workers = 16;
     o->lease_name = "6d4f6a47.x-k8s.io"; /* upstream JobSet's LeaderElectionID */
     o->lease_ms = 15000;
     o->renew_ms = 10000;
@@ -105,30 +105,6 @@ static bool synced(const struct ctl *c)
     return kinf_synced(c->jobsets) && kinf_synced(c->jobs) && kinf_synced(c->services);
 }
 
-static void reconcile_due(struct ctl *c)
-{
-    char key[512];
-    for (int n = 0; n < CTL_BATCH && !c->stop && kq_pop(c->q, kt_mono_ms(), key, sizeof(key));
-         n++) {
-        if (json_object_get(c->status_inflight, key))
-            continue; /* queued again when its status write is in */
-        c->reconciles++;
-        bool requeued = false;
-        int64_t t0 = kt_mono_ms();
-        int rc = ctl_reconcile(c, key, &requeued);
-        ctl_obs_reconciled(c, rc, requeued, (double)(kt_mono_ms() - t0) / 1000.0);
-        klog(KLOG_DEBUG, "jobset", key, "reconciled in %lld ms (%d)",
-             (long long)(kt_mono_ms() - t0), rc);
-        if (rc < 0) {
-            c->reconcile_errors++;
-            kq_retry(c->q, key, kt_mono_ms());
-            ctl_obs_queued(c, true);
-        } else {
-            kq_forget(c->q, key);
-        }
-    }
-}
-
 static int64_t tick(struct ctl *c)
 {
     int64_t now = kt_mono_ms(), next = 1000, t;
@@ -179,10 +155,9 @@ static void loop(struct ctl *c, int sfd)
 {
     while (!c->stop) {
         int64_t next = tick(c);
-        if (synced(c) && leading(c, &next))
-            reconcile_due(c);
-        if (synced(c) && (!c->o->leader_elect || c->lease.leading) &&
-            kq_next_ms(c->q, kt_mono_ms()) == 0)
+        bool taking = synced(c) && leading(c, &next);
+        ctl_workers_run(c, taking);
+        if (taking && kq_next_ms(c->q, kt_mono_ms()) == 0)
             next = 0;
         bool ready = false;
         int fds[3] = {sfd};
@@ -232,6 +207,7 @@ static void ctl_release(struct ctl *c)
     kinf_free(c->jobsets);
     kinf_free(c->jobs);
     kinf_free(c->services);
+    ctl_workers_free(c);
     kq_free(c->q);
     kc_free(c->kc);
     json_decref(c->invalid_seen);
@@ -261,6 +237,10 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
         rc = err_set(e, -errno, "signalfd: %s", strerror(errno));
         goto out;
     }
+    if (ctl_workers_start(&c) < 0) {
+        rc = err_set(e, -ENOMEM, "out of memory");
+        goto out;
+    }
     if ((rc = ctl_obs_start(&c, e)) < 0)
         goto out;
     lease_init(&c);
@@ -268,6 +248,7 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
          o->leader_elect ? ", leader election as " : "", o->leader_elect ? c.lease.id : "");
     start_informers(&c);
     loop(&c, sfd);
+    ctl_workers_stop(&c);
     ctl_lease_release(&c, &c.lease);
     kc_drain(c.kc);
     if (c.exit_rc)

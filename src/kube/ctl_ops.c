@@ -41,6 +41,7 @@ struct batch {
     struct ctl *c;
     struct wreq *w;
     size_t n, sent, done;
+    bool all_done;
     int *rcs;
     struct err *errs;
     struct bslot { struct batch *b; size_t i; } *slots;
@@ -64,6 +65,7 @@ static void batch_done(void *arg, const struct kc_resp *r)
         err_set(&b->errs[s->i], rc, "%s", r->msg);
     b->done++;
     send_next(b);
+    b->all_done = b->done == b->n;
 }
 
 static void send_next(struct batch *b)
@@ -94,8 +96,8 @@ static void run_batch(struct ctl *c, struct wreq *w, size_t n, int *rcs, struct 
     for (size_t i = 0; i < n; i++)
         b.slots[i] = (struct bslot){&b, i};
     send_next(&b);
-    while (b.done < n)
-        kc_run(c->kc, 1000, NULL, 0, NULL);
+    b.all_done = b.done == n;
+    kc_wait(c->kc, &b.all_done);
     free(b.slots);
 }
 
