@@ -51,6 +51,8 @@ void kc_free(struct kc *c)
         return;
     while (c->reqs)
         kc__req_free(c->reqs);
+    while (c->n_spare)
+        curl_easy_cleanup(c->spare[--c->n_spare]);
     curl_multi_cleanup(c->m);
     kcfg_free(c->cfg);
     free(c->ua);

@@ -14,6 +14,10 @@
 #define KC_MAX_CONNS 64
 #define KC_BODY_MAX (512u * 1024u * 1024u)
 
+/* Ended requests' easy handles kept for reuse: an easy handle is a large allocation (curl's
+ * buffers), and making one per request showed in the controller's profile. */
+#define KC_SPARE_EASY 64
+
 struct kc {
     struct kcfg *cfg;
     CURLM *m;
@@ -25,6 +29,8 @@ struct kc {
     size_t n_pending;    /* requests (not watches) not yet ended */
     kc_observe_fn observe;
     void *observe_arg;
+    CURL *spare[KC_SPARE_EASY]; /* easy handles of ended requests, for the next ones */
+    size_t n_spare;
 };
 
 struct kc_req {

@@ -172,6 +172,8 @@ static int set_request(struct kc_req *r, CURL *h)
 
 int kc__req_start(struct kc_req *r)
 {
+    if (!r->easy && r->c->n_spare)
+        r->easy = r->c->spare[--r->c->n_spare];
     if (!r->easy && !(r->easy = curl_easy_init()))
         return -ENOMEM;
     curl_easy_reset(r->easy);
@@ -214,7 +216,9 @@ void kc__req_free(struct kc_req *r)
         r->next->prev = r->prev;
     else
         c->tail = r->prev;
-    if (r->easy)
+    if (r->easy && c->n_spare < KC_SPARE_EASY)
+        c->spare[c->n_spare++] = r->easy;
+    else if (r->easy)
         curl_easy_cleanup(r->easy);
     curl_slist_free_all(r->hdrs);
     curl_slist_free_all(r->connect_to);
