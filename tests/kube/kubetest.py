@@ -123,6 +123,9 @@ class Server(Client):
         self.ctx = None
         if self.tls:
             self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "server.crt"))
+            if "--client-certs" in args:
+                self.ctx.load_cert_chain(os.path.join(self.dir, "client.crt"),
+                                         os.path.join(self.dir, "client.key"))
 
     def admin(self, what, body=None, method="POST"):
         return self.request(method, f"/__admin/{what}", body)
