@@ -23,37 +23,32 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Set, Union
 
-from .errors import BackendNotImplementedError
 from .types import (TRAINJOB_COMPLETE, CustomTrainer, CustomTrainerContainer, Event,
                     KubernetesBackendConfig, LocalBackendConfig, Runtime, TrainJob)
 
 BackendConfig = Union[LocalBackendConfig, KubernetesBackendConfig]
-
-KUBERNETES_MISSING = (
-    "the Kubernetes backend is not implemented yet: it needs jaxset's cluster controller "
-    "(serving TrainJob and JAXJob on the API server) and the SDK's REST client for it "
-    "(kubeconfig/in-cluster configuration, watches); run on this machine with "
-    "backend_config=LocalBackendConfig()")
-
-
-def kubernetes_backend(cfg: KubernetesBackendConfig) -> Any:
-    raise BackendNotImplementedError(KUBERNETES_MISSING)
 
 
 class TrainerClient:
     """Creates and manages TrainJobs.
 
     `backend_config`: LocalBackendConfig (processes on this machine, through the jaxset
-    binary) or KubernetesBackendConfig (the default, as in Kubeflow; not implemented yet:
-    BackendNotImplementedError).  Raises BinaryNotFoundError when the local backend finds no
-    jaxset binary, ValidationError when a runtime file is malformed.
+    binary) or KubernetesBackendConfig (the default, as in Kubeflow: TrainJobs on the cluster
+    of the kubeconfig or in-cluster configuration; a TrainJob controller must serve them).
+    Raises BinaryNotFoundError when the local backend finds no jaxset binary, ValidationError
+    when a runtime file is malformed, KubeConfigError when no usable Kubernetes configuration
+    is found.  On Kubernetes, a refusal of the API server raises ApiError (ApiNotFoundError,
+    a NotFoundError, for a missing object) carrying its reason, code, message and causes; an
+    unreachable server ApiConnectionError.
     """
 
     def __init__(self, backend_config: Optional[BackendConfig] = None):
         if backend_config is None:
             backend_config = KubernetesBackendConfig()
+        self.backend: Any
         if isinstance(backend_config, KubernetesBackendConfig):
-            self.backend = kubernetes_backend(backend_config)
+            from ._trainer_kube import KubeTrainerBackend
+            self.backend = KubeTrainerBackend(backend_config)
         elif isinstance(backend_config, LocalBackendConfig):
             from ._trainer_local import LocalTrainerBackend
             self.backend = LocalTrainerBackend(backend_config)
