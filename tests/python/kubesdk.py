@@ -205,8 +205,9 @@ class KubeTest(unittest.TestCase):
     def event(self, kind, name, reason, message, api_version="v1", ns=None):
         ns = ns or self.ns
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        KubeTest.counter += 1
         ev = {"apiVersion": "v1", "kind": "Event",
-              "metadata": {"generateName": f"{name}.", "namespace": ns},
+              "metadata": {"name": f"{name}.{KubeTest.counter}", "namespace": ns},
               "involvedObject": {"kind": kind, "name": name, "namespace": ns,
                                  "apiVersion": api_version},
               "reason": reason, "message": message, "type": "Normal", "count": 1,
