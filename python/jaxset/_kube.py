@@ -11,13 +11,13 @@ by a fresh list).
 """
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
 import socket
 import ssl
 import threading
-import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
@@ -202,7 +202,6 @@ class KubeClient:
             if token:
                 headers["Authorization"] = f"Bearer {token}"
             elif self.cfg.username:
-                import base64
                 pair = f"{self.cfg.username}:{self.cfg.password or ''}".encode()
                 headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
             conn = self._connection(timeout, cert, key)
@@ -412,7 +411,3 @@ def parse_time(s: Any) -> Optional[float]:
     from ._kubeconfig import _parse_time
     return _parse_time(s)
 
-
-def wait_deadline(end: float) -> float:
-    """Seconds left before `end` (time.monotonic()), at least 0."""
-    return max(0.0, end - time.monotonic())

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 from . import _kubeconfig
-from ._kube import EVENTS, JOBS, PODS, KubeClient, Resource, WatchEvent, parse_time
+from ._kube import EVENTS, JOBS, PODS, KubeClient, Resource, parse_time
 from .errors import ApiError, ApiNotFoundError
 from .types import Event, KubernetesBackendConfig
 
@@ -94,7 +94,10 @@ def pod_container(pod: Mapping[str, Any], want: str) -> str:
 
 
 def _waiting(e: ApiError) -> bool:
-    return e.code == 400 and "waiting to start" in e.message
+    """The kubelet (or the API server) says the container has not started yet."""
+    return e.code == 400 and any(t in e.message for t in (
+        "waiting to start", "does not have a host assigned", "PodInitializing",
+        "ContainerCreating"))
 
 
 def read_log(kc: KubeClient, ns: str, pod: str, container: str) -> List[str]:
@@ -107,13 +110,20 @@ def read_log(kc: KubeClient, ns: str, pod: str, container: str) -> List[str]:
         raise
 
 
+Watched = Tuple[Resource, Optional[str], Optional[str], Optional[str]]
+
+
 def follow_log(kc: KubeClient, ns: str, find: Callable[[], Optional[Dict[str, Any]]],
-               selector: str, container: str) -> Iterator[str]:
+               alive: Callable[[], bool], watches: List[Watched],
+               container: str) -> Iterator[str]:
     """Lines of the pod `find()` returns as they are written, until its container ends.
-    Waits (on a pod watch) for the pod to exist and its container to start."""
+    While there is no such pod, or its container has not started, waits for a change the
+    `watches` ((resource, namespace, label selector, field selector)) see, as long as
+    `alive()` (the job exists and has not ended)."""
     stop = threading.Event()
     events = Pump(stop)
-    events.watch(kc, PODS, ns, label_selector=selector)
+    for res, wns, ls, fs in watches:
+        events.watch(kc, res, wns, label_selector=ls, field_selector=fs)
     try:
         while True:
             pod = find()
@@ -127,7 +137,9 @@ def follow_log(kc: KubeClient, ns: str, find: Callable[[], Optional[Dict[str, An
                 except ApiError as e:
                     if not (_waiting(e) or e.code == 404):
                         raise
-            events.next(None)  # a pod changed: look again
+            if not alive():
+                return
+            events.next(None)  # something changed: look again
     finally:
         stop.set()
 
@@ -172,8 +184,7 @@ class Pump:
 
 
 def wait_until(kc: KubeClient, check: Callable[[], Optional[Any]], timeout: float,
-               watches: List[Tuple[Resource, Optional[str], Optional[str], Optional[str]]]
-               ) -> Optional[Any]:
+               watches: List[Watched]) -> Optional[Any]:
     """Calls check() now and after every change the watches see, until it returns something
     other than None (returned) or `timeout` seconds pass (None)."""
     end = time.monotonic() + timeout
@@ -227,6 +238,3 @@ def job_events(kc: KubeClient, ns: str, objects: Set[Tuple[str, str]],
     out.sort(key=lambda e: e.event_time)
     return out
 
-
-def watch_list(ev: WatchEvent) -> List[Dict[str, Any]]:
-    return list(ev.object.get("items") or []) if ev.type == "RELISTED" else [ev.object]

@@ -286,8 +286,17 @@ class KubeTrainerBackend:
     def _logs(self, name: str, step: str, follow: bool) -> Iterator[str]:
         container = step if step in INITIALIZERS else runtimes.NODE
         if follow:
-            yield from kj.follow_log(self.kc, self.namespace, lambda: self._find(name, step),
-                                     f"{kj.JOBSET_NAME}={name}", container)
+            def alive() -> bool:
+                try:
+                    tj = self._get(name)
+                except ApiNotFoundError:
+                    return False
+                return not (_condition(tj, TRAINJOB_COMPLETE) or
+                            _condition(tj, TRAINJOB_FAILED))
+            yield from kj.follow_log(
+                self.kc, self.namespace, lambda: self._find(name, step), alive,
+                [(PODS, self.namespace, f"{kj.JOBSET_NAME}={name}", None),
+                 (TRAINJOBS, self.namespace, None, f"metadata.name={name}")], container)
             return
         pod = self._find(name, step)
         if pod is not None:

@@ -141,15 +141,16 @@ class KubeTrainingBackend:
                 (PODS, ns, f"{kj.JOBSET_NAME}={name}", None)])
         out: "queue.Queue[Tuple[str, Optional[str], Optional[BaseException]]]" = queue.Queue()
 
-        def pump(pod_name: str, idx_pods: Dict[str, Any]) -> None:
+        def pump(pod_name: str) -> None:
             def find() -> Optional[Dict[str, Any]]:
                 try:
                     return self.kc.get(PODS, pod_name, ns)
                 except Exception:  # noqa: BLE001 - gone: the stream ends
                     return None
             try:
-                for line in kj.follow_log(self.kc, ns, find, f"metadata.name={pod_name}",
-                                          JAXJOB_CONTAINER):
+                for line in kj.follow_log(
+                        self.kc, ns, find, lambda: find() is not None,
+                        [(PODS, ns, None, f"metadata.name={pod_name}")], JAXJOB_CONTAINER):
                     out.put((pod_name, line, None))
                 out.put((pod_name, None, None))
             except BaseException as e:  # noqa: BLE001 - handed to the caller
@@ -157,7 +158,7 @@ class KubeTrainingBackend:
 
         names = [kj.name_of(p) for p in pods]
         for p in pods:
-            threading.Thread(target=pump, args=(kj.name_of(p), p), daemon=True).start()
+            threading.Thread(target=pump, args=(kj.name_of(p),), daemon=True).start()
         logs: Dict[str, List[str]] = {n: [] for n in names}
         left = len(names)
         err: Optional[BaseException] = None

@@ -244,6 +244,28 @@ class TrainerKubeTest(KubeTest):
         self.assertTrue(done.wait(kubesdk.TIMEOUT), "follow ended")
         self.assertEqual(got, ["started", "done"])
 
+    def test_follow_ends_with_the_job(self):
+        """No pod ever came: following ends when the TrainJob ends or is deleted."""
+        c = self.client()
+        for end in ("complete", "delete"):
+            name = c.train(trainer=CustomTrainer(func=train_fn, func_args={"steps": 1}))
+            got, done = [], threading.Event()
+
+            def follow():
+                try:
+                    got.extend(c.get_job_logs(name, follow=True))
+                finally:
+                    done.set()
+            threading.Thread(target=follow, daemon=True).start()
+            self.assertFalse(done.wait(0.3))  # it waits for the pod
+            if end == "complete":
+                self.set_conditions(TRAINJOBS.format(ns=self.ns), name,
+                                    [{"type": "Complete"}])
+            else:
+                c.delete_job(name)
+            self.assertTrue(done.wait(kubesdk.TIMEOUT), f"follow ended ({end})")
+            self.assertEqual(got, [])
+
     def test_events(self):
         c = self.client()
         name = c.train(trainer=CustomTrainer(func=train_fn, func_args={"steps": 1}))
