@@ -56,13 +56,15 @@ class TrainerClient:
             raise ValueError(f"Invalid backend config '{backend_config}'")
 
     def list_runtimes(self) -> List[Runtime]:
-        """The runtimes: built-in ``jax-distributed`` and those of the configured files
+        """The runtimes: locally the built-in ``jax-distributed`` and those of the configured
+        files; on Kubernetes the namespace's TrainingRuntimes and the ClusterTrainingRuntimes
         (runtimes without the ``trainer.kubeflow.org/framework`` label are skipped with a
         warning)."""
         return self.backend.list_runtimes()
 
     def get_runtime(self, name: str) -> Runtime:
-        """One runtime; NotFoundError (a RuntimeError) naming the known ones."""
+        """One runtime (a TrainingRuntime of that name before a ClusterTrainingRuntime);
+        NotFoundError (a RuntimeError) naming the known ones."""
         return self.backend.get_runtime(name=name)
 
     def get_runtime_packages(self, runtime: Runtime) -> None:
@@ -96,7 +98,8 @@ class TrainerClient:
     def get_job_logs(self, name: str, step: str = "node-0",
                      follow: Optional[bool] = False) -> Iterator[str]:
         """The log lines of one step's process (``node-0`` is process 0).  With
-        ``follow=True`` lines come as they are written, until that process ends::
+        ``follow=True`` lines come as they are written, until that process ends (a job whose
+        pod does not exist yet is waited for while the job lives)::
 
             for line in client.get_job_logs(name, follow=True):
                 print(line)
@@ -110,14 +113,16 @@ class TrainerClient:
     def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
                             timeout: float = 600, polling_interval: float = 2) -> TrainJob:
         """Waits until the TrainJob's status is one of `status` (a subset of Created, Running,
-        Complete, Failed) and returns it.  RuntimeError when it Failed (and Failed was not
+        Complete, Failed) and returns it (on Kubernetes woken by watches of the TrainJob and
+        its pods; `polling_interval` only paces the local backend).  RuntimeError when it Failed (and Failed was not
         expected), TimeoutError after `timeout` seconds, ValueError for a bad `status` or a
         polling interval longer than the timeout."""
         return self.backend.wait_for_job_status(name=name, status=status, timeout=timeout,
                                                 polling_interval=polling_interval)
 
     def delete_job(self, name: str) -> None:
-        """Deletes the TrainJob: a running job is stopped the kubelet's way (SIGTERM, the
-        grace period, SIGKILL) and this returns once no process is left; its logs and state
-        are removed."""
+        """Deletes the TrainJob.  Locally a running job is stopped the kubelet's way (SIGTERM,
+        the grace period, SIGKILL), this returns once no process is left, and its logs and
+        state are removed; on Kubernetes the TrainJob is deleted (its JobSet and pods follow
+        by garbage collection).  NotFoundError when there is no such job."""
         return self.backend.delete_job(name=name)
