@@ -18,6 +18,7 @@ import os
 import socket
 import ssl
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
@@ -27,6 +28,8 @@ from .errors import ApiConnectionError, ApiError, ApiNotFoundError, KubeConfigEr
 
 USER_AGENT = "jaxset-sdk/0.1.0 (python)"
 WATCH_SECONDS = 290  # each watch request asks for at most this long (then is renewed)
+RETRIES = 3          # a 429 / 503 / 504 with Retry-After is sent again this many times
+RETRY_CAP = 5.0      # seconds waited at most before one of those retries
 
 
 @dataclass(frozen=True)
@@ -235,15 +238,22 @@ class KubeClient:
     def request(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None,
                 body: Optional[Any] = None, content_type: str = "application/json",
                 what: str = "") -> Any:
-        """One JSON request; the decoded answer, or ApiError / ApiConnectionError."""
-        conn, resp = self._open(method, path, query, body, content_type, "application/json",
-                                self.timeout)
-        try:
-            raw = resp.read()
-        except (OSError, http.client.HTTPException) as e:
-            raise ApiConnectionError(self._unreachable(e)) from None
-        finally:
-            conn.close()
+        """One JSON request; the decoded answer, or ApiError / ApiConnectionError.  An answer
+        429, 503 or 504 carrying Retry-After is retried (as client-go does) up to RETRIES
+        times, waiting what it asks (at most RETRY_CAP seconds)."""
+        for attempt in range(RETRIES + 1):
+            conn, resp = self._open(method, path, query, body, content_type,
+                                    "application/json", self.timeout)
+            try:
+                raw = resp.read()
+            except (OSError, http.client.HTTPException) as e:
+                raise ApiConnectionError(self._unreachable(e)) from None
+            finally:
+                conn.close()
+            wait = _retry_after(resp) if resp.status in (429, 503, 504) else None
+            if wait is None or attempt == RETRIES:
+                break
+            time.sleep(min(wait, RETRY_CAP))
         if resp.status >= 300:
             raise status_error(resp.status, raw, what)
         try:
@@ -377,18 +387,32 @@ class KubeClient:
                         continue
                     yield WatchEvent(str(etype), obj)
             except ApiError as e:
-                if e.code != 410:
+                if e.code in (429, 500, 503, 504):  # transient: watch again after a pause
+                    failures += 1
+                    if failures > RETRIES:
+                        raise
+                    stop.wait(min(0.2 * 2 ** failures, 2.0))
+                elif e.code != 410:
                     raise
-                expired = True
+                expired = e.code == 410
             except ApiConnectionError:
                 if stop.is_set():
                     return
                 failures += 1
-                if failures > 3:
+                if failures > RETRIES:
                     raise
                 stop.wait(min(0.2 * 2 ** failures, 2.0))
             if expired:
                 rv = None
+
+
+def _retry_after(resp: http.client.HTTPResponse) -> Optional[float]:
+    """Seconds a Retry-After header asks for (None: absent or not a number)."""
+    v = resp.getheader("Retry-After")
+    try:
+        return max(0.0, float(v)) if v is not None else None
+    except ValueError:
+        return None
 
 
 def _close_on(stop: threading.Event, conn: http.client.HTTPConnection) -> None:

@@ -348,6 +348,9 @@ def _exec_plugin(f: _File, ex: Mapping[str, Any], cluster: Mapping[str, Any],
         if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"]:
             raise KubeConfigError(f"{where}: exec: env[{i}] needs a name")
         env[e["name"]] = str(e.get("value", ""))
+    if ex.get("interactiveMode") == "Always":
+        raise KubeConfigError(f"{where}: exec plugin {cmd} needs an interactive terminal "
+                              "(interactiveMode Always), which the SDK does not give it")
     argv = [f.resolve(cmd) if "/" in cmd else cmd, *args]
     info = None
     if ex.get("provideClusterInfo"):  # client.authentication.k8s.io Cluster
@@ -416,6 +419,9 @@ def load(config_file: Optional[str] = None, context: Optional[str] = None,
     server = server.rstrip("/")
     if "://" not in server:
         server = "https://" + server
+    if cl.get("proxy-url"):
+        raise KubeConfigError(f"{where}: proxy-url is not supported by jaxset's SDK (it "
+                              "connects to the server directly)")
     insecure = cl.get("insecure-skip-tls-verify") is True
     ca = _pem(cf, cl, "certificate-authority", "certificate-authority-data", where)
     if insecure and ca:

@@ -213,6 +213,13 @@ class ConfigTest(unittest.TestCase):
         d["clusters"][0]["cluster"]["certificate-authority"] = "ca.crt"
         d["clusters"][0]["cluster"]["certificate-authority-data"] = "AAAA"
         cases.append(({"config_file": self.write(d, "twoca")}, "both given"))
+        d = json.loads(json.dumps(doc))
+        d["clusters"][0]["cluster"]["proxy-url"] = "http://proxy:3128"
+        cases.append(({"config_file": self.write(d, "proxy")}, "proxy-url"))
+        d = json.loads(json.dumps(doc))
+        self.user(d)["exec"] = {"apiVersion": "client.authentication.k8s.io/v1",
+                                "command": "x", "interactiveMode": "Always"}
+        cases.append(({"config_file": self.write(d, "interactive")}, "interactive"))
         cases.append(({}, "no kubeconfig"))  # KUBECONFIG names nothing, not in a cluster
         cases.append(({"config_file": self.write(doc, "ok"), "client_configuration": object()},
                       "client_configuration"))

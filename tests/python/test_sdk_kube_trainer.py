@@ -4,12 +4,14 @@ controller, the Job controller and the kubelet: runtimes from the server, train 
 as created, its command run for real), get_job steps and status as the pods and conditions
 change, logs (whole and followed), events, wait_for_job_status on watches (Running, Complete,
 Failed, timeout), delete_job, and bad input refused with nothing created."""
+import io
 import os
 import re
 import subprocess
 import sys
 import threading
 import time
+from contextlib import redirect_stdout
 
 sys.path.insert(0, os.path.dirname(__file__))
 import kubesdk  # noqa: E402
@@ -429,6 +431,53 @@ class TrainerKubeTest(KubeTest):
         self.assertEqual((cm.exception.code, cm.exception.reason), (403, "Forbidden"))
         self.assertIn("forbidden", str(cm.exception))
         self.assertEqual(self.trainjobs(), [])
+
+    def test_retry_after_and_transient_watch_errors(self):
+        if not self.server.has_admin:
+            self.skipTest("needs the test API server's fault injection")
+        c = self.client()
+        ok(self.server.admin("stats", method="DELETE"))
+        ok(self.server.admin("faults", [
+            {"verb": "create", "resource": "trainjobs", "code": 429, "retryAfter": 1},
+            {"verb": "watch", "resource": "trainjobs", "code": 503, "retryAfter": 1}]))
+        t0 = time.monotonic()
+        name = c.train(trainer=CustomTrainer(func=train_fn, func_args={"steps": 1}))
+        self.assertGreaterEqual(time.monotonic() - t0, 1.0)  # it waited as asked
+        self.assertEqual([t["metadata"]["name"] for t in self.trainjobs()], [name])
+        t, box = self._wait_in_thread(c, name, timeout=kubesdk.TIMEOUT)
+        self.set_conditions(TRAINJOBS.format(ns=self.ns), name, [{"type": "Complete"}])
+        t.join(kubesdk.TIMEOUT + 5)
+        self.assertEqual(box.get("job").status, "Complete", box)
+        stats = ok(self.server.get("/__admin/stats"))
+        self.assertEqual(stats.get("create trainjobs 429"), 1, stats)
+        self.assertEqual(stats.get("create trainjobs 201"), 1, stats)
+        self.assertEqual(stats.get("watch trainjobs 503"), 1, stats)
+
+    def test_get_runtime_packages(self):
+        """The probe job: the test plays its pod, prints what pip would, completes it."""
+        self.need_logs()
+        c = self.client()
+        done = threading.Event()
+        out = io.StringIO()
+
+        def probe():
+            try:
+                with redirect_stdout(out):
+                    c.get_runtime_packages(c.get_runtime("jax-distributed"))
+            finally:
+                done.set()
+        threading.Thread(target=probe, daemon=True).start()
+        tj = wait(lambda: (self.trainjobs() or [None])[0], "the probe TrainJob")
+        name = tj["metadata"]["name"]
+        self.assertIn("pip", tj["spec"]["trainer"]["command"][-1])
+        self.assertEqual(tj["spec"]["trainer"]["numNodes"], 1)
+        pod = self.make_pods(name, 1)[0]
+        self.server.pod_log(self.ns, pod, "Python: 3.11.7\njax 0.4.35\n")
+        self.set_phase(pod, "Succeeded")
+        self.set_conditions(TRAINJOBS.format(ns=self.ns), name, [{"type": "Complete"}])
+        self.assertTrue(done.wait(kubesdk.TIMEOUT))
+        self.assertEqual(out.getvalue(), "Python: 3.11.7\njax 0.4.35\n")
+        wait(lambda: self.trainjobs() == [], "the probe TrainJob deleted")
 
     def test_runtime_object_from_runtime_dataclass(self):
         c = self.client()
