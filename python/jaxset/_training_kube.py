@@ -131,12 +131,16 @@ class KubeTrainingBackend:
         """Waits for the `want` worker pods, then prints ``[Pod <name>]: <line>`` as their
         lines come; returns every pod's text once all ended."""
         def found() -> Optional[List[Dict[str, Any]]]:
+            job = self.get(name, ns)  # a job deleted meanwhile ends this with NotFound
             pods = self.worker_pods(name, ns, is_master, replica_index)
-            return pods if len(pods) >= want else None
+            conds = (job.get("status") or {}).get("conditions") or []
+            ended = any(c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True"
+                        for c in conds)
+            return pods if len(pods) >= want or ended else None
         pods = None
         while pods is None:
-            self.get(name, ns)  # a job deleted meanwhile ends this with NotFound
-            pods = kj.wait_until(self.kc, found, 60, [
+            pods = kj.wait_until(self.kc, found, 300, [
+                (JAXJOBS, ns, None, f"metadata.name={name}"),
                 (PODS, ns, f"{TO_JOB_NAME}={name}", None),
                 (PODS, ns, f"{kj.JOBSET_NAME}={name}", None)])
         out: "queue.Queue[Tuple[str, Optional[str], Optional[BaseException]]]" = queue.Queue()

@@ -205,6 +205,29 @@ class TrainingKubeTest(KubeTest):
                                        "lg-worker-1": "w1 a\nw1 b\n"})
         self.assertIn("[Pod lg-worker-1]: w1 b", out.getvalue())
 
+    def test_follow_waits_for_workers_while_the_job_lives(self):
+        self.need_logs()
+        c = self.client()
+        c.create_job(job=jaxjob("fw", replicas=2))
+        out, box, done = io.StringIO(), {}, threading.Event()
+
+        def follow():
+            try:
+                with redirect_stdout(out):
+                    box["logs"] = c.get_job_logs("fw", is_master=False, follow=True)[0]
+            except BaseException as e:  # noqa: BLE001 - checked by the test
+                box["error"] = e
+            finally:
+                done.set()
+        threading.Thread(target=follow, daemon=True).start()
+        first = self.operator_pods("fw", 1)                # one of two: still waiting
+        self.server.pod_log(self.ns, first[0], "early\n")
+        self.assertFalse(done.wait(0.3))
+        self.set_conditions(self.jobs_path(), "fw", [{"type": "Failed"}])  # it ended
+        self.set_phase(first[0], "Failed")
+        self.assertTrue(done.wait(kubesdk.TIMEOUT), "follow ended with the job")
+        self.assertEqual(box.get("logs"), {"fw-worker-0": "early\n"}, box)
+
     def test_jobset_shaped_pods(self):
         """A JAXJob that runs as the JobSet jaxset converts it to: pods of replicated job
         "worker", found by the JobSet's labels."""
