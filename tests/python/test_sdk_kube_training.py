@@ -231,12 +231,12 @@ class TrainingKubeTest(KubeTest):
     def test_jobset_shaped_pods(self):
         """A JAXJob that runs as the JobSet jaxset converts it to: pods of replicated job
         "worker", found by the JobSet's labels."""
-        self.need_logs()
         c = self.client()
         c.create_job(job=jaxjob("js"))
         pods = self.make_pods("js", 2, rjob="worker", container="jax")
         self.assertEqual(c.get_job_pod_names("js"), pods)
         self.assertEqual(c.get_job_pod_names("js", is_master=True), pods[:1])
+        self.need_logs()
         self.server.pod_log(self.ns, pods[0], "hello\n")
         self.assertEqual(c.get_job_logs("js")[0], {pods[0]: "hello\n"})
 
