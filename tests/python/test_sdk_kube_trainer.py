@@ -20,6 +20,7 @@ from kubesdk import (CLUSTER_RUNTIMES, RUNTIMES, TRAINJOBS, KubeTest, jax_runtim
 
 from jaxset import (ApiError, ApiNotFoundError, CustomTrainer,  # noqa: E402
                     CustomTrainerContainer, NotFoundError, Runtime, TrainerClient)
+import jaxset  # noqa: E402
 from jaxset import _func  # noqa: E402
 
 
@@ -122,6 +123,11 @@ class TrainerKubeTest(KubeTest):
                              text=True, env=env, timeout=60)
         self.assertEqual(out.stdout, "tag=k8s steps=3 id=1\n", out.stderr)
         self.assertNotIn("status", tj)
+        # jaxset's own converter takes it with its runtime: 2 JAX processes
+        for k in ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"):
+            tj["metadata"].pop(k, None)
+        summary = jaxset.validate(tj, jax_runtime())
+        self.assertIn("JAX (trainjob): 2 processes", summary[0])
 
         job = c.get_job(name)
         self.assertEqual((job.name, job.status, job.num_nodes, job.steps, job.runtime.name),
