@@ -21,9 +21,8 @@ The Training Operator's client for JAXJob: ``TrainingClient(backend_config=...)`
 ``jaxset.validate(...)`` and ``jaxset.run(...)``.
 """
 from .commands import RunResult, decode, run, validate
-from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, BackendNotImplementedError,
-                     BinaryNotFoundError, FieldError, KubeConfigError, NotFoundError,
-                     ValidationError)
+from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, BinaryNotFoundError,
+                     FieldError, KubeConfigError, NotFoundError, ValidationError)
 from .trainer_client import TrainerClient
 from .training_client import TrainingClient
 from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
@@ -37,6 +36,5 @@ __all__ = [
     "Runtime", "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event",
     "run", "validate", "decode", "RunResult",
     "ValidationError", "FieldError", "BinaryNotFoundError", "NotFoundError",
-    "BackendNotImplementedError", "KubeConfigError", "ApiError", "ApiNotFoundError",
-    "ApiConnectionError",
+    "KubeConfigError", "ApiError", "ApiNotFoundError", "ApiConnectionError",
 ]

@@ -49,10 +49,6 @@ class NotFoundError(RuntimeError, LookupError):
     """No runtime or job of that name."""
 
 
-class BackendNotImplementedError(NotImplementedError):
-    """The backend asked for does not exist yet."""
-
-
 class KubeConfigError(ValueError):
     """The Kubernetes configuration (kubeconfig, in-cluster files, a credential plugin) cannot
     be used; the message names the file and the entry."""

@@ -215,6 +215,17 @@ class KubeTest(unittest.TestCase):
               "source": {"component": "test"}}
         ok(self.server.post(f"/api/v1/namespaces/{ns}/events", ev))
 
+    def reset_stats(self):
+        if getattr(self.server, "has_admin", False):
+            ok(self.server.admin("stats", method="DELETE"))
+
+    def wait_listed(self, plural):
+        """On the test API server: waits until `plural` was listed since reset_stats() (a
+        watch of the SDK's starts with a list: it is now waiting on that watch)."""
+        if getattr(self.server, "has_admin", False):
+            wait(lambda: ok(self.server.get("/__admin/stats")).get(f"list {plural} 200"),
+                 f"a list of {plural}")
+
     def need_logs(self):
         if not getattr(self.server, "has_admin", False):
             self.skipTest("pod logs need the test API server (a kube-apiserver alone has no "

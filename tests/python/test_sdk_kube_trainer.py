@@ -264,8 +264,10 @@ class TrainerKubeTest(KubeTest):
                     got.extend(c.get_job_logs(name, follow=True))
                 finally:
                     done.set()
+            self.reset_stats()
             threading.Thread(target=follow, daemon=True).start()
-            self.assertFalse(done.wait(0.3))  # it waits for the pod
+            self.wait_listed("trainjobs")  # its watch of the TrainJob started
+            self.assertFalse(done.is_set())  # it waits for the pod
             if end == "complete":
                 self.set_conditions(TRAINJOBS.format(ns=self.ns), name,
                                     [{"type": "Complete"}])

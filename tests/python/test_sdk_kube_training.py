@@ -219,10 +219,12 @@ class TrainingKubeTest(KubeTest):
                 box["error"] = e
             finally:
                 done.set()
+        self.reset_stats()
         threading.Thread(target=follow, daemon=True).start()
         first = self.operator_pods("fw", 1)                # one of two: still waiting
         self.server.pod_log(self.ns, first[0], "early\n")
-        self.assertFalse(done.wait(0.3))
+        self.wait_listed("jaxjobs")                        # its watch of the job started
+        self.assertFalse(done.is_set())
         self.set_conditions(self.jobs_path(), "fw", [{"type": "Failed"}])  # it ended
         self.set_phase(first[0], "Failed")
         self.assertTrue(done.wait(kubesdk.TIMEOUT), "follow ended with the job")
