@@ -18,6 +18,13 @@ In a notebook::
     client.delete_job(name)
 
 ``train`` returns at once; the processes run detached from the notebook's kernel.
+
+On a cluster (TrainJobs on the API server of the kubeconfig or in-cluster configuration)::
+
+    client = TrainerClient(backend_config=KubernetesBackendConfig(namespace="team-a"))
+    name = client.train(runtime="jax-distributed",
+                        trainer=CustomTrainer(func=train, func_args={"lr": 0.1}, num_nodes=4))
+    client.wait_for_job_status(name, status={"Running"}, timeout=900)
 """
 from __future__ import annotations
 

@@ -49,8 +49,10 @@ class CustomTrainer:
         CustomTrainer(func=train, func_args={"steps": 100}, num_nodes=4,
                       resources_per_node={"cpu": 1}, env={"XLA_FLAGS": "..."})
 
-    `packages_to_install` / `pip_index_urls` are accepted for compatibility; the local backend
-    refuses packages (install them in the interpreter the processes use).
+    `packages_to_install` / `pip_index_urls`: on Kubernetes each node runs ``python3 -m pip
+    install`` of them (the first URL as the index, the others as extra indexes) before the
+    function; the local backend refuses packages (install them in the interpreter the
+    processes use).
     """
 
     func: Callable[..., Any]
