@@ -9,6 +9,10 @@ that serves JAXJob (``kubeflow.org/v1``), over jaxset.
     logs, _ = client.get_job_logs("jaxjob-simple")     # {pod name: log text} of worker 0
     client.delete_job("jaxjob-simple")
 
+On a cluster, ``TrainingClient(config_file=..., context=..., namespace=...)`` (or
+``backend_config=KubernetesBackendConfig(...)``) creates the JAXJob on the API server; its
+status is what the cluster's JAXJob controller writes.
+
 Jobs are dicts shaped as the JAXJob object (``status`` with ``conditions`` Created, Running,
 Restarting, Succeeded, Failed, Suspended and ``replicaStatuses.Worker``), not generated model
 classes.  Locally a JAXJob runs as the JobSet jaxset converts it to: its pods are named
