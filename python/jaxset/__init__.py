@@ -1,5 +1,6 @@
-"""jaxset: run distributed JAX training on N processes, locally (and later on a cluster), with
-the Kubeflow SDKs' shape.  Standard library only; drives the ``jaxset`` binary.
+"""jaxset: run distributed JAX training on N processes, locally or on a Kubernetes cluster,
+with the Kubeflow SDKs' shape.  Standard library only; locally it drives the ``jaxset``
+binary, on a cluster it talks to the API server (``KubernetesBackendConfig``).
 
 Kubeflow Trainer v2's client, in a notebook::
 
@@ -20,8 +21,8 @@ The Training Operator's client for JAXJob: ``TrainingClient(backend_config=...)`
 ``jaxset.validate(...)`` and ``jaxset.run(...)``.
 """
 from .commands import RunResult, decode, run, validate
-from .errors import (BackendNotImplementedError, BinaryNotFoundError, FieldError,
-                     NotFoundError, ValidationError)
+from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, BinaryNotFoundError,
+                     FieldError, KubeConfigError, NotFoundError, ValidationError)
 from .trainer_client import TrainerClient
 from .training_client import TrainingClient
 from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
@@ -35,5 +36,5 @@ __all__ = [
     "Runtime", "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event",
     "run", "validate", "decode", "RunResult",
     "ValidationError", "FieldError", "BinaryNotFoundError", "NotFoundError",
-    "BackendNotImplementedError",
+    "KubeConfigError", "ApiError", "ApiNotFoundError", "ApiConnectionError",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,36 @@ class NotFoundError(RuntimeError, LookupError):
     """No runtime or job of that name."""
 
 
-class BackendNotImplementedError(NotImplementedError):
-    """The backend asked for does not exist yet."""
+class KubeConfigError(ValueError):
+    """The Kubernetes configuration (kubeconfig, in-cluster files, a credential plugin) cannot
+    be used; the message names the file and the entry."""
+
+
+class ApiError(RuntimeError):
+    """The API server refused a request: its Status `code` (HTTP status), `reason` (NotFound,
+    AlreadyExists, Invalid, Conflict, Forbidden...), `message`, `details` and, for Invalid,
+    `causes` ([{"reason", "message", "field"}])."""
+
+    def __init__(self, code: int, reason: str, message: str,
+                 details: Optional[Dict[str, Any]] = None):
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details: Dict[str, Any] = dict(details or {})
+        self.causes: List[Dict[str, Any]] = list(self.details.get("causes") or [])
+        text = f"{message} ({reason or 'HTTP'} {code})"
+        if self.causes and reason == "Invalid":
+            text += "".join(f"\n  {c.get('field', '')}: {c.get('message', '')}"
+                            for c in self.causes)
+        super().__init__(text)
+
+
+class ApiNotFoundError(ApiError, NotFoundError):
+    """404 NotFound: the object (named in the message) does not exist."""
+
+
+class ApiConnectionError(ConnectionError):
+    """The API server could not be reached (refused, unreachable, timed out, TLS failed)."""
 
 
 # A field path has no spaces ("spec.replicatedJobs[0].replicas",

@@ -9,6 +9,10 @@ that serves JAXJob (``kubeflow.org/v1``), over jaxset.
     logs, _ = client.get_job_logs("jaxjob-simple")     # {pod name: log text} of worker 0
     client.delete_job("jaxjob-simple")
 
+On a cluster, ``TrainingClient(config_file=..., context=..., namespace=...)`` (or
+``backend_config=KubernetesBackendConfig(...)``) creates the JAXJob on the API server; its
+status is what the cluster's JAXJob controller writes.
+
 Jobs are dicts shaped as the JAXJob object (``status`` with ``conditions`` Created, Running,
 Restarting, Succeeded, Failed, Suspended and ``replicaStatuses.Worker``), not generated model
 classes.  Locally a JAXJob runs as the JobSet jaxset converts it to: its pods are named
@@ -25,7 +29,6 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Uni
 
 from . import _binary, _local
 from .errors import NotFoundError
-from .trainer_client import kubernetes_backend
 from .types import KubernetesBackendConfig, LocalBackendConfig
 
 JAXJOB_KIND = "JAXJob"
@@ -176,9 +179,16 @@ class TrainingClient:
     """The Training Operator SDK's TrainingClient for JAXJob.
 
     `backend_config=LocalBackendConfig(...)` runs jobs on this machine.  Without it (or with
-    `config_file`, `context`, `client_configuration` or a KubernetesBackendConfig) the client
-    talks to a cluster, which is not implemented yet: BackendNotImplementedError.
-    `namespace` defaults to the backend's ("default"); `job_kind` must be JAXJob.
+    a KubernetesBackendConfig, or the Training Operator SDK's `config_file`, `context`) the
+    client talks to a cluster found as kubectl finds it (kubeconfig, in-cluster): JAXJobs are
+    created there and their status is what the cluster's JAXJob controller writes.
+    `namespace` defaults to the backend's (locally "default"; on a cluster the context's);
+    `job_kind` must be JAXJob.  On a cluster, the API server's refusals raise ApiError
+    (ApiNotFoundError for a missing job), an unreachable server ApiConnectionError.
+
+        client = TrainingClient(config_file="~/.kube/config", namespace="team-a")
+        client.create_job(job="examples/jaxjob.yaml")
+        client.wait_for_job_conditions("jaxjob-simple", wait_timeout=900)
     """
 
     def __init__(self, config_file: Optional[str] = None, context: Optional[str] = None,
@@ -187,15 +197,26 @@ class TrainingClient:
                  backend_config: Union[LocalBackendConfig, KubernetesBackendConfig,
                                        None] = None):
         self.job_kind = _kind(job_kind)
-        if backend_config is None or isinstance(backend_config, KubernetesBackendConfig) or \
-                config_file or context or client_configuration:
-            kubernetes_backend(backend_config or KubernetesBackendConfig(
+        self.kube: Optional[Any] = None
+        if isinstance(backend_config, LocalBackendConfig):
+            if config_file or context or client_configuration:
+                raise ValueError("config_file, context and client_configuration choose a "
+                                 "cluster: they do not go with LocalBackendConfig")
+            self.namespace = namespace or backend_config.namespace
+            self.backend = LocalTrainingBackend(backend_config, self.namespace)
+            return
+        if backend_config is None:
+            backend_config = KubernetesBackendConfig(
                 namespace=namespace, config_file=config_file, context=context,
-                client_configuration=client_configuration))
-        if not isinstance(backend_config, LocalBackendConfig):
+                client_configuration=client_configuration)
+        elif not isinstance(backend_config, KubernetesBackendConfig):
             raise ValueError(f"Invalid backend config '{backend_config}'")
-        self.namespace = namespace or backend_config.namespace
-        self.backend = LocalTrainingBackend(backend_config, self.namespace)
+        elif config_file or context or client_configuration:
+            raise ValueError("pass config_file, context and client_configuration in the "
+                             "KubernetesBackendConfig, not beside it")
+        from ._training_kube import KubeTrainingBackend
+        self.kube = KubeTrainingBackend(backend_config, namespace)
+        self.namespace = self.kube.namespace
 
     def create_job(self, job: Any = None, name: Optional[str] = None,
                    namespace: Optional[str] = None, job_kind: Optional[str] = None,
@@ -213,18 +234,24 @@ class TrainingClient:
             raise ValueError("JAXJob is created from a job object: pass job=<dict or manifest "
                              "path> (the train_func/base_image shortcut is implemented only "
                              "for TFJob and PyTorchJob)")
+        if self.kube is not None:
+            return self.kube.create_job(job, name, namespace)
         return self.backend.create_job(job, name, namespace)
 
     def get_job(self, name: str, namespace: Optional[str] = None,
                 job_kind: Optional[str] = None, timeout: int = DEFAULT_TIMEOUT) -> Job:
         """The JAXJob with its status; NotFoundError (a RuntimeError) when there is none."""
         _kind(job_kind or self.job_kind)
+        if self.kube is not None:
+            return self.kube.get(name, namespace)
         return self.backend.job(self.backend.record(name, namespace))
 
     def list_jobs(self, namespace: Optional[str] = None, job_kind: Optional[str] = None,
                   timeout: int = DEFAULT_TIMEOUT) -> List[Job]:
         """Every JAXJob (of `namespace`, when given), oldest first."""
         _kind(job_kind or self.job_kind)
+        if self.kube is not None:
+            return self.kube.jobs(namespace)
         return self.backend.jobs(namespace)
 
     def get_job_conditions(self, name: Optional[str] = None, namespace: Optional[str] = None,
@@ -282,6 +309,22 @@ class TrainingClient:
                              f"{JOB_CONDITIONS}")
         kind = _kind(job_kind or self.job_kind)
         ns = namespace or self.namespace
+        if self.kube is not None:
+            def check(job: Job) -> Optional[Job]:
+                conds = self.get_job_conditions(job=job)
+                if callback:
+                    callback(job)
+                if FAILED not in expected_conditions and has_condition(conds, FAILED):
+                    raise RuntimeError(f"{kind} {ns}/{name} is Failed. {kind} conditions: "
+                                       f"{conds}")
+                if any(has_condition(conds, c) for c in expected_conditions):
+                    return job
+                return None
+            found = self.kube.wait(name, ns, check, wait_timeout)
+            if found is None:
+                raise TimeoutError(f"Timeout waiting for {kind}: {ns}/{name} to reach expected "
+                                   f"conditions: {expected_conditions}")
+            return found
         end = time.monotonic() + wait_timeout
         while True:
             job = self.get_job(name, namespace, job_kind, timeout)
@@ -305,6 +348,10 @@ class TrainingClient:
                           timeout: int = DEFAULT_TIMEOUT) -> List[str]:
         """The names of the job's worker pods (the newest pod of each index)."""
         _replica_type(replica_type)
+        if self.kube is not None:
+            self.kube.get(name, namespace)
+            return [str(p["metadata"]["name"])
+                    for p in self.kube.worker_pods(name, namespace, is_master, replica_index)]
         _, pods = self.backend.worker_pods(self.backend.record(name, namespace), is_master,
                                            replica_index)
         return [str(p["metadata"]["name"]) for p in pods]
@@ -320,6 +367,15 @@ class TrainingClient:
         ``[Pod <name>]: <line>`` while the pods run, and the dicts come at their end."""
         _kind(job_kind or self.job_kind)
         _replica_type(replica_type)
+        if self.kube is not None:
+            job = self.kube.get(name, namespace)
+            want = 1 if is_master or replica_index is not None else _replicas(job)
+            klogs = self.kube.logs(name, namespace, is_master, replica_index, follow, want)
+            kevents: Dict[str, List[str]] = {}
+            if verbose:
+                lines = self.kube.events(name, namespace)
+                kevents = {n: list(lines) for n in klogs}
+            return klogs, kevents
         rec = self.backend.record(name, namespace)
         if follow:  # a job just created has no pods yet: wait for them while it runs
             want = 1 if is_master or replica_index is not None else self.backend.replicas(rec)
@@ -371,7 +427,17 @@ class TrainingClient:
         """Deletes the job: a running job is stopped the kubelet's way and this returns once
         no process is left; its logs and state are removed."""
         _kind(job_kind or self.job_kind)
+        if self.kube is not None:
+            return self.kube.delete(name, namespace, delete_options)
         self.backend.store.delete(self.backend.record(name, namespace))
+
+
+def _replicas(job: Mapping[str, Any]) -> int:
+    """Worker replicas of a JAXJob object (default 1)."""
+    specs = (job.get("spec") or {}).get("jaxReplicaSpecs") or {}
+    worker = next((v for k, v in specs.items() if k.lower() == WORKER_RJOB), {}) or {}
+    n = worker.get("replicas", 1)
+    return n if isinstance(n, int) and n > 0 else 1
 
 
 def _kind(kind: str) -> str:

@@ -49,8 +49,10 @@ class CustomTrainer:
         CustomTrainer(func=train, func_args={"steps": 100}, num_nodes=4,
                       resources_per_node={"cpu": 1}, env={"XLA_FLAGS": "..."})
 
-    `packages_to_install` / `pip_index_urls` are accepted for compatibility; the local backend
-    refuses packages (install them in the interpreter the processes use).
+    `packages_to_install` / `pip_index_urls`: on Kubernetes each node runs ``python3 -m pip
+    install`` of them (the first URL as the index, the others as extra indexes) before the
+    function; the local backend refuses packages (install them in the interpreter the
+    processes use).
     """
 
     func: Callable[..., Any]
@@ -171,11 +173,35 @@ class LocalBackendConfig:
 
 @dataclass
 class KubernetesBackendConfig:
-    """Kubeflow's Kubernetes backend configuration (kubeconfig file and context, namespace,
-    or a client configuration).  Not implemented yet: using it raises
-    BackendNotImplementedError."""
+    """Runs jobs on a Kubernetes cluster (Kubeflow's default backend), reached as kubectl
+    reaches it::
+
+        client = TrainerClient(backend_config=KubernetesBackendConfig(context="prod",
+                                                                      namespace="team-a"))
+
+    - `config_file`: a kubeconfig file (only that one; never in-cluster).  Default:
+      $KUBECONFIG (several files merged, the first naming an entry wins), else
+      ~/.kube/config, else the in-cluster configuration (service account token re-read when
+      it rotates, its CA, KUBERNETES_SERVICE_HOST/PORT).  YAML files are decoded by the
+      jaxset binary (`jaxset_bin`, found as LocalBackendConfig finds it); JSON files need none.
+    - `context`: the kubeconfig context (default: its current-context).
+    - `namespace`: where jobs are created and looked for; default the context's namespace,
+      in a cluster the pod's, else ``default``.
+    - `client_configuration`: accepted for Kubeflow compatibility; a value is refused
+      (ValueError): this SDK has its own standard-library client.
+    - `request_timeout`: seconds to connect and for each answer (30); an unreachable server
+      raises ApiConnectionError within it.
+    - `jaxset_bin`: the binary used to decode YAML kubeconfigs and manifests.
+
+    Credentials: bearer tokens and token files, client certificates and keys (files or
+    inline data, handed to ssl through memory, never written to disk), exec plugins
+    (client.authentication.k8s.io v1 and v1beta1, their credential kept until its
+    expirationTimestamp), basic auth; insecure-skip-tls-verify only when the file says so.
+    """
 
     namespace: Optional[str] = None
     config_file: Optional[str] = None
     context: Optional[str] = None
     client_configuration: Optional[Any] = None
+    request_timeout: Optional[float] = 30.0
+    jaxset_bin: Optional[str] = None

@@ -123,9 +123,29 @@ class Server(Client):
         self.ctx = None
         if self.tls:
             self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "server.crt"))
+            if "--client-certs" in args:
+                self.ctx.load_cert_chain(os.path.join(self.dir, "client.crt"),
+                                         os.path.join(self.dir, "client.key"))
 
     def admin(self, what, body=None, method="POST"):
         return self.request(method, f"/__admin/{what}", body)
+
+    def pod_log(self, ns, pod, text="", container=None, close=False, restart=False):
+        """Appends lines to a pod container's log (what GET .../pods/NAME/log serves):
+        `container` defaults to the pod's first; `restart` first moves the log to the
+        previous instance (previous=true); `close` ends follow streams once they sent it.
+        Returns the admin answer ({"container", "lines", "total", "closed"})."""
+        body = {"namespace": ns, "pod": pod, "text": text}
+        if container is not None:
+            body["container"] = container
+        if close:
+            body["close"] = True
+        if restart:
+            body["restart"] = True
+        r = self.admin("podlogs", body)
+        if r.status != 200:
+            raise AssertionError(f"podlogs {ns}/{pod}: {r}")
+        return r.json
 
     def settle(self):
         r = self.get("/__admin/settle?timeout=10")

@@ -15,8 +15,8 @@ import sdktest  # noqa: E402
 from sdktest import BIN, pid_gone, wait_files  # noqa: E402
 
 import jaxset  # noqa: E402
-from jaxset import (BackendNotImplementedError, BinaryNotFoundError,  # noqa: E402
-                    CustomTrainer, CustomTrainerContainer, KubernetesBackendConfig,
+from jaxset import (BinaryNotFoundError, CustomTrainer,  # noqa: E402
+                    CustomTrainerContainer, KubeConfigError, KubernetesBackendConfig,
                     NotFoundError, TrainerClient, ValidationError)
 
 
@@ -305,11 +305,23 @@ class TrainerTest(sdktest.SdkTest):
         self.nothing_started()
 
     def test_backends(self):
-        with self.assertRaises(BackendNotImplementedError) as cm:
-            TrainerClient()
-        self.assertIn("LocalBackendConfig", str(cm.exception))
-        with self.assertRaises(NotImplementedError):
-            TrainerClient(backend_config=KubernetesBackendConfig(namespace="x"))
+        # The default backend is Kubernetes: with no kubeconfig and not in a cluster, an
+        # error names where it looked (the Kubernetes backend's own tests: test_sdk_kube*.py)
+        old = {k: os.environ.get(k) for k in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST")}
+        os.environ["KUBECONFIG"] = os.path.join(self.tmp, "no-kubeconfig")
+        os.environ.pop("KUBERNETES_SERVICE_HOST", None)
+        try:
+            with self.assertRaises(KubeConfigError) as cm:
+                TrainerClient()
+            self.assertIn("no-kubeconfig", str(cm.exception))
+            with self.assertRaises(KubeConfigError):
+                TrainerClient(backend_config=KubernetesBackendConfig(namespace="x"))
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
         with self.assertRaises(ValueError):
             TrainerClient(backend_config="local")
         with self.assertRaises(BinaryNotFoundError) as cm:

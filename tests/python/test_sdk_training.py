@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import sdktest  # noqa: E402
 from sdktest import pid_gone  # noqa: E402
 
-from jaxset import (BackendNotImplementedError, NotFoundError,  # noqa: E402
+from jaxset import (KubeConfigError, NotFoundError,  # noqa: E402
                     TrainingClient, ValidationError)
 
 WORKER = ("import os, sys, time\n"
@@ -202,10 +202,12 @@ spec:
         self.nothing_started()
 
     def test_backends(self):
-        with self.assertRaises(BackendNotImplementedError):
-            TrainingClient()
-        with self.assertRaises(BackendNotImplementedError):
+        with self.assertRaises(KubeConfigError) as cm:  # the cluster backend: no kubeconfig
+            TrainingClient(config_file=os.path.join(self.tmp, "no-kubeconfig"))
+        self.assertIn("no-kubeconfig", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
             TrainingClient(config_file="~/.kube/config", backend_config=self.config())
+        self.assertIn("LocalBackendConfig", str(cm.exception))
         with self.assertRaises(ValueError):
             TrainingClient(backend_config=self.config(), job_kind="TFJob")
 

@@ -26,6 +26,11 @@ def parse_args(argv):
     p.add_argument("--tls", action="store_true",
                    help="serve HTTPS with a self-signed certificate (needs the openssl CLI)")
     p.add_argument("--cert-dir", help="where to keep the TLS certificate (default: a temp dir)")
+    p.add_argument("--client-certs", action="store_true",
+                   help="with --tls: make a client CA and a client certificate signed by it "
+                        "(client.crt, client.key, client-ca.crt in the cert dir; the "
+                        "kubeconfig carries the certificate), and require a certificate of "
+                        "that CA (or the --token) on every request but the health endpoints")
     p.add_argument("--history", type=int, default=10000,
                    help="events kept before the oldest are compacted (default 10000)")
     p.add_argument("--compact-interval", type=float, default=0,
@@ -56,17 +61,40 @@ def make_certificate(cert_dir, host):
     return cert, key
 
 
-def write_kubeconfig(path, server, token=None, ca_file=None):
+def make_client_certificate(cert_dir):
+    """A client CA and a certificate it signs (CN=jaxset-test, O=system:masters); returns
+    (ca, cert, key) paths."""
+    ca, ca_key = os.path.join(cert_dir, "client-ca.crt"), os.path.join(cert_dir, "client-ca.key")
+    cert, key = os.path.join(cert_dir, "client.crt"), os.path.join(cert_dir, "client.key")
+    csr = os.path.join(cert_dir, "client.csr")
+    run = lambda *a: subprocess.run(["openssl", *a], check=True, capture_output=True)  # noqa
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca,
+        "-days", "2", "-subj", "/CN=jaxset-test-client-ca")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr, "-subj",
+        "/O=system:masters/CN=jaxset-test")
+    run("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out",
+        cert, "-days", "2")
+    return ca, cert, key
+
+
+def write_kubeconfig(path, server, token=None, ca_file=None, client=None):
     lines = ["apiVersion: v1", "kind: Config", "clusters:", "- name: test", "  cluster:",
              f"    server: {server}"]
     if ca_file:
         with open(ca_file, "rb") as f:
             lines.append(f"    certificate-authority-data: {base64.b64encode(f.read()).decode()}")
     lines += ["users:", "- name: test", "  user:"]
-    lines.append(f"    token: {token}" if token else "    {}")
-    if not token:
-        lines[-2] = "  user: {}"
-        lines.pop()
+    user = []
+    if token:
+        user.append(f"    token: {token}")
+    if client:
+        for k, f in (("client-certificate-data", client[0]), ("client-key-data", client[1])):
+            with open(f, "rb") as fh:
+                user.append(f"    {k}: {base64.b64encode(fh.read()).decode()}")
+    if user:
+        lines += user
+    else:
+        lines[-1] = "  user: {}"
     lines += ["contexts:", "- name: test", "  context:", "    cluster: test", "    user: test",
               "    namespace: default", "current-context: test", ""]
     tmp = path + ".tmp"
@@ -92,17 +120,26 @@ def main(argv=None):
                     bookmark_interval=args.bookmark_interval,
                     controllers=not args.no_controllers, version=args.version_string,
                     verbose=args.verbose, managed_fields=not args.no_managed_fields)
-    ctx, ca = None, None
+    ctx, ca, client = None, None, None
+    if args.client_certs and not args.tls:
+        sys.exit("apiserver.py: --client-certs needs --tls")
     if args.tls:
         cert_dir = args.cert_dir or tempfile.mkdtemp(prefix="jaxset-apiserver-")
         ca, key = make_certificate(cert_dir, args.host)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(ca, key)
+        if args.client_certs:
+            client_ca, ccert, ckey = make_client_certificate(cert_dir)
+            ctx.load_verify_locations(client_ca)
+            ctx.verify_mode = ssl.CERT_OPTIONAL
+            client = (ccert, ckey)
+            app.client_certs = True
     httpd = HTTPServer((args.host, args.port), app, ctx)
     port = httpd.server_address[1]
     scheme = "https" if ctx else "http"
     if args.kubeconfig:
-        write_kubeconfig(args.kubeconfig, f"{scheme}://{args.host}:{port}", args.token, ca)
+        write_kubeconfig(args.kubeconfig, f"{scheme}://{args.host}:{port}", args.token, ca,
+                         client)
     if args.print_port:
         print(port, flush=True)
 

@@ -12,6 +12,7 @@ import urllib.parse
 import uuid
 
 from . import builtin, errors, install, managed, openapi, protobuf, tables
+from .logs import PodLogs
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
 from .faults import Faults
@@ -45,6 +46,7 @@ class ApiServer:
     def __init__(self, token=None, history=10000, bookmark_interval=1.0, controllers=True,
                  version="v1.32.0", verbose=False, managed_fields=True):
         self.token = token
+        self.client_certs = False  # requests must carry a verified client certificate
         self.bookmark_interval = bookmark_interval
         self.verbose = verbose
         self.git_version = version
@@ -60,6 +62,7 @@ class ApiServer:
         self.stats = {}
         self.stats_lock = threading.Lock()
         self.open_watches = 0
+        self.pod_logs = PodLogs(self.store, self.registry.get("", "v1", "pods"))
         ns_type = self.registry.get("", "v1", "namespaces")
         for name in builtin.DEFAULT_NAMESPACES:
             self.api.create(ns_type, "", builtin.namespace_object(name),
@@ -234,10 +237,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path in ("/healthz", "/livez", "/readyz") or path.startswith(
                 ("/healthz/", "/livez/", "/readyz/")):
             return self._send(200, "ok", "text/plain; charset=utf-8")
-        if app.token is not None and path not in PUBLIC_PATHS:
-            auth = self.headers.get("Authorization", "")
-            if auth != f"Bearer {app.token}":
-                raise errors.unauthorized()
+        if path not in PUBLIC_PATHS and not self.authenticated(app):
+            raise errors.unauthorized()
         if path == "/version":
             return self._send(200, self.version_info(app))
         if path.startswith("/openapi"):
@@ -279,6 +280,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault is not None:
             raise fault
         self.resource_request(app, rt, info, q, body)
+
+    def authenticated(self, app):
+        """The bearer token (--token) or a client certificate the client CA verified
+        (--client-certs); anyone when neither is required."""
+        if app.token is None and not app.client_certs:
+            return True
+        if app.token is not None and \
+                self.headers.get("Authorization", "") == f"Bearer {app.token}":
+            return True
+        if app.client_certs:
+            try:
+                return bool(self.connection.getpeercert())
+            except (AttributeError, ValueError, OSError):
+                return False
+        return False
 
     def request_info(self, method, group, version, parts, q):
         info = RequestInfo()
@@ -328,6 +344,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif info.namespace:
             raise errors.not_found_path()
         sub = info.subresource
+        if sub == "log" and rt.plural == "pods" and rt.group == "" and info.verb == "get":
+            return app.pod_logs.serve(self, info.namespace, info.name, q)
         if sub is not None and not ((sub == "status" and rt.status) or
                                     (sub == "finalize" and rt.plural == "namespaces" and
                                      info.verb == "update")):
@@ -515,6 +533,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       "openWatches": app.open_watches,
                       "controllers": app.controllers.enabled}
             return self._send(200, st)
+        if what == "podlogs" and method == "POST":
+            return self._send(200, app.pod_logs.post(req))
         if what == "load" and method == "POST":
             return self._send(200, self.bulk_load(app, req))
         raise errors.not_found_path()
