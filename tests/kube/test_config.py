@@ -8,8 +8,10 @@ test API server (tests/kube/apiserver.py) with the installed kubectl.
 - the Deployment runs as non-root, read-only, with the probes, resources and arguments asked;
 - `kubectl kustomize config/default` builds (offline), and its output passes
   `kubectl apply --dry-run=client` and `--dry-run=server`, then applies for real, twice
-  (the second time unchanged); the CRD applied from `jaxset crds` serves JobSets whose
-  printer columns `kubectl get jobsets` shows.
+  (the second time unchanged); the CRDs applied from `jaxset crds` serve JobSets whose
+  printer columns `kubectl get jobsets` shows; then `kubectl apply -k config/runtimes` installs
+  the jax-distributed ClusterTrainingRuntime (a separate step: a first `apply -k` could not map
+  a kind whose CRD it creates in the same run).
 
 The kubectl part is skipped, with a line saying so, when kubectl is not installed."""
 import json
@@ -49,6 +51,10 @@ LEADER_RULES = [
 OBJECTS = [
     ("Namespace", None, NS),
     ("CustomResourceDefinition", None, "jobsets.jobset.x-k8s.io"),
+    ("CustomResourceDefinition", None, "jaxjobs.kubeflow.org"),
+    ("CustomResourceDefinition", None, "clustertrainingruntimes.trainer.kubeflow.org"),
+    ("CustomResourceDefinition", None, "trainingruntimes.trainer.kubeflow.org"),
+    ("CustomResourceDefinition", None, "trainjobs.trainer.kubeflow.org"),
     ("ServiceAccount", NS, "jaxset-controller"),
     ("Role", NS, "jaxset-leader-election"),
     ("ClusterRole", None, "jaxset-controller"),
@@ -60,7 +66,11 @@ OBJECTS = [
 # kubectl's "<resource>.<group>/<name>" for each of OBJECTS, in kubectl's apply order.
 APPLIED = [
     "namespace/jaxset-system",
+    "customresourcedefinition.apiextensions.k8s.io/clustertrainingruntimes.trainer.kubeflow.org",
+    "customresourcedefinition.apiextensions.k8s.io/jaxjobs.kubeflow.org",
     "customresourcedefinition.apiextensions.k8s.io/jobsets.jobset.x-k8s.io",
+    "customresourcedefinition.apiextensions.k8s.io/trainingruntimes.trainer.kubeflow.org",
+    "customresourcedefinition.apiextensions.k8s.io/trainjobs.trainer.kubeflow.org",
     "serviceaccount/jaxset-controller",
     "role.rbac.authorization.k8s.io/jaxset-leader-election",
     "clusterrole.rbac.authorization.k8s.io/jaxset-controller",
@@ -268,9 +278,10 @@ def kubectl_applies_config_default():
         # The CRD from `jaxset crds`, for real.
         crds = subprocess.run([BIN, "crds"], capture_output=True, text=True, timeout=30).stdout
         out = k.ok("apply", "-f", "-", stdin=crds)
-        check(out.strip() == APPLIED[1] + " created", out)
+        check(sorted(applied(out, "created")) ==
+              sorted(a for a in APPLIED if "customresourcedefinition" in a), out)
         k.ok("wait", "--for", "condition=Established", "--timeout", "10s",
-             "crd/jobsets.jobset.x-k8s.io")
+             *[f"crd/{o[2]}" for o in OBJECTS if o[0] == "CustomResourceDefinition"])
         rc, out, err = k("get", "jobsets", "-A")
         check(rc == 0 and out == "" and "No resources found" in err, (rc, out, err))
         jobset_columns(k, s)
@@ -280,6 +291,13 @@ def kubectl_applies_config_default():
         check(len(out.strip().splitlines()) == len(APPLIED), out)
         out = k.ok("apply", "-k", os.path.join(CONFIG, "default"))
         check(applied(out, "unchanged") == APPLIED, out)
+        # The runtimes, once their CRD is established.
+        out = k.ok("apply", "-k", os.path.join(CONFIG, "runtimes"))
+        check(out.strip() == "clustertrainingruntime.trainer.kubeflow.org/jax-distributed "
+              "created", out)
+        rt = json.loads(k.ok("get", "clustertrainingruntime", "jax-distributed", "-o", "json"))
+        check(rt["spec"]["mlPolicy"] == {"numNodes": 1, "jax": {}} and
+              rt["metadata"].get("namespace") is None, rt)
         role = json.loads(k.ok("get", "clusterrole", "jaxset-controller", "-o", "json"))
         check(rules_of(role) == CLUSTER_RULES, rules_of(role))
         out = k.ok("get", "deployment", "jaxset-controller", "-n", NS)
