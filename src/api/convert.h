@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "api/features.h"
 #include "obj/ferr.h"
 
 /* kubeflow.org/v1 JAXJob (kubeflow/training-operator release-1.9). */
@@ -30,5 +31,13 @@ json_t *conv_aichor(const json_t *doc, const char *fallback_name, struct ferr_li
  * (then the JobSet path stands).  conv_paths.c. */
 char *conv_user_path(const char *kind, const json_t *doc, const json_t *runtime,
                      const char *js_path, bool *in_runtime);
+
+/* The JobSet a cluster controller creates for `kind` ("JAXJob" or "TrainJob" with its
+ * `runtime`): converted, then checked on a defaulted copy as the JobSet webhook and controller
+ * would check it (validation with `g`, the JAX runtime), errors under the user's paths.  A new
+ * reference (not defaulted), or NULL: errors appended, or out of memory when none was.
+ * conv_cluster.c. */
+json_t *conv_for_cluster(const char *kind, const json_t *doc, const json_t *runtime,
+                         const struct feature_gates *g, struct ferr_list *errs);
 
 #endif

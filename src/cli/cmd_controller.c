@@ -16,6 +16,7 @@ enum {
     OPT_KUBECONFIG = 2000, OPT_CONTEXT, OPT_QPS, OPT_BURST, OPT_LEADER_ELECT, OPT_LEASE_NS,
     OPT_LEASE_ID, OPT_LEASE_DUR, OPT_RENEW, OPT_RETRY, OPT_METRICS, OPT_PROBE, OPT_LOG_LEVEL,
     OPT_LOG_FORMAT, OPT_IN_CLUSTER, OPT_MAX_PARALLEL, OPT_IDENTITY, OPT_WORKERS,
+    OPT_CONTROLLERS,
 };
 
 struct ctl_args {
@@ -100,6 +101,29 @@ static int on_value(struct ctl_args *a, int code, const char *arg)
     return rc;
 }
 
+/* --controllers=jobset,jaxjob,trainjob: a comma list of the controllers to run. */
+static int controllers(struct ctl_args *a, const char *arg)
+{
+    static const struct { const char *name; unsigned kind; } names[] = {
+        {"jobset", CTL_KIND_JOBSET}, {"jaxjob", CTL_KIND_JAXJOB}, {"trainjob", CTL_KIND_TRAINJOB}};
+    unsigned kinds = 0;
+    for (const char *p = arg; *p;) {
+        size_t n = strcspn(p, ","), i;
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0)
+                break;
+        if (i == sizeof(names) / sizeof(names[0]))
+            return cli_usage_error("controller", "--controllers takes a comma list of jobset, "
+                                                 "jaxjob and trainjob");
+        kinds |= names[i].kind;
+        p += n + (p[n] == ',');
+    }
+    if (!kinds)
+        return cli_usage_error("controller", "--controllers names no controller");
+    a->o.kinds = kinds;
+    return EXIT_OK;
+}
+
 static int gates(struct ctl_args *a, const char *arg)
 {
     struct err e = {{0}}, warn = {{0}};
@@ -126,6 +150,7 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_LOG_LEVEL: a->log_level = arg; return EXIT_OK;
     case OPT_LOG_FORMAT: a->log_format = arg; return EXIT_OK;
     case CLI_OPT_FEATURE_GATES: return gates(a, arg);
+    case OPT_CONTROLLERS: return controllers(a, arg);
     case CLI_MISSING: return cli_usage_error("controller", "an option needs a value");
     case CLI_OPERAND: return cli_usage_error("controller", "no arguments are taken");
     }
@@ -150,6 +175,7 @@ int cmd_controller(int argc, char **argv)
         {"leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW},
         {"leader-elect-retry-period", required_argument, NULL, OPT_RETRY},
         {"identity", required_argument, NULL, OPT_IDENTITY},
+        {"controllers", required_argument, NULL, OPT_CONTROLLERS},
         {"metrics-bind-address", required_argument, NULL, OPT_METRICS},
         {"health-probe-bind-address", required_argument, NULL, OPT_PROBE},
         {"zap-log-level", required_argument, NULL, OPT_LOG_LEVEL},

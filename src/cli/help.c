@@ -175,8 +175,10 @@ static const struct cli_help helps[] = {
     },
     {
         .name = "controller",
-        .summary = "run the JobSet controller against a Kubernetes cluster",
+        .summary = "run the JobSet, JAXJob and TrainJob controllers against a Kubernetes "
+                   "cluster",
         .usage = "jaxset controller [--kubeconfig FILE] [--context NAME] [--in-cluster] "
+                 "[--controllers LIST] "
                  "[--kube-api-qps N] [--kube-api-burst N] [--max-parallel-writes N] "
                  "[--max-concurrent-reconciles N] [--leader-elect] [--leader-election-namespace NS] [--leader-election-id ID] "
                  "[--leader-elect-lease-duration D] [--leader-elect-renew-deadline D] "
@@ -188,6 +190,8 @@ static const struct cli_help helps[] = {
                                        "~/.kube/config, then the in-cluster service account)"},
                  {"--context NAME", "this context of the kubeconfig"},
                  {"--in-cluster", "only the in-cluster service account"},
+                 {"--controllers LIST", "comma list of jobset, jaxjob, trainjob (all three); "
+                                        "one whose CRD is not installed is skipped"},
                  {"--kube-api-qps N, --kube-api-burst N", "client-side rate limit (500, 500)"},
                  {"--max-parallel-writes N", "creates/deletes in flight for one JobSet (50)"},
                  {"--max-concurrent-reconciles N",
@@ -215,6 +219,11 @@ static const struct cli_help helps[] = {
                 "gang torn down by a failure-policy restart N seconds of grace instead of their "
                 "own. With --feature-gates=InPlaceRestart=true the JobSets that use it have "
                 "their pods read on every pass (upstream's agent restarts the containers). "
+                "The same process runs Kubeflow's JAXJobs (kubeflow.org/v1, each as a JobSet "
+                "of its name, status with the Training Operator's conditions and runPolicy) and "
+                "TrainJobs (trainer.kubeflow.org/v1alpha1 with a JAX TrainingRuntime or "
+                "ClusterTrainingRuntime, status as Trainer v2 sets it); --controllers=jobset "
+                "leaves those kinds to upstream's operators running alongside. "
                 "Stops on SIGTERM or SIGINT.",
         .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
     },
@@ -222,8 +231,10 @@ static const struct cli_help helps[] = {
         .name = "crds",
         .summary = "print the CustomResourceDefinitions the controller serves",
         .usage = "jaxset crds",
-        .text = "Prints the CustomResourceDefinitions of jaxset's controller (the JobSet, "
-                "jobset.x-k8s.io/v1alpha2), as one multi-document YAML stream: the files of "
+        .text = "Prints the CustomResourceDefinitions of jaxset's controller (JobSet "
+                "jobset.x-k8s.io/v1alpha2, JAXJob kubeflow.org/v1, TrainJob, TrainingRuntime and "
+                "ClusterTrainingRuntime trainer.kubeflow.org/v1alpha1), as one multi-document "
+                "YAML stream: the files of "
                 "config/crd byte for byte, built into the binary. For example "
                 "`jaxset crds | kubectl apply -f -`, or `kubectl apply -k config/default` for "
                 "the controller too.",

@@ -17,7 +17,16 @@
 #include "kube/kubeconfig.h"
 #include "obj/err.h"
 
+/* The controllers `jaxset controller` runs (--controllers). */
+enum {
+    CTL_KIND_JOBSET = 1 << 0,   /* jobset.x-k8s.io/v1alpha2 JobSets */
+    CTL_KIND_JAXJOB = 1 << 1,   /* kubeflow.org/v1 JAXJobs */
+    CTL_KIND_TRAINJOB = 1 << 2, /* trainer.kubeflow.org/v1alpha1 TrainJobs */
+    CTL_KIND_ALL = 7,
+};
+
 struct ctl_opts {
+    unsigned kinds;        /* CTL_KIND_* (default all) */
     struct kcfg_opts kcfg;
     double qps;            /* --kube-api-qps (upstream JobSet: 500) */
     int burst;             /* --kube-api-burst (500) */

@@ -20,6 +20,9 @@
 #define CTL_JOBSETS "/apis/jobset.x-k8s.io/v1alpha2/jobsets"
 #define CTL_JOBS "/apis/batch/v1/jobs"
 #define CTL_SERVICES "/api/v1/services"
+#define CTL_JS_PREFIX "/apis/jobset.x-k8s.io/v1alpha2"
+#define CTL_KEY_JAXJOB "jaxjob:"     /* queue keys of the other kinds: "<prefix>ns/name" */
+#define CTL_KEY_TRAINJOB "trainjob:"
 
 /* ctl_lease.c: leader election */
 struct ctl_lease {
@@ -35,6 +38,11 @@ struct ctl {
     const struct ctl_opts *o;
     struct kc *kc;
     struct kinf *jobsets, *jobs, *services;
+    struct kinf *jaxjobs, *trainjobs, *runtimes, *cruntimes; /* NULL: that controller is off */
+    struct kinf *all[8];         /* every informer made, for ticks, sync and release */
+    size_t n_all;
+    unsigned kinds;  /* CTL_KIND_* of the controllers running (ctl_opts.kinds less the kinds
+                      * whose CRD is not served) */
     struct kq *q;
     bool stop;
     struct ctl_lease lease;
@@ -69,6 +77,50 @@ void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double second
 void ctl_obs_queued(struct ctl *c, bool delayed);
 void ctl_obs_finished(struct ctl *c, const char *ns, const char *name, bool failed);
 
+
+/* ctl_kinds.c: what the JAXJob and TrainJob controllers share. */
+struct ctl_kind {
+    const char *api_version, *kind;   /* "kubeflow.org/v1", "JAXJob" */
+    const char *prefix, *resource;    /* "/apis/kubeflow.org/v1", "jaxjobs" */
+    const char *component;            /* the events' source ("jaxjob-controller") */
+    const char *key;                  /* queue key prefix (CTL_KEY_JAXJOB) */
+};
+extern const struct ctl_kind ctl_kind_jaxjob, ctl_kind_trainjob;
+
+/* Splits "ns/name" (a key less its kind prefix); false when malformed. */
+bool ctl_split_key(const char *key, char *ns, size_t ns_n, const char **name);
+/* The JobSet ns/name when `owner_uid` controls it (a new reference); NULL when there is none;
+ * *foreign: one of that name exists and is not controlled by owner_uid. */
+json_t *ctl_kind_jobset(struct ctl *c, const char *ns, const char *name, const char *owner_uid,
+                        bool *foreign);
+/* POSTs `js` (borrowed) with a controller owner reference to `owner`; *out: the JobSet created
+ * (new reference, also put in the JobSet cache).  0 or -errno with `e`. */
+int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
+                           const json_t *js, json_t **out, struct err *e);
+/* Merge-patches the JobSet's spec.suspend.  0 or -errno with `e`. */
+int ctl_kind_suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct err *e);
+/* PUTs `obj` (borrowed) with `status` to its status subresource (optimistic concurrency on its
+ * resourceVersion); the answer goes into `inf`.  0 or -errno (-ESTALE: a Conflict). */
+int ctl_kind_put_status(struct ctl *c, const struct ctl_kind *k, struct kinf *inf,
+                        const json_t *obj, const json_t *status, struct err *e);
+/* Records core/v1 Events {"type","reason","message"} (borrowed) about `obj`, not waiting. */
+void ctl_kind_events(struct ctl *c, const struct ctl_kind *k, const json_t *obj,
+                     const json_t *events);
+/* DELETE of prefix/namespaces/ns/resource/name with a uid precondition (when `uid`) and
+ * `propagation` ("Background", "Foreground"); a missing object is not an error. */
+int ctl_kind_delete(struct ctl *c, const char *prefix, const char *resource, const char *ns,
+                    const char *name, const char *uid, const char *propagation, struct err *e);
+/* Deletes the pods of JobSet ns/jobset: all of them, or (running_only) the Running and Pending
+ * ones; pods already terminating are left.  0 or -errno. */
+int ctl_kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool running_only,
+                        struct err *e);
+/* Whether the kind's resource is served (its CRD installed): false only on a 404. */
+bool ctl_kind_served(struct ctl *c, const char *prefix, const char *resource);
+
+/* ctl_jaxjob.c, ctl_trainjob.c: one JAXJob / TrainJob key (less its prefix); as
+ * ctl_reconcile. */
+int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued);
+int ctl_trainjob_reconcile(struct ctl *c, const char *key, bool *requeued);
 
 /* ctl_reconcile.c: one key ("ns/name"); 0, or -errno when it must be retried; *requeued:
  * a timed requeue was asked for */

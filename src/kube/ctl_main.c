@@ -15,10 +15,12 @@
 #include "obj/ktime.h"
 
 #define LOGGER "controller"
+#define CTL_TRAINER "/apis/trainer.kubeflow.org/v1alpha1"
 
 void ctl_opts_default(struct ctl_opts *o)
 {
     memset(o, 0, sizeof(*o));
+    o->kinds = CTL_KIND_ALL;
     o->qps = 500;
     o->burst = 500;
     o->max_parallel = 50;
@@ -38,37 +40,137 @@ static void log_line(void *arg, const char *msg)
     klog(KLOG_ERROR, "informer", NULL, "%s", msg);
 }
 
-static void enqueue(struct ctl *c, const char *ns, const char *name)
+static void enqueue_key(struct ctl *c, const char *prefix, const char *ns, const char *name)
 {
-    char key[512];
-    snprintf(key, sizeof(key), "%s/%s", ns ? ns : "", name);
+    char key[600];
+    snprintf(key, sizeof(key), "%s%s/%s", prefix, ns ? ns : "", name);
     size_t before = kq_adds(c->q);
     kq_add(c->q, key);
     if (kq_adds(c->q) != before)
         ctl_obs_queued(c, false);
 }
 
+static void enqueue(struct ctl *c, const char *ns, const char *name)
+{
+    enqueue_key(c, "", ns, name);
+}
+
+static void enqueue_kind(struct ctl *c, const char *prefix, const char *ns, const char *name)
+{
+    enqueue_key(c, prefix, ns, name);
+}
+
+/* A JobSet: queued itself (when this process runs the JobSet controller), and the JAXJob or
+ * TrainJob that controls it. */
 static void jobset_changed(void *arg, const char *type, const json_t *js)
 {
     (void)type;
-    const json_t *m = jx_obj(js, "metadata");
-    enqueue(arg, jx_str(m, "namespace"), jx_str(m, "name"));
-}
-
-/* A Job or Service: its controlling JobSet is queued. */
-static void owned_changed(void *arg, const char *type, const json_t *obj)
-{
-    (void)type;
-    const json_t *m = jx_obj(obj, "metadata"), *ref;
+    struct ctl *c = arg;
+    const json_t *m = jx_obj(js, "metadata"), *ref;
+    const char *ns = jx_str(m, "namespace");
     size_t i;
+    if (c->kinds & CTL_KIND_JOBSET)
+        enqueue(c, ns, jx_str(m, "name"));
     json_array_foreach (jx_arr(m, "ownerReferences"), i, ref) {
-        const char *kind = jx_str(ref, "kind");
-        if (jx_bool_or(ref, "controller", false) && kind && strcmp(kind, "JobSet") == 0 &&
-            jx_str(ref, "name"))
-            enqueue(arg, jx_str(m, "namespace"), jx_str(ref, "name"));
+        const char *kind = jx_str(ref, "kind"), *name = jx_str(ref, "name");
+        if (!jx_bool_or(ref, "controller", false) || !kind || !name)
+            continue;
+        if (c->jaxjobs && strcmp(kind, "JAXJob") == 0)
+            enqueue_kind(c, CTL_KEY_JAXJOB, ns, name);
+        else if (c->trainjobs && strcmp(kind, "TrainJob") == 0)
+            enqueue_kind(c, CTL_KEY_TRAINJOB, ns, name);
     }
 }
 
+/* The JAXJob or TrainJob named as a JobSet is, when there is one: it counts the Jobs' pods. */
+static void owner_kinds(struct ctl *c, const char *ns, const char *name)
+{
+    struct { struct kinf *inf; const char *prefix; } kinds[] = {
+        {c->jaxjobs, CTL_KEY_JAXJOB}, {c->trainjobs, CTL_KEY_TRAINJOB}};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *o = kinds[i].inf ? kstore_get(kinf_store(kinds[i].inf), ns, name) : NULL;
+        if (o)
+            enqueue_kind(c, kinds[i].prefix, ns, name);
+        json_decref(o);
+    }
+}
+
+/* A Job or Service: its controlling JobSet is queued (and that JobSet's JAXJob or TrainJob). */
+static void owned_changed(void *arg, const char *type, const json_t *obj)
+{
+    (void)type;
+    struct ctl *c = arg;
+    const json_t *m = jx_obj(obj, "metadata"), *ref;
+    size_t i;
+    json_array_foreach (jx_arr(m, "ownerReferences"), i, ref) {
+        const char *kind = jx_str(ref, "kind"), *name = jx_str(ref, "name");
+        if (!jx_bool_or(ref, "controller", false) || !kind || strcmp(kind, "JobSet") != 0 ||
+            !name)
+            continue;
+        if (c->kinds & CTL_KIND_JOBSET)
+            enqueue(c, jx_str(m, "namespace"), name);
+        owner_kinds(c, jx_str(m, "namespace"), name);
+    }
+}
+
+static void jaxjob_changed(void *arg, const char *type, const json_t *obj)
+{
+    (void)type;
+    const json_t *m = jx_obj(obj, "metadata");
+    enqueue_kind(arg, CTL_KEY_JAXJOB, jx_str(m, "namespace"), jx_str(m, "name"));
+}
+
+static void trainjob_changed(void *arg, const char *type, const json_t *obj)
+{
+    (void)type;
+    const json_t *m = jx_obj(obj, "metadata");
+    enqueue_kind(arg, CTL_KEY_TRAINJOB, jx_str(m, "namespace"), jx_str(m, "name"));
+}
+
+static void enqueue_trainjob(void *arg, const char *ns, const char *name)
+{
+    enqueue_kind(arg, CTL_KEY_TRAINJOB, ns, name);
+}
+
+/* A runtime: every TrainJob is looked at again (one may have been waiting for it). */
+static void runtime_changed(void *arg, const char *type, const json_t *obj)
+{
+    (void)type;
+    (void)obj;
+    struct ctl *c = arg;
+    kstore_each(kinf_store(c->trainjobs), enqueue_trainjob, c);
+}
+
+static struct kinf *add_informer(struct ctl *c, const struct kinf_opts *o)
+{
+    struct kinf *i = c->n_all < 8 ? kinf_new(c->kc, o) : NULL;
+    if (i)
+        c->all[c->n_all++] = i;
+    return i;
+}
+
+static int make_kind_informers(struct ctl *c, const struct kinf_opts *base)
+{
+    struct kinf_opts o = *base;
+    o.slim = ctl_slim_jobset; /* whole objects, less managedFields */
+    if (c->kinds & CTL_KIND_JAXJOB) {
+        o.name = "jaxjobs", o.path = "/apis/kubeflow.org/v1/jaxjobs", o.changed = jaxjob_changed;
+        if (!(c->jaxjobs = add_informer(c, &o)))
+            return -ENOMEM;
+    }
+    if (!(c->kinds & CTL_KIND_TRAINJOB))
+        return 0;
+    o.name = "trainjobs", o.path = CTL_TRAINER "/trainjobs", o.changed = trainjob_changed;
+    c->trainjobs = add_informer(c, &o);
+    o.name = "trainingruntimes", o.path = CTL_TRAINER "/trainingruntimes";
+    o.changed = runtime_changed;
+    c->runtimes = add_informer(c, &o);
+    o.name = "clustertrainingruntimes", o.path = CTL_TRAINER "/clustertrainingruntimes";
+    c->cruntimes = add_informer(c, &o);
+    return c->trainjobs && c->runtimes && c->cruntimes ? 0 : -ENOMEM;
+}
+
+/* Jobs and Services first, JobSets next, then the other kinds: the first passes see them all. */
 static int make_informers(struct ctl *c)
 {
     struct kinf_opts js = {.name = "jobsets", .path = CTL_JOBSETS, .slim = ctl_slim_jobset,
@@ -84,33 +186,56 @@ static int make_informers(struct ctl *c)
     svcs.path = CTL_SERVICES;
     svcs.slim = ctl_slim_service;
     svcs.changed = owned_changed;
-    c->jobsets = kinf_new(c->kc, &js);
-    c->jobs = kinf_new(c->kc, &jobs);
-    c->services = kinf_new(c->kc, &svcs);
-    return c->jobsets && c->jobs && c->services ? 0 : -ENOMEM;
+    c->jobs = add_informer(c, &jobs);
+    c->services = add_informer(c, &svcs);
+    c->jobsets = add_informer(c, &js);
+    if (!c->jobsets || !c->jobs || !c->services)
+        return -ENOMEM;
+    return make_kind_informers(c, &js);
+}
+
+/* A controller whose kind is not served (its CRD not installed) is off, said once. */
+static void probe_kinds(struct ctl *c)
+{
+    static const char *const trainer[] = {"trainjobs", "trainingruntimes",
+                                          "clustertrainingruntimes"};
+    if ((c->kinds & CTL_KIND_JAXJOB) && !ctl_kind_served(c, "/apis/kubeflow.org/v1", "jaxjobs")) {
+        klog(KLOG_INFO, LOGGER, NULL, "the JAXJob controller is off: kubeflow.org/v1 jaxjobs "
+             "are not served (CRD jaxjobs.kubeflow.org not installed)");
+        c->kinds &= ~(unsigned)CTL_KIND_JAXJOB;
+    }
+    for (size_t i = 0; i < 3 && (c->kinds & CTL_KIND_TRAINJOB); i++) {
+        if (ctl_kind_served(c, CTL_TRAINER, trainer[i]))
+            continue;
+        klog(KLOG_INFO, LOGGER, NULL, "the TrainJob controller is off: trainer.kubeflow.org/"
+             "v1alpha1 %s are not served (CRD %s.trainer.kubeflow.org not installed)",
+             trainer[i], trainer[i]);
+        c->kinds &= ~(unsigned)CTL_KIND_TRAINJOB;
+    }
 }
 
 static void start_informers(struct ctl *c)
 {
-    struct kinf *all[] = {c->jobs, c->services, c->jobsets};
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < c->n_all; i++) {
         struct err e = {{0}};
-        if (kinf_start(all[i], &e) < 0)
+        if (kinf_start(c->all[i], &e) < 0)
             klog(KLOG_ERROR, LOGGER, NULL, "listing: %s (retrying)", e.msg);
     }
 }
 
 static bool synced(const struct ctl *c)
 {
-    return kinf_synced(c->jobsets) && kinf_synced(c->jobs) && kinf_synced(c->services);
+    for (size_t i = 0; i < c->n_all; i++)
+        if (!kinf_synced(c->all[i]))
+            return false;
+    return true;
 }
 
 static int64_t tick(struct ctl *c)
 {
     int64_t now = kt_mono_ms(), next = 1000, t;
-    struct kinf *all[] = {c->jobs, c->services, c->jobsets};
-    for (size_t i = 0; i < 3; i++)
-        if ((t = kinf_tick(all[i], now)) < next)
+    for (size_t i = 0; i < c->n_all; i++)
+        if ((t = kinf_tick(c->all[i], now)) < next)
             next = t;
     if (synced(c) && (t = kq_next_ms(c->q, now)) < next)
         next = t;
@@ -133,6 +258,22 @@ static void enqueue_one(void *arg, const char *ns, const char *name)
     enqueue(arg, ns, name);
 }
 
+static void enqueue_jaxjob(void *arg, const char *ns, const char *name)
+{
+    enqueue_kind(arg, CTL_KEY_JAXJOB, ns, name);
+}
+
+/* What a new leader looks at: every object of the kinds it runs. */
+static void queue_all(struct ctl *c)
+{
+    if (c->kinds & CTL_KIND_JOBSET)
+        kstore_each(kinf_store(c->jobsets), enqueue_one, c);
+    if (c->jaxjobs)
+        kstore_each(kinf_store(c->jaxjobs), enqueue_jaxjob, c);
+    if (c->trainjobs)
+        kstore_each(kinf_store(c->trainjobs), enqueue_trainjob, c);
+}
+
 /* Without --leader-elect this process always leads.  A new leader queues every JobSet. */
 static bool leading(struct ctl *c, int64_t *next)
 {
@@ -147,7 +288,7 @@ static bool leading(struct ctl *c, int64_t *next)
         c->stop = true;
     }
     if (c->lease.leading && !was)
-        kstore_each(kinf_store(c->jobsets), enqueue_one, c);
+        queue_all(c);
     return c->lease.leading;
 }
 
@@ -204,9 +345,8 @@ static void lease_init(struct ctl *c)
 static void ctl_release(struct ctl *c)
 {
     ctl_obs_stop(c);
-    kinf_free(c->jobsets);
-    kinf_free(c->jobs);
-    kinf_free(c->services);
+    for (size_t i = 0; i < c->n_all; i++)
+        kinf_free(c->all[i]);
     ctl_workers_free(c);
     kq_free(c->q);
     kc_free(c->kc);
@@ -226,6 +366,8 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
     struct kc_opts ko = {.qps = o->qps, .burst = o->burst, .timeout_ms = 60000};
     if ((rc = kc_new(cfg, &ko, &c.kc, e)) < 0)
         return rc;
+    c.kinds = o->kinds;
+    probe_kinds(&c);
     c.q = kq_new();
     c.invalid_seen = json_object();
     c.status_inflight = json_object();

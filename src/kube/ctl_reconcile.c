@@ -116,6 +116,10 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
 int ctl_reconcile(struct ctl *c, const char *key, bool *requeued)
 {
     *requeued = false;
+    if (strncmp(key, CTL_KEY_JAXJOB, strlen(CTL_KEY_JAXJOB)) == 0)
+        return ctl_jaxjob_reconcile(c, key + strlen(CTL_KEY_JAXJOB), requeued);
+    if (strncmp(key, CTL_KEY_TRAINJOB, strlen(CTL_KEY_TRAINJOB)) == 0)
+        return ctl_trainjob_reconcile(c, key + strlen(CTL_KEY_TRAINJOB), requeued);
     char ns[256];
     const char *slash = strchr(key, '/');
     if (!slash || (size_t)(slash - key) >= sizeof(ns))

@@ -32,9 +32,16 @@ NS = "jaxset-system"
 
 # The controller's ClusterRole (config/rbac/role.yaml), rule by rule, verbs in file order.
 CLUSTER_RULES = [
-    (["jobset.x-k8s.io"], ["jobsets"], ["get", "list", "watch", "update", "patch", "delete"]),
+    (["jobset.x-k8s.io"], ["jobsets"], ["get", "list", "watch", "create", "update", "patch",
+                                        "delete"]),
     (["jobset.x-k8s.io"], ["jobsets/status"], ["get", "update", "patch"]),
     (["jobset.x-k8s.io"], ["jobsets/finalizers"], ["update"]),
+    (["kubeflow.org"], ["jaxjobs"], ["get", "list", "watch", "delete"]),
+    (["kubeflow.org"], ["jaxjobs/status"], ["update"]),
+    (["kubeflow.org"], ["jaxjobs/finalizers"], ["update"]),
+    (["trainer.kubeflow.org"], ["trainjobs", "trainingruntimes", "clustertrainingruntimes"],
+     ["get", "list", "watch"]),
+    (["trainer.kubeflow.org"], ["trainjobs/status", "trainjobs/finalizers"], ["update"]),
     (["batch"], ["jobs"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     (["batch"], ["jobs/status"], ["update", "patch"]),
     ([""], ["services"], ["get", "list", "watch", "create", "delete"]),

@@ -1,0 +1,237 @@
+/* What the JAXJob and TrainJob controllers share: their JobSet (found, created with a
+ * controller owner reference, suspended or resumed), their status writes, Events, deletes and
+ * the pod cleanup of cleanPodPolicy.  Requests are made with kc_call, so a reconcile on a
+ * worker fiber yields while they are in flight (ctl_workers.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/keys.h"
+#include "kube/ctl_int.h"
+#include "kube/klog.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+
+const struct ctl_kind ctl_kind_jaxjob = {"kubeflow.org/v1", "JAXJob", "/apis/kubeflow.org/v1",
+                                         "jaxjobs", "jaxjob-controller", CTL_KEY_JAXJOB};
+const struct ctl_kind ctl_kind_trainjob = {
+    "trainer.kubeflow.org/v1alpha1", "TrainJob", "/apis/trainer.kubeflow.org/v1alpha1",
+    "trainjobs", "trainjob-controller", CTL_KEY_TRAINJOB};
+
+bool ctl_split_key(const char *key, char *ns, size_t ns_n, const char **name)
+{
+    const char *slash = strchr(key, '/');
+    if (!slash || (size_t)(slash - key) >= ns_n || !slash[1])
+        return false;
+    snprintf(ns, ns_n, "%.*s", (int)(slash - key), key);
+    *name = slash + 1;
+    return true;
+}
+
+/* A JobSet this process wrote: its cache entry is the answer already, so the watch event that
+ * follows carries no change; the JobSet controller is told here instead. */
+static void observed_jobset(struct ctl *c, const json_t *js)
+{
+    char key[600];
+    kinf_observe(c->jobsets, js);
+    if ((c->kinds & CTL_KIND_JOBSET) && kstore_key(js, key, sizeof(key)))
+        kq_add(c->q, key);
+}
+
+json_t *ctl_kind_jobset(struct ctl *c, const char *ns, const char *name, const char *owner_uid,
+                        bool *foreign)
+{
+    json_t *js = kstore_get(kinf_store(c->jobsets), ns, name);
+    const char *uid = js ? kstore_owner_uid(js) : NULL;
+    *foreign = js && (!uid || !owner_uid || strcmp(uid, owner_uid) != 0);
+    if (*foreign) {
+        json_decref(js);
+        return NULL;
+    }
+    return js;
+}
+
+static json_t *owner_ref(const struct ctl_kind *k, const json_t *owner)
+{
+    const json_t *m = jx_obj(owner, "metadata");
+    return json_pack("{s:s,s:s,s:s?,s:s?,s:b,s:b}", "apiVersion", k->api_version, "kind",
+                     k->kind, "name", jx_str(m, "name"), "uid", jx_str(m, "uid"), "controller",
+                     1, "blockOwnerDeletion", 1);
+}
+
+int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
+                           const json_t *js, json_t **out, struct err *e)
+{
+    json_t *body = json_deep_copy(js), *meta = jx_ensure_obj(body, "metadata");
+    json_t *ref = owner_ref(k, owner);
+    const char *ns = jx_str(jx_obj(owner, "metadata"), "namespace");
+    char *path = ctl_path(CTL_JS_PREFIX, "jobsets", ns, NULL, NULL);
+    int rc = body && meta && ref && path &&
+                     jx_set_new(meta, "ownerReferences", json_pack("[O]", ref)) == 0 &&
+                     jx_set_str(body, "apiVersion", JOBSET_GROUP_VERSION) == 0 &&
+                     jx_set_str(body, "kind", JOBSET_KIND) == 0
+                 ? kc_call(c->kc, "POST", path, body, NULL, out, e)
+                 : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && *out)
+        observed_jobset(c, *out);
+    if (rc == 0)
+        klog(KLOG_INFO, k->component, ns, "%s: created JobSet",
+             jx_str(jx_obj(owner, "metadata"), "name"));
+    json_decref(body);
+    json_decref(ref);
+    free(path);
+    return rc;
+}
+
+int ctl_kind_suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct err *e)
+{
+    const json_t *m = jx_obj(js, "metadata");
+    char *path = ctl_path(CTL_JS_PREFIX, "jobsets", jx_str(m, "namespace"), jx_str(m, "name"),
+                          NULL);
+    json_t *patch = json_pack("{s:{s:b}}", "spec", "suspend", suspend), *got = NULL;
+    int rc = path && patch ? kc_call(c->kc, "PATCH", path, patch,
+                                     "application/merge-patch+json", &got, e)
+                           : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && got)
+        observed_jobset(c, got);
+    json_decref(got);
+    json_decref(patch);
+    free(path);
+    return rc;
+}
+
+int ctl_kind_put_status(struct ctl *c, const struct ctl_kind *k, struct kinf *inf,
+                        const json_t *obj, const json_t *status, struct err *e)
+{
+    const json_t *m = jx_obj(obj, "metadata");
+    json_t *body = json_copy((json_t *)obj), *got = NULL;
+    char *path = ctl_path(k->prefix, k->resource, jx_str(m, "namespace"), jx_str(m, "name"),
+                          "status");
+    int rc = body && path && json_object_set(body, "status", (json_t *)status) == 0
+                 ? kc_call(c->kc, "PUT", path, body, NULL, &got, e)
+                 : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && got)
+        kinf_observe(inf, got);
+    json_decref(got);
+    json_decref(body);
+    free(path);
+    return rc;
+}
+
+static void event_sent(void *arg, const struct kc_resp *r)
+{
+    (void)arg;
+    if (r->rc < 0)
+        klog(KLOG_ERROR, "events", NULL, "recording an event: %s", r->msg);
+}
+
+/* A core/v1 Event as client-go's EventRecorder writes it ("<object>.<hex nanoseconds>"). */
+static void send_event(struct ctl *c, const struct ctl_kind *k, const json_t *m,
+                       const json_t *ev)
+{
+    static unsigned seq;
+    char ts[KT_RFC3339_MAX], name[300];
+    int64_t now = kt_now_ms();
+    const char *ns = jx_str(m, "namespace"), *type = jx_str(ev, "type");
+    kt_format(now, ts);
+    snprintf(name, sizeof(name), "%s.%llx", jx_str(m, "name"),
+             (unsigned long long)now * 1000000ULL + (seq++ % 1000000U));
+    json_t *body = json_pack(
+        "{s:s,s:s,s:{s:s,s:s?},s:{s:s,s:s,s:s?,s:s?,s:s?,s:s?},s:s?,s:s?,s:s?,s:s,s:s,s:i,"
+        "s:{s:s},s:s,s:s}",
+        "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace", ns,
+        "involvedObject", "apiVersion", k->api_version, "kind", k->kind, "name",
+        jx_str(m, "name"), "namespace", ns, "uid", jx_str(m, "uid"), "resourceVersion",
+        jx_str(m, "resourceVersion"), "reason", jx_str(ev, "reason"), "message",
+        jx_str(ev, "message"), "type", type, "firstTimestamp", ts, "lastTimestamp", ts,
+        "count", 1, "source", "component", k->component, "reportingComponent", k->component,
+        "reportingInstance", c->identity ? c->identity : k->component);
+    char *path = ctl_path("/api/v1", "events", ns ? ns : "default", NULL, NULL);
+    if (body && path)
+        (void)kc_send(c->kc, "POST", path, body, NULL, event_sent, NULL);
+    klog(KLOG_INFO, "events", ns, "%s: %s %s: %s", jx_str(m, "name"), type ? type : "",
+         jx_str(ev, "reason") ? jx_str(ev, "reason") : "",
+         jx_str(ev, "message") ? jx_str(ev, "message") : "");
+    json_decref(body);
+    free(path);
+}
+
+void ctl_kind_events(struct ctl *c, const struct ctl_kind *k, const json_t *obj,
+                     const json_t *events)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach (events, i, ev)
+        send_event(c, k, jx_obj(obj, "metadata"), ev);
+}
+
+int ctl_kind_delete(struct ctl *c, const char *prefix, const char *resource, const char *ns,
+                    const char *name, const char *uid, const char *propagation, struct err *e)
+{
+    char *path = ctl_path(prefix, resource, ns, name, NULL);
+    json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
+                             "propagationPolicy", propagation);
+    if (opts && uid)
+        jx_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
+    int rc = path && opts ? kc_call(c->kc, "DELETE", path, opts, NULL, NULL, e)
+                          : err_set(e, -ENOMEM, "out of memory");
+    json_decref(opts);
+    free(path);
+    return rc == -ENOENT ? 0 : rc;
+}
+
+static int list_pods(struct ctl *c, const char *ns, const char *jobset, json_t **out,
+                     struct err *e)
+{
+    char *sel = NULL, *esc = NULL, *path = NULL, *base = ctl_path("/api/v1", "pods", ns, NULL,
+                                                                  NULL);
+    int rc = base && asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, jobset) >= 0 &&
+                     (esc = kc_escape(sel)) &&
+                     asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0
+                 ? kc_call(c->kc, "GET", path, NULL, NULL, out, e)
+                 : err_set(e, -ENOMEM, "out of memory");
+    free(sel);
+    free(esc);
+    free(path);
+    free(base);
+    return rc;
+}
+
+/* Upstream counts Pending as Running here: a pending pod becomes a running one. */
+static bool to_clean(const json_t *pod, bool running_only)
+{
+    const char *phase = jx_str(jx_obj(pod, "status"), "phase");
+    if (json_object_get(jx_obj(pod, "metadata"), "deletionTimestamp"))
+        return false;
+    return !running_only || !phase || strcmp(phase, "Running") == 0 ||
+           strcmp(phase, "Pending") == 0;
+}
+
+int ctl_kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool running_only,
+                        struct err *e)
+{
+    json_t *list = NULL, *pod;
+    size_t i, n = 0;
+    int rc = list_pods(c, ns, jobset, &list, e);
+    json_array_foreach (jx_arr(list, "items"), i, pod) {
+        if (rc < 0 || !to_clean(pod, running_only))
+            continue;
+        rc = ctl_kind_delete(c, "/api/v1", "pods", ns, jx_str(jx_obj(pod, "metadata"), "name"),
+                             NULL, "Background", e);
+        n += rc == 0;
+    }
+    if (n)
+        klog(KLOG_INFO, "cleanpod", ns, "%s: deleted %zu pods (cleanPodPolicy %s)", jobset, n,
+             running_only ? "Running" : "All");
+    json_decref(list);
+    return rc;
+}
+
+bool ctl_kind_served(struct ctl *c, const char *prefix, const char *resource)
+{
+    char path[512];
+    struct err e = {{0}};
+    snprintf(path, sizeof(path), "%s/%s?limit=1", prefix, resource);
+    return kc_call(c->kc, "GET", path, NULL, NULL, NULL, &e) != -ENOENT;
+}

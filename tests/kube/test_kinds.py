@@ -1,0 +1,474 @@
+"""Scenario tests of `jaxset controller` for the JAX job kinds: Kubeflow JAXJobs
+(kubeflow.org/v1) and Trainer v2 TrainJobs with their runtimes (trainer.kubeflow.org/v1alpha1),
+envtest-style as test_controller.py: the test creates the objects, plays the Job controller and
+the kubelet (Job status, pods), and waits with deadlines for the JobSet each kind owns and for
+the kind's own status, conditions and events as the upstream operators write them
+(kubeflow/training-operator pkg/controller.v1/jax + pkg/controller.v1/common; kubeflow/trainer
+pkg/controller/trainjob_controller.go + pkg/runtime/framework/plugins/{jax,jobset}).
+
+The server is the project's test API server, or a real kube-apiserver (with
+kube-controller-manager's garbage collector when present) when KUBEBUILDER_ASSETS names a folder
+holding them; the CRDs are those of config/crd. `python3 test_kinds.py NAME...` runs some."""
+import json
+import os
+import socket
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ctltest import (BIN, CRDS, JS_API, L_JOBSET, Case, Controller, cond_true,  # noqa: E402
+                     now_rfc3339, poll, steady)
+from kubetest import SRC, Server, check, expect, main, test, wait_for  # noqa: E402
+
+JJ_API = "/apis/kubeflow.org/v1"
+TR_API = "/apis/trainer.kubeflow.org/v1alpha1"
+CRD_DIR = os.path.join(SRC, "config", "crd")
+RUNTIME_FILE = os.path.join(SRC, "config", "runtimes", "jax_distributed.yaml")
+OWNER_LABELS = {"training.kubeflow.org/operator-name": "jaxjob-controller",
+                "training.kubeflow.org/replica-type": "worker"}
+
+
+def decode(path):
+    out = subprocess.run([BIN, "decode", path], check=True, capture_output=True).stdout
+    return json.loads(out)
+
+
+def crds():
+    return [decode(os.path.join(CRD_DIR, f))[0] for f in sorted(os.listdir(CRD_DIR))
+            if f != "kustomization.yaml"]
+
+
+def start_server():
+    import envtest
+    assets = envtest.assets_dir()
+    if assets:
+        return envtest.KubeAPIServer(assets, crds=crds())
+    s = Server()
+    for c in crds():
+        expect(s.post(CRDS, c), 201, c["metadata"]["name"])
+    for path in (f"{JS_API}/jobsets", f"{JJ_API}/jaxjobs", f"{TR_API}/trainjobs",
+                 f"{TR_API}/clustertrainingruntimes"):
+        wait_for(lambda p=path: s.get(p).status == 200, 10, f"{path} served")
+    return s
+
+
+class Env:
+    def __init__(self):
+        self.server = start_server()
+        import envtest
+        print(envtest.describe(self.server), flush=True)
+        self.controllers = []
+        self.cases = []
+        self.controller = self.start_controller()
+
+    def start_controller(self, *args, tag="ctl"):
+        c = Controller(self.server, *args, tag=tag)
+        self.controllers.append(c)
+        return c
+
+
+# ---------------------------------------------------------------------- objects
+
+def jaxjob(name="jj", replicas=2, restart=None, run_policy=None, containers=None):
+    worker = {"replicas": replicas, "template": {"spec": {"containers": containers or [
+        {"name": "jax", "image": "python:3.12", "command": ["python", "train.py"]}]}}}
+    if restart:
+        worker["restartPolicy"] = restart
+    spec = {"jaxReplicaSpecs": {"Worker": worker}}
+    if run_policy is not None:
+        spec["runPolicy"] = run_policy
+    return {"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", "metadata": {"name": name},
+            "spec": spec}
+
+
+class KindCase(Case):
+    """A namespace and one JAXJob (or TrainJob) in it; the Case helpers for its JobSet's Jobs
+    work as they are (the JobSet has the kind's name)."""
+
+    api, plural = JJ_API, "jaxjobs"
+
+    def create(self, body=None):
+        r = expect(self.s.post(self.path(self.plural, api=self.api), body or self.body), 201,
+                   f"create {self.plural}")
+        self.name, self.uid = r["metadata"]["name"], r["metadata"]["uid"]
+        return r
+
+    def obj(self):
+        r = self.s.get(self.path(self.plural, self.name, api=self.api))
+        return r.json if r.status == 200 else None
+
+    def status(self):
+        return (self.obj() or {}).get("status") or {}
+
+    def jobset(self):
+        return Case.js(self)
+
+    def js(self, name=None):
+        return self.obj()
+
+    def patch_obj(self, body):
+        return expect(self.s.patch(self.path(self.plural, self.name, api=self.api), body), 200,
+                      f"patch {self.plural}")
+
+    def wait_jobset(self):
+        return poll(lambda: self.jobset(), f"the JobSet of {self.ns}/{self.name}")
+
+    def conds(self):
+        return {c["type"]: (c["status"], c.get("reason")) for c in
+                self.status().get("conditions") or []}
+
+    def wait_conds(self, want):
+        """Every condition exactly as `want` ({type: (status, reason)}), no other."""
+        def ok():
+            got = self.conds()
+            return got if got == want else (False, got)
+        return poll(ok, f"conditions {want}")
+
+    def wait_replicas(self, **want):
+        def ok():
+            w = (self.status().get("replicaStatuses") or {}).get("Worker") or {}
+            got = {k: w.get(k, 0) for k in want}
+            return w if got == want else (False, w)
+        return poll(ok, f"replicaStatuses.Worker {want}")
+
+    def job_status(self, name, **fields):
+        def m(st, j):
+            st.setdefault("startTime", now_rfc3339())
+            st.update(fields)
+        return self.write_job_status(name, m)
+
+    def gone(self, what):
+        poll(lambda: self.obj() is None if what == "self" else self.jobset() is None,
+             f"{what} deleted")
+
+    def pod(self, name, phase, job):
+        """A pod of the JobSet's Job in `phase`, unscheduled (so a delete is immediate)."""
+        m = job["metadata"]
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "labels": {L_JOBSET: self.name, "controller-uid": m["uid"],
+                                     **OWNER_LABELS},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": m["name"],
+                                 "uid": m["uid"], "controller": True,
+                                 "blockOwnerDeletion": True}]},
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "jax",
+                                                                 "image": "python:3.12"}]}}
+        p = expect(self.s.post(self.path("pods", api="/api/v1"), body), 201, "pod")
+        p["status"] = {"phase": phase}
+        expect(self.s.put(self.path("pods", name, "status", api="/api/v1"), p), 200,
+               "pod status")
+
+    def live_pods(self):
+        return sorted(p["metadata"]["name"] for p in self.pods()
+                      if not p["metadata"].get("deletionTimestamp"))
+
+
+def new_case(env, body):
+    return KindCase(env, body)
+
+
+# ====================================================================== JAXJob
+
+
+@test
+def jaxjob_runs_as_its_jobset_through_every_condition(env):
+    c = new_case(env, jaxjob(restart="OnFailure"))
+    js = c.wait_jobset()
+    refs = js["metadata"]["ownerReferences"]
+    check(len(refs) == 1 and refs[0]["kind"] == "JAXJob" and refs[0]["uid"] == c.uid and
+          refs[0]["controller"] is True and refs[0]["apiVersion"] == "kubeflow.org/v1", refs)
+    rjs = js["spec"]["replicatedJobs"]
+    check(len(rjs) == 1 and rjs[0]["name"] == "worker" and rjs[0]["replicas"] == 1, rjs)
+    jspec = rjs[0]["template"]["spec"]
+    check(jspec["parallelism"] == 2 and jspec["completions"] == 2, jspec)
+    tmpl = jspec["template"]
+    check({**tmpl["metadata"]["labels"], **OWNER_LABELS} == tmpl["metadata"]["labels"] and
+          tmpl["metadata"]["labels"]["training.kubeflow.org/job-name"] == c.name, tmpl)
+    check(tmpl["spec"]["restartPolicy"] == "OnFailure", tmpl["spec"])
+    ports = tmpl["spec"]["containers"][0]["ports"]
+    check({"name": "jaxjob-port", "containerPort": 6666} in ports, ports)
+    check(js["metadata"]["annotations"]["jaxset.dev/jax-runtime"] == "jaxjob", js["metadata"])
+    check("ttlSecondsAfterFinished" not in js["spec"], js["spec"])
+    # Created, startTime, and the Job the JobSet controller makes with the JAXJob variables.
+    c.wait_conds({"Created": ("True", "JAXJobCreated")})
+    job = c.wait_jobs(1)[0]
+    env_names = {e["name"] for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    check({"COORDINATOR_ADDRESS", "COORDINATOR_PORT", "NUM_PROCESSES", "PROCESS_ID",
+           "PYTHONUNBUFFERED"} <= env_names, env_names)
+    st = c.status()
+    check(st.get("startTime") and st.get("lastReconcileTime") and
+          st["conditions"][0]["message"] == f"JAXJob {c.name} is created.", st)
+    w = c.wait_replicas(active=0, succeeded=0, failed=0)
+    check(w["selector"] == f"training.kubeflow.org/job-name={c.name},training.kubeflow.org/"
+          "operator-name=jaxjob-controller,training.kubeflow.org/replica-type=worker", w)
+    check(w["labelSelector"] == {"matchLabels": {"training.kubeflow.org/job-name": c.name,
+                                                 **OWNER_LABELS}}, w)
+    jname = job["metadata"]["name"]
+    # Running.
+    c.job_status(jname, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.wait_replicas(active=2, succeeded=0, failed=0)
+    check(c.conds() and [x for x in c.status()["conditions"] if x["type"] == "Running"][0]
+          ["message"] == f"JAXJob {c.ns}/{c.name} is running.", c.status())
+    # A pod fails (OnFailure): Restarting replaces Running, with a Warning event.
+    c.job_status(jname, active=1, ready=1, failed=1)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Restarting": ("True", "JAXJobRestarting")})
+    c.wait_event("JAXJobRestarting", "Warning",
+                 f"JAXJob {c.name} is restarting because 1 Worker replica(s) failed.")
+    # Back to two running pods: Running replaces Restarting.
+    c.job_status(jname, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    # Success: Succeeded, Running False, completionTime, the event.
+    c.complete(jname)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobRunning"),
+                  "Succeeded": ("True", "JAXJobSucceeded")})
+    c.wait_event("JAXJobSucceeded", "Normal", f"JAXJob {c.ns}/{c.name} successfully completed.")
+    st = c.wait_replicas(active=0, succeeded=2, failed=1)
+    check(c.status().get("completionTime"), c.status())
+    ev = c.events("JAXJobSucceeded")[0]
+    check(ev["involvedObject"]["kind"] == "JAXJob" and ev["involvedObject"]["uid"] == c.uid and
+          ev["source"]["component"] == "jaxjob-controller", ev)
+    # Deleting the JAXJob takes its JobSet (and the JobSet its Jobs) with it.
+    expect(c.s.delete(c.path("jaxjobs", c.name, api=JJ_API)), 200, "delete JAXJob")
+    if c.s.has_gc:
+        c.gone("jobset")
+        poll(lambda: not c.jobs(live_only=True), "the Jobs deleted")
+
+
+@test
+def jaxjob_never_fails_on_the_first_failed_pod(env):
+    c = new_case(env, jaxjob(replicas=3))
+    js = c.wait_jobset()
+    check(js["spec"]["replicatedJobs"][0]["template"]["spec"]["backoffLimit"] == 0, js)
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=3, ready=3)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.job_status(job, active=2, ready=2, failed=1)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobRunning"),
+                  "Failed": ("True", "JAXJobFailed")})
+    c.wait_event("JAXJobFailed", "Normal",
+                 f"JAXJob {c.name} is failed because 1 Worker replica(s) failed.")
+    check(c.status().get("completionTime"), c.status())
+    # Once Failed, nothing changes any more (upstream's setCondition).
+    c.job_status(job, active=0, ready=0, succeeded=3, failed=1)
+    steady(lambda: "Succeeded" not in c.conds(), "no Succeeded after Failed")
+
+
+@test
+def jaxjob_fails_with_its_jobs_backoff_limit(env):
+    c = new_case(env, jaxjob(restart="OnFailure", run_policy={"backoffLimit": 3}))
+    js = c.wait_jobset()
+    check(js["spec"]["replicatedJobs"][0]["template"]["spec"]["backoffLimit"] == 3, js)
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.job_status(job, active=1, ready=1, failed=1)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Restarting": ("True", "JAXJobRestarting")})
+    # The Job controller gives up: the JobSet fails, and so does the JAXJob (Restarting stays,
+    # as upstream's filterOutCondition only turns Running to False).
+    c.fail(job)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Restarting": ("True", "JAXJobRestarting"),
+                  "Failed": ("True", "JAXJobFailed")})
+    c.wait_event("JAXJobFailed", "Normal", f"Job {c.name} has failed because it has reached "
+                 "the specified backoff limit")
+
+
+@test
+def jaxjob_active_deadline(env):
+    c = new_case(env, jaxjob(restart="OnFailure", run_policy={"activeDeadlineSeconds": 2}))
+    c.wait_jobset()
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobRunning"),
+                  "Failed": ("True", "JAXJobFailed")})
+    c.wait_event("JAXJobFailed", "Normal", f"Job {c.name} has failed because it was active "
+                 "longer than specified deadline")
+    # Every pod goes, whatever cleanPodPolicy says: the JobSet is deleted.
+    c.gone("jobset")
+    steady(lambda: c.jobset() is None, "the JobSet is not created again")
+
+
+@test
+def jaxjob_suspend_and_resume(env):
+    c = new_case(env, jaxjob(run_policy={"suspend": True}))
+    js = c.wait_jobset()
+    check(js["spec"]["suspend"] is True, js["spec"])
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Suspended": ("True", "JAXJobSuspended")})
+    c.wait_event("JAXJobSuspended", "Normal", f"JAXJob {c.name} is suspended.")
+    check("startTime" not in c.status(), c.status())
+    c.patch_obj({"spec": {"runPolicy": {"suspend": False}}})
+    poll(lambda: c.jobset()["spec"].get("suspend") is False, "the JobSet resumed")
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Suspended": ("False", "JAXJobResumed")})
+    c.wait_event("JAXJobResumed", "Normal", f"JAXJob {c.name} is resumed.")
+    check(c.status().get("startTime"), c.status())
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning"),
+                  "Suspended": ("False", "JAXJobResumed")})
+    # Suspended while running: Running False (JAXJobSuspended), active 0.
+    c.patch_obj({"spec": {"runPolicy": {"suspend": True}}})
+    poll(lambda: c.jobset()["spec"].get("suspend") is True, "the JobSet suspended")
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobSuspended"),
+                  "Suspended": ("True", "JAXJobSuspended")})
+    c.wait_replicas(active=0)
+
+
+def clean_pods_case(env, policy):
+    rp = {} if policy is None else {"cleanPodPolicy": policy}
+    c = new_case(env, jaxjob(replicas=3, run_policy=rp))
+    c.wait_jobset()
+    job = c.wait_jobs(1)[0]
+    for name, phase in (("p-running", "Running"), ("p-pending", "Pending"),
+                        ("p-done", "Succeeded")):
+        c.pod(name, phase, job)
+    c.complete(job)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Succeeded": ("True", "JAXJobSucceeded")})
+    return c
+
+
+@test
+def jaxjob_clean_pod_policy_none(env):
+    c = clean_pods_case(env, None)
+    steady(lambda: c.live_pods() == ["p-done", "p-pending", "p-running"],
+           "cleanPodPolicy None (the default) keeps every pod", 1.0)
+
+
+@test
+def jaxjob_clean_pod_policy_running(env):
+    c = clean_pods_case(env, "Running")
+    poll(lambda: c.live_pods() == ["p-done"] or (False, c.live_pods()),
+         "the Running and Pending pods deleted")
+    steady(lambda: c.live_pods() == ["p-done"], "the Succeeded pod kept")
+
+
+@test
+def jaxjob_clean_pod_policy_all(env):
+    c = clean_pods_case(env, "All")
+    poll(lambda: c.live_pods() == [] or (False, c.live_pods()), "every pod deleted")
+
+
+@test
+def jaxjob_ttl_after_finished(env):
+    c = new_case(env, jaxjob(replicas=1, run_policy={"ttlSecondsAfterFinished": 1}))
+    c.wait_jobset()
+    c.complete(c.wait_jobs(1)[0])
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Succeeded": ("True", "JAXJobSucceeded")})
+    c.gone("self")
+    if c.s.has_gc:
+        c.gone("jobset")
+
+
+@test
+def jaxjob_that_cannot_be_converted_fails_with_an_event(env):
+    bad = jaxjob(containers=[{"name": "main", "image": "python:3.12"}])
+    c = new_case(env, bad)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Failed": ("True", "JAXJobFailed")})
+    ev = c.wait_event("JAXJobFailed", "Warning")
+    want = "spec.jaxReplicaSpecs.Worker.template.spec.containers"
+    check(want in ev["message"] and "jax" in ev["message"], ev)
+    check(want in [x for x in c.status()["conditions"] if x["type"] == "Failed"][0]["message"],
+          c.status())
+    steady(lambda: c.jobset() is None, "no JobSet created")
+    # A reserved variable: refused too, naming the variable's path.
+    c2 = new_case(env, jaxjob(name="jj2", containers=[
+        {"name": "jax", "image": "python:3.12", "env": [{"name": "PROCESS_ID", "value": "3"}]}]))
+    ev = c2.wait_event("JAXJobFailed", "Warning")
+    check("spec.jaxReplicaSpecs.Worker.template.spec.containers[0].env[0]" in ev["message"], ev)
+    steady(lambda: c2.jobset() is None, "no JobSet created")
+    env.controller.check_alive()
+    # The controller goes on with valid ones.
+    c3 = new_case(env, jaxjob(name="jj3"))
+    c3.wait_jobset()
+
+
+@test
+def jaxjob_left_alone_by_controllers_jobset(env):
+    """--controllers=jobset: JAXJobs are left to another operator; JobSets still run."""
+    env.controller.stop()
+    env.controller = env.start_controller("--controllers=jobset")
+    try:
+        c = new_case(env, jaxjob())
+        steady(lambda: c.jobset() is None and not c.status(), "the JAXJob left alone", 1.0)
+        other = Case(env, {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                           "metadata": {"name": "plain"}, "spec": {"replicatedJobs": [
+                               {"name": "w", "template": {"spec": {"template": {"spec": {
+                                   "restartPolicy": "Never", "containers": [
+                                       {"name": "c", "image": "busybox"}]}}}}}]}})
+        other.wait_jobs(1)
+    finally:
+        env.controller.stop()
+        env.controller = env.start_controller()
+    c.wait_jobset()
+
+
+@test
+def kinds_without_crds_are_skipped(env):
+    """A server without the Kubeflow CRDs: one line says so, JobSets still run."""
+    s = Server()
+    ctl = None
+    try:
+        crd = [x for x in crds() if x["metadata"]["name"] == "jobsets.jobset.x-k8s.io"][0]
+        expect(s.post(CRDS, crd), 201, "JobSet CRD")
+        wait_for(lambda: s.get(f"{JS_API}/jobsets").status == 200, 10, "JobSets served")
+        ctl = Controller(s, tag="nocrd")
+        poll(lambda: "the JAXJob controller is off" in ctl.log() and
+             "the TrainJob controller is off" in ctl.log() or (False, ctl.log()[-800:]),
+             "the log lines")
+        expect(s.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                             "metadata": {"name": "nocrd"}}), 201, "ns")
+        js = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+              "metadata": {"name": "plain"}, "spec": {"replicatedJobs": [
+                  {"name": "w", "template": {"spec": {"template": {"spec": {
+                      "restartPolicy": "Never", "containers": [
+                          {"name": "c", "image": "busybox"}]}}}}}]}}
+        expect(s.post(f"{JS_API}/namespaces/nocrd/jobsets", js), 201, "JobSet")
+        poll(lambda: s.get("/apis/batch/v1/namespaces/nocrd/jobs").json["items"],
+             "its Job")
+        ctl.check_alive()
+        ctl.stop()
+        ctl = None
+    finally:
+        if ctl is not None:
+            ctl.kill()
+        s.stop()
+
+
+def setup():
+    socket.setdefaulttimeout(30)
+    return Env()
+
+
+def before_each(env, name):
+    env.cases = []
+
+
+def on_failure(env, name):
+    names = [c.ns for c in env.cases]
+    for ctl in env.controllers[-2:]:
+        lines = [ln for ln in ctl.log().splitlines()
+                 if any(n in ln for n in names) or "\tERROR\t" in ln]
+        print(f"--- controller log ({ctl.log_path}), {len(lines)} lines:")
+        print("\n".join(lines[-80:]))
+
+
+def teardown(env):
+    keep = os.environ.get("JAXSET_KEEP_LOGS")
+    for ctl in env.controllers:
+        if ctl.alive():
+            ctl.kill()
+        if keep:
+            print(f"controller log kept: {ctl.log_path}")
+        else:
+            ctl.cleanup()
+    env.server.stop()
+
+
+if __name__ == "__main__":
+    main(setup, teardown, on_failure, before_each)
