@@ -117,6 +117,9 @@ int ctl_kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool 
 /* Whether the kind's resource is served (its CRD installed): false only on a 404. */
 bool ctl_kind_served(struct ctl *c, const char *prefix, const char *resource);
 
+/* ctl_main.c: queues the JAXJob or TrainJob that controls this JobSet (borrowed), if any. */
+void ctl_owner_changed(struct ctl *c, const json_t *js);
+
 /* ctl_jaxjob.c, ctl_trainjob.c: one JAXJob / TrainJob key (less its prefix); as
  * ctl_reconcile. */
 int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued);

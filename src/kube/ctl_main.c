@@ -60,17 +60,11 @@ static void enqueue_kind(struct ctl *c, const char *prefix, const char *ns, cons
     enqueue_key(c, prefix, ns, name);
 }
 
-/* A JobSet: queued itself (when this process runs the JobSet controller), and the JAXJob or
- * TrainJob that controls it. */
-static void jobset_changed(void *arg, const char *type, const json_t *js)
+void ctl_owner_changed(struct ctl *c, const json_t *js)
 {
-    (void)type;
-    struct ctl *c = arg;
     const json_t *m = jx_obj(js, "metadata"), *ref;
     const char *ns = jx_str(m, "namespace");
     size_t i;
-    if (c->kinds & CTL_KIND_JOBSET)
-        enqueue(c, ns, jx_str(m, "name"));
     json_array_foreach (jx_arr(m, "ownerReferences"), i, ref) {
         const char *kind = jx_str(ref, "kind"), *name = jx_str(ref, "name");
         if (!jx_bool_or(ref, "controller", false) || !kind || !name)
@@ -80,6 +74,18 @@ static void jobset_changed(void *arg, const char *type, const json_t *js)
         else if (c->trainjobs && strcmp(kind, "TrainJob") == 0)
             enqueue_kind(c, CTL_KEY_TRAINJOB, ns, name);
     }
+}
+
+/* A JobSet: queued itself (when this process runs the JobSet controller), and the JAXJob or
+ * TrainJob that controls it. */
+static void jobset_changed(void *arg, const char *type, const json_t *js)
+{
+    (void)type;
+    struct ctl *c = arg;
+    const json_t *m = jx_obj(js, "metadata");
+    if (c->kinds & CTL_KIND_JOBSET)
+        enqueue(c, jx_str(m, "namespace"), jx_str(m, "name"));
+    ctl_owner_changed(c, js);
 }
 
 /* The JAXJob or TrainJob named as a JobSet is, when there is one: it counts the Jobs' pods. */

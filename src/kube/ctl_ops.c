@@ -367,8 +367,10 @@ static void status_written(void *arg, const struct kc_resp *r)
         pstatus_free(p);
         return;
     }
-    if (r->body)
+    if (r->body) {
         kinf_observe(c->jobsets, r->body);
+        ctl_owner_changed(c, r->body); /* the cache took the change without a callback */
+    }
     char *path = ctl_path("/api/v1", "events", p->ns, NULL, NULL);
     size_t i;
     json_t *ev;

@@ -121,7 +121,7 @@ class KindCase(Case):
         """Every condition exactly as `want` ({type: (status, reason)}), no other."""
         def ok():
             got = self.conds()
-            return got if got == want else (False, got)
+            return (got or True) if got == want else (False, got)
         return poll(ok, f"conditions {want}")
 
     def wait_replicas(self, **want):
@@ -355,7 +355,7 @@ def jaxjob_clean_pod_policy_all(env):
 
 @test
 def jaxjob_ttl_after_finished(env):
-    c = new_case(env, jaxjob(replicas=1, run_policy={"ttlSecondsAfterFinished": 1}))
+    c = new_case(env, jaxjob(replicas=1, run_policy={"ttlSecondsAfterFinished": 3}))
     c.wait_jobset()
     c.complete(c.wait_jobs(1)[0])
     c.wait_conds({"Created": ("True", "JAXJobCreated"),
@@ -386,6 +386,190 @@ def jaxjob_that_cannot_be_converted_fails_with_an_event(env):
     # The controller goes on with valid ones.
     c3 = new_case(env, jaxjob(name="jj3"))
     c3.wait_jobset()
+
+
+# ====================================================================== TrainJob
+
+
+def trainjob(name="tj", runtime="jax-distributed", kind=None, num_nodes=2, **spec):
+    ref = {"name": runtime}
+    if kind:
+        ref["kind"] = kind
+    s = {"runtimeRef": ref, "trainer": {"numNodes": num_nodes, "image": "python:3.12",
+                                        "command": ["python", "train.py"]}}
+    s.update(spec)
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": name}, "spec": s}
+
+
+class TrainCase(KindCase):
+    api, plural = TR_API, "trainjobs"
+
+    def conds(self):
+        return {c["type"]: (c["status"], c.get("reason")) for c in
+                self.status().get("conditions") or []}
+
+    def cond(self, ctype):
+        return [x for x in self.status().get("conditions") or [] if x["type"] == ctype][0]
+
+    def wait_jobs_status(self, **want):
+        def ok():
+            got = self.status().get("jobsStatus")
+            full = [{"name": "node", **{k: want.get(k, 0) for k in
+                                        ("ready", "succeeded", "failed", "active",
+                                         "suspended")}}]
+            return got if got == full else (False, got)
+        return poll(ok, f"jobsStatus {want}")
+
+
+def ensure_runtime(env):
+    rt = decode(RUNTIME_FILE)[0]
+    r = env.server.post(f"{TR_API}/clustertrainingruntimes", rt)
+    check(r.status in (201, 409), r)
+
+
+def runtime(name, ns, ml_policy=None, **spec):
+    body = decode(RUNTIME_FILE)[0]
+    body["kind"] = "TrainingRuntime"
+    body["metadata"] = {"name": name, "namespace": ns,
+                        "labels": {"trainer.kubeflow.org/framework": "jax"}}
+    if ml_policy is not None:
+        body["spec"]["mlPolicy"] = ml_policy
+    body["spec"].update(spec)
+    return body
+
+
+@test
+def trainjob_runs_as_its_jobset(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob())
+    js = c.wait_jobset()
+    refs = js["metadata"]["ownerReferences"]
+    check(len(refs) == 1 and refs[0]["kind"] == "TrainJob" and refs[0]["uid"] == c.uid and
+          refs[0]["controller"] is True, refs)
+    rj = js["spec"]["replicatedJobs"]
+    check(len(rj) == 1 and rj[0]["name"] == "node" and rj[0]["replicas"] == 1, rj)
+    jspec = rj[0]["template"]["spec"]
+    check(jspec["parallelism"] == 2 and jspec["completions"] == 2, jspec)
+    node = jspec["template"]["spec"]["containers"][0]
+    check(node["name"] == "node" and node["image"] == "python:3.12" and
+          node["command"] == ["python", "train.py"], node)
+    check({"containerPort": 29500} in [{k: v for k, v in p.items() if k == "containerPort"}
+                                       for p in node.get("ports", [])], node)
+    job = c.wait_jobs(1)[0]
+    envs = {e["name"]: e for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    check(envs["JAX_COORDINATOR_ADDRESS"]["value"] == f"{c.name}-node-0-0.{c.name}:29500" and
+          envs["JAX_NUM_PROCESSES"]["value"] == "2", envs)
+    c.wait_jobs_status()
+    check(not c.status().get("conditions"), c.status())
+    jname = job["metadata"]["name"]
+    c.ready(jname)
+    c.wait_jobs_status(ready=1, active=1)
+    c.complete(jname)
+    c.wait_conds({"Complete": ("True", "AllJobsCompleted")})
+    check(c.cond("Complete")["message"] == "jobset completed successfully", c.status())
+    c.wait_jobs_status(succeeded=1)
+    expect(c.s.delete(c.path("trainjobs", c.name, api=TR_API)), 200, "delete TrainJob")
+    if c.s.has_gc:
+        c.gone("jobset")
+
+
+@test
+def trainjob_fails_with_its_jobset(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob(num_nodes=1))
+    c.wait_jobset()
+    c.fail(c.wait_jobs(1)[0])
+    c.wait_conds({"Failed": ("True", "FailedJobs")})
+    c.wait_jobs_status(failed=1)
+    steady(lambda: c.conds() == {"Failed": ("True", "FailedJobs")}, "Failed stays")
+
+
+@test
+def trainjob_suspend_and_resume(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob(suspend=True))
+    js = c.wait_jobset()
+    check(js["spec"]["suspend"] is True, js["spec"])
+    c.wait_conds({"Suspended": ("True", "Suspended")})
+    check(c.cond("Suspended")["message"] == "TrainJob is suspended", c.status())
+    c.patch_obj({"spec": {"suspend": False}})
+    poll(lambda: c.jobset()["spec"].get("suspend") is False, "the JobSet resumed")
+    c.wait_conds({"Suspended": ("False", "Resumed")})
+    check(c.cond("Suspended")["message"] == "TrainJob is resumed", c.status())
+    c.wait_jobs(1)
+
+
+@test
+def trainjob_active_deadline(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob(activeDeadlineSeconds=2))
+    c.wait_jobset()
+    c.wait_conds({"Failed": ("True", "DeadlineExceeded")})
+    check(c.cond("Failed")["message"] == "TrainJob exceeded its active deadline", c.status())
+    c.gone("jobset")
+    steady(lambda: c.jobset() is None and "Failed" in c.conds(),
+           "no new JobSet, Failed stays")
+
+
+@test
+def trainjob_runtime_resolution_errors(env):
+    # A missing TrainingRuntime: Failed and an event; once it exists, the job goes on.
+    c = TrainCase(env, trainjob(runtime="mine", kind="TrainingRuntime"))
+    c.wait_conds({"Failed": ("True", "TrainingRuntimeNotFound")})
+    ev = c.wait_event("TrainingRuntimeNotFound", "Warning")
+    check('trainingruntimes.trainer.kubeflow.org "mine" not found' in ev["message"], ev)
+    steady(lambda: c.jobset() is None, "no JobSet without a runtime")
+    expect(c.s.post(c.path("trainingruntimes", api=TR_API), runtime("mine", c.ns)), 201,
+           "runtime")
+    c.wait_jobset()
+    c.wait_conds({})
+    # A runtimeRef of a kind jaxset does not run.
+    c2 = TrainCase(env, trainjob(name="tj2", kind="MyRuntime"))
+    c2.wait_conds({"Failed": ("True", "TrainingRuntimeNotSupported")})
+    check(c2.cond("Failed")["message"] == "unsupported runtime: "
+          "MyRuntime.trainer.kubeflow.org", c2.status())
+    c2.wait_event("TrainingRuntimeNotSupported", "Warning")
+    steady(lambda: c2.jobset() is None, "no JobSet")
+
+
+@test
+def trainjob_unimplemented_policies_and_fields_fail(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob(name="tj-init", initializer={"dataset": {
+        "storageUri": "hf://datasets/x"}}))
+    c.wait_conds({"Failed": ("True", "NotImplementedByJaxset")})
+    check(c.cond("Failed")["message"].startswith("spec.initializer:"), c.status())
+    c.wait_event("NotImplementedByJaxset", "Warning")
+    # A torch runtime: the JAX ML policy is the only one jaxset runs.
+    c2 = TrainCase(env, trainjob(name="tj-torch", runtime="torch", kind="TrainingRuntime"),
+                   create=False)
+    torch = runtime("torch", c2.ns, ml_policy={"numNodes": 1, "torch": {}})
+    expect(c.s.post(c2.path("trainingruntimes", api=TR_API), torch), 201, "torch runtime")
+    c2.create()
+    c2.wait_conds({"Failed": ("True", "TrainJobResourcesCreationFailed")})
+    check("spec.mlPolicy" in c2.cond("Failed")["message"] and
+          "torch" in c2.cond("Failed")["message"], c2.status())
+    c2.wait_event("TrainJobResourcesCreationFailed", "Warning")
+    # Gang scheduling in the runtime.
+    c3 = TrainCase(env, trainjob(name="tj-gang", runtime="gang", kind="TrainingRuntime"),
+                   create=False)
+    gang = runtime("gang", c3.ns,
+                   podGroupPolicy={"coscheduling": {"scheduleTimeoutSeconds": 60}})
+    expect(c.s.post(c3.path("trainingruntimes", api=TR_API), gang), 201, "gang runtime")
+    c3.create()
+    c3.wait_conds({"Failed": ("True", "NotImplementedByJaxset")})
+    check(c3.cond("Failed")["message"].startswith("spec.podGroupPolicy:"), c3.status())
+    for x in (c, c2, c3):
+        steady(lambda x=x: x.jobset() is None, "no JobSet", 0.3)
+    env.controller.check_alive()
+
+
+@test
+def trainjob_managed_by_another_controller_is_left_alone(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob(managedBy="kueue.x-k8s.io/multikueue"))
+    steady(lambda: c.jobset() is None and not c.status(), "left alone", 1.0)
 
 
 @test
