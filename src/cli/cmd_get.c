@@ -12,6 +12,7 @@
 #include "cli/pods.h"
 #include "cli/runs.h"
 #include "cli/table.h"
+#include "cli/verbs.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 #include "obj/yaml.h"
@@ -120,14 +121,19 @@ static int show(const char *name, const char *fmt)
     return rc;
 }
 
-struct get_args {
-    const char *name, *fmt;
-};
-
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct get_args *a = ctx;
+    int rc = cluster_opt(&a->c, code, arg);
+    if (rc != -1)
+        return rc;
     switch (code) {
+    case 'w':
+        a->watch = true;
+        return EXIT_OK;
+    case 'A':
+        a->all = true;
+        return EXIT_OK;
     case 'o':
         a->fmt = cli_output_value(arg);
         return EXIT_OK;
@@ -145,12 +151,21 @@ static int on_arg(void *ctx, int code, const char *arg)
 
 int cmd_get(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, {0}};
-    struct get_args a = {0};
-    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);
+    static const struct option longopts[] = {
+        CLI_OUTPUT_LONGOPT, CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT,
+        {"watch", no_argument, NULL, 'w'}, {"all", no_argument, NULL, 'A'}, {0}};
+    struct get_args a = {.c = cluster_new("get")};
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "w", longopts, on_arg,
+                       &a);
     const char *name = a.name, *fmt = a.fmt;
     if (rc != EXIT_OK)
         return rc;
+    if (cluster_wanted(&a.c))
+        return get_cluster(&a);
+    if (a.watch)
+        return cli_usage_error("get", "-w needs a cluster (local runs: jaxset logs -f)");
+    if (a.all && name)
+        return cli_usage_error("get", "--all lists every run; no NAME with it");
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))
         return cli_usage_error("get", "-o must be wide, json or yaml");
     if (fmt && !name && strcmp(fmt, "wide"))

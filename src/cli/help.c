@@ -2,6 +2,7 @@
  * command list of `jaxset help` and the usage line of every usage error all print from this
  * table, so the binary is the reference (README's command table summarises it). */
 #include "cli/cli.h"
+#include "cli/cluster.h"
 
 #include <string.h>
 
@@ -106,18 +107,34 @@ static const struct cli_help helps[] = {
     },
     {
         .name = "get",
-        .summary = "list runs newest first, or one JobSet with its pods (-o json|yaml)",
-        .usage = "jaxset get [NAME] [-o wide|json|yaml]",
-        .text = "Lists the latest run of every JobSet kept on disk, newest first: NAME, STATE "
-                "(Running, Completed, Failed, Interrupted, or Lost when the run's process is "
-                "gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until the "
-                "end, or until now). With NAME, only that run. With -o json or yaml, a v1 List "
-                "of the JobSet with its status followed by one Pod per pod of every restart "
-                "attempt (oldest first), with phase, times, restart count and each container's "
-                "state, exit code and signal.",
-        .opts = {{"-o, --output FORMAT", "wide: also PODS, EXIT and RUN DIRECTORY; json or "
-                                         "yaml (needs NAME): the JobSet and its Pods"}},
-        .exit = "0; 2 when there is no such run, or on usage",
+        .summary = "list jobs (a cluster's, or the runs of this machine) or show one",
+        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-o wide|json|yaml|name] [-w]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D] [--local]",
+        .text = "On a cluster (a kubeconfig, --context, -n or in-cluster; not --local): one "
+                "line per job of KIND (jobset, the default; jaxjob, trainjob) in the "
+                "namespace, or the job NAME, as kubectl aligns them: NAME, STATE (Pending, "
+                "Created, Running, Restarting, Suspended, Completed, Failed, Terminating), "
+                "RESTARTS, READY and SUCCEEDED (child Jobs of every replicated job over their "
+                "replicas), ACTIVE, FAILED and AGE. "
+                "Locally: the latest run of every JobSet kept on disk, newest first: NAME, "
+                "STATE (Running, Completed, Failed, Interrupted, or Lost when the run's process "
+                "is gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until "
+                "the end, or until now). With NAME, only that run. With -o json or yaml, a v1 "
+                "List of the JobSet with its status followed by one Pod per pod of every "
+                "restart attempt (oldest first), with phase, times, restart count and each "
+                "container's state, exit code and signal.",
+        .opts = {{"-o, --output FORMAT", "wide: also each replicated job's "
+                                         "name:ready/active/succeeded/failed (locally: PODS, "
+                                         "EXIT and RUN DIRECTORY); json or yaml: the exact "
+                                         "objects (a v1 List for several; locally, needs NAME: "
+                                         "the JobSet and its Pods); name: kind/name"},
+                 {"-w, --watch", "cluster: after the list, one more line (object) per change, "
+                                 "from a watch, until interrupted"},
+                 {"--all", "every job of KIND (the default without NAME)"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0; 2 when there is no such job or run, or on usage (an unknown kind); 3 when "
+                "the cluster cannot be reached or refuses the request",
     },
     {
         .name = "describe",
@@ -144,6 +161,29 @@ static const struct cli_help helps[] = {
                                   "restarts included, until the run ends or is gone"},
                  {"--attempt N", "only the pods of restart attempt N"}},
         .exit = "0; 2 when there is no such run or nothing matches, or on usage",
+    },
+    {
+        .name = "wait",
+        .summary = "wait until a job is Completed, Failed or has a condition",
+        .usage = "jaxset wait [KIND/]NAME [--for=Completed|Failed|condition=TYPE[=STATUS]] "
+                 "[--timeout D]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D] [--local]",
+        .text = "Waits until the job NAME (KIND jobset, the default; jaxjob, trainjob) reaches "
+                "the state or condition --for names (Completed by default), as `kubectl wait`: "
+                "on a cluster it reads the job, then follows a watch; locally, the latest run "
+                "of NAME until it ends. Unlike kubectl it also ends as soon as the job reached "
+                "the other terminal state (a Failed job will never be Completed). Prints "
+                "\"<kind>/<name> condition met\".",
+        .opts = {{"--for=WHAT", "Completed (the default), Failed, or condition=TYPE[=STATUS] "
+                                "(STATUS True by default): a condition of status.conditions"},
+                 {"--timeout D", "give up after D (30s, 10m, 1h, or seconds; default 0: no "
+                                 "limit)"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0 when met; 1 when the job reached the other terminal state (or was deleted, or "
+                "a local run was interrupted or lost); 124 when --timeout passed; 2 when there "
+                "is no such job or run, or on usage; 3 when the cluster cannot be reached or "
+                "refuses the request",
     },
     {
         .name = "suspend",

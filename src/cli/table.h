@@ -23,6 +23,10 @@ void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(pri
  * left incomplete ends at its last cell).  -ENOMEM when a cell was lost, else 0. */
 int table_print(const struct table *t, FILE *out, int indent, int gap);
 
+/* table_print of the rows from `first_row` on only, aligned with every row of the table (a
+ * watch prints a header and rows once, then each new row as it comes, in the same columns). */
+int table_print_from(const struct table *t, FILE *out, int indent, int gap, size_t first_row);
+
 /* Releases the cells; the table is empty again. */
 void table_free(struct table *t);
 

@@ -34,6 +34,8 @@ struct kc_opts {
     int burst;              /* bucket size (>= 1) */
     const char *user_agent; /* NULL: "jaxset/<version>" */
     long timeout_ms;        /* per request (not watches); 0: none */
+    bool no_connect_retry;  /* a failed connection ends the request at once (kubectl's
+                             * behaviour: a CLI says "refused" now, not after 10 backoffs) */
 };
 
 /* What came back.  `code` 0 means no HTTP answer (transport failure, see rc and msg). */
