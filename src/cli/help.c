@@ -106,6 +106,40 @@ static const struct cli_help helps[] = {
                 "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
     },
     {
+        .name = "submit",
+        .summary = "validate jobs, then create them on a cluster",
+        .usage = "jaxset submit FILE... [--dry-run=client|server] [--wait [--timeout D]]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D]\n"
+                 "                  [--validate[=strict|warn|ignore]] [--strict-kinds] "
+                 "[--feature-gates A=BOOL,...]",
+        .text = "Validates the files as `jaxset validate` does (nothing is sent when anything "
+                "is invalid), then creates their objects in the namespace (the object's own, "
+                "else -n, else the context's, else default): first the ConfigMaps, Secrets and "
+                "training runtimes, then every job. JobSets, JAXJobs and TrainJobs are "
+                "created as themselves (their controllers run them); an AIchor manifest "
+                "becomes the JobSet `jaxset render` shows. Prints \"<kind>/<name> created\" "
+                "per object; the server's field errors are printed as validate prints local "
+                "ones, \"FILE: FIELD: ERROR\".",
+        .opts = {{"--dry-run=MODE", "client: print what would be sent, send nothing; server: "
+                                    "send with dryRun=All (the server validates, stores "
+                                    "nothing)"},
+                 {"--wait", "then wait until every job is Completed (as `jaxset wait`)"},
+                 {"--timeout D", "with --wait: give up after D (exit 124)"},
+                 CLUSTER_HELP,
+                 {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
+                                        "refuses them; warn prints them and drops them; ignore "
+                                        "(or false) drops them silently, as kubectl"},
+                 {"--strict-kinds", "a document of another kind than jaxset runs is an error "
+                                    "instead of skipped with a line"},
+                 CLI_FEATURE_GATES_HELP},
+        .exit = "0 when everything was created (with --wait: and every job Completed); 1 with "
+                "--wait when a job failed; 2 on invalid input or usage, when the server refused "
+                "a field (one line \"FILE: FIELD: ERROR\" each) or an object already exists; "
+                "3 when the cluster cannot be reached or refuses the request; 124 when --wait's "
+                "--timeout passed",
+    },
+    {
         .name = "get",
         .summary = "list jobs (a cluster's, or the runs of this machine) or show one",
         .usage = "jaxset get [[KIND/]NAME | KIND --all] [-o wide|json|yaml|name] [-w]\n"
@@ -184,6 +218,26 @@ static const struct cli_help helps[] = {
                 "a local run was interrupted or lost); 124 when --timeout passed; 2 when there "
                 "is no such job or run, or on usage; 3 when the cluster cannot be reached or "
                 "refuses the request",
+    },
+    {
+        .name = "delete",
+        .summary = "delete a job from a cluster, or the runs of a name from this machine",
+        .usage = "jaxset delete [KIND/]NAME [--cascade=background|foreground|orphan] [--force]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D] [--local]",
+        .text = "On a cluster: deletes the job NAME (KIND jobset, the default; jaxjob, "
+                "trainjob) as `kubectl delete` does; --cascade chooses what happens to its "
+                "child Jobs and pods. Locally: removes the kept runs of NAME (their run "
+                "directories); a run still going is refused unless --force, which stops it "
+                "first as SIGTERM stops `jaxset run` (every pod the kubelet's way).",
+        .opts = {{"--cascade=POLICY", "background (the default): the object goes now, its "
+                                      "children after; foreground: the children first; orphan: "
+                                      "the children stay"},
+                 {"--force", "locally: stop a running run, then delete it"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0 deleted; 1 when --force could not stop the run; 2 when there is no such job "
+                "or run, a run is going without --force, or on usage; 3 when the cluster "
+                "cannot be reached or refuses the request",
     },
     {
         .name = "suspend",

@@ -17,6 +17,7 @@ static const struct command {
     {"suspend", cmd_suspend},   {"resume", cmd_resume},
     {"decode", cmd_decode},     {"controller", cmd_controller},
     {"crds", cmd_crds},         {"wait", cmd_wait},
+    {"submit", cmd_submit},     {"delete", cmd_delete},
 
 };
 

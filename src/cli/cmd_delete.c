@@ -1,0 +1,168 @@
+/* jaxset delete [KIND/]NAME [--cascade=background|foreground|orphan]: deletes a job from a
+ * cluster as `kubectl delete` does (the propagation policy decides what happens to its child
+ * Jobs and pods), or, locally, every kept run of NAME: a running one only with --force, which
+ * stops it as SIGTERM stops `jaxset run` (every pod the kubelet's way) before its directory
+ * goes. */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cluster.h"
+#include "cli/runs.h"
+#include "local/rundir.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+
+/* How long --force waits for a stopped run's process (its pods' grace periods). */
+#define DELETE_STOP_MS 120000
+
+struct delete_args {
+    struct cluster c;
+    const char *name;
+    const char *cascade; /* Background (kubectl's default), Foreground or Orphan */
+    bool force;
+};
+
+static int delete_cluster(struct delete_args *a)
+{
+    const struct kres *k;
+    const char *name;
+    char buf[64], q[KRES_QUALIFIED_MAX];
+    struct kcli_resp r;
+    int rc = cluster_job_arg("delete", a->name, &k, &name, buf, sizeof(buf));
+    if (rc != EXIT_OK || (rc = cluster_connect(&a->c)) != EXIT_OK)
+        return rc;
+    char *path = kres_path(k, a->c.ns, name, NULL);
+    json_t *opts = json_pack("{s:s, s:s, s:s}", "apiVersion", "v1", "kind", "DeleteOptions",
+                             "propagationPolicy", a->cascade);
+    if (!path || !opts)
+        rc = EXIT_CLUSTER;
+    else if (cluster_request(&a->c, "DELETE", path, opts, &r) < 0)
+        rc = cluster_fail(&a->c, &r);
+    else
+        printf("%s \"%s\" deleted\n", kres_qualified(k, q), name);
+    if (path && opts)
+        kcli_resp_free(&r);
+    json_decref(opts);
+    free(path);
+    cluster_close(&a->c);
+    return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+    if (rc < 0 && errno != ENOENT)
+        fprintf(stderr, "jaxset delete: cannot remove %s: %s\n", path, strerror(errno));
+    return 0;
+}
+
+static int rm_tree(const char *dir)
+{
+    return nftw(dir, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* SIGTERM to the run's process, then until it is gone. */
+static int stop_run(const struct runs_run *r)
+{
+    long long pid = jx_int_or(r->run, "pid", 0);
+    if (pid <= 0)
+        pid = runs_dir_pid(r->dir);
+    if (pid <= 0 || kill((pid_t)pid, SIGTERM) < 0) {
+        fprintf(stderr, "jaxset delete: cannot stop the run of \"%s\" (pid %lld)\n", r->name,
+                pid);
+        return EXIT_JOB_FAILED;
+    }
+    const struct timespec tick = {0, 50 * 1000 * 1000};
+    int64_t end = kt_mono_ms() + DELETE_STOP_MS;
+    while (!runs_pid_gone(pid) && kt_mono_ms() < end)
+        nanosleep(&tick, NULL);
+    if (runs_pid_gone(pid))
+        return EXIT_OK;
+    fprintf(stderr, "jaxset delete: the run of \"%s\" (pid %lld) did not stop within %d s\n",
+            r->name, pid, DELETE_STOP_MS / 1000);
+    return EXIT_JOB_FAILED;
+}
+
+static int delete_local(struct delete_args *a)
+{
+    struct runs_run r;
+    char home[PATH_MAX], runs[PATH_MAX + 8], dir[PATH_MAX * 2];
+    if (strchr(a->name, '/') || !strcmp(a->name, ".") || !strcmp(a->name, "..") ||
+        runs_load(a->name, &r) < 0) {
+        fprintf(stderr, "jaxset delete: no run of \"%s\" found\n", a->name);
+        return EXIT_INVALID;
+    }
+    const char *st = runs_state(&r);
+    int rc = EXIT_OK;
+    bool running = !strcmp(st, "Running") || !strcmp(st, "Starting");
+    if (running && !a->force) {
+        fprintf(stderr, "jaxset delete: the run of \"%s\" is %s; --force stops it first\n",
+                a->name, st);
+        rc = EXIT_INVALID;
+    } else if (running) {
+        rc = stop_run(&r);
+    }
+    if (rc == EXIT_OK) {
+        rm_tree(r.dir); /* the latest run, wherever --run-dir put it */
+        if (rd_home(home, sizeof(home)) == 0) {
+            snprintf(dir, sizeof(dir), "%s/%s", rd_file(runs, sizeof(runs), home, RD_RUNS),
+                     a->name);
+            rm_tree(dir);
+        }
+        printf("run \"%s\" deleted\n", a->name);
+    }
+    runs_free(&r);
+    return rc;
+}
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    static const char *const policies[] = {"Background", "Foreground", "Orphan"};
+    struct delete_args *a = ctx;
+    int rc = cluster_opt(&a->c, code, arg);
+    if (rc != -1)
+        return rc;
+    switch (code) {
+    case 'C':
+        arg = cli_output_value(arg);
+        for (size_t i = 0; i < 3; i++)
+            if (!strcasecmp(arg, policies[i]) || (!i && !strcmp(arg, "true")) ||
+                (i == 2 && !strcmp(arg, "false"))) {
+                a->cascade = policies[i];
+                return EXIT_OK;
+            }
+        return cli_usage_error("delete", "--cascade must be background, foreground or orphan");
+    case 'f': a->force = true; return EXIT_OK;
+    case CLI_OPERAND:
+        if (a->name)
+            return cli_usage_error("delete", "one NAME only");
+        a->name = arg;
+        return EXIT_OK;
+    case CLI_MISSING: return cli_usage_error("delete", "an option needs a value");
+    default: return cli_usage_error("delete", "unknown option");
+    }
+}
+
+int cmd_delete(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT, {"cascade", required_argument, NULL, 'C'},
+        {"force", no_argument, NULL, 'f'}, {0}};
+    struct delete_args a = {.c = cluster_new("delete"), .cascade = "Background"};
+    int rc = cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!a.name)
+        return cli_usage_error("delete", "no NAME given");
+    return cluster_wanted(&a.c) ? delete_cluster(&a) : delete_local(&a);
+}
