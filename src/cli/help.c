@@ -172,14 +172,23 @@ static const struct cli_help helps[] = {
     },
     {
         .name = "describe",
-        .summary = "show what happened in a run: conditions, Jobs, pods, events",
-        .usage = "jaxset describe NAME",
-        .text = "Shows the latest run of NAME as `kubectl describe` would: source, run "
+        .summary = "show what happened to a job: conditions, Jobs, pods, events",
+        .usage = "jaxset describe [KIND/]NAME [-n NS] [--context NAME] [--kubeconfig FILE]\n"
+                 "                  [--request-timeout D] [--local]",
+        .text = "On a cluster: the job NAME (KIND jobset, the default; jaxjob, trainjob) as "
+                "`kubectl describe` shows an object: state, restarts, terminal state and JAX "
+                "coordinator; its conditions; replicated jobs; restart history (the restart "
+                "attempts its Jobs carry, Jobs recreated by RestartJob); child Jobs; pods with "
+                "their JAX process id (the pod's JAX_PROCESS_ID, else numbered as `jaxset run` "
+                "numbers processes); the events of the job, its Jobs and pods (core/v1 and "
+                "events.k8s.io/v1). Locally: the latest run of NAME: source, run "
                 "directory, state, start, duration, restarts and terminal state; the JobSet's "
                 "conditions and replicated jobs; its child Jobs; every pod grouped by restart "
                 "attempt, oldest first, with hostname, JAX process id, phase, restarts, the exit "
                 "code or signal of each failed container, start and finish; and the events.",
-        .exit = "0; 2 when there is no such run, or on usage",
+        .opts = {CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0; 2 when there is no such job or run, or on usage; 3 when the cluster cannot "
+                "be reached or refuses the request",
     },
     {
         .name = "logs",

@@ -72,3 +72,26 @@ void table_free(struct table *t)
     free(t->cells);
     *t = table_new(t->ncol);
 }
+
+void table_field(int width, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    printf("%-*s", width, label);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+int table_section(const char *title, struct table *t, int indent)
+{
+    int rc = 0;
+    if (t->n <= t->ncol) {
+        printf("%s  <none>\n", title);
+    } else {
+        printf("%s\n", title);
+        rc = table_print(t, stdout, indent, 2);
+    }
+    table_free(t);
+    return rc;
+}

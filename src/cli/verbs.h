@@ -15,6 +15,9 @@ struct get_args {
 };
 int get_cluster(struct get_args *a); /* cmd_get_cluster.c */
 
+/* describe on a cluster: `arg` is [KIND/]NAME (cmd_describe_cluster.c). */
+int describe_cluster(struct cluster *c, const char *arg);
+
 /* What `wait --for` waits for: a terminal state, or a condition with a status. */
 struct wait_for {
     const char *state;     /* "Completed" or "Failed", or NULL */
