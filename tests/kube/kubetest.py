@@ -127,6 +127,23 @@ class Server(Client):
     def admin(self, what, body=None, method="POST"):
         return self.request(method, f"/__admin/{what}", body)
 
+    def pod_log(self, ns, pod, text="", container=None, close=False, restart=False):
+        """Appends lines to a pod container's log (what GET .../pods/NAME/log serves):
+        `container` defaults to the pod's first; `restart` first moves the log to the
+        previous instance (previous=true); `close` ends follow streams once they sent it.
+        Returns the admin answer ({"container", "lines", "total", "closed"})."""
+        body = {"namespace": ns, "pod": pod, "text": text}
+        if container is not None:
+            body["container"] = container
+        if close:
+            body["close"] = True
+        if restart:
+            body["restart"] = True
+        r = self.admin("podlogs", body)
+        if r.status != 200:
+            raise AssertionError(f"podlogs {ns}/{pod}: {r}")
+        return r.json
+
     def settle(self):
         r = self.get("/__admin/settle?timeout=10")
         assert r.status == 200, r

@@ -1225,6 +1225,136 @@ def fault_injection(s):
 
 
 @test
+def pod_logs(s):
+    ns = fresh_ns(s)
+    pods = f"/api/v1/namespaces/{ns}/pods"
+    r = s.get(f"{pods}/nope/log")
+    check(r.status == 404 and r.json["reason"] == "NotFound" and
+          r.json["message"] == 'pods "nope" not found', r)
+    expect(s.post(pods, pod("one")), 201)
+    r = expect(s.get(f"{pods}/one/log"), 200)
+    check(s.get(f"{pods}/one/log").raw == b"", "no line yet")
+    got = s.pod_log(ns, "one", "alpha\nbeta\ngamma\n")
+    check(got == {"container": "c", "lines": 3, "total": 3, "closed": False}, got)
+    r = s.get(f"{pods}/one/log")
+    check(r.status == 200 and r.header("Content-Type").startswith("text/plain") and
+          r.raw == b"alpha\nbeta\ngamma\n", r)
+    check(s.get(f"{pods}/one/log?container=c&tailLines=2").raw == b"beta\ngamma\n")
+    check(s.get(f"{pods}/one/log?tailLines=0").raw == b"")
+    check(s.get(f"{pods}/one/log?limitBytes=8").raw == b"alpha\nbe")
+    r = s.get(f"{pods}/one/log?timestamps=true&tailLines=1")
+    check(re.fullmatch(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z gamma\n", r.raw), r)
+    check(s.get(f"{pods}/one/log?sinceSeconds=60").raw == b"alpha\nbeta\ngamma\n")
+    check(s.get(f"{pods}/one/log" + q(sinceTime="2999-01-01T00:00:00Z")).raw == b"")
+    check(s.get(f"{pods}/one/log" + q(sinceTime="2000-01-01T00:00:00Z")).raw.count(b"\n") == 3)
+    r = s.get(f"{pods}/one/log?container=other")
+    check(r.status == 400 and r.json["message"] == "container other is not valid for pod one",
+          r)
+    r = s.get(f"{pods}/one/log?tailLines=-1&limitBytes=0")
+    check(r.status == 422 and r.json["reason"] == "Invalid" and
+          r.json["details"]["kind"] == "PodLogOptions" and
+          [c["field"] for c in r.json["details"]["causes"]] == ["tailLines", "limitBytes"], r)
+    r = s.get(f"{pods}/one/log?sinceSeconds=5" + "&" + q(sinceTime="2000-01-01T00:00:00Z")[1:])
+    check(r.status == 422, r)
+    check(s.get(f"{pods}/one/log?follow=maybe").status == 400)
+    r = s.admin("podlogs", {"namespace": ns, "pod": "missing", "text": "x"})
+    check(r.status == 404, r)
+    # The previous instance: none yet, then the log before the restart.
+    r = s.get(f"{pods}/one/log?previous=true")
+    check(r.status == 400 and r.json["message"] ==
+          'previous terminated container "c" in pod "one" not found', r)
+    s.pod_log(ns, "one", "delta\n", restart=True)
+    check(s.get(f"{pods}/one/log?previous=true").raw == b"alpha\nbeta\ngamma\n")
+    check(s.get(f"{pods}/one/log").raw == b"delta\n")
+    # Several containers: the name is required; the admin default is the first.
+    two = pod("two")
+    two["spec"]["containers"].append({"name": "side", "image": "busybox"})
+    two["spec"]["initContainers"] = [{"name": "init", "image": "busybox"}]
+    expect(s.post(pods, two), 201)
+    r = s.get(f"{pods}/two/log")
+    check(r.status == 400 and r.json["reason"] == "BadRequest" and r.json["message"] ==
+          "a container name must be specified for pod two, choose one of: [c side] or one of "
+          "the init containers: [init]", r)
+    check(s.pod_log(ns, "two", "main")["container"] == "c")
+    s.pod_log(ns, "two", "side line\n", container="side")
+    s.pod_log(ns, "two", "init line\n", container="init")
+    check(s.get(f"{pods}/two/log?container=side").raw == b"side line\n")
+    check(s.get(f"{pods}/two/log?container=init").raw == b"init line\n")
+    check(s.get(f"{pods}/two/log?container=c").raw == b"main\n")
+    # A container whose status says it is waiting, with nothing logged: the kubelet's 400.
+    expect(s.post(pods, pod("wait")), 201)
+    expect(s.patch(f"{pods}/wait/status", {"status": {"containerStatuses": [{
+        "name": "c", "ready": False, "restartCount": 0, "image": "busybox", "imageID": "",
+        "state": {"waiting": {"reason": "ContainerCreating"}}}]}}), 200)
+    r = s.get(f"{pods}/wait/log")
+    check(r.status == 400 and r.json["message"] ==
+          'container "c" in pod "wait" is waiting to start: ContainerCreating', r)
+
+    def follow(path):
+        """Reads a follow stream line by line in a thread: (lines, done event)."""
+        w = s.watch(path, timeout=20)
+        check(w.status == 200 and w.resp.getheader("Transfer-Encoding") == "chunked",
+              w.status)
+        lines, done = [], threading.Event()
+
+        def read():
+            try:
+                while True:
+                    line = w.resp.readline()
+                    if not line:
+                        break
+                    lines.append(line)
+            finally:
+                done.set()
+                w.close()
+        threading.Thread(target=read, daemon=True).start()
+        return lines, done
+
+    # Follow: what is there, then lines as they come, until the log is closed.
+    lines, done = follow(f"{pods}/one/log?follow=true&tailLines=1")
+    wait_for(lambda: lines == [b"delta\n"], 5, "the tail line")
+    s.pod_log(ns, "one", "e1\ne2\n")
+    wait_for(lambda: lines == [b"delta\n", b"e1\n", b"e2\n"], 5, "followed lines")
+    check(not done.is_set(), "the stream goes on")
+    s.pod_log(ns, "one", "last\n", close=True)
+    check(done.wait(5), "close ends the stream")
+    check(lines[-1] == b"last\n", lines)
+    # Follow ends when the pod's phase is Succeeded (after its last lines) ...
+    expect(s.post(pods, pod("three")), 201)
+    s.pod_log(ns, "three", "x\n")
+    lines, done = follow(f"{pods}/three/log?follow=1")
+    wait_for(lambda: lines == [b"x\n"], 5, "first line")
+    s.pod_log(ns, "three", "y\n")
+    expect(s.patch(f"{pods}/three/status", {"status": {"phase": "Succeeded"}}), 200)
+    check(done.wait(5), "a Succeeded pod ends the stream")
+    check(lines == [b"x\n", b"y\n"], lines)
+    # ... when the pod is deleted (and a pod created again under its name starts afresh) ...
+    expect(s.post(pods, pod("four", node=None)), 201)
+    lines, done = follow(f"{pods}/four/log?follow=true")
+    s.pod_log(ns, "four", "before\n")
+    wait_for(lambda: lines == [b"before\n"], 5, "line before the deletion")
+    expect(s.delete(f"{pods}/four"), 200)
+    check(done.wait(5), "deletion ends the stream")
+    expect(s.post(pods, pod("four", node=None)), 201)
+    check(s.get(f"{pods}/four/log").raw == b"", "a new pod has a new log")
+    # ... and at limitBytes.
+    lines, done = follow(f"{pods}/two/log?follow=true&container=side&limitBytes=12")
+    s.pod_log(ns, "two", "more side\n", container="side")
+    check(done.wait(5), "limitBytes ends the stream")
+    check(b"".join(lines) == b"side line\nmo", lines)
+    # An already finished pod's follow stream ends at once.
+    check(s.get(f"{pods}/three/log?follow=true").raw == b"x\ny\n")
+    # kubectl reads it as it reads a kubelet's answer.
+    if shutil.which("kubectl"):
+        k = Kubectl(s)
+        out = k.ok("logs", "-n", ns, "one", "--tail=2")
+        check(out == "e2\nlast\n", out)
+        out = k.ok("logs", "-n", ns, "two", "-c", "side")
+        check(out == "side line\nmore side\n", out)
+        shutil.rmtree(k.cache, ignore_errors=True)
+
+
+@test
 def concurrent_clients(s):
     ns = fresh_ns(s)
     base = f"/api/v1/namespaces/{ns}/configmaps"

@@ -12,6 +12,7 @@ import urllib.parse
 import uuid
 
 from . import builtin, errors, install, managed, openapi, protobuf, tables
+from .logs import PodLogs
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
 from .faults import Faults
@@ -60,6 +61,7 @@ class ApiServer:
         self.stats = {}
         self.stats_lock = threading.Lock()
         self.open_watches = 0
+        self.pod_logs = PodLogs(self.store, self.registry.get("", "v1", "pods"))
         ns_type = self.registry.get("", "v1", "namespaces")
         for name in builtin.DEFAULT_NAMESPACES:
             self.api.create(ns_type, "", builtin.namespace_object(name),
@@ -328,6 +330,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif info.namespace:
             raise errors.not_found_path()
         sub = info.subresource
+        if sub == "log" and rt.plural == "pods" and rt.group == "" and info.verb == "get":
+            return app.pod_logs.serve(self, info.namespace, info.name, q)
         if sub is not None and not ((sub == "status" and rt.status) or
                                     (sub == "finalize" and rt.plural == "namespaces" and
                                      info.verb == "update")):
@@ -515,6 +519,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       "openWatches": app.open_watches,
                       "controllers": app.controllers.enabled}
             return self._send(200, st)
+        if what == "podlogs" and method == "POST":
+            return self._send(200, app.pod_logs.post(req))
         if what == "load" and method == "POST":
             return self._send(200, self.bulk_load(app, req))
         raise errors.not_found_path()
