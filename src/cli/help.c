@@ -192,18 +192,37 @@ static const struct cli_help helps[] = {
     },
     {
         .name = "logs",
-        .summary = "print the logs of a run's pods",
-        .usage = "jaxset logs [-f] [--attempt N] NAME [POD]",
-        .text = "Prints the logs of the latest run of NAME: every pod, or the pods that POD "
+        .summary = "print the logs of a job's pods (a cluster's, or a local run's)",
+        .usage = "jaxset logs [KIND/]NAME [--process-id N | --pod P | --replicated-job R] "
+                 "[-c C] [-f]\n"
+                 "                  [--since D] [--tail N] [--prefix] [-n NS] [--context NAME] "
+                 "[--kubeconfig FILE]\n"
+                 "                  [--request-timeout D]\n"
+                 "       jaxset logs [-f] [--attempt N] NAME [POD] --local",
+        .text = "On a cluster: the pods' logs through the API server (pods/log) of the job NAME "
+                "(KIND jobset, the default; jaxjob, trainjob), every pod in JAX process order, "
+                "or those the options select; lines are prefixed [<pod hostname>] as local "
+                "runs print them ([<hostname>/<container>] for pods of several containers) "
+                "when more than one log is printed. "
+                "Locally: the latest run of NAME: every pod, or the pods that POD "
                 "names (a pod name, a hostname or a prefix of either). Lines are prefixed "
                 "[<hostname>] as the run printed them ([<hostname>/<container>] for pods of "
                 "several containers) unless one log alone matches, and grouped by restart "
                 "attempt, oldest first, under a \"--- restart attempt N ---\" line when the "
                 "run restarted.",
         .opts = {{"-f, --follow", "then print new lines as they come, pods created by "
-                                  "restarts included, until the run ends or is gone"},
-                 {"--attempt N", "only the pods of restart attempt N"}},
-        .exit = "0; 2 when there is no such run or nothing matches, or on usage",
+                                  "restarts included, until the job (run) ends"},
+                 {"--process-id N", "cluster: the pod of JAX process N (its JAX_PROCESS_ID)"},
+                 {"--pod P", "cluster: the pod named P, or of hostname P"},
+                 {"--replicated-job R", "cluster: the pods of replicated job R"},
+                 {"-c, --container C", "cluster: only container C of each pod"},
+                 {"--since D", "cluster: only lines newer than D (10s, 5m, 1h)"},
+                 {"--tail N", "cluster: only the last N lines of each log"},
+                 {"--prefix", "cluster: prefix lines even when one log is printed"},
+                 {"--attempt N", "local: only the pods of restart attempt N"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0; 2 when there is no such job or run, nothing matches, or on usage; 3 when "
+                "the cluster cannot be reached or refuses the request",
     },
     {
         .name = "wait",

@@ -18,6 +18,17 @@ int get_cluster(struct get_args *a); /* cmd_get_cluster.c */
 /* describe on a cluster: `arg` is [KIND/]NAME (cmd_describe_cluster.c). */
 int describe_cluster(struct cluster *c, const char *arg);
 
+/* logs on a cluster (cmd_logs_cluster.c). */
+struct logs_cluster_args {
+    struct cluster c;
+    const char *name;               /* [KIND/]NAME */
+    long long process_id;           /* --process-id, -1: any */
+    const char *pod, *rj, *container; /* --pod (name or hostname), --replicated-job, -c */
+    bool follow, prefix;
+    long long since_s, tail;        /* --since (seconds), --tail; -1: unset */
+};
+int logs_cluster(struct logs_cluster_args *a);
+
 /* What `wait --for` waits for: a terminal state, or a condition with a status. */
 struct wait_for {
     const char *state;     /* "Completed" or "Failed", or NULL */
