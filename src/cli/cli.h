@@ -31,6 +31,7 @@ int cmd_decode(int argc, char **argv);
 int cmd_controller(int argc, char **argv);
 int cmd_crds(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 
@@ -46,6 +47,8 @@ struct cli_help {
     } opts[CLI_HELP_MAX_OPTS]; /* up to the first without flags; -h, --help is implied */
 };
 
+/* Every command's help, in `jaxset help`'s order (static); *n gets how many. */
+const struct cli_help *cli_help_table(size_t *n);
 /* The help of `cmd` (static), or NULL when there is no such command. */
 const struct cli_help *cli_help_find(const char *cmd);
 /* The usage synopsis of `cmd` (static). */

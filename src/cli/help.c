@@ -350,6 +350,17 @@ static const struct cli_help helps[] = {
         .exit = "0; 1 when the output cannot be written; 2 on usage",
     },
     {
+        .name = "completion",
+        .summary = "print a shell completion script (bash or zsh)",
+        .usage = "jaxset completion bash|zsh",
+        .text = "Prints a script that completes jaxset's commands and each command's options "
+                "(those this help lists), for `jaxset` and `kubectl-jaxset`. bash: "
+                "`source <(jaxset completion bash)`, or save it in "
+                "/etc/bash_completion.d/jaxset; zsh: `source <(jaxset completion zsh)`, or "
+                "save it as _jaxset in a folder of $fpath.",
+        .exit = "0; 2 on usage (another shell)",
+    },
+    {
         .name = "help",
         .summary = "list the commands, or describe one",
         .usage = "jaxset help [COMMAND]",
@@ -367,6 +378,12 @@ static const struct cli_help helps[] = {
 };
 
 #define N_HELPS (sizeof(helps) / sizeof(helps[0]))
+
+const struct cli_help *cli_help_table(size_t *n)
+{
+    *n = N_HELPS;
+    return helps;
+}
 
 const struct cli_help *cli_help_find(const char *cmd)
 {
