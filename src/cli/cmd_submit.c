@@ -147,7 +147,8 @@ static int refused(struct submit *s, const struct item *it, const struct kcli_re
                                                                     : EXIT_CLUSTER;
 }
 
-static int send_one(struct submit *s, struct item *it)
+/* POSTs one object (`dry`: with dryRun=All, saying nothing unless --dry-run=server). */
+static int send_one(struct submit *s, struct item *it, bool dry)
 {
     char q[KRES_QUALIFIED_MAX];
     const char *name = jx_str(jx_obj(it->obj, "metadata"), "name");
@@ -159,13 +160,17 @@ static int send_one(struct submit *s, struct item *it)
         return EXIT_OK;
     }
     char *path = kres_path(it->kind, ns_of(s, it), NULL, NULL), *full = NULL;
-    if (path && s->dry_run)
+    if (path && dry)
         full = sb_fmt("%s?dryRun=All", path);
     struct kcli_resp r;
-    if (!path || (s->dry_run && !full))
+    if (!path || (dry && !full)) {
+        free(path);
         return EXIT_CLUSTER;
+    }
     if (cluster_request(&s->c, "POST", full ? full : path, it->obj, &r) < 0) {
         rc = refused(s, it, &r);
+    } else if (dry && !s->dry_run) {
+        /* the check before the real creation: quiet */
     } else {
         const char *got = jx_str(jx_obj(r.body, "metadata"), "name");
         json_t *meta = jx_obj(it->obj, "metadata");
@@ -182,20 +187,27 @@ static int send_one(struct submit *s, struct item *it)
 
 /* The files' other objects first (what the jobs read), then the jobs; every one is tried, the
  * worst status is returned. */
-static int send_all(struct submit *s)
+static int send_pass(struct submit *s, bool dry)
 {
     int worst = EXIT_OK;
     for (int jobs = 0; jobs < 2; jobs++)
         for (size_t i = 0; i < s->n; i++) {
             if (s->items[i].job != (bool)jobs)
                 continue;
-            int rc = send_one(s, &s->items[i]);
+            int rc = send_one(s, &s->items[i], dry);
             if (rc != EXIT_OK && (worst == EXIT_OK || rc > worst))
                 worst = rc;
-            if (rc != EXIT_OK)
-                s->items[i].job = false; /* not waited for */
         }
     return worst;
+}
+
+/* Every object is first sent with dryRun=All, so that what the server refuses (a field, a
+ * name taken, a missing namespace or CRD) stops everything before anything is created. */
+static int send_all(struct submit *s)
+{
+    bool client = s->dry_run && !strcmp(s->dry_run, "client");
+    int rc = send_pass(s, !client);
+    return rc != EXIT_OK || s->dry_run ? rc : send_pass(s, false);
 }
 
 /* --wait: every job sent, until Completed (1 when one failed). */

@@ -119,8 +119,9 @@ static const struct cli_help helps[] = {
                 "training runtimes, then every job. JobSets, JAXJobs and TrainJobs are "
                 "created as themselves (their controllers run them); an AIchor manifest "
                 "becomes the JobSet `jaxset render` shows. Prints \"<kind>/<name> created\" "
-                "per object; the server's field errors are printed as validate prints local "
-                "ones, \"FILE: FIELD: ERROR\".",
+                "per object. Every object is first sent with dryRun=All: when the server refuses "
+                "one (its field errors are printed as validate prints local ones, \"FILE: "
+                "FIELD: ERROR\"; a name taken; no such namespace), nothing is created.",
         .opts = {{"--dry-run=MODE", "client: print what would be sent, send nothing; server: "
                                     "send with dryRun=All (the server validates, stores "
                                     "nothing)"},
