@@ -253,9 +253,9 @@ static json_t *event_row(const json_t *e, bool core)
     const char *from = core ? jx_str(jx_obj(e, "source"), "component") : NULL;
     if (!from)
         from = jx_str(e, core ? "reportingComponent" : "reportingController");
-    return json_pack("{s:I, s:s, s:s, s:s, s:s/s, s:s, s:s}", "t", (json_int_t)ms,
+    return json_pack("{s:I, s:s, s:s, s:s, s:s++, s:s, s:s}", "t", (json_int_t)ms,
                      "type", or_dash(jx_str(e, "type")), "reason", or_dash(jx_str(e, "reason")),
-                     "from", or_dash(from), "object", or_dash(jx_str(about, "kind")),
+                     "from", or_dash(from), "object", or_dash(jx_str(about, "kind")), "/",
                      or_dash(jx_str(about, "name")),
                      "message", or_dash(jx_str(e, core ? "message" : "note")),
                      "uid", or_dash(jx_str(jx_obj(e, "metadata"), "uid")));
@@ -288,7 +288,11 @@ static void collect_events(struct desc *d, const char *res, json_t *rows)
             if (!ours(d, jx_str(about, "name")) ||
                 seen_uid(rows, or_dash(jx_str(jx_obj(e, "metadata"), "uid"))))
                 continue;
-            json_array_append_new(rows, event_row(e, is_core));
+            json_t *row = event_row(e, is_core);
+            if (row && json_object_set_new(row, "i", json_integer((json_int_t)
+                                                                   json_array_size(rows))) == 0)
+                json_array_append(rows, row);
+            json_decref(row);
         }
     }
     kcli_resp_free(&r);
@@ -299,6 +303,10 @@ static int by_time(const void *a, const void *b)
 {
     json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "t"));
     json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "t"));
+    if (x != y)
+        return x < y ? -1 : 1;
+    x = json_integer_value(json_object_get(*(json_t *const *)a, "i")); /* the server's order */
+    y = json_integer_value(json_object_get(*(json_t *const *)b, "i"));
     return x < y ? -1 : x > y;
 }
 

@@ -43,11 +43,13 @@ static bool is_aichor(const json_t *d)
     return jx_str(jx_obj(d, "spec"), "operator") && jx_obj(jx_obj(d, "spec"), "types");
 }
 
-/* The JobSet an AIchor manifest converted to, without what only a server sets. */
+/* The JobSet an AIchor manifest converted to, without what only a server sets, nor the
+ * namespace defaulting gave it (an AIchor manifest names none: -n or the context's). */
 static json_t *converted(const struct manifest *m)
 {
     json_t *js = json_deep_copy(m->jobset), *meta = jx_obj(js, "metadata");
     json_object_del(js, "status");
+    json_object_del(meta, "namespace");
     json_object_del(meta, "uid");
     json_object_del(meta, "resourceVersion");
     json_object_del(meta, "creationTimestamp");
@@ -195,6 +197,8 @@ static int send_pass(struct submit *s, bool dry)
             if (s->items[i].job != (bool)jobs)
                 continue;
             int rc = send_one(s, &s->items[i], dry);
+            if (rc == EXIT_CLUSTER) /* no cluster to talk to: once is enough */
+                return rc;
             if (rc != EXIT_OK && (worst == EXIT_OK || rc > worst))
                 worst = rc;
         }
