@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { CLI_HELP_CODE = 'h' };
 
@@ -101,4 +102,10 @@ long long cli_duration_ms(const char *s)
         s = end + strlen(units[k].u);
     }
     return (long long)total;
+}
+
+bool cli_color(int fd, bool no_color)
+{
+    const char *env = getenv("NO_COLOR");
+    return !no_color && !(env && *env) && isatty(fd);
 }

@@ -127,6 +127,10 @@ const char *cli_output_value(const char *arg);
  * --request-timeout and --timeout take them: milliseconds, or -1 when unreadable. */
 long long cli_duration_ms(const char *s);
 
+/* Whether output to `fd` is coloured: only on a terminal, never with NO_COLOR set to
+ * anything (no-color.org) or with the command's --no-color (`no_color`). */
+bool cli_color(int fd, bool no_color);
+
 /* Prints "jaxset <cmd>: <msg>" and the command's usage (help.c) to stderr; returns
  * EXIT_INVALID. */
 int cli_usage_error(const char *cmd, const char *msg);

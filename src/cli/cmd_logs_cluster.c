@@ -25,6 +25,7 @@ struct stream {
     bool done;                            /* ended for good (pod gone or finished) */
     bool first;                           /* opened before the follow began: --tail/--since */
     int64_t retry_ms;                     /* when to try again after "waiting to start" */
+    int color;                            /* prefix colour (its JAX process), -1: none */
 };
 
 struct lc {
@@ -36,7 +37,7 @@ struct lc {
     struct stream **v;  /* each allocated alone: callbacks hold them */
     size_t n, open;
     char *rv;           /* the pods' last version seen (follow) */
-    bool prefix;
+    bool prefix, color;
     int rc;
 };
 
@@ -80,7 +81,9 @@ static int add_pod(struct lc *l, const json_t *pod, bool first)
         if (!(s = calloc(1, sizeof(*s))))
             return -ENOMEM;
         l->v[l->n++] = s;
-        *s = (struct stream){.l = l, .first = first};
+        long long id = kpods_process_id(&l->ids, pod);
+        *s = (struct stream){.l = l, .first = first,
+                             .color = !l->color ? -1 : id >= 0 ? (int)(id % 8) : (int)(l->n % 8)};
         s->uid = strdup(uid);
         s->pod = strdup(jx_str(jx_obj(pod, "metadata"), "name"));
         s->container = strdup(cn);
@@ -92,10 +95,16 @@ static int add_pod(struct lc *l, const json_t *pod, bool first)
     return 0;
 }
 
+/* The colours of local runs' prefixes (local/runner_pod.c), by JAX process. */
+static const char *const colors[] = {"\033[36m", "\033[32m", "\033[33m", "\033[35m",
+                                     "\033[34m", "\033[91m", "\033[92m", "\033[96m"};
+
 static void on_line(void *arg, const char *line, size_t len)
 {
     struct stream *s = arg;
-    if (s->l->prefix)
+    if (s->l->prefix && s->color >= 0)
+        printf("%s%.*s\033[0m ", colors[s->color % 8], (int)strlen(s->prefix) - 1, s->prefix);
+    else if (s->l->prefix)
         fputs(s->prefix, stdout);
     fwrite(line, 1, len, stdout);
     putchar('\n');
@@ -256,6 +265,7 @@ static int start(struct lc *l)
         cluster_get(&l->a->c, kres_find("jobset"), l->name, &l->jobset);
     kpods_ids_init(&l->ids, l->jobset);
     kpods_sort(pods, &l->ids);
+    l->color = cli_color(1, false);
     json_array_foreach (pods, i, p)
         if (selected(l, p)) {
             n++;
