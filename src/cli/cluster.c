@@ -72,8 +72,11 @@ bool cluster_wanted(const struct cluster *c)
 {
     if (c->local)
         return false;
+    /* in a cluster as client-go's InClusterConfig sees it: the service's address and the
+     * service account's token */
     return c->flags || kubeconfig_present() ||
-           (getenv("KUBERNETES_SERVICE_HOST") && getenv("KUBERNETES_SERVICE_PORT"));
+           (getenv("KUBERNETES_SERVICE_HOST") && getenv("KUBERNETES_SERVICE_PORT") &&
+            file_exists(KCFG_SA_DIR "/token"));
 }
 
 int cluster_connect(struct cluster *c)

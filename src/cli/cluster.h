@@ -63,7 +63,8 @@ struct cluster cluster_new(const char *cmd);
 int cluster_opt(struct cluster *c, int code, const char *arg);
 
 /* Whether the verb acts on a cluster: not --local, and a cluster flag given, a kubeconfig
- * file present ($KUBECONFIG's, else ~/.kube/config) or in a cluster. */
+ * file present ($KUBECONFIG's, else ~/.kube/config) or in a cluster (KUBERNETES_SERVICE_HOST
+ * and _PORT set and the service account's token present, as client-go requires). */
 bool cluster_wanted(const struct cluster *c);
 
 /* Loads the configuration and makes the client.  EXIT_OK, or prints "jaxset CMD: ..." and

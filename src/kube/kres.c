@@ -2,9 +2,11 @@
 #include "kube/kres.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "kube/kclient.h"
 #include "obj/jx.h"
 #include "obj/sbuf.h"
 
@@ -68,6 +70,14 @@ const char *kres_job_kinds(void)
 char *kres_path(const struct kres *r, const char *ns, const char *name, const char *sub)
 {
     struct sbuf b = {0};
+    char *ens = ns ? kc_escape(ns) : NULL, *ename = name ? kc_escape(name) : NULL;
+    if ((ns && !ens) || (name && !ename)) {
+        free(ens);
+        free(ename);
+        return NULL;
+    }
+    ns = ens; /* a name typed on a command line is one path segment, whatever it holds */
+    name = ename;
     if (r->group[0])
         sb_printf(&b, "/apis/%s/%s", r->group, r->version);
     else
@@ -79,10 +89,8 @@ char *kres_path(const struct kres *r, const char *ns, const char *name, const ch
         sb_printf(&b, "/%s", name);
     if (name && sub)
         sb_printf(&b, "/%s", sub);
-    if (sb_failed(&b)) {
-        sb_free(&b);
-        return NULL;
-    }
+    free(ens);
+    free(ename);
     return sb_detach(&b);
 }
 

@@ -38,7 +38,8 @@ const struct kres *kres_of(const json_t *obj);
 const char *kres_job_kinds(void);
 
 /* "/apis/<group>/<version>[/namespaces/<ns>]/<plural>[/<name>[/<sub>]]" ("/api/v1/..." for
- * the core group); `name` and `sub` may be NULL, `ns` is ignored for cluster-scoped kinds.
+ * the core group; ns and name URL-escaped); `name` and `sub` may be NULL, `ns` is ignored for
+ * cluster-scoped kinds.
  * Malloc'd (caller frees); NULL on OOM. */
 char *kres_path(const struct kres *r, const char *ns, const char *name, const char *sub);
 
