@@ -932,6 +932,21 @@ def local_runs_without_a_cluster(env):
     check(rc == 2 and "-w needs a cluster" in err, err)
 
 
+@test
+def cluster_flags_in_help(env):
+    """Every verb that talks to a cluster documents kubectl's flags (and --local where a local
+    run is meant too); the usage error names the same usage."""
+    for cmd in ("submit", "get", "describe", "logs", "wait", "delete"):
+        rc, out, err = jaxset(env, cmd, "--help")
+        check(rc == 0 and out.startswith(f"usage: jaxset {cmd}"), out)
+        for flag in ("--kubeconfig FILE", "--context NAME", "-n, --namespace NS",
+                     "--request-timeout D"):
+            check(flag in out, f"{cmd}: {flag} missing from its help")
+        check(("--local" in out) == (cmd != "submit"), f"{cmd}: --local")
+        check("3 when" in out, f"{cmd}: exit status 3 undocumented")
+    check("124" in jaxset(env, "wait", "--help")[1], "wait's 124")
+
+
 def setup():
     socket.setdefaulttimeout(30)
     return Env()
