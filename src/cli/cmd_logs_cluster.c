@@ -222,10 +222,7 @@ static bool job_over(struct lc *l)
 static void follow(struct lc *l)
 {
     char *list = kres_path(kres_find("pods"), l->a->c.ns, NULL, NULL);
-    char *label = sb_fmt("%s=%s", l->k->family == KRES_JAXJOB ? "training.kubeflow.org/job-name"
-                                                             : LBL_JOBSET_NAME, l->name);
-    char *esc = label ? kc_escape(label) : NULL;
-    char *sel = esc ? sb_fmt("labelSelector=%s", esc) : NULL;
+    char *sel = kpods_selector(l->k, l->name);
     struct err e = {{0}};
     if (!list || !sel)
         l->rc = EXIT_CLUSTER;
@@ -243,8 +240,6 @@ static void follow(struct lc *l)
         }
     }
     free(list);
-    free(label);
-    free(esc);
     free(sel);
 }
 

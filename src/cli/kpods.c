@@ -15,6 +15,16 @@ static const char *selector_label(const struct kres *k)
     return k->family == KRES_JAXJOB ? "training.kubeflow.org/job-name" : LBL_JOBSET_NAME;
 }
 
+char *kpods_selector(const struct kres *k, const char *name)
+{
+    char *label = sb_fmt("%s=%s", selector_label(k), name);
+    char *esc = label ? kc_escape(label) : NULL;
+    char *sel = esc ? sb_fmt("labelSelector=%s", esc) : NULL;
+    free(label);
+    free(esc);
+    return sel;
+}
+
 static int by_name(const void *a, const void *b)
 {
     const char *x = jx_str(jx_obj(*(json_t *const *)a, "metadata"), "name");
@@ -42,14 +52,12 @@ int kpods_list(struct cluster *c, const char *res, const struct kres *k, const c
                json_t **out)
 {
     const struct kres *r = kres_find(res);
-    char *list = kres_path(r, c->ns, NULL, NULL), *sel = NULL;
-    char *label = sb_fmt("%s=%s", selector_label(k), name);
-    char *esc = label ? kc_escape(label) : NULL;
+    char *list = kres_path(r, c->ns, NULL, NULL), *sel = kpods_selector(k, name), *path = NULL;
     struct kcli_resp resp = {0};
     int rc = EXIT_CLUSTER;
     *out = NULL;
-    if (list && esc && (sel = sb_fmt("%s?labelSelector=%s", list, esc))) {
-        if (cluster_request(c, "GET", sel, NULL, &resp) < 0)
+    if (list && sel && (path = sb_fmt("%s?%s", list, sel))) {
+        if (cluster_request(c, "GET", path, NULL, &resp) < 0)
             rc = cluster_fail(c, &resp);
         else if ((*out = json_incref(jx_arr(resp.body, "items"))))
             rc = EXIT_OK;
@@ -58,9 +66,8 @@ int kpods_list(struct cluster *c, const char *res, const struct kres *k, const c
         sort_items(*out, by_name);
     kcli_resp_free(&resp);
     free(list);
-    free(label);
-    free(esc);
     free(sel);
+    free(path);
     return rc;
 }
 

@@ -20,6 +20,10 @@
 int kpods_list(struct cluster *c, const char *res, const struct kres *k, const char *name,
                json_t **out);
 
+/* "labelSelector=<escaped>" that selects the Jobs and pods of job `name` of kind `k`
+ * (malloc'd; NULL on OOM). */
+char *kpods_selector(const struct kres *k, const char *name);
+
 /* The JAX numbering of one JobSet (a copy of it, defaulted). */
 struct kpods_ids {
     json_t *js;

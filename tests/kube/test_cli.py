@@ -530,6 +530,7 @@ def watch_and_follow_across_a_gang_restart(env):
     jobs = c.wait_jobs(1, attempt_=0)
     pods0 = make_pods(c, "gang", 0)
     c.ready(jobs[0])
+    c.wait_rj_status({"workers": {"ready": 1, "active": 1}})
     w = Bg(env, "get", "gang", "-w", "-n", c.ns)
     f = None if env.real else Bg(env, "logs", "gang", "-f", "-n", c.ns)
     try:
