@@ -870,9 +870,49 @@ def bad_input(env):
     check(rc == 2 or (rc == 0 and out == "jobset.jobset.x-k8s.io/dry created (dry run)\n"),
           out + err)
     check(env.server.get(c.js_path(name="dry")).status == 404, "a dry run stored nothing")
-    # a kind the cluster does not serve
-    if not env.real:
-        pass
+    # a kind the cluster does not serve: exit 3, nothing created
+    crd_name = "trainingruntimes.trainer.kubeflow.org"
+    expect(env.server.delete(f"{CRDS}/{crd_name}"), 200, "delete the CRD")
+    rt_path = f"/apis/trainer.kubeflow.org/v1alpha1/namespaces/{c.ns}/trainingruntimes"
+    poll(lambda: env.server.get(rt_path).status == 404, "trainingruntimes no longer served")
+    try:
+        rt, tj = trainjob("tj-nocrd", "rt-nocrd")
+        rt["kind"] = "TrainingRuntime"
+        tj["spec"]["runtimeRef"]["kind"] = "TrainingRuntime"
+        path = env.write("nocrd.json", [rt, tj])
+        rc, out, err = jaxset(env, "submit", "-n", c.ns, path)
+        check(rc == 3 and out == "" and err == f"jaxset submit: {path}: the cluster does not "
+              "serve trainingruntime.trainer.kubeflow.org/v1alpha1 (is its "
+              "CustomResourceDefinition installed?)\n", f"{rc} {out} {err}")
+        check(env.server.get(f"/apis/trainer.kubeflow.org/v1alpha1/namespaces/{c.ns}/"
+                             "trainjobs/tj-nocrd").status == 404, "the TrainJob not created")
+    finally:
+        poll(lambda: env.server.get(f"{CRDS}/{crd_name}").status == 404, "CRD gone")
+        install(env.server, [x for x in EXTRA_CRDS if x["metadata"]["name"] == crd_name][0])
+
+
+@test
+def submit_wait(env):
+    """submit --wait: 0 once the job is Completed, 1 when it failed, 124 after --timeout."""
+    c = new_case(env, "sw")
+    path = env.write(f"{c.ns}-sw.json", [jobset("sw", max_restarts=0)])
+    bg = Bg(env, "submit", "-n", c.ns, path, "--wait")
+    c.name = "sw"
+    jobs = c.wait_jobs(1)
+    c.complete(jobs[0])
+    rc = bg.finish(30)
+    check(rc == 0 and bg.text() == "jobset.jobset.x-k8s.io/sw created\n"
+          "jobset.jobset.x-k8s.io/sw condition met\n", f"{rc} {bg.text()} {bg.errors()}")
+    path = env.write(f"{c.ns}-sf.json", [jobset("sf", max_restarts=0)])
+    bg = Bg(env, "submit", "-n", c.ns, path, "--wait")
+    c.name = "sf"
+    c.fail(c.wait_jobs(1)[0])
+    rc = bg.finish(30)
+    check(rc == 1 and "is Failed, it will never be Completed" in bg.errors(),
+          f"{rc} {bg.errors()}")
+    path = env.write(f"{c.ns}-st.json", [jobset("st")])
+    rc, out, err, took = timed(env, "submit", "-n", c.ns, path, "--wait", "--timeout", "1s")
+    check(rc == 124 and took < 10 and "timed out" in err, f"{rc} {err}")
 
 
 # ====================================================================== local mode
