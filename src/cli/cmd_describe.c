@@ -1,6 +1,7 @@
 /* jaxset describe NAME: what happened in the latest run of NAME, as `kubectl describe` shows
  * an object: the run, the JobSet's conditions and replicated jobs, its child Jobs, every pod of
- * every restart attempt (oldest first) and the events. */
+ * every restart attempt (oldest first) and the events.  With a cluster configured and no
+ * --local, a job of the cluster instead: cmd_describe_cluster.c. */
 #include "cli/cli.h"
 
 #include <stdarg.h>

@@ -3,7 +3,10 @@
  *
  * -o json|yaml prints a v1 List, as `kubectl get jobset/NAME pods -o yaml` would: the JobSet
  * with its status first, then one Pod per pod of every restart attempt, oldest first
- * (cli/pods.h), so that the output stays objects kubectl and its tools read. */
+ * (cli/pods.h), so that the output stays objects kubectl and its tools read.
+ *
+ * With a cluster configured (cli/cluster.h) and no --local, the same command lists the
+ * cluster's jobs instead: cmd_get_cluster.c. */
 #include "cli/cli.h"
 
 #include <stdlib.h>

@@ -12,7 +12,11 @@
  * -f follows the run as `kubectl logs -f` does: what is there first, then every new line of
  * every matching pod (pods created later, by restarts, included) until the run has ended or is
  * gone: its run.json says it ended, its process is gone (SIGKILL), or its run.json is missing
- * or unreadable once the run had written it. */
+ * or unreadable once the run had written it.
+ *
+ * With a cluster configured and no --local, the pods of a job of the cluster instead, with
+ * the options only a cluster's logs take (--process-id, --pod, --since...):
+ * cmd_logs_cluster.c. */
 #include "cli/cli.h"
 
 #include <dirent.h>
