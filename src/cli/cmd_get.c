@@ -124,6 +124,8 @@ static int show(const char *name, const char *fmt)
     return rc;
 }
 
+enum { OPT_ALL = 256 };
+
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct get_args *a = ctx;
@@ -134,8 +136,11 @@ static int on_arg(void *ctx, int code, const char *arg)
     case 'w':
         a->watch = true;
         return EXIT_OK;
-    case 'A':
+    case OPT_ALL:
         a->all = true;
+        return EXIT_OK;
+    case 'A':
+        a->all_ns = true;
         return EXIT_OK;
     case 'o':
         a->fmt = cli_output_value(arg);
@@ -156,17 +161,18 @@ int cmd_get(int argc, char **argv)
 {
     static const struct option longopts[] = {
         CLI_OUTPUT_LONGOPT, CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT,
-        {"watch", no_argument, NULL, 'w'}, {"all", no_argument, NULL, 'A'}, {0}};
+        {"watch", no_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
+        {"all-namespaces", no_argument, NULL, 'A'}, {0}};
     struct get_args a = {.c = cluster_new("get")};
-    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "w", longopts, on_arg,
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "wA", longopts, on_arg,
                        &a);
     const char *name = a.name, *fmt = a.fmt;
     if (rc != EXIT_OK)
         return rc;
     if (cluster_wanted(&a.c))
         return get_cluster(&a);
-    if (a.watch)
-        return cli_usage_error("get", "-w needs a cluster (local runs: jaxset logs -f)");
+    if (a.watch || a.all_ns)
+        return cli_usage_error("get", "-w and -A need a cluster (local runs: jaxset logs -f)");
     if (a.all && name)
         return cli_usage_error("get", "--all lists every run; no NAME with it");
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))

@@ -72,6 +72,8 @@ static void row(struct get *g, const json_t *obj)
     char age[RUNS_HUMAN_MAX];
     const json_t *meta = jx_obj(obj, "metadata");
     jobview_read(g->kind, obj, &v);
+    if (g->a->all_ns)
+        table_cell(&g->t, "%s", jx_str(meta, "namespace") ? jx_str(meta, "namespace") : "");
     table_cell(&g->t, "%s", jx_str(meta, "name") ? jx_str(meta, "name") : "?");
     table_cell(&g->t, "%s", jx_obj(meta, "deletionTimestamp") || jx_str(meta,
                "deletionTimestamp") ? "Terminating" : v.state);
@@ -159,14 +161,19 @@ static int print_initial(struct get *g, json_t *answer)
         json_decref(out);
         return rc;
     }
-    for (size_t k = 0; k < g->t.ncol; k++)
+    if (g->a->all_ns)
+        table_cell(&g->t, "NAMESPACE");
+    for (size_t k = 0; k < g->t.ncol - g->a->all_ns; k++)
         table_cell(&g->t, "%s", head[k]);
     if (g->name)
         row(g, answer);
     json_array_foreach (jx_arr(answer, "items"), i, it)
         row(g, it);
     if (!g->name && g->t.n == g->t.ncol && !g->a->watch) {
-        fprintf(stderr, "No resources found in %s namespace.\n", g->a->c.ns);
+        if (g->a->all_ns)
+            fprintf(stderr, "No resources found\n");
+        else
+            fprintf(stderr, "No resources found in %s namespace.\n", g->a->c.ns);
         return EXIT_OK;
     }
     return flush_rows(g);
@@ -188,7 +195,7 @@ static int on_change(void *arg, const char *type, json_t *obj)
 static int watch(struct get *g, const char *rv)
 {
     struct err e = {{0}};
-    char *list = kres_path(g->kind, g->a->c.ns, NULL, NULL);
+    char *list = kres_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, NULL, NULL);
     char *sel = g->name ? sb_fmt("fieldSelector=metadata.name%%3D%s", g->name) : NULL;
     int rc = list ? kcli_watch(g->a->c.kc, list, sel, rv, 0, on_change, g, &e) : -ENOMEM;
     free(list);
@@ -201,7 +208,7 @@ static int watch(struct get *g, const char *rv)
 static int run(struct get *g)
 {
     struct kcli_resp r;
-    char *path = kres_path(g->kind, g->a->c.ns, g->name, NULL);
+    char *path = kres_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, g->name, NULL);
     int rc = EXIT_OK;
     if (!path || cluster_request(&g->a->c, "GET", path, NULL, &r) < 0)
         rc = path ? cluster_fail(&g->a->c, &r) : EXIT_CLUSTER;
@@ -254,7 +261,9 @@ int get_cluster(struct get_args *a)
     int rc = parse_fmt(a->fmt, &g.fmt);
     if (rc == EXIT_OK)
         rc = target(&g);
-    g.t = table_new(g.fmt == FMT_WIDE ? 9 : 8);
+    if (rc == EXIT_OK && a->all_ns && g.name)
+        rc = cli_usage_error("get", "-A/--all-namespaces lists; no NAME with it");
+    g.t = table_new((g.fmt == FMT_WIDE ? 9 : 8) + a->all_ns);
     if (rc == EXIT_OK && (rc = cluster_connect(&a->c)) == EXIT_OK) {
         rc = run(&g);
         cluster_close(&a->c);

@@ -143,7 +143,7 @@ static const struct cli_help helps[] = {
     {
         .name = "get",
         .summary = "list jobs (a cluster's, or the runs of this machine) or show one",
-        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-o wide|json|yaml|name] [-w]\n"
+        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-A] [-o wide|json|yaml|name] [-w]\n"
                  "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
                  "[--request-timeout D] [--local]",
         .text = "On a cluster (a kubeconfig, --context, -n or in-cluster; not --local): one "
@@ -167,6 +167,8 @@ static const struct cli_help helps[] = {
                  {"-w, --watch", "cluster: after the list, one more line (object) per change, "
                                  "from a watch, until interrupted"},
                  {"--all", "every job of KIND (the default without NAME)"},
+                 {"-A, --all-namespaces", "cluster: every job of KIND in every namespace, with "
+                                          "a NAMESPACE column"},
                  CLUSTER_HELP, CLUSTER_LOCAL_HELP},
         .exit = "0; 2 when there is no such job or run, or on usage (an unknown kind); 3 when "
                 "the cluster cannot be reached or refuses the request",

@@ -11,7 +11,7 @@
 struct get_args {
     struct cluster c;
     const char *name, *fmt; /* operand ([KIND/]NAME, or KIND with --all); -o */
-    bool all, watch;
+    bool all, watch, all_ns; /* --all, -w, -A/--all-namespaces */
 };
 int get_cluster(struct get_args *a); /* cmd_get_cluster.c */
 

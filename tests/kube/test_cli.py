@@ -675,6 +675,11 @@ def kubeconfig_precedence(env):
     check(names_in(env, "--context", "ctx-b", "-n", a.ns, extra_env={"KUBECONFIG": kc1}) == A,
           "-n over the context")
     check(names_in(env, "--namespace", b.ns, extra_env={"KUBECONFIG": kc1}) == B, "--namespace")
+    # -A: every namespace, whatever the context says
+    rc, out, err = jaxset(env, "get", "-A", extra_env={"KUBECONFIG": kc1})
+    rows = {tuple(ln.split()[:2]) for ln in out.splitlines()[1:]}
+    check(rc == 0 and out.split()[:2] == ["NAMESPACE", "NAME"] and
+          {(a.ns, "in-a"), (b.ns, "in-b")} <= rows, out)
     # a context without a namespace: default
     rc, out, err = jaxset(env, "get", "--context", "ctx-none", extra_env={"KUBECONFIG": kc1})
     check(rc == 0 and err == "No resources found in default namespace.\n", err)
@@ -970,7 +975,7 @@ def local_runs_without_a_cluster(env):
             run.wait()
         run.stderr.close()
     rc, out, err = jaxset(env, "get", "-w", "--local")
-    check(rc == 2 and "-w needs a cluster" in err, err)
+    check(rc == 2 and "-w and -A need a cluster" in err, err)
 
 
 @test
