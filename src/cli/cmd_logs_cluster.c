@@ -26,6 +26,7 @@ struct stream {
     bool first;                           /* opened before the follow began: --tail/--since */
     int64_t retry_ms;                     /* when to try again after "waiting to start" */
     int color;                            /* prefix colour (its JAX process), -1: none */
+    long long attempt;                    /* its pod's restart attempt, -1: unknown */
 };
 
 struct lc {
@@ -82,7 +83,7 @@ static int add_pod(struct lc *l, const json_t *pod, bool first)
             return -ENOMEM;
         l->v[l->n++] = s;
         long long id = kpods_process_id(&l->ids, pod);
-        *s = (struct stream){.l = l, .first = first,
+        *s = (struct stream){.l = l, .first = first, .attempt = kpods_attempt(pod),
                              .color = !l->color ? -1 : id >= 0 ? (int)(id % 8) : (int)(l->n % 8)};
         s->uid = strdup(uid);
         s->pod = strdup(jx_str(jx_obj(pod, "metadata"), "name"));
@@ -154,11 +155,24 @@ static int open_stream(struct lc *l, struct stream *s)
     return 0;
 }
 
-/* Without -f: each log in turn, to its end. */
+/* Whether the streams' pods belong to more than one restart attempt. */
+static bool several_attempts(const struct lc *l)
+{
+    for (size_t i = 1; i < l->n; i++)
+        if (l->v[i]->attempt != l->v[0]->attempt)
+            return true;
+    return false;
+}
+
+/* Without -f: each log in turn, to its end; under "--- restart attempt N ---" lines, as a
+ * local run's logs, when the pods of several attempts are still there. */
 static void one_by_one(struct lc *l)
 {
+    bool headers = several_attempts(l);
     for (size_t i = 0; i < l->n && l->rc == EXIT_OK; i++) {
         struct stream *s = l->v[i];
+        if (headers && (i == 0 || s->attempt != l->v[i - 1]->attempt))
+            printf("--- restart attempt %lld ---\n", s->attempt);
         if (open_stream(l, s) < 0) {
             l->rc = EXIT_CLUSTER;
             break;

@@ -138,8 +138,16 @@ const char *kpods_hostname(const json_t *pod)
 
 static const struct kpods_ids *sort_ids;
 
+long long kpods_attempt(const json_t *pod)
+{
+    return label_int(jx_obj(pod, "metadata"), "labels", LBL_RESTART_ATTEMPT);
+}
+
 static int by_process(const void *a, const void *b)
 {
+    long long ax = kpods_attempt(*(json_t *const *)a), ay = kpods_attempt(*(json_t *const *)b);
+    if (ax != ay)
+        return ax < ay ? -1 : 1;
     long long x = kpods_process_id(sort_ids, *(json_t *const *)a);
     long long y = kpods_process_id(sort_ids, *(json_t *const *)b);
     if (x != y)

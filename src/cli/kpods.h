@@ -15,7 +15,7 @@
 #include "cli/cluster.h"
 
 /* The objects of `res` ("jobs" of batch/v1, "pods") that belong to job `name` of kind `k`,
- * sorted by name (pods: by process id, then name).  EXIT_OK with *out (a new array), or an
+ * sorted by name.  EXIT_OK with *out (a new array), or an
  * exit status after printing why. */
 int kpods_list(struct cluster *c, const char *res, const struct kres *k, const char *name,
                json_t **out);
@@ -42,7 +42,10 @@ long long kpods_process_id(const struct kpods_ids *ids, const json_t *pod);
 /* The pod's hostname (spec.hostname, else its name): borrowed. */
 const char *kpods_hostname(const json_t *pod);
 
-/* Sorts pods by process id (-1 last), then name; `ids` as above. */
+/* The pod's restart attempt (the JobSet's restart-attempt label), or -1. */
+long long kpods_attempt(const json_t *pod);
+
+/* Sorts pods by restart attempt, then process id (-1 last), then name; `ids` as above. */
 void kpods_sort(json_t *pods, const struct kpods_ids *ids);
 
 #endif

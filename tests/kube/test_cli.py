@@ -570,6 +570,19 @@ def watch_and_follow_across_a_gang_restart(env):
                 "[gang-workers-0-1] attempt 1 process 1"]), lines)
             check(lines.index("[gang-workers-0-0] attempt 0 process 0") <
                   lines.index("[gang-workers-0-0] attempt 1 process 0"), lines)
+            # a pod of the previous attempt still there: logs group them as local runs do
+            left = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+                "name": "gang-left-over", "labels": {
+                    **pods1[0]["metadata"]["labels"], L_ATTEMPT: "0"}},
+                "spec": {"hostname": "gang-workers-0-0", "containers": [container()]}}
+            expect(env.server.post(c.path("pods", api="/api/v1"), left), 201, "left-over pod")
+            log_lines(env, c, "gang-left-over", "from attempt 0\n")
+            rc, out, err = jaxset(env, "logs", "gang", "-n", c.ns)
+            check(rc == 0 and out == "--- restart attempt 0 ---\n"
+                  "[gang-workers-0-0] from attempt 0\n"
+                  "--- restart attempt 1 ---\n"
+                  "[gang-workers-0-0] attempt 1 process 0\n"
+                  "[gang-workers-0-1] attempt 1 process 1\n", f"{rc} {out!r} {err}")
         text = w.text()
         rows = [ln for ln in text.splitlines() if ln.startswith("gang ")]
         check(text.splitlines()[0].split() == ["NAME", "STATE", "RESTARTS", "READY", "ACTIVE",
