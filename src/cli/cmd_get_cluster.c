@@ -31,13 +31,27 @@ struct get {
 static const char *const head[] = {"NAME", "STATE", "RESTARTS", "READY", "ACTIVE",
                                    "SUCCEEDED", "FAILED", "AGE", "REPLICATED JOBS"};
 
-/* Sum of one counter over the replicated jobs; "-" when no replicated job reports it. */
-static void sum_cell(struct table *t, const struct jobview *v, size_t off, bool of_replicas)
+enum counter { C_READY, C_ACTIVE, C_SUCCEEDED, C_FAILED };
+
+static long long counter(const struct jobview_rj *r, enum counter which)
+{
+    switch (which) {
+    case C_READY: return r->ready;
+    case C_ACTIVE: return r->active;
+    case C_SUCCEEDED: return r->succeeded;
+    default: return r->failed;
+    }
+}
+
+/* Sum of one counter over the replicated jobs ("n/replicas" when `of_replicas`); "-" when no
+ * replicated job reports it. */
+static void sum_cell(struct table *t, const struct jobview *v, enum counter which,
+                     bool of_replicas)
 {
     long long n = 0, total = 0;
     bool known = false, totals = of_replicas;
     for (size_t i = 0; i < v->n_rj; i++) {
-        long long x = *(const long long *)((const char *)&v->rj[i] + off);
+        long long x = counter(&v->rj[i], which);
         known |= x >= 0;
         n += x > 0 ? x : 0;
         totals &= v->rj[i].replicas >= 0;
@@ -57,7 +71,8 @@ static void rj_cell(struct table *t, const struct jobview *v)
     struct sbuf b = SBUF_INIT;
     for (size_t i = 0; i < v->n_rj; i++) {
         const struct jobview_rj *r = &v->rj[i];
-        long long c[] = {r->ready, r->active, r->succeeded, r->failed};
+        long long c[] = {counter(r, C_READY), counter(r, C_ACTIVE), counter(r, C_SUCCEEDED),
+                         counter(r, C_FAILED)};
         sb_printf(&b, "%s%s:", i ? "," : "", r->name ? r->name : "?");
         for (size_t k = 0; k < 4; k++)
             sb_printf(&b, c[k] < 0 ? "%s-" : "%s%lld", k ? "/" : "", c[k] < 0 ? 0 : c[k]);
@@ -81,10 +96,10 @@ static void row(struct get *g, const json_t *obj)
         table_cell(&g->t, "-");
     else
         table_cell(&g->t, "%lld", v.restarts);
-    sum_cell(&g->t, &v, offsetof(struct jobview_rj, ready), true);
-    sum_cell(&g->t, &v, offsetof(struct jobview_rj, active), false);
-    sum_cell(&g->t, &v, offsetof(struct jobview_rj, succeeded), true);
-    sum_cell(&g->t, &v, offsetof(struct jobview_rj, failed), false);
+    sum_cell(&g->t, &v, C_READY, true);
+    sum_cell(&g->t, &v, C_ACTIVE, false);
+    sum_cell(&g->t, &v, C_SUCCEEDED, true);
+    sum_cell(&g->t, &v, C_FAILED, false);
     table_cell(&g->t, "%s", runs_age(jx_str(meta, "creationTimestamp"), kt_now_ms(), age));
     if (g->fmt == FMT_WIDE)
         rj_cell(&g->t, &v);
