@@ -235,6 +235,8 @@ static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
     curl_off_t ra = -1;
     curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &ra);
     int64_t delay;
+    if (cc != CURLE_OK && code == 0 && r->c->o.no_connect_retry)
+        return false;
     if (cc != CURLE_OK && code == 0)
         delay = backoff_ms(r->tries);
     else if (code == 429 || (code >= 500 && ra > 0))

@@ -34,6 +34,8 @@ struct kc_opts {
     int burst;              /* bucket size (>= 1) */
     const char *user_agent; /* NULL: "jaxset/<version>" */
     long timeout_ms;        /* per request (not watches); 0: none */
+    bool no_connect_retry;  /* a failed connection ends the request at once (kubectl's
+                             * behaviour: a CLI says "refused" now, not after 10 backoffs) */
 };
 
 /* What came back.  `code` 0 means no HTTP answer (transport failure, see rc and msg). */
@@ -89,6 +91,13 @@ typedef void (*kc_end_fn)(void *arg, int rc, long code, const char *msg);
 struct kc_watch *kc_watch(struct kc *c, const char *path, kc_event_fn ev, kc_end_fn end,
                           void *arg);
 void kc_watch_cancel(struct kc_watch *w); /* no `end` call; frees it */
+
+/* A stream of text lines (pods/log with follow=true): as kc_watch, but `line` gets each line
+ * as it came (without its newline; empty lines too; the last one even without a newline),
+ * borrowed for the call.  Cancel with kc_watch_cancel.  NULL on OOM. */
+typedef void (*kc_line_fn)(void *arg, const char *line, size_t len);
+struct kc_watch *kc_stream(struct kc *c, const char *path, kc_line_fn line, kc_end_fn end,
+                           void *arg);
 
 /* Waits up to `timeout_ms` (and less when a queued request becomes due) for progress, then
  * dispatches every finished request and watch data.  `extra_fd` >= 0 is polled for POLLIN too

@@ -55,6 +55,7 @@ struct kc_req {
 struct kc_watch {
     struct kc_req *r;
     kc_event_fn ev;
+    kc_line_fn line; /* kc_stream: raw lines instead of events */
     kc_end_fn end;
     void *arg;
     size_t scanned;  /* bytes of r->resp already searched for a newline */
