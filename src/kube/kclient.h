@@ -79,6 +79,11 @@ void kc_wait(struct kc *c, const bool *done);
 /* Runs until every request queued so far has ended. */
 void kc_drain(struct kc *c);
 
+/* From now on every request and watch, and every one queued but not started, ends with `rc`
+ * and a message naming `why` instead of being sent; those already on the wire finish as
+ * usual.  For a controller that has lost its leadership: nothing more reaches the server. */
+void kc_refuse(struct kc *c, int rc, const char *why);
+
 /* Requests queued or in flight (not watches). */
 size_t kc_pending(const struct kc *c);
 

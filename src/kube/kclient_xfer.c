@@ -38,7 +38,16 @@ struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,
     else
         c->reqs = r;
     c->tail = r;
+    if (c->refuse)
+        kc__req_refuse(r);
     return r;
+}
+
+void kc__req_refuse(struct kc_req *r)
+{
+    r->start_rc = r->c->refuse;
+    snprintf(r->errbuf, sizeof(r->errbuf), "%s %s not sent: %s", r->method, r->path,
+             r->c->refuse_msg);
 }
 
 static size_t on_data(char *p, size_t sz, size_t n, void *arg);
