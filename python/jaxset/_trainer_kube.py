@@ -5,7 +5,6 @@ the TrainJob's conditions and the pods of the JobSet it owns."""
 from __future__ import annotations
 
 import logging
-import os
 import re
 import shlex
 from datetime import datetime, timezone
@@ -13,8 +12,8 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Union
 
 from . import _func, _kubejobs as kj, runtimes
 from ._kube import PODS, Resource, parse_time
-from ._trainer_local import (INITIALIZERS, JOB_STATUSES, STEP_RJOBS, _env, _num_nodes,
-                             job_name, resources_per_node)
+from ._trainer_local import (INITIALIZERS, JOB_STATUSES, STEP_RJOBS, job_name, node_fields,
+                             runtime_name)
 from .errors import ApiNotFoundError, NotFoundError
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
                     UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
@@ -144,15 +143,7 @@ class KubeTrainerBackend:
         else:
             raise ValueError(f"the trainer type {type(trainer).__name__} is not supported: use "
                              "CustomTrainer or CustomTrainerContainer")
-        n = _num_nodes(trainer.num_nodes)
-        if n is not None:
-            spec["numNodes"] = n
-        if trainer.resources_per_node:
-            spec["resourcesPerNode"] = resources_per_node(trainer.resources_per_node)
-        env = _env(trainer.env)
-        if env:
-            spec["env"] = env
-        return spec
+        return node_fields(trainer, spec)
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
@@ -160,15 +151,7 @@ class KubeTrainerBackend:
             raise ValueError("initializers are not supported by jaxset's TrainerClient yet")
         if options:
             raise ValueError("options are not supported by jaxset's TrainerClient yet")
-        if isinstance(runtime, Runtime):
-            rt_name = runtime.name
-        elif runtime is None:
-            rt_name = os.environ.get("DEFAULT_TRAINING_RUNTIME", runtimes.DEFAULT_RUNTIME)
-        elif isinstance(runtime, str):
-            rt_name = runtime
-        else:
-            raise ValueError(f"runtime must be a Runtime or a runtime name, not "
-                             f"{type(runtime).__name__}")
+        rt_name = runtime_name(runtime)
         spec = self._trainer_spec(trainer)  # bad input fails before the server is asked
         cr = self._runtime_object(rt_name)
         runtimes.to_runtime(cr)  # a runtime the SDK cannot read is refused here

@@ -72,6 +72,33 @@ def _env(env: Optional[Mapping[str, str]]) -> List[Dict[str, str]]:
     return [{"name": k, "value": v} for k, v in env.items()]
 
 
+def node_fields(trainer: Any, spec: Dict[str, Any]) -> Dict[str, Any]:
+    """Adds what both backends take from a trainer to a TrainJob's spec.trainer: numNodes,
+    resourcesPerNode and env (ValueError on a bad one).  Returns `spec`."""
+    n = _num_nodes(trainer.num_nodes)
+    if n is not None:
+        spec["numNodes"] = n
+    if trainer.resources_per_node:
+        spec["resourcesPerNode"] = resources_per_node(trainer.resources_per_node)
+    env = _env(trainer.env)
+    if env:
+        spec["env"] = env
+    return spec
+
+
+def runtime_name(runtime: Any) -> str:
+    """train()'s `runtime`: a Runtime, a runtime's name, or None for $DEFAULT_TRAINING_RUNTIME
+    (else jaxset's default runtime)."""
+    if isinstance(runtime, Runtime):
+        return runtime.name
+    if runtime is None:
+        return os.environ.get("DEFAULT_TRAINING_RUNTIME", runtimes.DEFAULT_RUNTIME)
+    if isinstance(runtime, str):
+        return runtime
+    raise ValueError(f"runtime must be a Runtime or a runtime name, not "
+                     f"{type(runtime).__name__}")
+
+
 class LocalTrainerBackend:
     """Runs TrainJobs on this machine (see TrainerClient)."""
 
@@ -139,14 +166,7 @@ class LocalTrainerBackend:
                 "on this machine: use CustomTrainer(func=...), or a runtime whose node "
                 "container has a command")
         if trainer is not None:
-            n = _num_nodes(trainer.num_nodes)
-            if n is not None:
-                spec["numNodes"] = n
-            if trainer.resources_per_node:
-                spec["resourcesPerNode"] = resources_per_node(trainer.resources_per_node)
-            env = _env(trainer.env)
-            if env:
-                spec["env"] = env
+            node_fields(trainer, spec)
         return spec
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
@@ -155,15 +175,7 @@ class LocalTrainerBackend:
             raise ValueError("initializers are not supported by the local backend")
         if options:
             raise ValueError("options are not supported by the local backend")
-        if isinstance(runtime, Runtime):
-            rt_name = runtime.name
-        elif runtime is None:
-            rt_name = os.environ.get("DEFAULT_TRAINING_RUNTIME", runtimes.DEFAULT_RUNTIME)
-        elif isinstance(runtime, str):
-            rt_name = runtime
-        else:
-            raise ValueError(f"runtime must be a Runtime or a runtime name, not "
-                             f"{type(runtime).__name__}")
+        rt_name = runtime_name(runtime)
         cr = self._runtime_object(rt_name)
         rt = runtimes.to_runtime(cr)
         spec = self._trainer_spec(rt, trainer)

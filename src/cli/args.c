@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 enum { CLI_HELP_CODE = 'h' };
 
@@ -72,4 +74,38 @@ int cli_usage_error(const char *cmd, const char *msg)
     fprintf(stderr, "jaxset %s: %s\nusage: %s\nSee `jaxset %s --help`.\n",
             cmd, msg, cli_usage_of(cmd), cmd);
     return EXIT_INVALID;
+}
+
+/* One or more <number><unit> (ns us ms s m h), or a bare number of seconds. */
+long long cli_duration_ms(const char *s)
+{
+    static const struct { const char *u; double ms; } units[] = {
+        {"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+    double total = 0;
+    if (!s || !*s)
+        return -1;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        size_t k, n = sizeof(units) / sizeof(units[0]);
+        if (end == s || v < 0 || *s == '+' || *s == '-')
+            return -1;
+        if (!*end && total == 0)
+            return (long long)(v * 1000);
+        for (k = 0; k < n; k++)
+            if (!strncmp(end, units[k].u, strlen(units[k].u)) &&
+                !(units[k].u[0] == 'm' && end[1] == 's' && units[k].u[1] != 's'))
+                break;
+        if (k == n)
+            return -1;
+        total += v * units[k].ms;
+        s = end + strlen(units[k].u);
+    }
+    return (long long)total;
+}
+
+bool cli_color(int fd, bool no_color)
+{
+    const char *env = getenv("NO_COLOR");
+    return !no_color && !(env && *env) && isatty(fd);
 }

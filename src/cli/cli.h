@@ -13,6 +13,8 @@ enum {
     EXIT_OK = 0,
     EXIT_JOB_FAILED = 1,
     EXIT_INVALID = 2,
+    EXIT_CLUSTER = 3,   /* the cluster could not be reached, or refused the request */
+    EXIT_TIMEOUT = 124, /* `wait`: the time limit passed (as timeout(1)) */
     EXIT_INTERRUPTED = 130,
     EXIT_TERMINATED = 143,
 };
@@ -28,6 +30,10 @@ int cmd_describe(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_controller(int argc, char **argv);
 int cmd_crds(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
 
 /* What a command returns after printing its --help: main exits 0 for it. */
 #define CLI_HELP_SHOWN (-1)
@@ -41,6 +47,8 @@ struct cli_help {
     } opts[CLI_HELP_MAX_OPTS]; /* up to the first without flags; -h, --help is implied */
 };
 
+/* Every command's help, in `jaxset help`'s order (static); *n gets how many. */
+const struct cli_help *cli_help_table(size_t *n);
 /* The help of `cmd` (static), or NULL when there is no such command. */
 const struct cli_help *cli_help_find(const char *cmd);
 /* The usage synopsis of `cmd` (static). */
@@ -114,6 +122,14 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
 #define CLI_OUTPUT_LONGOPT {"output", required_argument, NULL, 'o'}
 /* FMT from the value getopt gives -o ("=FMT" for "-o=FMT"). */
 const char *cli_output_value(const char *arg);
+
+/* A Go duration ("1m30s", "250ms", "2h") or a bare number of seconds, as kubectl's
+ * --request-timeout and --timeout take them: milliseconds, or -1 when unreadable. */
+long long cli_duration_ms(const char *s);
+
+/* Whether output to `fd` is coloured: only on a terminal, never with NO_COLOR set to
+ * anything (no-color.org) or with the command's --no-color (`no_color`). */
+bool cli_color(int fd, bool no_color);
 
 /* Prints "jaxset <cmd>: <msg>" and the command's usage (help.c) to stderr; returns
  * EXIT_INVALID. */

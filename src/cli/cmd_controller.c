@@ -24,32 +24,6 @@ struct ctl_args {
     const char *log_level, *log_format;
 };
 
-/* A Go duration of one or more <number><unit> (ns us ms s m h): milliseconds, or -1. */
-static long long duration_ms(const char *s)
-{
-    static const struct { const char *u; double ms; } units[] = {
-        {"ns", 1e-6}, {"us", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
-    double total = 0;
-    if (!*s)
-        return -1;
-    while (*s) {
-        char *end;
-        double v = strtod(s, &end);
-        size_t k, n = sizeof(units) / sizeof(units[0]);
-        if (end == s || v < 0)
-            return -1;
-        for (k = 0; k < n; k++)
-            if (!strncmp(end, units[k].u, strlen(units[k].u)) &&
-                !(units[k].u[0] == 'm' && end[1] == 's' && units[k].u[1] != 's'))
-                break;
-        if (k == n)
-            return -1;
-        total += v * units[k].ms;
-        s = end + strlen(units[k].u);
-    }
-    return (long long)total;
-}
-
 static int number(const char *opt, const char *arg, double *out)
 {
     char *end;
@@ -65,7 +39,9 @@ static int number(const char *opt, const char *arg, double *out)
 
 static int dur(const char *opt, const char *arg, int64_t *out)
 {
-    long long ms = duration_ms(arg);
+    /* a Go duration: a unit is required (a bare number is seconds only for the CLI verbs) */
+    size_t len = strlen(arg);
+    long long ms = len && arg[len - 1] >= 'a' && arg[len - 1] <= 'z' ? cli_duration_ms(arg) : -1;
     if (ms <= 0) {
         char msg[128];
         snprintf(msg, sizeof(msg), "%s takes a duration such as 15s or 1m30s", opt);

@@ -1,6 +1,7 @@
 /* jaxset describe NAME: what happened in the latest run of NAME, as `kubectl describe` shows
  * an object: the run, the JobSet's conditions and replicated jobs, its child Jobs, every pod of
- * every restart attempt (oldest first) and the events. */
+ * every restart attempt (oldest first) and the events.  With a cluster configured and no
+ * --local, a job of the cluster instead: cmd_describe_cluster.c. */
 #include "cli/cli.h"
 
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include "api/keys.h"
 #include "cli/runs.h"
 #include "cli/table.h"
+#include "cli/verbs.h"
 #include "local/rundir.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
@@ -22,31 +24,8 @@ static const char *or_dash(const char *s)
     return s && *s ? s : "-";
 }
 
-static void field(const char *label, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void field(const char *label, const char *fmt, ...)
-{
-    va_list ap;
-    printf("%-*s", LABEL_W, label);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-}
-
-/* Prints `t` under `title` ("<none>" when it has only its header row); -ENOMEM or 0. */
-static int section(const char *title, struct table *t, int indent)
-{
-    int rc = 0;
-    if (t->n <= t->ncol) {
-        printf("%s  <none>\n", title);
-    } else {
-        printf("%s\n", title);
-        rc = table_print(t, stdout, indent, 2);
-    }
-    table_free(t);
-    return rc;
-}
+#define field(label, ...) table_field(LABEL_W, label, __VA_ARGS__)
+#define section(title, t, indent) table_section(title, t, indent)
 
 /* Whether the pods are JAX processes (they have process ids). */
 static bool jax_run(const json_t *pods)
@@ -328,24 +307,35 @@ static int describe(const char *name)
     return EXIT_OK;
 }
 
+struct describe_args {
+    struct cluster c;
+    const char *name;
+};
+
 static int on_arg(void *ctx, int code, const char *arg)
 {
-    const char **name = ctx;
+    struct describe_args *a = ctx;
+    int rc = cluster_opt(&a->c, code, arg);
+    if (rc != -1)
+        return rc;
+    if (code == CLI_MISSING)
+        return cli_usage_error("describe", "an option needs a value");
     if (code != CLI_OPERAND)
         return cli_usage_error("describe", "unknown option");
-    if (*name)
+    if (a->name)
         return cli_usage_error("describe", "more than one name");
-    *name = arg;
+    a->name = arg;
     return EXIT_OK;
 }
 
 int cmd_describe(int argc, char **argv)
 {
-    const char *name = NULL;
-    int rc = cli_parse(argc, argv, "", NULL, on_arg, &name);
+    static const struct option longopts[] = {CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT, {0}};
+    struct describe_args a = {.c = cluster_new("describe")};
+    int rc = cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &a);
     if (rc != EXIT_OK)
         return rc;
-    if (!name)
+    if (!a.name)
         return cli_usage_error("describe", "expected NAME");
-    return describe(name);
+    return cluster_wanted(&a.c) ? describe_cluster(&a.c, a.name) : describe(a.name);
 }

@@ -3,7 +3,10 @@
  *
  * -o json|yaml prints a v1 List, as `kubectl get jobset/NAME pods -o yaml` would: the JobSet
  * with its status first, then one Pod per pod of every restart attempt, oldest first
- * (cli/pods.h), so that the output stays objects kubectl and its tools read. */
+ * (cli/pods.h), so that the output stays objects kubectl and its tools read.
+ *
+ * With a cluster configured (cli/cluster.h) and no --local, the same command lists the
+ * cluster's jobs instead: cmd_get_cluster.c. */
 #include "cli/cli.h"
 
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 #include "cli/pods.h"
 #include "cli/runs.h"
 #include "cli/table.h"
+#include "cli/verbs.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 #include "obj/yaml.h"
@@ -120,14 +124,24 @@ static int show(const char *name, const char *fmt)
     return rc;
 }
 
-struct get_args {
-    const char *name, *fmt;
-};
+enum { OPT_ALL = 256 };
 
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct get_args *a = ctx;
+    int rc = cluster_opt(&a->c, code, arg);
+    if (rc != -1)
+        return rc;
     switch (code) {
+    case 'w':
+        a->watch = true;
+        return EXIT_OK;
+    case OPT_ALL:
+        a->all = true;
+        return EXIT_OK;
+    case 'A':
+        a->all_ns = true;
+        return EXIT_OK;
     case 'o':
         a->fmt = cli_output_value(arg);
         return EXIT_OK;
@@ -145,12 +159,22 @@ static int on_arg(void *ctx, int code, const char *arg)
 
 int cmd_get(int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, {0}};
-    struct get_args a = {0};
-    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);
+    static const struct option longopts[] = {
+        CLI_OUTPUT_LONGOPT, CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT,
+        {"watch", no_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
+        {"all-namespaces", no_argument, NULL, 'A'}, {0}};
+    struct get_args a = {.c = cluster_new("get")};
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "wA", longopts, on_arg,
+                       &a);
     const char *name = a.name, *fmt = a.fmt;
     if (rc != EXIT_OK)
         return rc;
+    if (cluster_wanted(&a.c))
+        return get_cluster(&a);
+    if (a.watch || a.all_ns)
+        return cli_usage_error("get", "-w and -A need a cluster (local runs: jaxset logs -f)");
+    if (a.all && name)
+        return cli_usage_error("get", "--all lists every run; no NAME with it");
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))
         return cli_usage_error("get", "-o must be wide, json or yaml");
     if (fmt && !name && strcmp(fmt, "wide"))

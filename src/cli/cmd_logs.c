@@ -12,7 +12,11 @@
  * -f follows the run as `kubectl logs -f` does: what is there first, then every new line of
  * every matching pod (pods created later, by restarts, included) until the run has ended or is
  * gone: its run.json says it ended, its process is gone (SIGKILL), or its run.json is missing
- * or unreadable once the run had written it. */
+ * or unreadable once the run had written it.
+ *
+ * With a cluster configured and no --local, the pods of a job of the cluster instead, with
+ * the options only a cluster's logs take (--process-id, --pod, --since...):
+ * cmd_logs_cluster.c. */
 #include "cli/cli.h"
 
 #include <dirent.h>
@@ -25,6 +29,7 @@
 #include <time.h>
 
 #include "cli/runs.h"
+#include "cli/verbs.h"
 #include "local/rundir.h"
 #include "obj/jx.h"
 
@@ -277,30 +282,63 @@ static int print_logs(struct logs *l, bool follow)
     }
 }
 
-enum { OPT_ATTEMPT = 256 };
+enum { OPT_ATTEMPT = 256, OPT_PROCESS_ID, OPT_POD, OPT_RJ, OPT_SINCE, OPT_TAIL, OPT_PREFIX };
 
 struct logs_args {
-    bool follow;
+    struct logs_cluster_args k;
     long long attempt;
     const char *pos[2];
     int n_pos;
 };
 
+static int count(const char *opt, const char *arg, long long *out)
+{
+    char *end, msg[96];
+    errno = 0;
+    *out = strtoll(arg, &end, 10);
+    if (*arg && !*end && !errno && *out >= 0)
+        return EXIT_OK;
+    snprintf(msg, sizeof(msg), "%s takes a number: 0, 1, ...", opt);
+    return cli_usage_error("logs", msg);
+}
+
+/* The options of a cluster's logs (-1 when `code` is none of them). */
+static int cluster_arg(struct logs_args *a, int code, const char *arg)
+{
+    long long ms;
+    switch (code) {
+    case OPT_PROCESS_ID: return count("--process-id", arg, &a->k.process_id);
+    case OPT_TAIL: return count("--tail", arg, &a->k.tail);
+    case OPT_POD: a->k.pod = arg; return EXIT_OK;
+    case OPT_RJ: a->k.rj = arg; return EXIT_OK;
+    case 'c': a->k.container = arg; return EXIT_OK;
+    case OPT_PREFIX: a->k.prefix = true; return EXIT_OK;
+    case OPT_SINCE:
+        if ((ms = cli_duration_ms(arg)) < 0)
+            return cli_usage_error("logs", "--since takes a duration such as 10s, 5m or 1h");
+        a->k.since_s = (ms + 999) / 1000;
+        return EXIT_OK;
+    }
+    return -1;
+}
+
 static int on_arg(void *ctx, int code, const char *arg)
 {
     struct logs_args *a = ctx;
-    char *end;
+    int rc = cluster_opt(&a->k.c, code, arg);
+    if (rc == -1)
+        rc = cluster_arg(a, code, arg);
+    if (rc != -1)
+        return rc;
     if (code == 'f') {
-        a->follow = true;
+        a->k.follow = true;
     } else if (code == OPT_ATTEMPT) {
-        errno = 0;
-        a->attempt = strtoll(arg, &end, 10);
-        if (!*arg || *end || errno || a->attempt < 0)
-            return cli_usage_error("logs", "--attempt takes a restart attempt: 0, 1, ...");
+        if ((rc = count("--attempt", arg, &a->attempt)) != EXIT_OK)
+            return rc;
     } else if (code == CLI_OPERAND && a->n_pos < 2) {
         a->pos[a->n_pos++] = arg;
     } else if (code == CLI_MISSING) {
-        return cli_usage_error("logs", "--attempt needs a value");
+        return cli_usage_error("logs", "an option needs a value");
     } else {
         return cli_usage_error("logs", code == CLI_OPERAND ? "too many arguments"
                                                            : "unknown option");
@@ -308,18 +346,50 @@ static int on_arg(void *ctx, int code, const char *arg)
     return EXIT_OK;
 }
 
+/* On a cluster: NAME, and --pod for a second operand as `kubectl logs` has none. */
+static int logs_on_cluster(struct logs_args *a)
+{
+    if (a->attempt >= 0)
+        return cli_usage_error("logs", "--attempt is for local runs (on a cluster: --since, "
+                                       "--process-id)");
+    if (a->n_pos == 2 && a->k.pod)
+        return cli_usage_error("logs", "POD and --pod both given");
+    if (a->n_pos == 2)
+        a->k.pod = a->pos[1];
+    if ((a->k.process_id >= 0) + (a->k.pod != NULL) + (a->k.rj != NULL) > 1)
+        return cli_usage_error("logs", "one of --process-id, --pod and --replicated-job");
+    a->k.name = a->pos[0];
+    return logs_cluster(&a->k);
+}
+
 int cmd_logs(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"follow", no_argument, NULL, 'f'},
-                                             {"attempt", required_argument, NULL, OPT_ATTEMPT},
-                                             {0}};
+    static const struct option longopts[] = {
+        {"follow", no_argument, NULL, 'f'}, {"attempt", required_argument, NULL, OPT_ATTEMPT},
+        {"process-id", required_argument, NULL, OPT_PROCESS_ID},
+        {"pod", required_argument, NULL, OPT_POD},
+        {"replicated-job", required_argument, NULL, OPT_RJ},
+        {"since", required_argument, NULL, OPT_SINCE},
+        {"tail", required_argument, NULL, OPT_TAIL},
+        {"prefix", no_argument, NULL, OPT_PREFIX},
+        {"container", required_argument, NULL, 'c'},
+        CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT, {0}};
     struct logs l = {.attempt = -1, .shown = -1};
-    struct logs_args a = {.attempt = -1};
-    int rc = cli_parse(argc, argv, "f", longopts, on_arg, &a);
+    struct logs_args a = {.attempt = -1, .k = {.c = cluster_new("logs"), .process_id = -1,
+                                               .since_s = -1, .tail = -1}};
+    bool cluster_only = false;
+    int rc = cli_parse(argc, argv, "fc:" CLUSTER_SHORTOPTS, longopts, on_arg, &a);
     if (rc != EXIT_OK)
         return rc;
     if (a.n_pos == 0)
         return cli_usage_error("logs", "expected NAME");
+    cluster_only = a.k.process_id >= 0 || a.k.pod || a.k.rj || a.k.container || a.k.prefix ||
+                   a.k.since_s >= 0 || a.k.tail >= 0;
+    if (cluster_wanted(&a.k.c))
+        return logs_on_cluster(&a);
+    if (cluster_only)
+        return cli_usage_error("logs", "--process-id, --pod, --replicated-job, -c, --since, "
+                                       "--tail and --prefix are for a cluster's logs");
     if (rd_latest(a.pos[0], l.dir, sizeof(l.dir)) < 0) {
         fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", a.pos[0]);
         return EXIT_INVALID;
@@ -328,12 +398,12 @@ int cmd_logs(int argc, char **argv)
     l.pod = a.n_pos == 2 ? a.pos[1] : NULL;
     l.attempt = a.attempt;
     reload_pods(&l);
-    if (!l.pods && l.attempt >= 0 && !a.follow) {
+    if (!l.pods && l.attempt >= 0 && !a.k.follow) {
         fprintf(stderr, "jaxset logs: %s has no " RD_PODS " (a run of an older jaxset): its "
                         "logs cannot be told apart by restart attempt\n", l.dir);
         return EXIT_INVALID;
     }
-    rc = print_logs(&l, a.follow);
+    rc = print_logs(&l, a.k.follow);
     free(l.v);
     json_decref(l.pods);
     return rc;

@@ -157,7 +157,7 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     if (made < 0)
         return run_dir_error(a, dir, made);
     struct runner_opts o = {.run_dir = dir, .out_fd = 1, .status_fd = 2,
-                            .color = !a->no_color && isatty(1), .live = !a->quiet && isatty(2),
+                            .color = cli_color(1, a->no_color), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
                             .restart_base_ms = a->restart_ms, .gpus = a->gpus,
                             .restart_grace_s = a->restart_grace, .volumes = a->volumes,

@@ -2,6 +2,7 @@
  * command list of `jaxset help` and the usage line of every usage error all print from this
  * table, so the binary is the reference (README's command table summarises it). */
 #include "cli/cli.h"
+#include "cli/cluster.h"
 
 #include <string.h>
 
@@ -105,45 +106,170 @@ static const struct cli_help helps[] = {
                 "SIGHUP/SIGINT/SIGTERM (once every worker is gone)",
     },
     {
+        .name = "submit",
+        .summary = "validate jobs, then create them on a cluster",
+        .usage = "jaxset submit FILE... [--dry-run=client|server] [--wait [--timeout D]]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D]\n"
+                 "                  [--validate[=strict|warn|ignore]] [--strict-kinds] "
+                 "[--feature-gates A=BOOL,...]",
+        .text = "Validates the files as `jaxset validate` does (nothing is sent when anything "
+                "is invalid), then creates their objects in the namespace (the object's own, "
+                "else -n, else the context's, else default): first the ConfigMaps, Secrets and "
+                "training runtimes, then every job. JobSets, JAXJobs and TrainJobs are "
+                "created as themselves (their controllers run them); an AIchor manifest "
+                "becomes the JobSet `jaxset render` shows. Prints \"<kind>/<name> created\" "
+                "per object. Every object is first sent with dryRun=All: when the server refuses "
+                "one (its field errors are printed as validate prints local ones, \"FILE: "
+                "FIELD: ERROR\"; a name taken; no such namespace), nothing is created.",
+        .opts = {{"--dry-run=MODE", "client: print what would be sent, send nothing; server: "
+                                    "send with dryRun=All (the server validates, stores "
+                                    "nothing)"},
+                 {"--wait", "then wait until every job is Completed (as `jaxset wait`)"},
+                 {"--timeout D", "with --wait: give up after D (exit 124)"},
+                 CLUSTER_HELP,
+                 {"--validate[=MODE]", "unknown fields: strict (the default, also --validate or true) "
+                                        "refuses them; warn prints them and drops them; ignore "
+                                        "(or false) drops them silently, as kubectl"},
+                 {"--strict-kinds", "a document of another kind than jaxset runs is an error "
+                                    "instead of skipped with a line"},
+                 CLI_FEATURE_GATES_HELP},
+        .exit = "0 when everything was created (with --wait: and every job Completed); 1 with "
+                "--wait when a job failed; 2 on invalid input or usage, when the server refused "
+                "a field (one line \"FILE: FIELD: ERROR\" each) or an object already exists; "
+                "3 when the cluster cannot be reached or refuses the request; 124 when --wait's "
+                "--timeout passed",
+    },
+    {
         .name = "get",
-        .summary = "list runs newest first, or one JobSet with its pods (-o json|yaml)",
-        .usage = "jaxset get [NAME] [-o wide|json|yaml]",
-        .text = "Lists the latest run of every JobSet kept on disk, newest first: NAME, STATE "
-                "(Running, Completed, Failed, Interrupted, or Lost when the run's process is "
-                "gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until the "
-                "end, or until now). With NAME, only that run. With -o json or yaml, a v1 List "
-                "of the JobSet with its status followed by one Pod per pod of every restart "
-                "attempt (oldest first), with phase, times, restart count and each container's "
-                "state, exit code and signal.",
-        .opts = {{"-o, --output FORMAT", "wide: also PODS, EXIT and RUN DIRECTORY; json or "
-                                         "yaml (needs NAME): the JobSet and its Pods"}},
-        .exit = "0; 2 when there is no such run, or on usage",
+        .summary = "list jobs (a cluster's, or the runs of this machine) or show one",
+        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-A] [-o wide|json|yaml|name] [-w]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D] [--local]",
+        .text = "On a cluster (a kubeconfig, --context, -n or in-cluster; not --local): one "
+                "line per job of KIND (jobset, the default; jaxjob, trainjob) in the "
+                "namespace, or the job NAME, as kubectl aligns them: NAME, STATE (Pending, "
+                "Created, Running, Restarting, Suspended, Completed, Failed, Terminating), "
+                "RESTARTS, READY and SUCCEEDED (child Jobs of every replicated job over their "
+                "replicas), ACTIVE, FAILED and AGE. "
+                "Locally: the latest run of every JobSet kept on disk, newest first: NAME, "
+                "STATE (Running, Completed, Failed, Interrupted, or Lost when the run's process "
+                "is gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until "
+                "the end, or until now). With NAME, only that run. With -o json or yaml, a v1 "
+                "List of the JobSet with its status followed by one Pod per pod of every "
+                "restart attempt (oldest first), with phase, times, restart count and each "
+                "container's state, exit code and signal.",
+        .opts = {{"-o, --output FORMAT", "wide: also each replicated job's "
+                                         "name:ready/active/succeeded/failed (locally: PODS, "
+                                         "EXIT and RUN DIRECTORY); json or yaml: the exact "
+                                         "objects (a v1 List for several; locally, needs NAME: "
+                                         "the JobSet and its Pods); name: kind/name"},
+                 {"-w, --watch", "cluster: after the list, one more line (object) per change, "
+                                 "from a watch, until interrupted"},
+                 {"--all", "every job of KIND (the default without NAME)"},
+                 {"-A, --all-namespaces", "cluster: every job of KIND in every namespace, with "
+                                          "a NAMESPACE column"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0; 2 when there is no such job or run, or on usage (an unknown kind); 3 when "
+                "the cluster cannot be reached or refuses the request",
     },
     {
         .name = "describe",
-        .summary = "show what happened in a run: conditions, Jobs, pods, events",
-        .usage = "jaxset describe NAME",
-        .text = "Shows the latest run of NAME as `kubectl describe` would: source, run "
+        .summary = "show what happened to a job: conditions, Jobs, pods, events",
+        .usage = "jaxset describe [KIND/]NAME [-n NS] [--context NAME] [--kubeconfig FILE]\n"
+                 "                  [--request-timeout D] [--local]",
+        .text = "On a cluster: the job NAME (KIND jobset, the default; jaxjob, trainjob) as "
+                "`kubectl describe` shows an object: state, restarts, terminal state and JAX "
+                "coordinator; its conditions; replicated jobs; restart history (the restart "
+                "attempts its Jobs carry, Jobs recreated by RestartJob); child Jobs; pods with "
+                "their JAX process id (the pod's JAX_PROCESS_ID, else numbered as `jaxset run` "
+                "numbers processes); the events of the job, its Jobs and pods (core/v1 and "
+                "events.k8s.io/v1). Locally: the latest run of NAME: source, run "
                 "directory, state, start, duration, restarts and terminal state; the JobSet's "
                 "conditions and replicated jobs; its child Jobs; every pod grouped by restart "
                 "attempt, oldest first, with hostname, JAX process id, phase, restarts, the exit "
                 "code or signal of each failed container, start and finish; and the events.",
-        .exit = "0; 2 when there is no such run, or on usage",
+        .opts = {CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0; 2 when there is no such job or run, or on usage; 3 when the cluster cannot "
+                "be reached or refuses the request",
     },
     {
         .name = "logs",
-        .summary = "print the logs of a run's pods",
-        .usage = "jaxset logs [-f] [--attempt N] NAME [POD]",
-        .text = "Prints the logs of the latest run of NAME: every pod, or the pods that POD "
+        .summary = "print the logs of a job's pods (a cluster's, or a local run's)",
+        .usage = "jaxset logs [KIND/]NAME [--process-id N | --pod P | --replicated-job R] "
+                 "[-c C] [-f]\n"
+                 "                  [--since D] [--tail N] [--prefix] [-n NS] [--context NAME] "
+                 "[--kubeconfig FILE]\n"
+                 "                  [--request-timeout D]\n"
+                 "       jaxset logs [-f] [--attempt N] NAME [POD] --local",
+        .text = "On a cluster: the pods' logs through the API server (pods/log) of the job NAME "
+                "(KIND jobset, the default; jaxjob, trainjob), every pod in JAX process order, "
+                "or those the options select; lines are prefixed [<pod hostname>] as local "
+                "runs print them ([<hostname>/<container>] for pods of several containers) "
+                "when more than one log is printed, under \"--- restart attempt N ---\" "
+                "lines when pods of several restart attempts are there. "
+                "Locally: the latest run of NAME: every pod, or the pods that POD "
                 "names (a pod name, a hostname or a prefix of either). Lines are prefixed "
                 "[<hostname>] as the run printed them ([<hostname>/<container>] for pods of "
                 "several containers) unless one log alone matches, and grouped by restart "
                 "attempt, oldest first, under a \"--- restart attempt N ---\" line when the "
                 "run restarted.",
         .opts = {{"-f, --follow", "then print new lines as they come, pods created by "
-                                  "restarts included, until the run ends or is gone"},
-                 {"--attempt N", "only the pods of restart attempt N"}},
-        .exit = "0; 2 when there is no such run or nothing matches, or on usage",
+                                  "restarts included, until the job (run) ends"},
+                 {"--process-id N", "cluster: the pod of JAX process N (its JAX_PROCESS_ID)"},
+                 {"--pod P", "cluster: the pod named P, or of hostname P"},
+                 {"--replicated-job R", "cluster: the pods of replicated job R"},
+                 {"-c, --container C", "cluster: only container C of each pod"},
+                 {"--since D", "cluster: only lines newer than D (10s, 5m, 1h)"},
+                 {"--tail N", "cluster: only the last N lines of each log"},
+                 {"--prefix", "cluster: prefix lines even when one log is printed"},
+                 {"--attempt N", "local: only the pods of restart attempt N"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0; 2 when there is no such job or run, nothing matches, or on usage; 3 when "
+                "the cluster cannot be reached or refuses the request",
+    },
+    {
+        .name = "wait",
+        .summary = "wait until a job is Completed, Failed or has a condition",
+        .usage = "jaxset wait [KIND/]NAME [--for=Completed|Failed|condition=TYPE[=STATUS]] "
+                 "[--timeout D]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D] [--local]",
+        .text = "Waits until the job NAME (KIND jobset, the default; jaxjob, trainjob) reaches "
+                "the state or condition --for names (Completed by default), as `kubectl wait`: "
+                "on a cluster it reads the job, then follows a watch; locally, the latest run "
+                "of NAME until it ends. Unlike kubectl it also ends as soon as the job reached "
+                "the other terminal state (a Failed job will never be Completed). Prints "
+                "\"<kind>/<name> condition met\".",
+        .opts = {{"--for=WHAT", "Completed (the default), Failed, or condition=TYPE[=STATUS] "
+                                "(STATUS True by default): a condition of status.conditions"},
+                 {"--timeout D", "give up after D (30s, 10m, 1h, or seconds; default 0: no "
+                                 "limit)"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0 when met; 1 when the job reached the other terminal state (or was deleted, or "
+                "a local run was interrupted or lost); 124 when --timeout passed; 2 when there "
+                "is no such job or run, or on usage; 3 when the cluster cannot be reached or "
+                "refuses the request",
+    },
+    {
+        .name = "delete",
+        .summary = "delete a job from a cluster, or the runs of a name from this machine",
+        .usage = "jaxset delete [KIND/]NAME [--cascade=background|foreground|orphan] [--force]\n"
+                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+                 "[--request-timeout D] [--local]",
+        .text = "On a cluster: deletes the job NAME (KIND jobset, the default; jaxjob, "
+                "trainjob) as `kubectl delete` does; --cascade chooses what happens to its "
+                "child Jobs and pods. Locally: removes the kept runs of NAME (their run "
+                "directories); a run still going is refused unless --force, which stops it "
+                "first as SIGTERM stops `jaxset run` (every pod the kubelet's way).",
+        .opts = {{"--cascade=POLICY", "background (the default): the object goes now, its "
+                                      "children after; foreground: the children first; orphan: "
+                                      "the children stay"},
+                 {"--force", "locally: stop a running run, then delete it"},
+                 CLUSTER_HELP, CLUSTER_LOCAL_HELP},
+        .exit = "0 deleted; 1 when --force could not stop the run; 2 when there is no such job "
+                "or run, a run is going without --force, or on usage; 3 when the cluster "
+                "cannot be reached or refuses the request",
     },
     {
         .name = "suspend",
@@ -241,6 +367,17 @@ static const struct cli_help helps[] = {
         .exit = "0; 1 when the output cannot be written; 2 on usage",
     },
     {
+        .name = "completion",
+        .summary = "print a shell completion script (bash or zsh)",
+        .usage = "jaxset completion bash|zsh",
+        .text = "Prints a script that completes jaxset's commands and each command's options "
+                "(those this help lists), for `jaxset` and `kubectl-jaxset`. bash: "
+                "`source <(jaxset completion bash)`, or save it in "
+                "/etc/bash_completion.d/jaxset; zsh: `source <(jaxset completion zsh)`, or "
+                "save it as _jaxset in a folder of $fpath.",
+        .exit = "0; 2 on usage (another shell)",
+    },
+    {
         .name = "help",
         .summary = "list the commands, or describe one",
         .usage = "jaxset help [COMMAND]",
@@ -258,6 +395,12 @@ static const struct cli_help helps[] = {
 };
 
 #define N_HELPS (sizeof(helps) / sizeof(helps[0]))
+
+const struct cli_help *cli_help_table(size_t *n)
+{
+    *n = N_HELPS;
+    return helps;
+}
 
 const struct cli_help *cli_help_find(const char *cmd)
 {

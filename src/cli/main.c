@@ -15,9 +15,11 @@ static const struct command {
     {"validate", cmd_validate}, {"render", cmd_render},     {"run", cmd_run},
     {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
     {"suspend", cmd_suspend},   {"resume", cmd_resume},
-    {"decode", cmd_decode},       {"controller", cmd_controller},
-    {"decode", cmd_decode},
-    {"crds", cmd_crds},
+    {"decode", cmd_decode},     {"controller", cmd_controller},
+    {"crds", cmd_crds},         {"wait", cmd_wait},
+    {"submit", cmd_submit},     {"delete", cmd_delete},
+    {"completion", cmd_completion},
+
 };
 
 static bool is_help(const char *arg)

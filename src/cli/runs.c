@@ -97,9 +97,25 @@ pid_t runs_dir_pid(const char *dir)
     return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
 }
 
+/* A zombie (exited, not yet reaped by its parent) is gone too: state 'Z' in /proc/PID/stat,
+ * after the command name in parentheses. */
+static bool zombie(long long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%lld/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *close = strrchr(buf, ')');
+    return close && close[1] == ' ' && close[2] == 'Z';
+}
+
 bool runs_pid_gone(long long pid)
 {
-    return pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+    return pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH) ||
+           zombie(pid);
 }
 
 const char *runs_state(const struct runs_run *r)

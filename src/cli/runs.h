@@ -31,7 +31,8 @@ int runs_list(struct runs_run **out, size_t *n);
  * the name carries none. */
 pid_t runs_dir_pid(const char *dir);
 
-/* Whether process `pid` is gone (no such process; one of another user still counts). */
+/* Whether process `pid` is gone (no such process, or a zombie; one of another user still
+ * counts). */
 bool runs_pid_gone(long long pid);
 
 /* The state of a run: run.json's (Running, Completed, Failed, Interrupted), Lost when it says

@@ -38,6 +38,11 @@ void table_cell(struct table *t, const char *fmt, ...)
 
 int table_print(const struct table *t, FILE *out, int indent, int gap)
 {
+    return table_print_from(t, out, indent, gap, 0);
+}
+
+int table_print_from(const struct table *t, FILE *out, int indent, int gap, size_t first_row)
+{
     size_t *width = calloc(t->ncol, sizeof(*width));
     if (!width)
         return -ENOMEM;
@@ -46,7 +51,7 @@ int table_print(const struct table *t, FILE *out, int indent, int gap)
         if (len > width[i % t->ncol])
             width[i % t->ncol] = len;
     }
-    for (size_t i = 0; i < t->n; i++) {
+    for (size_t i = first_row * t->ncol; i < t->n; i++) {
         size_t col = i % t->ncol;
         bool last = col == t->ncol - 1 || i == t->n - 1;
         if (col == 0)
@@ -66,4 +71,27 @@ void table_free(struct table *t)
         free(t->cells[i]);
     free(t->cells);
     *t = table_new(t->ncol);
+}
+
+void table_field(int width, const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    printf("%-*s", width, label);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+int table_section(const char *title, struct table *t, int indent)
+{
+    int rc = 0;
+    if (t->n <= t->ncol) {
+        printf("%s  <none>\n", title);
+    } else {
+        printf("%s\n", title);
+        rc = table_print(t, stdout, indent, 2);
+    }
+    table_free(t);
+    return rc;
 }

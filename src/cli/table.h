@@ -23,6 +23,16 @@ void table_cell(struct table *t, const char *fmt, ...) __attribute__((format(pri
  * left incomplete ends at its last cell).  -ENOMEM when a cell was lost, else 0. */
 int table_print(const struct table *t, FILE *out, int indent, int gap);
 
+/* table_print of the rows from `first_row` on only, aligned with every row of the table (a
+ * watch prints a header and rows once, then each new row as it comes, in the same columns). */
+int table_print_from(const struct table *t, FILE *out, int indent, int gap, size_t first_row);
+
+/* `kubectl describe`'s pieces: "<label padded to width><value>\n", and a table under a title
+ * ("<title>  <none>" when it has only its header row; the table is freed).  -ENOMEM or 0. */
+void table_field(int width, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int table_section(const char *title, struct table *t, int indent);
+
 /* Releases the cells; the table is empty again. */
 void table_free(struct table *t);
 

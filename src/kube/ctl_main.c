@@ -289,9 +289,10 @@ static bool leading(struct ctl *c, int64_t *next)
     int64_t t = ctl_lease_tick(c, &c->lease, kt_mono_ms(), &lost);
     if (t < *next)
         *next = t;
-    if (lost) {
+    if (lost) { /* the passes under way end at their next write: none is sent any more */
         c->exit_rc = -ENOLCK;
         c->stop = true;
+        kc_refuse(c->kc, -ECANCELED, "leader election lost");
     }
     if (c->lease.leading && !was)
         queue_all(c);
@@ -365,27 +366,21 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
     struct ctl c = {.o = o, .identity = o->identity};
     struct kcfg *cfg = NULL;
     sigset_t old;
-    int sfd = -1;
-    int rc = kcfg_load(&o->kcfg, &cfg, e);
-    if (rc < 0)
-        return rc;
+    /* SIGTERM and SIGINT go to a signalfd from the start: one that comes while the controller
+     * is still starting stops it cleanly once its loop runs */
+    int sfd = signal_fd(&old);
+    int rc = sfd < 0 ? err_set(e, -errno, "signalfd: %s", strerror(errno))
+                     : kcfg_load(&o->kcfg, &cfg, e);
     struct kc_opts ko = {.qps = o->qps, .burst = o->burst, .timeout_ms = 60000};
-    if ((rc = kc_new(cfg, &ko, &c.kc, e)) < 0)
-        return rc;
+    if (rc < 0 || (rc = kc_new(cfg, &ko, &c.kc, e)) < 0)
+        goto out;
     c.kinds = o->kinds;
     probe_kinds(&c);
     c.q = kq_new();
     c.invalid_seen = json_object();
     c.status_inflight = json_object();
-    if (!c.q || !c.invalid_seen || !c.status_inflight || make_informers(&c) < 0) {
-        rc = err_set(e, -ENOMEM, "out of memory");
-        goto out;
-    }
-    if ((sfd = signal_fd(&old)) < 0) {
-        rc = err_set(e, -errno, "signalfd: %s", strerror(errno));
-        goto out;
-    }
-    if (ctl_workers_start(&c) < 0) {
+    if (!c.q || !c.invalid_seen || !c.status_inflight || make_informers(&c) < 0 ||
+        ctl_workers_start(&c) < 0) {
         rc = err_set(e, -ENOMEM, "out of memory");
         goto out;
     }
@@ -403,10 +398,10 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
         rc = err_set(e, c.exit_rc, "leader election lost");
     klog(KLOG_INFO, LOGGER, NULL, "stopped after %lu reconciles (%lu failed)", c.reconciles,
          c.reconcile_errors);
-    sigprocmask(SIG_SETMASK, &old, NULL);
 out:
     if (sfd >= 0)
         close(sfd);
     ctl_release(&c);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
 }

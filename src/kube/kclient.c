@@ -69,6 +69,15 @@ const char *kc_server(const struct kc *c)
     return c->cfg->server;
 }
 
+void kc_refuse(struct kc *c, int rc, const char *why)
+{
+    c->refuse = rc;
+    snprintf(c->refuse_msg, sizeof(c->refuse_msg), "%s", why);
+    for (struct kc_req *r = c->reqs; r; r = r->next)
+        if (!r->running && !r->finished && !r->start_rc)
+            kc__req_refuse(r);
+}
+
 size_t kc_pending(const struct kc *c)
 {
     return c->n_pending;
@@ -176,6 +185,10 @@ static int64_t start_due(struct kc *c, int64_t now)
     for (struct kc_req *r = c->reqs; r; r = r->next) {
         if (r->running || r->finished || r->start_rc)
             continue;
+        if (c->refuse) { /* a retry due after kc_refuse */
+            kc__req_refuse(r);
+            continue;
+        }
         if (r->due_ms > now) {
             if (r->due_ms - now < wait)
                 wait = r->due_ms - now;
@@ -235,6 +248,8 @@ static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
     curl_off_t ra = -1;
     curl_easy_getinfo(r->easy, CURLINFO_RETRY_AFTER, &ra);
     int64_t delay;
+    if (cc != CURLE_OK && code == 0 && r->c->o.no_connect_retry)
+        return false;
     if (cc != CURLE_OK && code == 0)
         delay = backoff_ms(r->tries);
     else if (code == 429 || (code >= 500 && ra > 0))

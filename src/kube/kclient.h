@@ -34,6 +34,8 @@ struct kc_opts {
     int burst;              /* bucket size (>= 1) */
     const char *user_agent; /* NULL: "jaxset/<version>" */
     long timeout_ms;        /* per request (not watches); 0: none */
+    bool no_connect_retry;  /* a failed connection ends the request at once (kubectl's
+                             * behaviour: a CLI says "refused" now, not after 10 backoffs) */
 };
 
 /* What came back.  `code` 0 means no HTTP answer (transport failure, see rc and msg). */
@@ -77,6 +79,11 @@ void kc_wait(struct kc *c, const bool *done);
 /* Runs until every request queued so far has ended. */
 void kc_drain(struct kc *c);
 
+/* From now on every request and watch, and every one queued but not started, ends with `rc`
+ * and a message naming `why` instead of being sent; those already on the wire finish as
+ * usual.  For a controller that has lost its leadership: nothing more reaches the server. */
+void kc_refuse(struct kc *c, int rc, const char *why);
+
 /* Requests queued or in flight (not watches). */
 size_t kc_pending(const struct kc *c);
 
@@ -89,6 +96,13 @@ typedef void (*kc_end_fn)(void *arg, int rc, long code, const char *msg);
 struct kc_watch *kc_watch(struct kc *c, const char *path, kc_event_fn ev, kc_end_fn end,
                           void *arg);
 void kc_watch_cancel(struct kc_watch *w); /* no `end` call; frees it */
+
+/* A stream of text lines (pods/log with follow=true): as kc_watch, but `line` gets each line
+ * as it came (without its newline; empty lines too; the last one even without a newline),
+ * borrowed for the call.  Cancel with kc_watch_cancel.  NULL on OOM. */
+typedef void (*kc_line_fn)(void *arg, const char *line, size_t len);
+struct kc_watch *kc_stream(struct kc *c, const char *path, kc_line_fn line, kc_end_fn end,
+                           void *arg);
 
 /* Waits up to `timeout_ms` (and less when a queued request becomes due) for progress, then
  * dispatches every finished request and watch data.  `extra_fd` >= 0 is polled for POLLIN too

@@ -31,6 +31,8 @@ struct kc {
     void *observe_arg;
     CURL *spare[KC_SPARE_EASY]; /* easy handles of ended requests, for the next ones */
     size_t n_spare;
+    int refuse;                 /* kc_refuse: new requests end with this */
+    char refuse_msg[128];
 };
 
 struct kc_req {
@@ -55,6 +57,7 @@ struct kc_req {
 struct kc_watch {
     struct kc_req *r;
     kc_event_fn ev;
+    kc_line_fn line; /* kc_stream: raw lines instead of events */
     kc_end_fn end;
     void *arg;
     size_t scanned;  /* bytes of r->resp already searched for a newline */
@@ -65,6 +68,8 @@ struct kc_watch {
 
 struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,
                            const json_t *body, const char *ctype);
+/* Marks a request not yet started to end with the client's refusal (kc_refuse). */
+void kc__req_refuse(struct kc_req *r);
 int kc__req_start(struct kc_req *r);
 void kc__req_stop(struct kc_req *r);
 void kc__req_free(struct kc_req *r);

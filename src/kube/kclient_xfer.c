@@ -38,7 +38,16 @@ struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,
     else
         c->reqs = r;
     c->tail = r;
+    if (c->refuse)
+        kc__req_refuse(r);
     return r;
+}
+
+void kc__req_refuse(struct kc_req *r)
+{
+    r->start_rc = r->c->refuse;
+    snprintf(r->errbuf, sizeof(r->errbuf), "%s %s not sent: %s", r->method, r->path,
+             r->c->refuse_msg);
 }
 
 static size_t on_data(char *p, size_t sz, size_t n, void *arg);
@@ -243,7 +252,13 @@ static bool watch_lines(struct kc_watch *w)
     for (size_t i = w->scanned; i < b->len; i++) {
         if (b->s[i] != '\n')
             continue;
-        if (i > start) {
+        if (w->line) {
+            w->in_cb = true;
+            w->line(w->arg, b->s + start, i - start);
+            w->in_cb = false;
+            if (w->cancelled)
+                return false;
+        } else if (i > start) {
             json_t *ev = json_loadb(b->s + start, i - start, 0, NULL);
             if (!ev) {
                 w->bad = -EBADMSG;
@@ -294,6 +309,15 @@ struct kc_watch *kc_watch(struct kc *c, const char *path, kc_event_fn ev, kc_end
     return w;
 }
 
+struct kc_watch *kc_stream(struct kc *c, const char *path, kc_line_fn line, kc_end_fn end,
+                           void *arg)
+{
+    struct kc_watch *w = kc_watch(c, path, NULL, end, arg);
+    if (w)
+        w->line = line;
+    return w;
+}
+
 void kc_watch_cancel(struct kc_watch *w)
 {
     if (!w)
@@ -314,6 +338,15 @@ void kc__watch_finished(struct kc_req *r, CURLcode cc, long code)
     }
     int rc = w->bad;
     char msg[512] = "";
+    if (w->line && code == 200 && r->resp.len && !rc) { /* a last line without its newline */
+        w->in_cb = true;
+        w->line(w->arg, r->resp.s, r->resp.len);
+        w->in_cb = false;
+        if (w->cancelled) {
+            kc__req_free(r);
+            return;
+        }
+    }
     if (!rc && code != 200) {
         struct kc_resp resp;
         kc__decode(r, cc, code, &resp);

@@ -112,7 +112,12 @@ class Controller:
         self.logf.close()
 
     def stop(self):
-        """SIGTERM; the exit status must be 0 and the log free of sanitizer reports."""
+        """SIGTERM; the exit status must be 0 and the log free of sanitizer reports.  Sent
+        once the controller has said it is starting: a signal that comes before the program
+        has blocked it (before main) kills it the default way."""
+        end = time.monotonic() + 10
+        while self.alive() and "starting:" not in self.log() and time.monotonic() < end:
+            time.sleep(0.05)
         if self.alive():
             self.proc.send_signal(signal.SIGTERM)
         try:

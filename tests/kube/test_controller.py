@@ -954,6 +954,46 @@ def leader_election_one_acts(env):
 
 
 @test
+def leadership_lost_mid_pass_sends_nothing_more(env):
+    """The lease taken over while a pass waits for its Job creates (slowed down by the test
+    server): the controller exits 1 once the creates are answered and sends nothing after
+    them, not even the pass's status write (upstream's manager exits at once)."""
+    need_admin(env)
+    c0 = Case(env, test_jobset(), create=False)
+    ns, lname = c0.ns, "jaxset-lost-lease"
+    env.controller.stop()
+    a = env.start_controller("--leader-elect", "--leader-election-namespace", ns,
+                             "--leader-election-id", lname, "--leader-elect-lease-duration",
+                             "2s", "--leader-elect-renew-deadline", "1500ms",
+                             "--leader-elect-retry-period", "300ms", "--identity", "ctl-a",
+                             tag="ctl-lost")
+    try:
+        poll(lambda: (lease(env, ns, lname) or {}).get("spec", {}).get("holderIdentity")
+             == "ctl-a", "ctl-a leads")
+        faults(env, {"verb": "create", "resource": "jobs", "namespace": ns, "latency": 3,
+                     "count": 0})
+        c0.create()
+        poll(lambda: env.server.admin("faults", method="GET").json["rules"][0]["hits"],
+             "creates in flight")
+        held = lease(env, ns, lname)
+        held["spec"].update(holderIdentity="usurper", leaseDurationSeconds=60,
+                            renewTime=time.strftime("%Y-%m-%dT%H:%M:%S.000000Z",
+                                                    time.gmtime()))
+        expect(env.server.put(f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/{lname}",
+                              held), 200, "lease taken over")
+        rc = a.proc.wait(20)
+        check(rc == 1, f"exit status {rc} after losing the lease:\n{a.log()[-3000:]}")
+        check("leader election lost" in a.log(), a.log()[-3000:])
+        check(len(c0.jobs()) == 4, "the creates already sent were answered")
+        check(not c0.status(), f"a status written after the loss: {c0.status()}")
+    finally:
+        clear_faults(env)
+        if a.alive():
+            a.kill()
+        env.restart_controller()
+
+
+@test
 def controller_stops_cleanly(env):
     """SIGTERM: exit status 0, and under ASan no leak or error report."""
     controller_still_works(env)

@@ -119,6 +119,24 @@ static void test_help_table(void **state)
     assert_null(cli_help_find(NULL));
 }
 
+/* Go durations and bare seconds, as --request-timeout, --timeout and --since take them. */
+static void test_durations(void **state)
+{
+    (void)state;
+    assert_int_equal(cli_duration_ms("30s"), 30000);
+    assert_int_equal(cli_duration_ms("1m30s"), 90000);
+    assert_int_equal(cli_duration_ms("250ms"), 250);
+    assert_int_equal(cli_duration_ms("2h"), 7200000);
+    assert_int_equal(cli_duration_ms("5"), 5000);
+    assert_int_equal(cli_duration_ms("0.5"), 500);
+    assert_int_equal(cli_duration_ms("0"), 0);
+    assert_int_equal(cli_duration_ms(""), -1);
+    assert_int_equal(cli_duration_ms("-1s"), -1);
+    assert_int_equal(cli_duration_ms("1x"), -1);
+    assert_int_equal(cli_duration_ms("1s5"), -1);
+    assert_int_equal(cli_duration_ms("soon"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_help_table),
+        cmocka_unit_test(test_durations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

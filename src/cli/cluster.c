@@ -1,0 +1,155 @@
+/* cluster: flags, configuration and requests of the verbs that act on a cluster (cluster.h). */
+#include "cli/cluster.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "obj/jx.h"
+
+struct cluster cluster_new(const char *cmd)
+{
+    return (struct cluster){.cmd = cmd, .timeout_ms = CLUSTER_TIMEOUT_MS};
+}
+
+int cluster_opt(struct cluster *c, int code, const char *arg)
+{
+    long long ms;
+    switch (code) {
+    case CLUSTER_OPT_KUBECONFIG: c->k.kubeconfig = arg; break;
+    case CLUSTER_OPT_CONTEXT: c->k.context = arg; break;
+    case 'n':
+        if (!*arg)
+            return cli_usage_error(c->cmd, "-n/--namespace needs a non-empty value");
+        c->k.namespace_ = arg;
+        break;
+    case CLUSTER_OPT_TIMEOUT:
+        if ((ms = cli_duration_ms(arg)) < 0)
+            return cli_usage_error(c->cmd, "--request-timeout takes a duration such as 30s, "
+                                           "1m or 0 (none)");
+        c->timeout_ms = (long)ms;
+        break;
+    case CLUSTER_OPT_LOCAL: c->local = true; return EXIT_OK;
+    default: return -1;
+    }
+    c->flags = true;
+    return EXIT_OK;
+}
+
+static bool file_exists(const char *path)
+{
+    return path && *path && access(path, F_OK) == 0;
+}
+
+/* Whether $KUBECONFIG names an existing file, or (unset) ~/.kube/config exists. */
+static bool kubeconfig_present(void)
+{
+    const char *env = getenv("KUBECONFIG");
+    char path[4096];
+    if (env && *env) {
+        for (const char *p = env; *p;) {
+            size_t n = strcspn(p, ":");
+            if (n && n < sizeof(path)) {
+                memcpy(path, p, n);
+                path[n] = 0;
+                if (file_exists(path))
+                    return true;
+            }
+            p += n + (p[n] == ':');
+        }
+        return false;
+    }
+    const char *home = getenv("HOME");
+    if (!home || snprintf(path, sizeof(path), "%s/.kube/config", home) >= (int)sizeof(path))
+        return false;
+    return file_exists(path);
+}
+
+bool cluster_wanted(const struct cluster *c)
+{
+    if (c->local)
+        return false;
+    /* in a cluster as client-go's InClusterConfig sees it: the service's address and the
+     * service account's token */
+    return c->flags || kubeconfig_present() ||
+           (getenv("KUBERNETES_SERVICE_HOST") && getenv("KUBERNETES_SERVICE_PORT") &&
+            file_exists(KCFG_SA_DIR "/token"));
+}
+
+int cluster_connect(struct cluster *c)
+{
+    struct kcfg *cfg = NULL;
+    struct err e = {{0}};
+    struct kc_opts o = {.qps = 0, .burst = 1, .timeout_ms = c->timeout_ms,
+                        .no_connect_retry = true};
+    if (kcfg_load(&c->k, &cfg, &e) < 0 || kc_new(cfg, &o, &c->kc, &e) < 0) {
+        fprintf(stderr, "jaxset %s: %s\n", c->cmd, e.msg);
+        return EXIT_CLUSTER;
+    }
+    c->ns = kc_namespace(c->kc);
+    return EXIT_OK;
+}
+
+void cluster_close(struct cluster *c)
+{
+    kc_free(c->kc);
+    c->kc = NULL;
+}
+
+int cluster_request(struct cluster *c, const char *method, const char *path,
+                    const json_t *body, struct kcli_resp *out)
+{
+    return kcli_request(c->kc, method, path, body, NULL, out);
+}
+
+int cluster_fail(const struct cluster *c, const struct kcli_resp *r)
+{
+    char buf[1024];
+    fprintf(stderr, "jaxset %s: %s\n", c->cmd, kcli_message(c->kc, r, buf, sizeof(buf)));
+    return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
+                                                                    : EXIT_CLUSTER;
+}
+
+int cluster_get(struct cluster *c, const struct kres *r, const char *name, json_t **out)
+{
+    struct kcli_resp resp;
+    char *path = kres_path(r, c->ns, name, NULL);
+    int rc = EXIT_OK;
+    *out = NULL;
+    if (!path) {
+        fprintf(stderr, "jaxset %s: out of memory\n", c->cmd);
+        return EXIT_CLUSTER;
+    }
+    if (cluster_request(c, "GET", path, NULL, &resp) < 0)
+        rc = cluster_fail(c, &resp);
+    else
+        *out = json_incref(resp.body);
+    kcli_resp_free(&resp);
+    free(path);
+    return rc;
+}
+
+int cluster_job_arg(const char *cmd, const char *arg, const struct kres **kind,
+                    const char **name, char *buf, size_t len)
+{
+    const char *slash = strchr(arg, '/');
+    *kind = kres_find("jobset");
+    *name = arg;
+    if (!slash)
+        return *arg ? EXIT_OK : cli_usage_error(cmd, "an empty NAME");
+    if ((size_t)(slash - arg) >= len)
+        return cli_usage_error(cmd, "KIND/NAME: KIND is too long");
+    memcpy(buf, arg, (size_t)(slash - arg));
+    buf[slash - arg] = 0;
+    *kind = kres_find(buf);
+    *name = slash + 1;
+    if (!*kind || (*kind)->family == KRES_OTHER) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kres_job_kinds());
+        return cli_usage_error(cmd, msg);
+    }
+    return **name && !strchr(*name, '/') ? EXIT_OK : cli_usage_error(cmd, "KIND/NAME: bad NAME");
+}

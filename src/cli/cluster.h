@@ -1,0 +1,93 @@
+/* cluster: how a CLI verb reaches a cluster, with kubectl's flags and precedence:
+ * --kubeconfig FILE, else $KUBECONFIG, else ~/.kube/config, else the in-cluster service
+ * account (kube/kubeconfig.h); --context; the namespace from -n/--namespace, else the
+ * context's, else "default"; --request-timeout for each request (connections are never tried
+ * again: an unreachable server is one line on stderr within the timeout).
+ *
+ * get, describe, logs, wait and delete act on local runs instead with --local, or when no
+ * cluster is configured (no cluster flag, no kubeconfig file, not in a cluster). */
+#ifndef JX_CLI_CLUSTER_H
+#define JX_CLI_CLUSTER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "kube/kcli.h"
+#include "kube/kclient.h"
+#include "kube/kres.h"
+#include "kube/kubeconfig.h"
+
+/* Default --request-timeout, milliseconds (kubectl has none; a CLI should end). */
+#define CLUSTER_TIMEOUT_MS 30000
+
+struct cluster {
+    const char *cmd;      /* the subcommand, for messages */
+    struct kcfg_opts k;   /* --kubeconfig, --context, -n */
+    long timeout_ms;      /* --request-timeout; CLUSTER_TIMEOUT_MS unless given */
+    bool local;           /* --local */
+    bool flags;           /* a cluster flag was given */
+    struct kc *kc;        /* after cluster_connect; owned */
+    const char *ns;       /* the namespace in effect, after cluster_connect (borrowed) */
+};
+
+/* The flags, for a command's getopt tables. */
+enum {
+    CLUSTER_OPT_KUBECONFIG = 1100,
+    CLUSTER_OPT_CONTEXT,
+    CLUSTER_OPT_TIMEOUT,
+    CLUSTER_OPT_LOCAL,
+};
+#define CLUSTER_SHORTOPTS "n:"
+#define CLUSTER_LONGOPTS                                                                       \
+    {"kubeconfig", required_argument, NULL, CLUSTER_OPT_KUBECONFIG},                           \
+        {"context", required_argument, NULL, CLUSTER_OPT_CONTEXT},                             \
+        {"namespace", required_argument, NULL, 'n'},                                           \
+        {"request-timeout", required_argument, NULL, CLUSTER_OPT_TIMEOUT}
+#define CLUSTER_LOCAL_LONGOPT {"local", no_argument, NULL, CLUSTER_OPT_LOCAL}
+#define CLUSTER_HELP                                                                           \
+    {"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, ~/.kube/config, then "  \
+                          "the in-cluster service account)"},                                 \
+        {"--context NAME", "this context of the kubeconfig"},                                  \
+        {"-n, --namespace NS", "the namespace (else the context's, else default)"},            \
+        {"--request-timeout D", "time limit of each request: 30s, 1m, or seconds (30s; 0: "    \
+                                "none)"}
+#define CLUSTER_LOCAL_HELP                                                                     \
+    {"--local", "act on the runs of this machine (`jaxset run`), also the default when no "   \
+                "cluster is configured"}
+
+/* An empty set of flags for `cmd`. */
+struct cluster cluster_new(const char *cmd);
+
+/* A cluster flag of a cli_parse callback: EXIT_OK when taken, EXIT_INVALID after a usage
+ * error, -1 when `code` is not one. */
+int cluster_opt(struct cluster *c, int code, const char *arg);
+
+/* Whether the verb acts on a cluster: not --local, and a cluster flag given, a kubeconfig
+ * file present ($KUBECONFIG's, else ~/.kube/config) or in a cluster (KUBERNETES_SERVICE_HOST
+ * and _PORT set and the service account's token present, as client-go requires). */
+bool cluster_wanted(const struct cluster *c);
+
+/* Loads the configuration and makes the client.  EXIT_OK, or prints "jaxset CMD: ..." and
+ * returns EXIT_CLUSTER. */
+int cluster_connect(struct cluster *c);
+void cluster_close(struct cluster *c);
+
+/* One request (kube/kcli.h). */
+int cluster_request(struct cluster *c, const char *method, const char *path,
+                    const json_t *body, struct kcli_resp *out);
+
+/* Prints "jaxset CMD: <what went wrong>" for a failed answer; returns the exit status:
+ * EXIT_INVALID for NotFound, AlreadyExists and Invalid (the user's input), EXIT_CLUSTER
+ * otherwise. */
+int cluster_fail(const struct cluster *c, const struct kcli_resp *r);
+
+/* GETs one object (*out owned by the caller) or prints why not; EXIT_OK or an exit status as
+ * cluster_fail. */
+int cluster_get(struct cluster *c, const struct kres *r, const char *name, json_t **out);
+
+/* A job named on the command line, "NAME" (a JobSet) or "KIND/NAME": *kind and *name point
+ * into `arg` or are static.  EXIT_OK, or a usage error naming the known kinds. */
+int cluster_job_arg(const char *cmd, const char *arg, const struct kres **kind,
+                    const char **name, char *buf, size_t len);
+
+#endif
