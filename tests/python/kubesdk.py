@@ -1,12 +1,13 @@
 """Shared by the SDK's Kubernetes tests (test_sdk_kube*.py): one API server for the module
 (the project's test API server, or a real kube-apiserver when KUBEBUILDER_ASSETS names one,
-as tests/kube/test_controller.py does), the test CRDs of tests/python/data installed, a
+as tests/kube/test_controller.py does), the Kubeflow CRDs of config/crd installed, a
 namespace and a kubeconfig per test, and the controller's part played by the test: the JobSet
 a TrainJob owns, its pods, their phases and logs, conditions and events."""
 import json
 import os
 import random
 import string
+import subprocess
 import sys
 import time
 import unittest
@@ -19,7 +20,6 @@ sys.path.insert(0, KUBE)
 import envtest  # noqa: E402
 from kubetest import Server  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 TIMEOUT = float(os.environ.get("JAXSET_KUBE_TIMEOUT", "20"))
 JOBSET = "jobset.sigs.k8s.io/jobset-name"
@@ -31,9 +31,19 @@ CLUSTER_RUNTIMES = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes"
 RUNTIMES = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/{ns}/trainingruntimes"
 
 
+CRD_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "config", "crd")
+KUBEFLOW_CRDS = ("trainer.kubeflow.org_trainjobs.yaml",
+                 "trainer.kubeflow.org_trainingruntimes.yaml",
+                 "trainer.kubeflow.org_clustertrainingruntimes.yaml", "kubeflow.org_jaxjobs.yaml")
+
+
 def test_crds():
-    with open(os.path.join(DATA, "kubeflow-test-crds.json"), encoding="utf-8") as f:
-        return json.load(f)
+    """The Kubeflow CRDs jaxset's controller serves (config/crd), decoded by `jaxset decode`."""
+    files = [os.path.join(CRD_DIR, f) for f in KUBEFLOW_CRDS]
+    out = subprocess.run([sdktest.BIN, "decode", *files], check=True,
+                         capture_output=True).stdout
+    return json.loads(out)
 
 
 def start_server(*args):
