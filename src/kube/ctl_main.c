@@ -160,18 +160,24 @@ static int make_kind_informers(struct ctl *c, const struct kinf_opts *base)
     struct kinf_opts o = *base;
     o.slim = ctl_slim_jobset; /* whole objects, less managedFields */
     if (c->kinds & CTL_KIND_JAXJOB) {
-        o.name = "jaxjobs", o.path = "/apis/kubeflow.org/v1/jaxjobs", o.changed = jaxjob_changed;
+        o.name = "jaxjobs";
+        o.path = "/apis/kubeflow.org/v1/jaxjobs";
+        o.changed = jaxjob_changed;
         if (!(c->jaxjobs = add_informer(c, &o)))
             return -ENOMEM;
     }
     if (!(c->kinds & CTL_KIND_TRAINJOB))
         return 0;
-    o.name = "trainjobs", o.path = CTL_TRAINER "/trainjobs", o.changed = trainjob_changed;
+    o.name = "trainjobs";
+    o.path = CTL_TRAINER "/trainjobs";
+    o.changed = trainjob_changed;
     c->trainjobs = add_informer(c, &o);
-    o.name = "trainingruntimes", o.path = CTL_TRAINER "/trainingruntimes";
+    o.name = "trainingruntimes";
+    o.path = CTL_TRAINER "/trainingruntimes";
     o.changed = runtime_changed;
     c->runtimes = add_informer(c, &o);
-    o.name = "clustertrainingruntimes", o.path = CTL_TRAINER "/clustertrainingruntimes";
+    o.name = "clustertrainingruntimes";
+    o.path = CTL_TRAINER "/clustertrainingruntimes";
     c->cruntimes = add_informer(c, &o);
     return c->trainjobs && c->runtimes && c->cruntimes ? 0 : -ENOMEM;
 }

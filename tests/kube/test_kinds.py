@@ -207,6 +207,13 @@ def jaxjob_runs_as_its_jobset_through_every_condition(env):
     c.job_status(jname, active=2, ready=2)
     c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
     c.wait_replicas(active=2, succeeded=0, failed=0)
+    # The scale subresource reads Worker.replicas and replicaStatuses.Worker (kube-apiserver
+    # serves it from the CRD; the test API server does not implement /scale).
+    r = c.s.get(c.path("jaxjobs", c.name, "scale", api=JJ_API))
+    if r.status != 404 or c.s.kind == "kube-apiserver":
+        sc = expect(r, 200, "scale")
+        check(sc["spec"]["replicas"] == 2 and sc["status"]["replicas"] == 2 and
+              sc["status"]["selector"] == w["selector"], sc)
     check(c.conds() and [x for x in c.status()["conditions"] if x["type"] == "Running"][0]
           ["message"] == f"JAXJob {c.ns}/{c.name} is running.", c.status())
     # A pod fails (OnFailure): Restarting replaces Running, with a Warning event.
@@ -225,6 +232,12 @@ def jaxjob_runs_as_its_jobset_through_every_condition(env):
     c.wait_event("JAXJobSucceeded", "Normal", f"JAXJob {c.ns}/{c.name} successfully completed.")
     st = c.wait_replicas(active=0, succeeded=2, failed=1)
     check(c.status().get("completionTime"), c.status())
+    # kubectl get: the State printer column is the last condition's type.
+    tbl = expect(c.s.get(c.path("jaxjobs", c.name, api=JJ_API), headers={
+        "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}), 200, "table")
+    cols = [x["name"] for x in tbl["columnDefinitions"]]
+    check(cols[:3] == ["Name", "State", "Age"] and tbl["rows"][0]["cells"][1] == "Succeeded",
+          tbl)
     ev = c.events("JAXJobSucceeded")[0]
     check(ev["involvedObject"]["kind"] == "JAXJob" and ev["involvedObject"]["uid"] == c.uid and
           ev["source"]["component"] == "jaxjob-controller", ev)

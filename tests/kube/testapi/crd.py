@@ -210,7 +210,7 @@ def _cell(ctype, value, now):
 
 
 _STEP = re.compile(r"\.([A-Za-z0-9_\-]+)|\[(\d+)\]|\[\?\(@\.([A-Za-z0-9_\-]+)\s*==\s*"
-                   r"[\"']([^\"']*)[\"']\)\]")
+                   r"[\"']([^\"']*)[\"']\)\]|\[(-?\d+):\]")
 
 
 def jsonpath_first(obj, path):
@@ -236,6 +236,9 @@ def jsonpath_first(obj, path):
                 i = int(m.group(2))
                 if isinstance(c, list) and i < len(c):
                     nxt.append(c[i])
+            elif m.group(5) is not None:  # a slice to the end: [-1:] is the last item
+                if isinstance(c, list):
+                    nxt += c[int(m.group(5)):]
             else:
                 if isinstance(c, list):
                     nxt += [x for x in c if isinstance(x, dict) and
