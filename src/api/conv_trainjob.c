@@ -27,7 +27,9 @@
  * template (upstream measures it on the TrainJob; the trainer Job failing with
  * DeadlineExceeded fails the JobSet unless the runtime's failurePolicy says otherwise);
  * spec.initializer, spec.runtimePatches, spec.managedBy, numProcPerNode (ignored by the JAX
- * plugin too) and mlPolicy/podGroupPolicy beyond numNodes are accepted and not applied. */
+ * plugin too) and mlPolicy/podGroupPolicy beyond numNodes are accepted and not applied (the
+ * cluster's TrainJob controller refuses initializer, runtimePatches and podGroupPolicy with a
+ * Failed condition naming them: api/trainjob_status.h tjs_unsupported). */
 #include "api/convert.h"
 
 #include <errno.h>
