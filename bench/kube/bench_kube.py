@@ -133,21 +133,29 @@ class JobCounter(threading.Thread):
     or refuses (an ERROR event: "too large resource version" while its watch cache catches up)
     is followed by a list, whose new items count as seen then, and a new watch."""
 
-    def __init__(self, cl, ns, label=None):
+    def __init__(self, cl, ns, label=None, existing=False):
+        """`existing`: the Jobs already there count as seen (now)."""
         super().__init__(daemon=True)
         self.cl, self.ns, self.label = cl, ns, label
         self.seen, self.times = set(), {}
         self.ready = threading.Event()
         self.path = f"/apis/batch/v1/namespaces/{ns}/jobs"
         self.params = {"labelSelector": label} if label else {}
-        self.rv = self.list(count=False)
+        self.rv = self.list(count=existing)
 
     def list(self, count=True):
-        lst = json.loads(self.cl.request("GET", self.path + "?" +
-                                         urllib.parse.urlencode(self.params)))
-        for item in lst.get("items", []) if count else []:
-            self.saw(item["metadata"]["name"])
-        return lst["metadata"]["resourceVersion"]
+        """Lists in pages of 500 (a list of 50,000 Jobs at once can outlast the client's
+        timeout); returns the first page's resourceVersion, the list's snapshot."""
+        rv, cont = None, None
+        while True:
+            q = dict(self.params, limit="500", **({"continue": cont} if cont else {}))
+            lst = json.loads(self.cl.request("GET", self.path + "?" + urllib.parse.urlencode(q)))
+            for item in lst.get("items", []) if count else []:
+                self.saw(item["metadata"]["name"])
+            rv = rv or lst["metadata"]["resourceVersion"]
+            cont = lst["metadata"].get("continue")
+            if not cont:
+                return rv
 
     def saw(self, name):
         if name and name not in self.seen:
@@ -156,23 +164,35 @@ class JobCounter(threading.Thread):
 
     def run(self):
         while True:
-            q = dict(self.params, watch="1", resourceVersion=self.rv, timeoutSeconds="3600",
-                     allowWatchBookmarks="true")
-            conn = self.cl.connection(3600)
-            conn.request("GET", self.path + "?" + urllib.parse.urlencode(q),
-                         headers=self.cl.headers())
-            resp = conn.getresponse()
-            self.ready.set()
-            for line in resp:
-                ev = json.loads(line)
-                if ev["type"] == "ERROR":
+            try:
+                self.watch_once()
+            except (OSError, http.client.HTTPException, ValueError, KeyError):
+                time.sleep(0.5)  # a broken stream or list: listed again below
+            while True:
+                try:
+                    self.rv = self.list()
                     break
-                self.rv = ev["object"]["metadata"].get("resourceVersion", self.rv)
-                if ev["type"] == "ADDED":
-                    self.saw(ev["object"]["metadata"].get("name"))
-            conn.close()
-            time.sleep(0.1)
-            self.rv = self.list()
+                except (OSError, http.client.HTTPException, ValueError, KeyError):
+                    time.sleep(0.5)
+
+    def watch_once(self):
+        """One watch from self.rv until the server ends it or sends an ERROR."""
+        q = dict(self.params, watch="1", resourceVersion=self.rv, timeoutSeconds="3600",
+                 allowWatchBookmarks="true")
+        conn = self.cl.connection(3600)
+        conn.request("GET", self.path + "?" + urllib.parse.urlencode(q),
+                     headers=self.cl.headers())
+        resp = conn.getresponse()
+        self.ready.set()
+        for line in resp:
+            ev = json.loads(line)
+            if ev["type"] == "ERROR":
+                break
+            self.rv = ev["object"]["metadata"].get("resourceVersion", self.rv)
+            if ev["type"] == "ADDED":
+                self.saw(ev["object"]["metadata"].get("name"))
+        conn.close()
+        time.sleep(0.1)
 
     def until(self, n, timeout):
         wait(lambda: len(self.seen) >= n, timeout, f"{n} jobs in {self.ns}")
@@ -427,7 +447,7 @@ def bench_rss(a, cl, ctl, work, s):
     for k in range(0, s, batch):
         post_jobsets(cl, ns, [jobset(f"r{i}", per) for i in range(k, min(s, k + batch))],
                      work)
-    w = JobCounter(cl, ns)
+    w = JobCounter(cl, ns, existing=True)  # the controller has been creating them already
     w.start()
     w.ready.wait()
     w.until(s * per, 3600)
