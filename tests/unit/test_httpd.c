@@ -148,8 +148,8 @@ static void test_routes(void **state)
     struct khealth hl = {.metrics = m};
     struct khttpd_route routes[KHEALTH_N_ROUTES + 2];
     size_t n = khealth_routes(&hl, routes);
-    routes[n++] = (struct khttpd_route){"/teapot", teapot, "tea"};
-    routes[n++] = (struct khttpd_route){"/big", too_big, NULL};
+    routes[n++] = (struct khttpd_route){"/teapot", teapot, "tea", NULL};
+    routes[n++] = (struct khttpd_route){"/big", too_big, NULL, NULL};
     struct khttpd_limits lim = {.body_max = 512};
     struct khttpd *h = NULL;
     struct err e = {{0}};
