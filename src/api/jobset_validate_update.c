@@ -34,12 +34,16 @@ static int copy_field(json_t *dst, const json_t *src, const char *dotted)
     const char *dot = strchr(dotted, '.');
     char parent[32];
     snprintf(parent, sizeof(parent), "%.*s", (int)(dot - dotted), dotted);
-    json_t *dp = jx_ensure_obj(dst, parent);
     const json_t *v = json_object_get(jx_obj(src, parent), dot + 1);
-    if (!dp)
+    json_t *dp = jx_obj(dst, parent);
+    if (!v) {
+        json_object_del(dp, dot + 1);
+        if (dp && json_object_size(dp) == 0 && !jx_obj(src, parent))
+            json_object_del(dst, parent);
+        return 0;
+    }
+    if (!(dp = jx_ensure_obj(dst, parent)))
         return -ENOMEM;
-    if (!v)
-        return json_object_del(dp, dot + 1), 0;
     return json_object_set(dp, dot + 1, (json_t *)v) == 0 ? 0 : -ENOMEM;
 }
 

@@ -10,7 +10,7 @@
 
 static int op(json_t *ops, const char *kind, const char *path, const json_t *value)
 {
-    json_t *o = value ? json_pack("{s:s,s:s,s:O}", "op", kind, "path", path, value)
+    json_t *o = value ? json_pack("{s:s,s:s,s:O}", "op", kind, "path", path, "value", value)
                       : json_pack("{s:s,s:s}", "op", kind, "path", path);
     return o && json_array_append_new(ops, o) == 0 ? 0 : -ENOMEM;
 }
