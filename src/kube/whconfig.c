@@ -50,11 +50,12 @@ static json_t *webhook(const struct hook *h, const char *svc_ns, const char *svc
     for (size_t i = 0; ops && i < 2 && h->ops[i]; i++)
         json_array_append_new(ops, json_string(h->ops[i]));
     json_t *w = json_pack(
-        "{s:s,s:[s],s:o,s:s,s:s,s:i,s:s,s:[{s:[s],s:[s],s:o,s:[s]}]}", "name", h->name,
+        "{s:s,s:[s],s:o,s:s,s:s,s:i,s:s,s:[{s:[s],s:[s],s:o,s:[s],s:s}]}", "name", h->name,
         "admissionReviewVersions", "v1", "clientConfig",
         client_config(h, svc_ns, svc_name, url_base), "failurePolicy", "Fail", "sideEffects",
         "None", "timeoutSeconds", 10, "matchPolicy", "Equivalent", "rules", "apiGroups",
-        h->group, "apiVersions", h->version, "operations", ops, "resources", h->resource);
+        h->group, "apiVersions", h->version, "operations", ops, "resources", h->resource,
+        "scope", "*");
     if (w && h->jobset_pods &&
         jx_set_new(w, "objectSelector",
                    json_pack("{s:[{s:s,s:s}]}", "matchExpressions", "key", LBL_JOBSET_NAME,

@@ -31,13 +31,16 @@ from .selectors import selector_from_label_selector_object
 from .util import copy
 
 GROUP = "admissionregistration.k8s.io"
+# kubectl's strategic merge patches: webhooks merged by name (patchMergeKey), rules atomic.
+WEBHOOKS_SMP = patch.field({"metadata": patch.OBJECT_META,
+                            "webhooks": patch.field(key="name")})
 
 
 class WebhookConfigurations(ResourceType):
     def __init__(self, mutating):
         kind = ("Mutating" if mutating else "Validating") + "WebhookConfiguration"
         super().__init__(GROUP, "v1", kind.lower() + "s", kind, namespaced=False,
-                         generation=True)
+                         generation=True, smp=WEBHOOKS_SMP)
         self.mutating = mutating
 
     def defaults(self, obj):
