@@ -325,6 +325,24 @@ def shapes():
     ]
 
 
+def rendered(example):
+    """The JobSet `jaxset render` makes of examples/<example>.yaml (a JAXJob, a TrainJob and
+    its runtime, an AIchor manifest), its containers made to print their ids."""
+    r = subprocess.run([BIN, "render", "-o", "json", os.path.join(SRC, "examples", example)],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    (js,) = [d for d in json.loads(r.stdout)["items"] if d["kind"] == "JobSet"]
+    js["metadata"] = {k: v for k, v in js["metadata"].items() if k in ("name", "annotations")}
+    for r_ in js["spec"]["replicatedJobs"]:
+        pod = r_["template"]["spec"]["template"]["spec"]
+        pod.pop("volumes", None)
+        for c in pod.get("containers", []) + pod.get("initContainers", []):
+            for k in ("volumeMounts", "args", "envFrom", "resources"):
+                c.pop(k, None)
+            c["command"] = ECHO
+    return js
+
+
 def local_ids(js):
     """What `jaxset run` gives each pod: hostname -> [JAX_PROCESS_ID, PROCESS_ID,
     JAXOPERATOR_PROCESS_ID, JAX_NUM_PROCESSES] as printed."""
@@ -382,16 +400,27 @@ def env_value(pod, ctr, name):
     return v
 
 
+def all_shapes():
+    for name, flavour, rjs, spec, ann in shapes():
+        yield name, flavour, jobset(name, rjs, {"jaxset.dev/jax-runtime": flavour, **ann},
+                                    **spec)
+    # what the converters make of the examples (AIchor: its coordinator is the first replica)
+    for example in ("jaxjob.yaml", "trainjob.yaml", "aichor.yaml"):
+        js = rendered(example)
+        yield js["metadata"]["name"], js["metadata"]["annotations"]["jaxset.dev/jax-runtime"], js
+
+
 @test
 def pod_webhook_numbers_every_shape_as_jaxset_run(env):
-    for name, flavour, rjs, spec, ann in shapes():
+    for name, flavour, js in all_shapes():
         ns = env.namespace()
-        js = jobset(name, rjs, {"jaxset.dev/jax-runtime": flavour, **ann}, **spec)
+        rjs = js["spec"]["replicatedJobs"]
         want = local_ids(js)
-        pods_total = sum(r["replicas"] * r["template"]["spec"]["parallelism"] for r in rjs)
+        pods_total = sum(r.get("replicas", 1) * r["template"]["spec"].get("parallelism", 1)
+                         for r in rjs)
         check(len(want) == pods_total, f"{name}: jaxset run printed {want}")
         expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", js), 201, name)
-        n_jobs = sum(r["replicas"] for r in rjs)
+        n_jobs = sum(r.get("replicas", 1) for r in rjs)
 
         def jobs():
             r = env.server.get(f"/apis/batch/v1/namespaces/{ns}/jobs")
