@@ -42,7 +42,7 @@
 struct ctl_wh {
     struct khttpd *srv;
     struct wh_ctx ctx;
-    struct adm_route routes[3];
+    struct adm_route routes[4];
     struct whcert served;
     char *hosts[4];
     size_t n_hosts;
@@ -251,14 +251,15 @@ static int serve(struct ctl *c, const struct whcert *cert, struct err *e)
         char bind[300];
         snprintf(bind, sizeof(bind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
                  c->o->webhook_port);
-        struct khttpd_route r[3] = {
+        struct khttpd_route r[4] = {
             {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], adm_serve},
             {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], adm_serve},
             {WH_PATH_MUTATE_POD, NULL, &w->routes[2], adm_serve},
+            {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], adm_serve},
         };
         struct khttpd_limits l = {.tls_cert = cert->tls_crt, .tls_key = cert->tls_key,
                                   .max_conns = 256, .timeout_s = 30};
-        rc = khttpd_start_with(bind, r, 3, &l, &w->srv, e);
+        rc = khttpd_start_with(bind, r, 4, &l, &w->srv, e);
         if (rc == 0)
             klog(KLOG_INFO, LOGGER, NULL, "serving webhooks over HTTPS on port %d",
                  khttpd_port(w->srv));
@@ -331,6 +332,7 @@ int ctl_wh_start(struct ctl *c, struct err *e)
     w->routes[0] = (struct adm_route){wh_jobset_default, &w->ctx};
     w->routes[1] = (struct adm_route){wh_jobset_validate, &w->ctx};
     w->routes[2] = (struct adm_route){wh_pod_default, &w->ctx};
+    w->routes[3] = (struct adm_route){wh_jaxjob_validate, &w->ctx};
     w->next_ms = kt_mono_ms() + sync_all(c);
     return 0;
 }

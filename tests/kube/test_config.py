@@ -217,6 +217,9 @@ def deployment_is_hardened():
         "mpod.kb.io": ("MutatingWebhookConfiguration", "/mutate--v1-pod", ["CREATE"]),
         "vjobset.kb.io": ("ValidatingWebhookConfiguration",
                           "/validate-jobset-x-k8s-io-v1alpha2-jobset", ["CREATE", "UPDATE"]),
+        "validator.jaxjob.training-operator.kubeflow.org": (
+            "ValidatingWebhookConfiguration", "/validate-kubeflow-org-v1-jaxjob",
+            ["CREATE", "UPDATE"]),
     }, hooks)
 
 

@@ -132,7 +132,7 @@ def wait_serving(env):
         if not ca or not crt:
             return False, "no Secret yet"
         b = ca_bundles(env)
-        if len(b) != 3 or any(norm(x) != norm(ca) for x in b):
+        if len(b) != 4 or any(norm(x) != norm(ca) for x in b):
             return False, f"{len(b)} webhooks, CA bundles not yet the Secret's"
         got = served_cert(env, ca)
         return (norm(got) == norm(crt)) or (False, "served certificate differs")
@@ -295,6 +295,49 @@ def updates_keep_replicated_jobs_and_managed_by(env):
     # and freely mutable fields stay so
     expect(env.server.patch(p, {"spec": {"suspend": False, "ttlSecondsAfterFinished": 5}}),
            200, "resume")
+
+
+JAXJOB_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "jaxjobs.kubeflow.org"},
+    "spec": {"group": "kubeflow.org", "scope": "Namespaced",
+             "names": {"plural": "jaxjobs", "singular": "jaxjob", "kind": "JAXJob",
+                       "listKind": "JAXJobList"},
+             "versions": [{"name": "v1", "served": True, "storage": True,
+                           "schema": {"openAPIV3Schema": {
+                               "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def jaxjob_crd(env):
+    """A JAXJob CRD (the real one when installed, else a schemaless stand-in)."""
+    s = env.server
+    if s.get("/apis/kubeflow.org/v1/jaxjobs").status == 200:
+        return
+    r = s.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", JAXJOB_CRD)
+    check(r.status in (201, 409), r.raw[:300])
+    poll(lambda: s.get("/apis/kubeflow.org/v1/jaxjobs").status == 200, "JAXJobs served")
+
+
+@test
+def jaxjobs_are_validated_with_the_training_operators_messages(env):
+    jaxjob_crd(env)
+    ns = env.namespace()
+    r = env.kubectl("apply", "-n", ns, "-f", os.path.join(INVALID, "jaxjob-no-jax-container.yaml"))
+    check(r.returncode != 0 and "spec.jaxReplicaSpecs[Worker].template.spec.containers: "
+          "Required value: must have at least one container with name jax" in r.stderr,
+          r.stdout + r.stderr)
+    bad = {"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", "metadata": {"name": "x"},
+           "spec": {"jaxReplicaSpecs": {"Chief": {"template": {"spec": {"containers": [
+               {"name": "jax"}]}}}}}}
+    resp = env.server.post(f"/apis/kubeflow.org/v1/namespaces/{ns}/jaxjobs", bad)
+    check(resp.status == 422 and resp.json["message"] ==
+          'admission webhook "validator.jaxjob.training-operator.kubeflow.org" denied the '
+          'request: JAXJob.kubeflow.org "x" is invalid: [spec.jaxReplicaSpecs[Chief]: '
+          'Unsupported value: "Chief": supported values: "Worker", '
+          'spec.jaxReplicaSpecs[Chief].template.spec.containers[0].image: Required value: '
+          'must be required]', resp.raw[:600])
+    r = env.kubectl("apply", "-n", ns, "-f", os.path.join(SRC, "examples", "jaxjob.yaml"))
+    check(r.returncode == 0, r.stdout + r.stderr)
 
 
 # ---------------------------------------------------------------------------- process ids

@@ -359,13 +359,53 @@ static void test_bad_review(void **state)
     sb_free(&body);
 }
 
+static void test_jaxjob(void **state)
+{
+    (void)state;
+    json_t *job = tu_qjson("{'apiVersion':'kubeflow.org/v1','kind':'JAXJob','metadata':{'name':"
+                           "'Bad_Name'},'spec':{'jaxReplicaSpecs':{'Worker':{'template':{'spec':"
+                           "{'containers':[{'name':'main'}]}}},'Chief':{'template':{'spec':"
+                           "{'containers':[]}}}}}}");
+    json_t *req = json_pack("{s:s,s:s,s:O}", "uid", "u", "operation", "CREATE", "object", job);
+    json_t *resp = review(wh_jaxjob_validate, NULL, req);
+    assert_false(jx_bool_or(resp, "allowed", true));
+    const char *msg = jx_str(jx_obj(resp, "status"), "message");
+    assert_non_null(strstr(msg, "JAXJob.kubeflow.org \"Bad_Name\" is invalid: [metadata.name: "
+                                "Invalid value: \"Bad_Name\": should match: a DNS-1035 label"));
+    assert_non_null(strstr(msg, "spec.jaxReplicaSpecs[Worker].template.spec.containers[0].image: "
+                                "Required value: must be required"));
+    assert_non_null(strstr(msg, "spec.jaxReplicaSpecs[Worker].template.spec.containers: Required "
+                                "value: must have at least one container with name jax"));
+    assert_non_null(strstr(msg, "spec.jaxReplicaSpecs[Chief]: Unsupported value: \"Chief\": "
+                                "supported values: \"Worker\""));
+    assert_non_null(strstr(msg, "spec.jaxReplicaSpecs[Chief].template.spec.containers: Required "
+                                "value: must be specified"));
+    json_decref(resp);
+    /* a good one; and no replica specs at all */
+    json_t *good = tu_qjson("{'metadata':{'name':'ok'},'spec':{'jaxReplicaSpecs':{'Worker':"
+                            "{'template':{'spec':{'containers':[{'name':'jax','image':'i'}]}}}}}}");
+    json_object_set(req, "object", good);
+    resp = review(wh_jaxjob_validate, NULL, req);
+    assert_true(jx_bool_or(resp, "allowed", false));
+    json_decref(resp);
+    json_object_del(jx_obj(good, "spec"), "jaxReplicaSpecs");
+    resp = review(wh_jaxjob_validate, NULL, req);
+    assert_string_equal(jx_str(jx_obj(resp, "status"), "message"),
+                        "JAXJob.kubeflow.org \"ok\" is invalid: spec.jaxReplicaSpecs: Required "
+                        "value: must be required");
+    json_decref(resp);
+    json_decref(good);
+    json_decref(req);
+    json_decref(job);
+}
+
 static void test_whconfig(void **state)
 {
     (void)state;
     json_t *m = whconfig_new(true, "mwc", "sys", "svc", NULL);
     json_t *v = whconfig_new(false, "vwc", "sys", "svc", "https://127.0.0.1:9443/");
     assert_int_equal(json_array_size(jx_arr(m, "webhooks")), 2);
-    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 1);
+    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 2);
     assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 0), "clientConfig"), "url"),
                         "https://127.0.0.1:9443/validate-jobset-x-k8s-io-v1alpha2-jobset");
     assert_int_equal(whconfig_inject(m, "Q0E=", NULL), 1);
@@ -420,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_jobset_update),
         cmocka_unit_test(test_pod_ids),
         cmocka_unit_test(test_bad_review),
+        cmocka_unit_test(test_jaxjob),
         cmocka_unit_test(test_whconfig),
         cmocka_unit_test(test_certs),
     };
