@@ -381,6 +381,19 @@ int khttpd_start(const char *bind, const struct khttpd_route *routes, size_t n_r
     return khttpd_start_with(bind, routes, n_routes, NULL, out, e);
 }
 
+/* A daemon on a duplicate of listening socket `fd`, or NULL (the duplicate closed). */
+static struct MHD_Daemon *start_on_dup(struct khttpd *h, int fd)
+{
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0)
+        return NULL;
+    struct MHD_Daemon *d = start_daemon(h, dup_fd);
+    /* one thread: the check cannot meet a reused descriptor (as in khttpd_start_with) */
+    if (!d && fcntl(dup_fd, F_GETFD) >= 0)
+        close(dup_fd);
+    return d;
+}
+
 int khttpd_set_tls(struct khttpd *h, const char *cert, const char *key, struct err *e)
 {
     char *old_cert = h->cert, *old_key = h->key;
@@ -390,8 +403,10 @@ int khttpd_set_tls(struct khttpd *h, const char *cert, const char *key, struct e
         h->key = old_key;
         return err_set(e, -ENOMEM, "out of memory");
     }
-    /* The old server hands its listening socket over and stops accepting; the new one takes
-     * the socket.  A certificate the TLS library refuses leaves the old one in place. */
+    /* The old server hands its listening socket over and stops accepting; a new one takes a
+     * duplicate of it (libmicrohttpd closes the socket it was given on some failures, so the
+     * original stays ours until the end).  A certificate the TLS library refuses leaves the
+     * old one in place. */
     MHD_socket fd = MHD_quiesce_daemon(h->d);
     if (fd == MHD_INVALID_SOCKET) {
         free_pem(h->cert, h->key);
@@ -401,22 +416,21 @@ int khttpd_set_tls(struct khttpd *h, const char *cert, const char *key, struct e
                        h->port);
     }
     int rc = 0;
-    struct MHD_Daemon *d = start_daemon(h, fd);
+    struct MHD_Daemon *d = start_on_dup(h, fd);
     if (!d) {
         free_pem(h->cert, h->key);
         h->cert = old_cert;
         h->key = old_key;
         old_cert = old_key = NULL;
         rc = err_set(e, -EINVAL, "the new serving certificate or key was refused");
-        d = start_daemon(h, fd);
+        d = start_on_dup(h, fd);
     }
     MHD_stop_daemon(h->d);
+    close(fd);
     h->d = d;
     h->fd = -1;
     if (d)
         epoll_fd(h);
-    else
-        close(fd);
     free_pem(old_cert, old_key);
     return rc;
 }
