@@ -527,11 +527,24 @@ def certificates_are_reused_by_a_restarted_controller(env):
     before = secret(env)
     crt = secret_pem(env, "tls.crt")
     env.stop()
-    ctl = env.start()
-    check(log_count(ctl, "making a new CA") == 0, ctl.log()[-2000:])
-    after = secret(env)
-    check(after["data"] == before["data"], "the Secret was rewritten")
-    check(norm(served_cert(env, secret_pem(env, "ca.crt"))) == norm(crt), "not served")
+    d = tempfile.mkdtemp(prefix="jaxset-certdir-")
+    try:
+        certdir = os.path.join(d, "certs")
+        ctl = env.start("--webhook-cert-dir", certdir)
+        check(log_count(ctl, "making a new CA") == 0, ctl.log()[-2000:])
+        after = secret(env)
+        check(after["data"] == before["data"], "the Secret was rewritten")
+        check(norm(served_cert(env, secret_pem(env, "ca.crt"))) == norm(crt), "not served")
+        # --webhook-cert-dir: the files the operator asked for, private
+        check(sorted(os.listdir(certdir)) == ["ca.crt", "tls.crt", "tls.key"],
+              os.listdir(certdir))
+        for f, key in (("ca.crt", "ca.crt"), ("tls.crt", "tls.crt"), ("tls.key", "tls.key")):
+            p = os.path.join(certdir, f)
+            check(os.stat(p).st_mode & 0o777 == 0o600, oct(os.stat(p).st_mode))
+            with open(p, encoding="utf-8") as fh:
+                check(norm(fh.read()) == norm(secret_pem(env, key)), f)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 @test
