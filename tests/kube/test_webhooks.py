@@ -565,6 +565,38 @@ def a_secret_holding_garbage_is_replaced(env):
 
 
 @test
+def two_replicas_starting_together_share_one_certificate(env):
+    env.stop()
+    expect(env.server.delete(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}"), 200, "delete")
+    port_a, port_b = free_port(), free_port()
+    # both register the same url (the Service's role), each serves on its own port
+    args = ["--enable-webhooks", "--webhook-host", "127.0.0.1", "--webhook-url-base",
+            f"https://127.0.0.1:{port_a}", "--webhook-secret-namespace", SECRET_NS]
+    a = Controller(env.server, *args, "--webhook-port", str(port_a), tag="wha")
+    b = Controller(env.server, *args, "--webhook-port", str(port_b), tag="whb")
+    env.controllers += [a, b]
+    try:
+        def both():
+            a.check_alive()
+            b.check_alive()
+            ca, crt = secret_pem(env, "ca.crt"), secret_pem(env, "tls.crt")
+            if not crt:
+                return False, "no Secret"
+            got = []
+            for port in (port_a, port_b):
+                env.port = port
+                got.append(norm(served_cert(env, ca)))
+            return all(g == norm(crt) for g in got) or (False, "a replica serves another")
+        poll(both, "both replicas serving the Secret's one certificate")
+        made = a.log().count("making a new CA") + b.log().count("making a new CA")
+        check(made >= 1, "nobody made the certificates")
+    finally:
+        a.stop()
+        b.stop()
+    env.start()
+
+
+@test
 def certificates_rotate_before_expiry(env):
     env.stop()
     expect(env.server.delete(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}"), 200, "delete")
