@@ -376,6 +376,7 @@ def rendered(example):
     check(r.returncode == 0, r.stderr)
     (js,) = [d for d in json.loads(r.stdout)["items"] if d["kind"] == "JobSet"]
     js["metadata"] = {k: v for k, v in js["metadata"].items() if k in ("name", "annotations")}
+    js["spec"].pop("volumeClaimPolicies", None)  # volumes are beside the point here
     for r_ in js["spec"]["replicatedJobs"]:
         pod = r_["template"]["spec"]["template"]["spec"]
         pod.pop("volumes", None)
@@ -447,10 +448,13 @@ def all_shapes():
     for name, flavour, rjs, spec, ann in shapes():
         yield name, flavour, jobset(name, rjs, {"jaxset.dev/jax-runtime": flavour, **ann},
                                     **spec)
-    # what the converters make of the examples (AIchor: its coordinator is the first replica)
-    for example in ("jaxjob.yaml", "trainjob.yaml", "aichor.yaml"):
-        js = rendered(example)
-        yield js["metadata"]["name"], js["metadata"]["annotations"]["jaxset.dev/jax-runtime"], js
+    # every example, as `jaxset render` makes it a JobSet: the converters' (JAXJob, TrainJob,
+    # AIchor, whose coordinator is its first replica) and the JobSets (one without JAX)
+    for example in sorted(os.listdir(os.path.join(SRC, "examples"))):
+        if example.endswith(".yaml"):
+            js = rendered(example)
+            yield js["metadata"]["name"], (js["metadata"].get("annotations") or {}).get(
+                "jaxset.dev/jax-runtime"), js
 
 
 @test
@@ -482,7 +486,7 @@ def pod_webhook_numbers_every_shape_as_jaxset_run(env):
                                  "JAX_NUM_PROCESSES")])
                 check(all(g == got[0] for g in got), got)
                 seen[host] = got[0]
-                for var in ID_NAMES[flavour] if want.get(host, [""])[0] else ():
+                for var in ID_NAMES.get(flavour, []) if want.get(host, [""])[0] else ():
                     check(env_value(pod, pod["spec"]["containers"][0], var) is not None,
                           f"{name} {host}: no {var}")
                 if got[0][0]:
