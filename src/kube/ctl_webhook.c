@@ -134,12 +134,16 @@ static int write_secret(struct ctl *c, json_t *secret, const struct whcert *cert
     if (!data || !path || put_data(data, "ca.crt", cert->ca_crt) < 0 ||
         put_data(data, "ca.key", cert->ca_key) < 0 ||
         put_data(data, "tls.crt", cert->tls_crt) < 0 ||
-        put_data(data, "tls.key", cert->tls_key) < 0 || jx_set_new(s, "data", data) < 0) {
-        data = NULL;
+        put_data(data, "tls.key", cert->tls_key) < 0) {
         rc = err_set(e, -ENOMEM, "out of memory");
         goto out;
     }
+    rc = jx_set_new(s, "data", data); /* takes data, also on failure */
     data = NULL;
+    if (rc < 0) {
+        rc = err_set(e, -ENOMEM, "out of memory");
+        goto out;
+    }
     rc = kc_call(c->kc, secret ? "PUT" : "POST", path, s, NULL, NULL, e);
     if (rc == -EEXIST)
         rc = -ESTALE;

@@ -82,6 +82,7 @@ static X509 *make_cert(EVP_PKEY *key, const char *cn, X509 *issuer, int64_t now,
                        int64_t validity_s)
 {
     X509 *x = X509_new();
+    time_t t = (time_t)now;
     unsigned char serial[16];
     BIGNUM *bn = NULL;
     if (!x || RAND_bytes(serial, sizeof(serial)) != 1)
@@ -89,9 +90,9 @@ static X509 *make_cert(EVP_PKEY *key, const char *cn, X509 *issuer, int64_t now,
     serial[0] &= 0x7f;
     if (!(bn = BN_bin2bn(serial, sizeof(serial), NULL)) ||
         !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) || !X509_set_version(x, 2) ||
-        !X509_time_adj_ex(X509_getm_notBefore(x), 0, -60, (time_t *)&now) ||
+        !X509_time_adj_ex(X509_getm_notBefore(x), 0, -60, &t) ||
         !X509_time_adj_ex(X509_getm_notAfter(x), (int)(validity_s / 86400),
-                          (long)(validity_s % 86400), (time_t *)&now) ||
+                          (long)(validity_s % 86400), &t) ||
         !X509_set_pubkey(x, key))
         goto fail;
     X509_NAME *name = X509_get_subject_name(x);
