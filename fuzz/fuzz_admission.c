@@ -2,8 +2,10 @@
  * defaulting and validation, the pod webhook, JAXJob validation) is answered with HTTP 200 and an
  * AdmissionReview whose response says allowed or not and, when it carries a patch, a base64
  * JSON array of operations; nothing crashes or leaks.  The pod webhook's JobSet cache holds one
- * JAX JobSet.  Built as a libFuzzer target with clang (scripts/fuzz.sh) and linked with
- * fuzz/replay.c as the CTest test fuzz/fuzz_admission. */
+ * JAX JobSet.  Built as a libFuzzer target with clang when JAXSET_FUZZ is on (as scripts/fuzz.sh
+ * configures build-fuzz: `cmake --build build-fuzz --target fuzz_admission`, then run it on a
+ * copy of fuzz/corpus/admission) and linked with fuzz/replay.c as the CTest test
+ * fuzz/fuzz_admission. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
