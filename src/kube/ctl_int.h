@@ -69,6 +69,7 @@ void ctl_obs_serve(struct ctl *c, bool ready, bool leading);
 void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double seconds);
 void ctl_obs_queued(struct ctl *c, bool delayed);
 void ctl_obs_finished(struct ctl *c, const char *ns, const char *name, bool failed);
+struct mx *ctl_obs_registry(struct ctl *c); /* the /metrics registry (borrowed) */
 
 
 /* ctl_webhook.c: the admission webhooks and their certificates (nothing without

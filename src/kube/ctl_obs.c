@@ -71,6 +71,11 @@ int ctl_obs_start(struct ctl *c, struct err *e)
     return rc;
 }
 
+struct mx *ctl_obs_registry(struct ctl *c)
+{
+    return c->obs ? c->obs->mx : NULL;
+}
+
 void ctl_obs_stop(struct ctl *c)
 {
     struct ctl_obs *o = c->obs;

@@ -39,10 +39,18 @@
 #define LOOKAHEAD_MAX_S (90LL * 24 * 3600)
 #define ADMREG "/apis/admissionregistration.k8s.io/v1/"
 
+/* One webhook path: its handler, and the webhook server's metrics. */
+struct wh_route {
+    struct adm_route adm;
+    struct ctl_wh *w;
+};
+
 struct ctl_wh {
     struct khttpd *srv;
     struct wh_ctx ctx;
-    struct adm_route routes[4];
+    struct wh_route routes[4];
+    /* controller-runtime's webhook series (pkg/webhook/internal/metrics) */
+    struct mx_fam *requests, *latency, *in_flight;
     struct whcert served;
     char *hosts[4];
     size_t n_hosts;
@@ -231,6 +239,39 @@ static int sync_config(struct ctl *c, bool mutating, const char *ca_b64, struct 
 
 /* ---- serving ------------------------------------------------------------------------------ */
 
+static const char *const l_code_webhook[] = {"code", "webhook", NULL};
+static const char *const l_webhook[] = {"webhook", NULL};
+static const double b_latency[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+static void metrics_init(struct ctl_wh *w, struct mx *mx)
+{
+    w->requests = mx_counter(mx, "controller_runtime_webhook_requests_total",
+                             "Total number of admission requests by HTTP status code.",
+                             l_code_webhook);
+    w->latency = mx_histogram(mx, "controller_runtime_webhook_latency_seconds",
+                              "Histogram of the latency of processing admission requests",
+                              l_webhook, b_latency, sizeof(b_latency) / sizeof(b_latency[0]));
+    w->in_flight = mx_gauge(mx, "controller_runtime_webhook_requests_in_flight",
+                            "Current number of admission requests being served.", l_webhook);
+}
+
+/* adm_serve, counted and timed as controller-runtime's webhook server instruments itself. */
+static int serve_hook(void *arg, const char *path, const char *req, size_t len,
+                      struct sbuf *body, const char **ctype)
+{
+    struct wh_route *r = arg;
+    struct ctl_wh *w = r->w;
+    int64_t t0 = kt_mono_ms();
+    mx_add(w->in_flight, 1, path);
+    int status = adm_serve(&r->adm, path, req, len, body, ctype);
+    mx_add(w->in_flight, -1, path);
+    char code[16];
+    snprintf(code, sizeof(code), "%d", status);
+    mx_add(w->requests, 1, code, path);
+    mx_observe(w->latency, (double)(kt_mono_ms() - t0) / 1000.0, path);
+    return status;
+}
+
 static int write_dir(const char *dir, const struct whcert *cert)
 {
     static const char *const names[] = {"ca.crt", "tls.crt", "tls.key"};
@@ -256,10 +297,10 @@ static int serve(struct ctl *c, const struct whcert *cert, struct err *e)
         snprintf(bind, sizeof(bind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
                  c->o->webhook_port);
         struct khttpd_route r[4] = {
-            {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], adm_serve},
-            {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], adm_serve},
-            {WH_PATH_MUTATE_POD, NULL, &w->routes[2], adm_serve},
-            {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], adm_serve},
+            {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], serve_hook},
+            {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], serve_hook},
+            {WH_PATH_MUTATE_POD, NULL, &w->routes[2], serve_hook},
+            {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], serve_hook},
         };
         struct khttpd_limits l = {.tls_cert = cert->tls_crt, .tls_key = cert->tls_key,
                                   .max_conns = 256, .timeout_s = 30};
@@ -333,10 +374,11 @@ int ctl_wh_start(struct ctl *c, struct err *e)
     int64_t validity_s = o->webhook_cert_validity_ms / 1000;
     w->lookahead_s = validity_s / 4 < LOOKAHEAD_MAX_S ? validity_s / 4 : LOOKAHEAD_MAX_S;
     w->ctx = (struct wh_ctx){.gates = &o->gates, .jobset_get = jobset_get, .arg = c};
-    w->routes[0] = (struct adm_route){wh_jobset_default, &w->ctx};
-    w->routes[1] = (struct adm_route){wh_jobset_validate, &w->ctx};
-    w->routes[2] = (struct adm_route){wh_pod_default, &w->ctx};
-    w->routes[3] = (struct adm_route){wh_jaxjob_validate, &w->ctx};
+    const adm_fn fns[4] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
+                           wh_jaxjob_validate};
+    for (size_t i = 0; i < 4; i++)
+        w->routes[i] = (struct wh_route){{fns[i], &w->ctx}, w};
+    metrics_init(w, ctl_obs_registry(c));
     w->next_ms = kt_mono_ms() + sync_all(c);
     return 0;
 }

@@ -519,6 +519,31 @@ def pods_of_other_jobs_are_left_alone(env):
           r.json.get("message", ""), r.raw[:400])
 
 
+@test
+def webhook_requests_are_counted_on_metrics(env):
+    env.stop()
+    mport = free_port()
+    env.start("--metrics-bind-address", f"127.0.0.1:{mport}")
+    ns = env.namespace()
+    expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", jobset("m", [rj("w")])), 201,
+           "create")
+    import urllib.request
+    with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    for hook in ("/mutate-jobset-x-k8s-io-v1alpha2-jobset",
+                 "/validate-jobset-x-k8s-io-v1alpha2-jobset"):
+        m = re.search(r'^controller_runtime_webhook_requests_total\{code="200",webhook="' +
+                      re.escape(hook) + r'"\} (\d+)$', text, re.M)
+        check(m and int(m.group(1)) >= 1, f"{hook} not counted:\n{text[:3000]}")
+        m = re.search(r'^controller_runtime_webhook_latency_seconds_count\{webhook="' +
+                      re.escape(hook) + r'"\} (\d+)$', text, re.M)
+        check(m and int(m.group(1)) >= 1, f"{hook} not timed")
+        check(f'controller_runtime_webhook_requests_in_flight{{webhook="{hook}"}} 0' in text,
+              "in flight")
+    env.stop()
+    env.start()
+
+
 # ---------------------------------------------------------------------------- certificates
 
 
