@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(build-essential cmake ninja-build pkg-config
-      libyaml-dev libjansson-dev libre2-dev libcurl4-openssl-dev libmicrohttpd-dev
+      libyaml-dev libjansson-dev libre2-dev libcurl4-openssl-dev libmicrohttpd-dev libssl-dev
       libcmocka-dev clang libclang-rt-14-dev python3 libnss-wrapper
       python3-pip python3-setuptools python3-wheel)
 

@@ -55,6 +55,10 @@ enum jaxrt_flavor jaxrt_flavor_parse(const char *s);
 /* True when `name` is a variable this flavour injects (so a user may not set it). */
 bool jaxrt_is_reserved(enum jaxrt_flavor f, const char *name);
 
+/* True when `name` carries the process id in this flavour (JAX_PROCESS_ID, and PROCESS_ID for
+ * jaxjob, JAXOPERATOR_PROCESS_ID for aichor): what the pod webhook sets per pod. */
+bool jaxrt_is_id_var(enum jaxrt_flavor f, const char *name);
+
 /* Process id of pod (rj, job, pod), or -1 when rj is not a JAX replicated job. */
 long long jaxrt_process_id(const struct jaxrt *rt, const struct js_view *v, size_t rj,
                            long long job, long long pod);

@@ -59,3 +59,12 @@ bool jaxrt_is_reserved(enum jaxrt_flavor f, const char *name)
         return true;
     return f == JAXRT_AICHOR && in(aichor_names, name);
 }
+
+bool jaxrt_is_id_var(enum jaxrt_flavor f, const char *name)
+{
+    if (f == JAXRT_OFF || !name)
+        return false;
+    return strcmp(name, "JAX_PROCESS_ID") == 0 ||
+           (f == JAXRT_JAXJOB && strcmp(name, "PROCESS_ID") == 0) ||
+           (f == JAXRT_AICHOR && strcmp(name, "JAXOPERATOR_PROCESS_ID") == 0);
+}

@@ -29,6 +29,20 @@ struct feature_gates;
  * message and how to turn the gate on, and has its own requirements checked once it is on. */
 int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs);
 
+/* Update validation of `new_js` against the stored `old_js` (both as stored: defaulted at
+ * creation): the webhook's immutability rules of spec.replicatedJobs and spec.managedBy, with
+ * the exceptions for suspended JobSets and, gate `g` allowing, elastic Indexed jobs (api
+ * jobset_validate_update.c).  Returns the number of errors added or -ENOMEM. */
+int js_validate_update(const json_t *old_js, const json_t *new_js, const struct feature_gates *g,
+                       struct ferr_list *errs);
+
+/* What `jaxset validate` checks of one JobSet as a cluster would admit it: a defaulted copy
+ * validated with gates `g` (NULL: defaults), then its JAX runtime annotations and jaxset's
+ * own annotations.  `js` is borrowed and left unchanged.  Returns the number of errors added
+ * or -ENOMEM. */
+int js_validate_admission(const json_t *js, const struct feature_gates *g,
+                          struct ferr_list *errs);
+
 struct js_rj {
     const char *name;
     const char *group;      /* groupName, "default" when unset */

@@ -39,7 +39,7 @@ int cmd_delete(int argc, char **argv);
 #define CLI_HELP_SHOWN (-1)
 
 /* help.c: the one description of every command (usage, text, options, exit status). */
-#define CLI_HELP_MAX_OPTS 16
+#define CLI_HELP_MAX_OPTS 24
 struct cli_help {
     const char *name, *summary, *usage, *text, *exit;
     struct {

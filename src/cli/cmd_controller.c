@@ -17,6 +17,9 @@ enum {
     OPT_LEASE_ID, OPT_LEASE_DUR, OPT_RENEW, OPT_RETRY, OPT_METRICS, OPT_PROBE, OPT_LOG_LEVEL,
     OPT_LOG_FORMAT, OPT_IN_CLUSTER, OPT_MAX_PARALLEL, OPT_IDENTITY, OPT_WORKERS,
     OPT_CONTROLLERS,
+    OPT_WH_ENABLE, OPT_WH_PORT, OPT_WH_HOST, OPT_WH_CERT_DIR, OPT_WH_URL_BASE, OPT_WH_SECRET,
+    OPT_WH_SECRET_NS, OPT_WH_SERVICE, OPT_WH_SERVICE_NS, OPT_WH_MUTATING, OPT_WH_VALIDATING,
+    OPT_WH_VALIDITY,
 };
 
 struct ctl_args {
@@ -72,6 +75,16 @@ static int on_value(struct ctl_args *a, int code, const char *arg)
     case OPT_LEASE_DUR: rc = dur("--leader-elect-lease-duration", arg, &a->o.lease_ms); break;
     case OPT_RENEW: rc = dur("--leader-elect-renew-deadline", arg, &a->o.renew_ms); break;
     case OPT_RETRY: rc = dur("--leader-elect-retry-period", arg, &a->o.retry_ms); break;
+    case OPT_WH_VALIDITY:
+        if ((rc = dur("--webhook-cert-validity", arg, &a->o.webhook_cert_validity_ms)) ==
+                EXIT_OK && a->o.webhook_cert_validity_ms < 8000)
+            rc = cli_usage_error("controller", "--webhook-cert-validity must be at least 8s");
+        break;
+    case OPT_WH_PORT:
+        if ((rc = number("--webhook-port", arg, &v)) == EXIT_OK && (v < 0 || v > 65535))
+            rc = cli_usage_error("controller", "--webhook-port must be between 0 and 65535");
+        a->o.webhook_port = (int)v;
+        break;
     default: return -1;
     }
     return rc;
@@ -125,6 +138,16 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_PROBE: a->o.probe_addr = arg; return EXIT_OK;
     case OPT_LOG_LEVEL: a->log_level = arg; return EXIT_OK;
     case OPT_LOG_FORMAT: a->log_format = arg; return EXIT_OK;
+    case OPT_WH_ENABLE: a->o.webhooks = !arg || strcmp(arg, "false"); return EXIT_OK;
+    case OPT_WH_HOST: a->o.webhook_host = arg; return EXIT_OK;
+    case OPT_WH_CERT_DIR: a->o.webhook_cert_dir = arg; return EXIT_OK;
+    case OPT_WH_URL_BASE: a->o.webhook_url_base = arg; return EXIT_OK;
+    case OPT_WH_SECRET: a->o.webhook_secret_name = arg; return EXIT_OK;
+    case OPT_WH_SECRET_NS: a->o.webhook_secret_namespace = arg; return EXIT_OK;
+    case OPT_WH_SERVICE: a->o.webhook_service_name = arg; return EXIT_OK;
+    case OPT_WH_SERVICE_NS: a->o.webhook_service_namespace = arg; return EXIT_OK;
+    case OPT_WH_MUTATING: a->o.webhook_mutating_name = arg; return EXIT_OK;
+    case OPT_WH_VALIDATING: a->o.webhook_validating_name = arg; return EXIT_OK;
     case CLI_OPT_FEATURE_GATES: return gates(a, arg);
     case OPT_CONTROLLERS: return controllers(a, arg);
     case CLI_MISSING: return cli_usage_error("controller", "an option needs a value");
@@ -158,6 +181,18 @@ int cmd_controller(int argc, char **argv)
         {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
         {"zap-encoder", required_argument, NULL, OPT_LOG_FORMAT},
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+        {"enable-webhooks", optional_argument, NULL, OPT_WH_ENABLE},
+        {"webhook-port", required_argument, NULL, OPT_WH_PORT},
+        {"webhook-host", required_argument, NULL, OPT_WH_HOST},
+        {"webhook-cert-dir", required_argument, NULL, OPT_WH_CERT_DIR},
+        {"webhook-url-base", required_argument, NULL, OPT_WH_URL_BASE},
+        {"webhook-secret-name", required_argument, NULL, OPT_WH_SECRET},
+        {"webhook-secret-namespace", required_argument, NULL, OPT_WH_SECRET_NS},
+        {"webhook-service-name", required_argument, NULL, OPT_WH_SERVICE},
+        {"webhook-service-namespace", required_argument, NULL, OPT_WH_SERVICE_NS},
+        {"webhook-mutating-configuration", required_argument, NULL, OPT_WH_MUTATING},
+        {"webhook-validating-configuration", required_argument, NULL, OPT_WH_VALIDATING},
+        {"webhook-cert-validity", required_argument, NULL, OPT_WH_VALIDITY},
         CLI_FEATURE_GATES_LONGOPT,
         {0}};
     struct ctl_args a = {0};

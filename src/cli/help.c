@@ -311,7 +311,11 @@ static const struct cli_help helps[] = {
                  "[--leader-elect-retry-period D] [--identity ID] "
                  "[--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] "
                  "[--log-level|--zap-log-level error|info|debug] [--log-format|--zap-encoder "
-                 "text|json]",
+                 "text|json] [--enable-webhooks [--webhook-port N] [--webhook-host H] "
+                 "[--webhook-url-base URL] [--webhook-cert-dir DIR] [--webhook-secret-name N] "
+                 "[--webhook-secret-namespace NS] [--webhook-service-name N] "
+                 "[--webhook-service-namespace NS] [--webhook-mutating-configuration N] "
+                 "[--webhook-validating-configuration N] [--webhook-cert-validity D]]",
         .opts = {{"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, "
                                        "~/.kube/config, then the in-cluster service account)"},
                  {"--context NAME", "this context of the kubeconfig"},
@@ -333,7 +337,28 @@ static const struct cli_help helps[] = {
                  {"--health-probe-bind-address ADDR", "/healthz and /readyz (:8081; 0 disables)"},
                  {"--log-level L, --zap-log-level L", "error, info (default) or debug"},
                  {"--log-format F, --zap-encoder F", "text (console) or json"},
-                 CLI_FEATURE_GATES_HELP},
+                 CLI_FEATURE_GATES_HELP,
+                 {"--enable-webhooks[=false]",
+                  "serve the admission webhooks over HTTPS: JobSet defaults and validation, "
+                  "pods' JAX process ids (off by default)"},
+                 {"--webhook-port N, --webhook-host H",
+                  "where they listen (9443, every interface)"},
+                 {"--webhook-url-base URL",
+                  "outside the cluster: register the webhooks by url (URL + path, e.g. "
+                  "https://127.0.0.1:9443), creating the configurations when absent"},
+                 {"--webhook-cert-dir DIR",
+                  "also write ca.crt, tls.crt and tls.key there (else memory only)"},
+                 {"--webhook-secret-name N, --webhook-secret-namespace NS",
+                  "the certificates' Secret (jaxset-webhook-server-cert, the configuration's "
+                  "namespace)"},
+                 {"--webhook-service-name N, --webhook-service-namespace NS",
+                  "the Service the certificate names (jaxset-webhook-service, the Secret's)"},
+                 {"--webhook-mutating-configuration N, --webhook-validating-configuration N",
+                  "the configurations given the CA bundle (jaxset-mutating-webhook-"
+                  "configuration, jaxset-validating-webhook-configuration)"},
+                 {"--webhook-cert-validity D",
+                  "lifetime of a new CA and certificate (87600h); new ones are made when a "
+                  "quarter of it, at most 90 days, is left"}},
         .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
                 "JobSets and the Jobs and Services they own, and creates, deletes and updates "
                 "them and the JobSets' status exactly as upstream does, with the same labels, "
@@ -350,6 +375,10 @@ static const struct cli_help helps[] = {
                 "TrainJobs (trainer.kubeflow.org/v1alpha1 with a JAX TrainingRuntime or "
                 "ClusterTrainingRuntime, status as Trainer v2 sets it); --controllers=jobset "
                 "leaves those kinds to upstream's operators running alongside. "
+                "With --enable-webhooks it also serves upstream's admission webhooks on the same "
+                "thread and manages their certificates itself: a CA and a serving certificate "
+                "kept in a Secret, its CA bundle written into the webhook configurations, "
+                "replaced before expiry (docs/webhooks.md). "
                 "Stops on SIGTERM or SIGINT.",
         .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
     },

@@ -41,6 +41,19 @@ struct ctl_opts {
     const char *probe_addr;        /* --health-probe-bind-address (":8081"; "0" disables) */
     int64_t resync_ms;     /* informer resync (controller-runtime: 10 h) */
     struct feature_gates gates; /* --feature-gates (upstream's featureGates) */
+    /* admission webhooks (kube/ctl_webhook.c), off unless --enable-webhooks */
+    bool webhooks;                 /* --enable-webhooks */
+    int webhook_port;              /* --webhook-port (9443, as controller-runtime) */
+    const char *webhook_host;      /* --webhook-host (every interface) */
+    const char *webhook_cert_dir;  /* --webhook-cert-dir: also write ca.crt, tls.crt, tls.key */
+    const char *webhook_url_base;  /* --webhook-url-base: register by url, not by Service */
+    const char *webhook_secret_name;       /* --webhook-secret-name */
+    const char *webhook_secret_namespace;  /* --webhook-secret-namespace (the config's) */
+    const char *webhook_service_name;      /* --webhook-service-name */
+    const char *webhook_service_namespace; /* --webhook-service-namespace (the secret's) */
+    const char *webhook_mutating_name;     /* --webhook-mutating-configuration */
+    const char *webhook_validating_name;   /* --webhook-validating-configuration */
+    int64_t webhook_cert_validity_ms;      /* --webhook-cert-validity (10 years) */
 };
 
 /* Fills the defaults above. */

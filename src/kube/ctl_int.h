@@ -52,6 +52,7 @@ struct ctl {
     json_t *status_inflight; /* "ns/name" of JobSets whose status write is in flight */
     unsigned long reconciles, reconcile_errors;
     struct ctl_obs *obs;
+    struct ctl_wh *wh;          /* ctl_webhook.c; NULL without --enable-webhooks */
     struct ctl_worker *workers; /* ctl_workers.c */
     size_t n_workers;
     bool taking;                /* workers may take keys (caches synced, leading) */
@@ -76,6 +77,7 @@ void ctl_obs_serve(struct ctl *c, bool ready, bool leading);
 void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double seconds);
 void ctl_obs_queued(struct ctl *c, bool delayed);
 void ctl_obs_finished(struct ctl *c, const char *ns, const char *name, bool failed);
+struct mx *ctl_obs_registry(struct ctl *c); /* the /metrics registry (borrowed) */
 
 
 /* ctl_kinds.c: what the JAXJob and TrainJob controllers share. */
@@ -124,6 +126,15 @@ void ctl_owner_changed(struct ctl *c, const json_t *js);
  * ctl_reconcile. */
 int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued);
 int ctl_trainjob_reconcile(struct ctl *c, const char *key, bool *requeued);
+
+/* ctl_webhook.c: the admission webhooks and their certificates (nothing without
+ * o->webhooks).  start: the first certificate sync (a failure is retried by tick); only
+ * -ENOMEM or a bad flag fails.  tick: syncs when due; ms until the next.  fds: at most 1. */
+int ctl_wh_start(struct ctl *c, struct err *e);
+int64_t ctl_wh_tick(struct ctl *c);
+size_t ctl_wh_fds(const struct ctl *c, int *fds, int64_t *next_ms);
+void ctl_wh_serve(struct ctl *c);
+void ctl_wh_stop(struct ctl *c);
 
 /* ctl_reconcile.c: one key ("ns/name"); 0, or -errno when it must be retried; *requeued:
  * a timed requeue was asked for */

@@ -32,6 +32,12 @@ void ctl_opts_default(struct ctl_opts *o)
     o->metrics_addr = ":8080";
     o->probe_addr = ":8081";
     o->resync_ms = 10LL * 3600 * 1000;
+    o->webhook_port = 9443;
+    o->webhook_secret_name = "jaxset-webhook-server-cert";
+    o->webhook_service_name = "jaxset-webhook-service";
+    o->webhook_mutating_name = "jaxset-mutating-webhook-configuration";
+    o->webhook_validating_name = "jaxset-validating-webhook-configuration";
+    o->webhook_cert_validity_ms = 10LL * 365 * 24 * 3600 * 1000;
 }
 
 static void log_line(void *arg, const char *msg)
@@ -313,11 +319,16 @@ static void loop(struct ctl *c, int sfd)
         ctl_workers_run(c, taking);
         if (taking && kq_next_ms(c->q, kt_mono_ms()) == 0)
             next = 0;
+        int64_t t = ctl_wh_tick(c);
+        if (t < next)
+            next = t < 0 ? 0 : t;
         bool ready = false;
-        int fds[3] = {sfd};
+        int fds[4] = {sfd};
         size_t n = 1 + ctl_obs_fds(c, fds + 1, &next);
+        n += ctl_wh_fds(c, fds + n, &next);
         kc_run(c->kc, (int)(next > 1000 ? 1000 : next), fds, n, &ready);
         ctl_obs_serve(c, synced(c), !c->o->leader_elect || c->lease.leading);
+        ctl_wh_serve(c);
         struct signalfd_siginfo si;
         if (ready && read(sfd, &si, sizeof(si)) == sizeof(si)) {
             klog(KLOG_INFO, LOGGER, NULL, "received SIG%s: stopping",
@@ -357,6 +368,7 @@ static void lease_init(struct ctl *c)
 
 static void ctl_release(struct ctl *c)
 {
+    ctl_wh_stop(c);
     ctl_obs_stop(c);
     for (size_t i = 0; i < c->n_all; i++)
         kinf_free(c->all[i]);
@@ -390,7 +402,7 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
         rc = err_set(e, -ENOMEM, "out of memory");
         goto out;
     }
-    if ((rc = ctl_obs_start(&c, e)) < 0)
+    if ((rc = ctl_obs_start(&c, e)) < 0 || (rc = ctl_wh_start(&c, e)) < 0)
         goto out;
     lease_init(&c);
     klog(KLOG_INFO, LOGGER, NULL, "starting: server %s%s%s", kc_server(c.kc),

@@ -62,13 +62,18 @@ int ctl_obs_start(struct ctl *c, struct err *e)
     kmetrics_init_controller(&o->km, CONTROLLER, 1);
     kmetrics_init_queue(&o->km, CONTROLLER);
     kc_set_observer(c->kc, observe_request, o);
-    struct khttpd_route m[1] = {{"/metrics", khealth_metrics, &o->health}};
-    struct khttpd_route p[2] = {{"/healthz", khealth_healthz, &o->health},
-                                {"/readyz", khealth_readyz, &o->health}};
+    struct khttpd_route m[1] = {{"/metrics", khealth_metrics, &o->health, NULL}};
+    struct khttpd_route p[2] = {{"/healthz", khealth_healthz, &o->health, NULL},
+                                {"/readyz", khealth_readyz, &o->health, NULL}};
     int rc = serve(c->o->metrics_addr, m, 1, &o->metrics, e);
     if (rc == 0)
         rc = serve(c->o->probe_addr, p, 2, &o->probes, e);
     return rc;
+}
+
+struct mx *ctl_obs_registry(struct ctl *c)
+{
+    return c->obs ? c->obs->mx : NULL;
 }
 
 void ctl_obs_stop(struct ctl *c)

@@ -39,8 +39,8 @@ int khealth_metrics(void *arg, const char *path, struct sbuf *body, const char *
 
 size_t khealth_routes(struct khealth *h, struct khttpd_route out[KHEALTH_N_ROUTES])
 {
-    out[0] = (struct khttpd_route){"/healthz", khealth_healthz, h};
-    out[1] = (struct khttpd_route){"/readyz", khealth_readyz, h};
-    out[2] = (struct khttpd_route){"/metrics", khealth_metrics, h};
+    out[0] = (struct khttpd_route){"/healthz", khealth_healthz, h, NULL};
+    out[1] = (struct khttpd_route){"/readyz", khealth_readyz, h, NULL};
+    out[2] = (struct khttpd_route){"/metrics", khealth_metrics, h, NULL};
     return KHEALTH_N_ROUTES;
 }

@@ -21,9 +21,18 @@ struct khttpd {
     struct MHD_Daemon *d;
     int fd; /* libmicrohttpd's epoll fd */
     int port;
-    size_t body_max;
+    bool v6;
+    size_t body_max, request_max;
+    struct khttpd_limits limits; /* as given, less the TLS strings */
+    char *cert, *key;            /* PEM, owned; NULL: plain HTTP */
     struct khttpd_route *routes; /* paths owned */
     size_t n_routes;
+};
+
+/* A POST request's body while it arrives (libmicrohttpd's per-request pointer). */
+struct khttpd_req {
+    struct sbuf body;
+    bool too_big;
 };
 
 static const char text_plain[] = "text/plain; charset=utf-8";
@@ -139,7 +148,7 @@ static const struct khttpd_route *find_route(const struct khttpd *h, const char 
 }
 
 static enum MHD_Result respond(struct MHD_Connection *c, int status, struct sbuf *body,
-                               const char *content_type, bool allow)
+                               const char *content_type, const char *allow)
 {
     size_t len = body->len;
     char *text = sb_detach(body);
@@ -158,42 +167,99 @@ static enum MHD_Result respond(struct MHD_Connection *c, int status, struct sbuf
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     if (allow)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-/* libmicrohttpd's access handler: answers on the first call, before any body. */
+static enum MHD_Result answer(struct MHD_Connection *c, const struct khttpd *h, int status,
+                              struct sbuf *body, const char *ctype)
+{
+    if (sb_failed(body) || status < 100 || status > 599) {
+        sb_free(body);
+        body->max = h->body_max;
+        sb_puts(body, "internal error\n");
+        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        ctype = text_plain;
+    }
+    return respond(c, status, body, ctype ? ctype : text_plain, NULL);
+}
+
+/* A POST: the first call makes the request's buffer, the next ones fill it, the last (no data)
+ * answers. */
+static enum MHD_Result on_post(const struct khttpd *h, const struct khttpd_route *r,
+                               struct MHD_Connection *c, const char *upload_data,
+                               size_t *upload_data_size, void **req_cls)
+{
+    struct khttpd_req *q = *req_cls;
+    struct sbuf body = {.max = h->body_max};
+    if (!q) {
+        if (!(q = calloc(1, sizeof(*q))))
+            return MHD_NO;
+        q->body.max = h->request_max;
+        *req_cls = q;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        if (!q->too_big)
+            sb_append(&q->body, upload_data, *upload_data_size);
+        q->too_big = q->too_big || sb_failed(&q->body);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (q->too_big) {
+        sb_puts(&body, "request body too large\n");
+        return respond(c, MHD_HTTP_CONTENT_TOO_LARGE, &body, text_plain, NULL);
+    }
+    const char *ctype = text_plain;
+    const char *req = sb_str(&q->body);
+    int status = r->post(r->arg, r->path, req ? req : "", q->body.len, &body, &ctype);
+    return answer(c, h, status, &body, ctype);
+}
+
+/* libmicrohttpd's access handler: GET and HEAD answer on the first call, before any body;
+ * POST reads the body first (on_post). */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
                                   void **req_cls)
 {
     (void)version;
-    (void)upload_data;
-    (void)upload_data_size;
-    (void)req_cls;
     const struct khttpd *h = cls;
     struct sbuf body = {.max = h->body_max};
-    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
-        sb_puts(&body, "Method Not Allowed\n");
-        return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, &body, text_plain, true);
-    }
     const struct khttpd_route *r = find_route(h, url);
+    bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+               strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    bool post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (r && post && r->post)
+        return on_post(h, r, c, upload_data, upload_data_size, req_cls);
+    if (!get || (r && !r->fn)) {
+        sb_puts(&body, "Method Not Allowed\n");
+        return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, &body, text_plain,
+                       r && r->post ? (r->fn ? "GET, HEAD, POST" : "POST") : "GET, HEAD");
+    }
     if (!r) {
         sb_puts(&body, "404 page not found\n"); /* Go's http.NotFound */
-        return respond(c, MHD_HTTP_NOT_FOUND, &body, text_plain, false);
+        return respond(c, MHD_HTTP_NOT_FOUND, &body, text_plain, NULL);
     }
     const char *ctype = text_plain;
     int status = r->fn(r->arg, r->path, &body, &ctype);
-    if (sb_failed(&body) || status < 100 || status > 599) {
-        sb_free(&body);
-        sb_puts(&body, "internal error\n");
-        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-        ctype = text_plain;
+    return answer(c, h, status, &body, ctype);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    struct khttpd_req *q = *req_cls;
+    if (q) {
+        sb_free(&q->body);
+        free(q);
+        *req_cls = NULL;
     }
-    return respond(c, status, &body, ctype ? ctype : text_plain, false);
 }
 
 /* ---- the server ------------------------------------------------------------------------ */
@@ -215,17 +281,55 @@ static int copy_routes(struct khttpd *h, const struct khttpd_route *routes, size
     return 0;
 }
 
-static struct MHD_Daemon *start_daemon(struct khttpd *h, int fd, bool v6,
-                                       const struct khttpd_limits *l)
+static struct MHD_Daemon *start_daemon(struct khttpd *h, int fd)
 {
-    unsigned flags = MHD_USE_EPOLL | (v6 ? MHD_USE_IPv6 : 0);
-    unsigned timeout = l && l->timeout_s ? l->timeout_s : KHTTPD_DEFAULT_TIMEOUT_S;
-    unsigned conns = l && l->max_conns ? l->max_conns : KHTTPD_DEFAULT_MAX_CONNS;
-    size_t mem = l && l->header_bytes ? l->header_bytes : KHTTPD_DEFAULT_HEADER_BYTES;
+    const struct khttpd_limits *l = &h->limits;
+    unsigned flags = MHD_USE_EPOLL | (h->v6 ? MHD_USE_IPv6 : 0);
+    unsigned timeout = l->timeout_s ? l->timeout_s : KHTTPD_DEFAULT_TIMEOUT_S;
+    unsigned conns = l->max_conns ? l->max_conns : KHTTPD_DEFAULT_MAX_CONNS;
+    size_t mem = l->header_bytes ? l->header_bytes : KHTTPD_DEFAULT_HEADER_BYTES;
+    if (h->cert)
+        return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, h,
+                                MHD_OPTION_LISTEN_SOCKET, fd,
+                                MHD_OPTION_HTTPS_MEM_CERT, h->cert,
+                                MHD_OPTION_HTTPS_MEM_KEY, h->key,
+                                MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                                MHD_OPTION_CONNECTION_TIMEOUT, timeout,
+                                MHD_OPTION_CONNECTION_LIMIT, conns,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_END);
     return MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                             MHD_OPTION_CONNECTION_LIMIT, conns,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_END);
+}
+
+static void epoll_fd(struct khttpd *h)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+    h->fd = info ? info->epoll_fd : -1;
+}
+
+static void free_pem(char *cert, char *key)
+{
+    if (key)
+        explicit_bzero(key, strlen(key));
+    free(cert);
+    free(key);
+}
+
+static int set_pem(struct khttpd *h, const char *cert, const char *key)
+{
+    char *c = cert ? strdup(cert) : NULL, *k = key ? strdup(key) : NULL;
+    if ((cert && !c) || (key && !k)) {
+        free(c);
+        free(k);
+        return -ENOMEM;
+    }
+    free_pem(h->cert, h->key);
+    h->cert = c;
+    h->key = k;
+    return 0;
 }
 
 int khttpd_start_with(const char *bind, const struct khttpd_route *routes, size_t n_routes,
@@ -234,30 +338,35 @@ int khttpd_start_with(const char *bind, const struct khttpd_route *routes, size_
     *out = NULL;
     if (!bind || strcmp(bind, "0") == 0)
         return 0;
-    bool v6 = false;
     int rc;
     struct khttpd *h = calloc(1, sizeof(*h));
-    if (!h || copy_routes(h, routes, n_routes) < 0) {
+    if (!h || copy_routes(h, routes, n_routes) < 0 ||
+        (limits && set_pem(h, limits->tls_cert, limits->tls_key) < 0)) {
         rc = err_set(e, -ENOMEM, "listen on %s: out of memory", bind);
         goto out;
     }
+    if (limits)
+        h->limits = *limits;
+    h->limits.tls_cert = h->limits.tls_key = NULL;
     h->body_max = limits && limits->body_max ? limits->body_max : KHTTPD_DEFAULT_BODY_MAX;
-    int fd = listen_bind(bind, &v6, &h->port, e);
+    h->request_max = limits && limits->request_max ? limits->request_max
+                                                   : KHTTPD_DEFAULT_REQUEST_MAX;
+    int fd = listen_bind(bind, &h->v6, &h->port, e);
     if (fd < 0) {
         rc = fd;
         goto out;
     }
-    h->d = start_daemon(h, fd, v6, limits);
+    h->d = start_daemon(h, fd);
     if (!h->d) {
         /* libmicrohttpd closes the socket on some failures only; this runs before the caller
          * has other threads, so the check cannot meet a reused descriptor. */
         if (fcntl(fd, F_GETFD) >= 0)
             close(fd);
-        rc = err_set(e, -ENOMEM, "listen on %s: cannot start the HTTP server", bind);
+        rc = err_set(e, -ENOMEM, "listen on %s: cannot start the HTTP%s server%s", bind,
+                     h->cert ? "S" : "", h->cert ? " (bad certificate or key?)" : "");
         goto out;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
-    h->fd = info ? info->epoll_fd : -1;
+    epoll_fd(h);
     *out = h;
     h = NULL;
     rc = 0;
@@ -270,6 +379,60 @@ int khttpd_start(const char *bind, const struct khttpd_route *routes, size_t n_r
                  struct khttpd **out, struct err *e)
 {
     return khttpd_start_with(bind, routes, n_routes, NULL, out, e);
+}
+
+/* A daemon on a duplicate of listening socket `fd`, or NULL (the duplicate closed). */
+static struct MHD_Daemon *start_on_dup(struct khttpd *h, int fd)
+{
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0)
+        return NULL;
+    struct MHD_Daemon *d = start_daemon(h, dup_fd);
+    /* one thread: the check cannot meet a reused descriptor (as in khttpd_start_with) */
+    if (!d && fcntl(dup_fd, F_GETFD) >= 0)
+        close(dup_fd);
+    return d;
+}
+
+int khttpd_set_tls(struct khttpd *h, const char *cert, const char *key, struct err *e)
+{
+    char *old_cert = h->cert, *old_key = h->key;
+    h->cert = h->key = NULL;
+    if (set_pem(h, cert, key) < 0) {
+        h->cert = old_cert;
+        h->key = old_key;
+        return err_set(e, -ENOMEM, "out of memory");
+    }
+    /* The old server hands its listening socket over and stops accepting; a new one takes a
+     * duplicate of it (libmicrohttpd closes the socket it was given on some failures, so the
+     * original stays ours until the end).  A certificate the TLS library refuses leaves the
+     * old one in place. */
+    MHD_socket fd = MHD_quiesce_daemon(h->d);
+    if (fd == MHD_INVALID_SOCKET) {
+        free_pem(h->cert, h->key);
+        h->cert = old_cert;
+        h->key = old_key;
+        return err_set(e, -EIO, "the HTTPS server on port %d cannot hand its socket over",
+                       h->port);
+    }
+    int rc = 0;
+    struct MHD_Daemon *d = start_on_dup(h, fd);
+    if (!d) {
+        free_pem(h->cert, h->key);
+        h->cert = old_cert;
+        h->key = old_key;
+        old_cert = old_key = NULL;
+        rc = err_set(e, -EINVAL, "the new serving certificate or key was refused");
+        d = start_on_dup(h, fd);
+    }
+    MHD_stop_daemon(h->d);
+    close(fd);
+    h->d = d;
+    h->fd = -1;
+    if (d)
+        epoll_fd(h);
+    free_pem(old_cert, old_key);
+    return rc;
 }
 
 int khttpd_fd(const struct khttpd *h)
@@ -285,14 +448,14 @@ int khttpd_port(const struct khttpd *h)
 long khttpd_timeout_ms(const struct khttpd *h)
 {
     MHD_UNSIGNED_LONG_LONG ms;
-    if (!h || MHD_get_timeout(h->d, &ms) != MHD_YES)
+    if (!h || !h->d || MHD_get_timeout(h->d, &ms) != MHD_YES)
         return -1;
     return ms > (MHD_UNSIGNED_LONG_LONG)LONG_MAX ? LONG_MAX : (long)ms;
 }
 
 void khttpd_run(struct khttpd *h)
 {
-    if (h)
+    if (h && h->d)
         MHD_run(h->d);
 }
 
@@ -305,5 +468,6 @@ void khttpd_stop(struct khttpd *h)
     for (size_t i = 0; i < h->n_routes; i++)
         free((char *)h->routes[i].path);
     free(h->routes);
+    set_pem(h, NULL, NULL);
     free(h);
 }

@@ -14,8 +14,10 @@
  * The timeout matters: libmicrohttpd may hold work that no fd signals (data already read) and
  * closes idle or slow connections only when run, so waiting on the fd alone can stall them.
  *
- * Requests: GET and HEAD only (anything else is 405 with "Allow: GET, HEAD"), exact paths (the
- * query string is ignored), unknown paths 404; no request body is read.  Limits keep a slow or
+ * Requests: GET and HEAD, or POST on the routes that take it (anything else is 405 with an
+ * Allow header), exact paths (the query string is ignored), unknown paths 404; a request body
+ * is read only for POST routes (the admission webhooks), up to a limit.  With a certificate
+ * and key the server speaks HTTPS only.  Limits keep a slow or
  * hostile client from holding the server: a connection idle (or dribbling) for the timeout is
  * closed, a request's headers must fit in a small per-connection memory pool (else 431/414), and
  * only so many connections are open at once (others wait in the listen backlog).
@@ -36,11 +38,16 @@ struct khttpd;
  * answered 500. */
 typedef int (*khttpd_fn)(void *arg, const char *path, struct sbuf *body,
                          const char **content_type);
+/* A POST route: `req` (req_len bytes, NUL-terminated, borrowed) is the whole request body,
+ * already read; fills `body` as khttpd_fn does and returns the HTTP status. */
+typedef int (*khttpd_post_fn)(void *arg, const char *path, const char *req, size_t req_len,
+                              struct sbuf *body, const char **content_type);
 
 struct khttpd_route {
     const char *path; /* exact, e.g. "/metrics" */
-    khttpd_fn fn;
+    khttpd_fn fn;     /* GET and HEAD (NULL: the route takes POST only) */
     void *arg;
+    khttpd_post_fn post; /* POST (NULL: GET and HEAD only) */
 };
 
 struct khttpd_limits {
@@ -48,11 +55,15 @@ struct khttpd_limits {
     unsigned max_conns;  /* connections open at once (0: default) */
     size_t header_bytes; /* per-connection memory for the request line and headers (0: default) */
     size_t body_max;     /* largest response body (0: default) */
+    size_t request_max;  /* largest POST body; a longer one is answered 413 (0: default) */
+    const char *tls_cert; /* PEM serving certificate (chain) and its key: HTTPS (GnuTLS, as */
+    const char *tls_key;  /* Debian builds libmicrohttpd); copied.  NULL: plain HTTP */
 };
 #define KHTTPD_DEFAULT_TIMEOUT_S 10
 #define KHTTPD_DEFAULT_MAX_CONNS 32
 #define KHTTPD_DEFAULT_HEADER_BYTES (16 * 1024)
 #define KHTTPD_DEFAULT_BODY_MAX (64 * 1024 * 1024)
+#define KHTTPD_DEFAULT_REQUEST_MAX (8 * 1024 * 1024)
 
 /* Listens on `bind` and serves `routes` (copied, paths too; `arg`s are the caller's):
  *   "host:port"   an IPv4 address, a host name (its first address that binds) or "[v6addr]";
@@ -67,6 +78,11 @@ int khttpd_start(const char *bind, const struct khttpd_route *routes, size_t n_r
 /* The same with limits other than the defaults (NULL: defaults). */
 int khttpd_start_with(const char *bind, const struct khttpd_route *routes, size_t n_routes,
                       const struct khttpd_limits *limits, struct khttpd **out, struct err *e);
+
+/* Serves with another certificate and key (PEM, copied) from now on: a new server takes over
+ * the listening socket, and the connections of the old one are closed.  0 or -errno with a
+ * message (the old certificate then stays). */
+int khttpd_set_tls(struct khttpd *h, const char *cert, const char *key, struct err *e);
 
 int khttpd_fd(const struct khttpd *h);          /* the fd to poll for POLLIN; -1 for NULL */
 int khttpd_port(const struct khttpd *h);        /* the bound port; 0 for NULL */

@@ -1600,6 +1600,203 @@ def kubectl_drives_the_server(s):
     shutil.rmtree(k.cache, ignore_errors=True)
 
 
+# ---------------------------------------------------------------------------- webhooks
+
+ADMREG = "/apis/admissionregistration.k8s.io/v1"
+
+
+class Hook:
+    """An HTTPS admission webhook on 127.0.0.1 (self-signed certificate by the openssl CLI);
+    `decide(request)` returns the AdmissionReview response's fields; requests are recorded."""
+
+    def __init__(self, decide, delay=0):
+        import http.server
+        import ssl
+        self.dir = tempfile.mkdtemp(prefix="jaxset-hook-")
+        key, crt = os.path.join(self.dir, "k.pem"), os.path.join(self.dir, "c.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", crt,
+                        "-days", "1", "-subj", "/CN=127.0.0.1", "-addext",
+                        "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+        with open(crt, encoding="utf-8") as f:
+            self.ca = base64.b64encode(f.read().encode()).decode()
+        self.requests = []
+        hook = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                hook.requests.append((self.path, review["request"]))
+                time.sleep(delay)
+                resp = {"uid": review["request"]["uid"], "allowed": True}
+                resp.update((decide(review["request"]) if decide else None) or {})
+                body = json.dumps({"apiVersion": "admission.k8s.io/v1",
+                                   "kind": "AdmissionReview", "response": resp}).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    pass  # the API server gave up (timeoutSeconds)
+
+        class Quiet(http.server.ThreadingHTTPServer):
+            def handle_error(self, request, client_address):
+                pass  # failed handshakes of the wrong-CA case
+
+        self.httpd = Quiet(("127.0.0.1", 0), H)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(crt, key)
+        self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self, path="/hook"):
+        return f"https://127.0.0.1:{self.port}{path}"
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def webhook_config(s, kind, name, hooks):
+    body = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind,
+            "metadata": {"name": name}, "webhooks": hooks}
+    expect(s.post(f"{ADMREG}/{kind.lower()}s", body), 201, name)
+    return f"{ADMREG}/{kind.lower()}s/{name}"
+
+
+def cm_hook(name, url, ca, ops=("CREATE",), **extra):
+    return {"name": name, "admissionReviewVersions": ["v1"], "sideEffects": "None",
+            "clientConfig": {"url": url, "caBundle": ca},
+            "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": list(ops),
+                       "resources": ["configmaps"]}], **extra}
+
+
+def label_patch(req):
+    ops = [{"op": "add", "path": "/metadata/labels", "value": {"hooked": "yes"}}]
+    return {"patchType": "JSONPatch",
+            "patch": base64.b64encode(json.dumps(ops).encode()).decode()}
+
+
+def deny(req):
+    if (req["object"].get("data") or {}).get("k") == "bad":
+        return {"allowed": False, "status": {"code": 422, "reason": "Invalid",
+                                             "message": 'ConfigMap "x" is invalid: data.k: bad'}}
+    return None
+
+
+@test
+def webhooks_mutate_and_validate_as_kube_apiserver(s):
+    ns = fresh_ns(s, "wh")
+    mut, val = Hook(label_patch), Hook(deny)
+    paths = []
+    try:
+        paths.append(webhook_config(s, "MutatingWebhookConfiguration", "m1", [
+            cm_hook("m.test", mut.url(), mut.ca,
+                    objectSelector={"matchExpressions": [{"key": "skip",
+                                                          "operator": "DoesNotExist"}]})]))
+        paths.append(webhook_config(s, "ValidatingWebhookConfiguration", "v1", [
+            cm_hook("v.test", val.url("/v"), val.ca, ops=("CREATE", "UPDATE"))]))
+        got = expect(s.post(f"/api/v1/namespaces/{ns}/configmaps", cm("a")), 201, "create")
+        check(got["metadata"]["labels"] == {"hooked": "yes"}, got["metadata"])
+        path, req = mut.requests[-1]
+        check(path == "/hook?timeout=10s", path)
+        check(req["operation"] == "CREATE" and req["namespace"] == ns and
+              req["resource"] == {"group": "", "version": "v1", "resource": "configmaps"} and
+              req["kind"]["kind"] == "ConfigMap" and req["object"]["metadata"]["name"] == "a",
+              req)
+        # the validating webhook sees the mutated object
+        check(val.requests[-1][1]["object"]["metadata"]["labels"] == {"hooked": "yes"},
+              val.requests[-1])
+        # objectSelector: not called for a labelled object
+        n = len(mut.requests)
+        got = expect(s.post(f"/api/v1/namespaces/{ns}/configmaps", cm("b", {"skip": "1"})), 201,
+                     "create")
+        check(len(mut.requests) == n and got["metadata"]["labels"] == {"skip": "1"}, got)
+        # a refusal: the webhook's Status, its message prefixed
+        r = s.post(f"/api/v1/namespaces/{ns}/configmaps", cm("c", data={"k": "bad"}))
+        check(r.status == 422 and r.json["reason"] == "Invalid" and r.json["message"] ==
+              'admission webhook "v.test" denied the request: ConfigMap "x" is invalid: '
+              'data.k: bad', r.raw)
+        check(s.get(f"/api/v1/namespaces/{ns}/configmaps/c").status == 404, "created")
+        # updates: the old object is sent, mutating webhooks for CREATE only are not called
+        n = len(mut.requests)
+        r = s.patch(f"/api/v1/namespaces/{ns}/configmaps/a", {"data": {"k": "bad"}})
+        check(r.status == 422 and "denied the request" in r.json["message"], r.raw)
+        req = val.requests[-1][1]
+        check(req["operation"] == "UPDATE" and req["oldObject"]["data"] == {"k": "v"} and
+              req["object"]["data"] == {"k": "bad"}, req)
+        check(len(mut.requests) == n, "the CREATE webhook was called for an update")
+        expect(s.patch(f"/api/v1/namespaces/{ns}/configmaps/a", {"data": {"k": "ok"}}), 200,
+               "update")
+        # namespaceSelector: a namespace without the label is not sent
+        s.delete(paths.pop())
+        paths.append(webhook_config(s, "ValidatingWebhookConfiguration", "v2", [
+            cm_hook("v.test", val.url(), val.ca, namespaceSelector={
+                "matchLabels": {"checked": "yes"}})]))
+        expect(s.post(f"/api/v1/namespaces/{ns}/configmaps", cm("d", data={"k": "bad"})), 201,
+               "not selected")
+        ns2 = "whsel"
+        expect(s.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                             "metadata": {"name": ns2,
+                                                          "labels": {"checked": "yes"}}}),
+               201, "ns")
+        r = s.post(f"/api/v1/namespaces/{ns2}/configmaps", cm("d", data={"k": "bad"}))
+        check(r.status == 422, r.raw)
+    finally:
+        for p in paths:
+            s.delete(p)
+        mut.stop()
+        val.stop()
+
+
+@test
+def webhook_failures_follow_the_failure_policy(s):
+    ns = fresh_ns(s, "whf")
+    slow, other = Hook(None, delay=2.5), Hook(None)
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        closed = sk.getsockname()[1]
+    cases = [
+        ("unreachable", f"https://127.0.0.1:{closed}/x", other.ca, {}),
+        ("wrong-ca", slow.url(), other.ca, {}),       # slow's certificate, other's CA
+        ("timeout", slow.url(), slow.ca, {"timeoutSeconds": 1}),
+    ]
+    try:
+        for name, url, ca, extra in cases:
+            for policy in ("Fail", "Ignore"):
+                p = webhook_config(s, "ValidatingWebhookConfiguration", f"{name}-{policy}".lower(),
+                                   [cm_hook("f.test", url, ca, failurePolicy=policy, **extra)])
+                try:
+                    r = s.post(f"/api/v1/namespaces/{ns}/configmaps", cm(f"{name}-{policy}".lower()))
+                    if policy == "Ignore":
+                        check(r.status == 201, (name, r.raw))
+                    else:
+                        check(r.status == 500 and r.json["reason"] == "InternalError" and
+                              'failed calling webhook "f.test": failed to call webhook: ' in
+                              r.json["message"], (name, r.raw))
+                finally:
+                    s.delete(p)
+        # a configuration that cannot be called is refused
+        r = s.post(f"{ADMREG}/validatingwebhookconfigurations", {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "bad"},
+            "webhooks": [{"name": "b.test", "admissionReviewVersions": ["v1"],
+                          "sideEffects": "Some", "clientConfig": {"url": "http://x/"}}]})
+        check(r.status == 422 and "'https' is the only allowed URL scheme" in r.json["message"]
+              and 'webhooks[0].sideEffects: Unsupported value: "Some"' in r.json["message"],
+              r.raw)
+    finally:
+        slow.stop()
+        other.stop()
+
+
 def setup():
     return Server()
 

@@ -48,7 +48,15 @@ CLUSTER_RULES = [
     ([""], ["pods"], ["get", "list", "watch", "delete"]),
     ([""], ["persistentvolumeclaims"], ["get", "list", "watch", "create"]),
     (["", "events.k8s.io"], ["events"], ["create", "patch"]),
+    (["admissionregistration.k8s.io"],
+     ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], ["get", "update"]),
 ]
+# The rules limited to named objects: rule index -> resourceNames.
+CLUSTER_NAMES = {14: ["jaxset-mutating-webhook-configuration",
+                      "jaxset-validating-webhook-configuration"]}
+# The webhook certificates' Role in jaxset-system (config/rbac/webhook_role.yaml).
+WEBHOOK_RULES = [([""], ["secrets"], ["get", "update"])]
+WEBHOOK_NAMES = {0: ["jaxset-webhook-server-cert"]}
 # The leader-election Role in jaxset-system (config/rbac/leader_election_role.yaml).
 LEADER_RULES = [
     (["coordination.k8s.io"], ["leases"], ["get", "create", "update"]),
@@ -69,6 +77,12 @@ OBJECTS = [
     ("ClusterRoleBinding", None, "jaxset-controller"),
     ("Service", NS, "jaxset-controller-metrics"),
     ("Deployment", NS, "jaxset-controller"),
+    ("Role", NS, "jaxset-webhook-cert"),
+    ("RoleBinding", NS, "jaxset-webhook-cert"),
+    ("Service", NS, "jaxset-webhook-service"),
+    ("Secret", NS, "jaxset-webhook-server-cert"),
+    ("MutatingWebhookConfiguration", None, "jaxset-mutating-webhook-configuration"),
+    ("ValidatingWebhookConfiguration", None, "jaxset-validating-webhook-configuration"),
 ]
 # kubectl's "<resource>.<group>/<name>" for each of OBJECTS, in kubectl's apply order.
 APPLIED = [
@@ -80,11 +94,19 @@ APPLIED = [
     "customresourcedefinition.apiextensions.k8s.io/trainjobs.trainer.kubeflow.org",
     "serviceaccount/jaxset-controller",
     "role.rbac.authorization.k8s.io/jaxset-leader-election",
+    "role.rbac.authorization.k8s.io/jaxset-webhook-cert",
     "clusterrole.rbac.authorization.k8s.io/jaxset-controller",
     "rolebinding.rbac.authorization.k8s.io/jaxset-leader-election",
+    "rolebinding.rbac.authorization.k8s.io/jaxset-webhook-cert",
     "clusterrolebinding.rbac.authorization.k8s.io/jaxset-controller",
+    "secret/jaxset-webhook-server-cert",
     "service/jaxset-controller-metrics",
+    "service/jaxset-webhook-service",
     "deployment.apps/jaxset-controller",
+    "mutatingwebhookconfiguration.admissionregistration.k8s.io/"
+    "jaxset-mutating-webhook-configuration",
+    "validatingwebhookconfiguration.admissionregistration.k8s.io/"
+    "jaxset-validating-webhook-configuration",
 ]
 
 
@@ -98,6 +120,10 @@ def decode(path=None, text=None):
 
 def rules_of(obj):
     return [(r.get("apiGroups"), r.get("resources"), r.get("verbs")) for r in obj["rules"]]
+
+
+def names_of(obj):
+    return {i: r["resourceNames"] for i, r in enumerate(obj["rules"]) if "resourceNames" in r}
 
 
 def crd_files():
@@ -139,13 +165,18 @@ def rbac_rules_are_the_listed_ones():
     check(role["kind"] == "ClusterRole" and role["metadata"]["name"] == "jaxset-controller")
     got = rules_of(role)
     check(got == CLUSTER_RULES, "ClusterRole rules changed:\n" + "\n".join(map(str, got)))
+    check(names_of(role) == CLUSTER_NAMES, names_of(role))
+    wh = decode(os.path.join(CONFIG, "rbac", "webhook_role.yaml"))[0]
+    check(wh["kind"] == "Role" and wh["metadata"]["namespace"] == NS, wh)
+    check(rules_of(wh) == WEBHOOK_RULES and names_of(wh) == WEBHOOK_NAMES, wh["rules"])
     lead = decode(os.path.join(CONFIG, "rbac", "leader_election_role.yaml"))[0]
     check(lead["kind"] == "Role" and lead["metadata"]["namespace"] == NS)
     check(rules_of(lead) == LEADER_RULES, "leader-election Role rules changed:\n" +
           "\n".join(map(str, rules_of(lead))))
     sa = {"kind": "ServiceAccount", "name": "jaxset-controller", "namespace": NS}
     for f, kind, ref in (("role_binding.yaml", "ClusterRoleBinding", "ClusterRole"),
-                         ("leader_election_role_binding.yaml", "RoleBinding", "Role")):
+                         ("leader_election_role_binding.yaml", "RoleBinding", "Role"),
+                         ("webhook_role_binding.yaml", "RoleBinding", "Role")):
         b = decode(os.path.join(CONFIG, "rbac", f))[0]
         check(b["kind"] == kind and b["roleRef"]["kind"] == ref and b["subjects"] == [sa], b)
 
@@ -165,12 +196,13 @@ def deployment_is_hardened():
     (c,) = pod["containers"]
     check(c["image"] == "ghcr.io/jaxset/jaxset:latest", c["image"])
     check(c["args"] == ["controller", "--leader-elect", "--health-probe-bind-address=:8081",
-                        "--metrics-bind-address=:8080"], c["args"])
+                        "--metrics-bind-address=:8080", "--enable-webhooks",
+                        "--webhook-port=9443"], c["args"])
     sc = c["securityContext"]
     check(sc["readOnlyRootFilesystem"] is True and sc["allowPrivilegeEscalation"] is False and
           sc["capabilities"] == {"drop": ["ALL"]} and sc["runAsNonRoot"] is True, sc)
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    check(ports == {"metrics": 8080, "health": 8081}, ports)
+    check(ports == {"metrics": 8080, "health": 8081, "webhook": 9443}, ports)
     check(c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}, c)
     check(c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}, c)
     check(c["resources"] == {"requests": {"cpu": "50m", "memory": "32Mi"},
@@ -181,6 +213,31 @@ def deployment_is_hardened():
     check(svc["spec"]["ports"] == [{"name": "metrics", "port": 8080, "targetPort": "metrics",
                                     "protocol": "TCP"}], svc)
     check(kustomization("default")["namespace"] == NS)
+    # the webhooks: the Service reaches the container's webhook port; each configuration
+    # names it and the paths the controller serves (src/kube/wh_jobset.h)
+    wsvc = decode(os.path.join(CONFIG, "webhook", "service.yaml"))[0]
+    check(wsvc["spec"]["selector"] == spec["selector"]["matchLabels"], wsvc)
+    check(wsvc["spec"]["ports"] == [{"name": "webhook", "port": 443, "targetPort": "webhook",
+                                     "protocol": "TCP"}], wsvc)
+    hooks = {}
+    for cfg in decode(os.path.join(CONFIG, "webhook", "manifests.yaml")):
+        for w in cfg["webhooks"]:
+            svc = w["clientConfig"]["service"]
+            check(svc["name"] == "jaxset-webhook-service" and svc["namespace"] == NS and
+                  svc["port"] == 443, svc)
+            check(w["failurePolicy"] == "Fail" and w["sideEffects"] == "None" and
+                  w["admissionReviewVersions"] == ["v1"], w)
+            hooks[w["name"]] = (cfg["kind"], svc["path"], w["rules"][0]["operations"])
+    check(hooks == {
+        "mjobset.kb.io": ("MutatingWebhookConfiguration",
+                          "/mutate-jobset-x-k8s-io-v1alpha2-jobset", ["CREATE"]),
+        "mpod.kb.io": ("MutatingWebhookConfiguration", "/mutate--v1-pod", ["CREATE"]),
+        "vjobset.kb.io": ("ValidatingWebhookConfiguration",
+                          "/validate-jobset-x-k8s-io-v1alpha2-jobset", ["CREATE", "UPDATE"]),
+        "validator.jaxjob.training-operator.kubeflow.org": (
+            "ValidatingWebhookConfiguration", "/validate-kubeflow-org-v1-jaxjob",
+            ["CREATE", "UPDATE"]),
+    }, hooks)
 
 
 # ====================================================================== kubectl

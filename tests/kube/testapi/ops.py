@@ -80,6 +80,7 @@ class Api:
         self.registry = registry
         self.applied = {}  # (uid, fieldManager) -> last applied configuration
         self.managed_fields = True
+        self.admission = None  # admission.Admission: the webhooks (set by the server)
 
     # ------------------------------------------------------------ helpers
 
@@ -199,6 +200,9 @@ class Api:
         self._unknown_fields(rt, obj, q, warnings)
         obj = rt.encode(obj)
         rt.defaults(obj)
+        if self._webhooks(rt, None, "CREATE"):
+            obj = self._admit_create_webhooks(rt, ns, obj, q, dry_run, warnings)
+            meta = obj["metadata"]
         with self.store.lock:
             self._admit_create(rt, ns, meta.get("name") or meta.get("generateName", ""))
             for attempt in range(8):
@@ -234,6 +238,62 @@ class Api:
                 return 201, self.view(rt, canonical(o, rt.kind, rt.api_version)), warnings
             entry = self.commit(rt, o)
             return 201, self.view(rt, entry.obj()), warnings
+
+    # ------------------------------------------------------------ admission webhooks
+
+    def _webhooks(self, rt, sub, op):
+        return self.admission is not None and self.admission.wanted(rt, sub, op)
+
+    def _admit_create_webhooks(self, rt, ns, obj, q, dry_run, warnings):
+        """Mutating webhooks, the registry's defaults and validation, then the validating
+        webhooks, as kube-apiserver orders them; outside the store lock (a webhook may call
+        this server). Returns the storage-form object to create."""
+        name = obj["metadata"].get("name", "")
+        self._admit_create(rt, ns, name or obj["metadata"].get("generateName", ""))
+        view = self.view(rt, copy(obj))
+        mutated = self.admission.mutate(rt, None, "CREATE", ns, name, view, None, dry_run,
+                                        warnings)
+        if mutated is not view:
+            obj = rt.encode(self._check_body(rt, mutated))
+            if rt.namespaced:
+                obj["metadata"]["namespace"] = ns
+            rt.defaults(obj)
+        o = copy(obj)
+        rt.prepare_create(o)
+        rt.defaults(o)
+        self._invalid(rt, name, rt.validate(o))
+        self.admission.validate(rt, None, "CREATE", ns, name, self.view(rt, o), None, dry_run,
+                                warnings)
+        return obj
+
+    def _tentative_update(self, rt, new, old):
+        o = copy(new)
+        rt.prepare_update(o, old)
+        m, om = o.setdefault("metadata", {}), old["metadata"]
+        for k in ("name", "namespace", "uid", "creationTimestamp", "generation"):
+            if om.get(k) is not None:
+                m[k] = om[k]
+        rt.defaults(o)
+        return o
+
+    def _admit_update_webhooks(self, rt, sub, ns, name, new, cur, dry_run, warnings):
+        """The same for an update of `cur` to `new` (storage form); returns the new object."""
+        old = cur.obj()
+        old_view = self.view(rt, copy(old))
+        view = self.view(rt, self._tentative_update(rt, new, old))
+        mutated = self.admission.mutate(rt, sub, "UPDATE", ns, name, view, old_view, dry_run,
+                                        warnings)
+        if mutated is not view:
+            rv = new.get("metadata", {}).get("resourceVersion")
+            new = rt.encode(self._check_body(rt, mutated))
+            if rv is not None:
+                new["metadata"]["resourceVersion"] = rv
+        o = self._tentative_update(rt, new, old)
+        if sub is None:
+            self._invalid(rt, name, rt.validate_update(o, old))
+        self.admission.validate(rt, sub, "UPDATE", ns, name, self.view(rt, o), old_view,
+                                dry_run, warnings)
+        return new
 
     # ------------------------------------------------------------ get / list
 
@@ -342,9 +402,13 @@ class Api:
             raise errors.bad_request("the namespace of the provided object does not match the "
                                      "namespace sent on the request")
         self._unknown_fields(rt, obj, q, warnings)
+        new = rt.encode(obj)
+        if self._webhooks(rt, sub, "UPDATE"):
+            new = self._admit_update_webhooks(rt, sub, ns, name, new,
+                                              self._current(rt, ns, name), dry_run, warnings)
         with self.store.lock:
             cur = self._current(rt, ns, name)
-            code, out = self._apply_update(rt, cur, rt.encode(obj), sub, dry_run, q)
+            code, out = self._apply_update(rt, cur, new, sub, dry_run, q)
             return code, out, warnings
 
     def patch(self, rt, ns, name, ctype, body, sub, q, dry_run=False):
@@ -358,40 +422,57 @@ class Api:
                     "application/apply-patch+yaml (JSON-formatted)",
                     "application/merge-patch+json"]) from None
             raise errors.bad_request(f"error decoding patch: {e}") from None
-        with self.store.lock:
-            if ctype == "application/apply-patch+yaml":
+        if ctype == "application/apply-patch+yaml":
+            with self.store.lock:
                 return self._apply(rt, ns, name, p, q, dry_run, warnings, sub)
-            cur = self._current(rt, ns, name)
-            current_view = self.view(rt, cur.obj())
-            if ctype == "application/merge-patch+json":
-                if not isinstance(p, dict):
-                    raise errors.bad_request("the patch must be a JSON object")
-                new = patch.merge_patch(current_view, p)
-            elif ctype == "application/json-patch+json":
-                new = patch.json_patch(current_view, p)
-            elif ctype == "application/strategic-merge-patch+json":
-                if rt.smp is None:
-                    raise errors.unsupported_media_type(ctype, [
-                        "application/json-patch+json", "application/merge-patch+json",
-                        "application/apply-patch+yaml"])
-                new = patch.strategic_merge_patch(current_view, p, rt.smp)
-            else:
+        hooks = self._webhooks(rt, sub, "UPDATE")
+        for _ in range(8):
+            with self.store.lock:
+                cur, new = self._patched(rt, ns, name, ctype, p, sub, q, warnings)
+                if not hooks:
+                    code, out = self._apply_update(rt, cur, new, sub, dry_run, q)
+                    return code, out, warnings
+            new = self._admit_update_webhooks(rt, sub, ns, name, new, cur, dry_run, warnings)
+            with self.store.lock:
+                now = self._current(rt, ns, name)
+                if now.rv != cur.rv:
+                    continue  # changed meanwhile: patch the new state
+                code, out = self._apply_update(rt, now, new, sub, dry_run, q)
+                return code, out, warnings
+        raise errors.conflict(rt.group, rt.plural, name)
+
+    def _patched(self, rt, ns, name, ctype, p, sub, q, warnings):
+        """The current entry and the storage form of it patched (under the store lock)."""
+        cur = self._current(rt, ns, name)
+        current_view = self.view(rt, cur.obj())
+        if ctype == "application/merge-patch+json":
+            if not isinstance(p, dict):
+                raise errors.bad_request("the patch must be a JSON object")
+            new = patch.merge_patch(current_view, p)
+        elif ctype == "application/json-patch+json":
+            new = patch.json_patch(current_view, p)
+        elif ctype == "application/strategic-merge-patch+json":
+            if rt.smp is None:
                 raise errors.unsupported_media_type(ctype, [
                     "application/json-patch+json", "application/merge-patch+json",
-                    "application/strategic-merge-patch+json"])
-            if not isinstance(new, dict):
-                raise errors.bad_request("the patched object must be a JSON object")
-            new = self._check_body(rt, new)
-            if new["metadata"].get("name", name) != name:
-                raise errors.bad_request("metadata.name: the name of the object does not match")
-            new["metadata"]["name"] = name
-            if rt.namespaced:
-                new["metadata"]["namespace"] = ns
-            self._unknown_fields(rt, new, q, warnings)
-            if not new["metadata"].get("resourceVersion"):
-                new["metadata"]["resourceVersion"] = str(cur.rv)
-            code, out = self._apply_update(rt, cur, rt.encode(new), sub, dry_run, q)
-            return code, out, warnings
+                    "application/apply-patch+yaml"])
+            new = patch.strategic_merge_patch(current_view, p, rt.smp)
+        else:
+            raise errors.unsupported_media_type(ctype, [
+                "application/json-patch+json", "application/merge-patch+json",
+                "application/strategic-merge-patch+json"])
+        if not isinstance(new, dict):
+            raise errors.bad_request("the patched object must be a JSON object")
+        new = self._check_body(rt, new)
+        if new["metadata"].get("name", name) != name:
+            raise errors.bad_request("metadata.name: the name of the object does not match")
+        new["metadata"]["name"] = name
+        if rt.namespaced:
+            new["metadata"]["namespace"] = ns
+        self._unknown_fields(rt, new, q, warnings)
+        if not new["metadata"].get("resourceVersion"):
+            new["metadata"]["resourceVersion"] = str(cur.rv)
+        return cur, rt.encode(new)
 
     def _apply(self, rt, ns, name, applied, q, dry_run, warnings, sub=None):
         """Server-side apply (application/apply-patch+yaml with a JSON body), simplified: see

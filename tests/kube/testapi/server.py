@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import uuid
 
-from . import builtin, errors, install, managed, openapi, protobuf, tables
+from . import admission, builtin, errors, install, managed, openapi, protobuf, tables
 from .logs import PodLogs
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
@@ -52,10 +52,11 @@ class ApiServer:
         self.git_version = version
         self.store = Store(history=history)
         self.registry = Registry()
-        for t in builtin.builtin_types() + install.install_types() + \
+        for t in builtin.builtin_types() + install.install_types() + admission.types() + \
                 [CustomResourceDefinitions()]:
             self.registry.add(t)
         self.api = Api(self.store, self.registry)
+        self.api.admission = admission.Admission(self.api, self.registry)
         self.api.managed_fields = managed_fields
         self.controllers = Controllers(self.api, self.registry, enabled=controllers)
         self.faults = Faults()

@@ -1,0 +1,38 @@
+/* wh_jobset, wh_pod: the controller's admission handlers (kube/admission.h), as upstream
+ * JobSet's pkg/webhooks serve them:
+ *   /mutate-jobset-x-k8s-io-v1alpha2-jobset    JobSet defaults (js_default), on CREATE
+ *   /validate-jobset-x-k8s-io-v1alpha2-jobset  CREATE: what `jaxset validate` checks
+ *                                              (js_validate_admission); UPDATE: immutability
+ *                                              (js_validate_update)
+ *   /mutate--v1-pod                            the JAX process id of a JobSet's pod (wh_pod.c)
+ *   /validate-kubeflow-org-v1-jaxjob           Kubeflow JAXJob validation, upstream's
+ *                                              messages (wh_kubeflow.c)
+ * Refusals carry the field errors `jaxset validate` prints, in apierrors.NewInvalid's form. */
+#ifndef JX_KUBE_WH_JOBSET_H
+#define JX_KUBE_WH_JOBSET_H
+
+#include <jansson.h>
+
+#include "api/features.h"
+#include "kube/admission.h"
+
+#define WH_PATH_MUTATE_JOBSET "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
+#define WH_PATH_VALIDATE_JOBSET "/validate-jobset-x-k8s-io-v1alpha2-jobset"
+#define WH_PATH_MUTATE_POD "/mutate--v1-pod"
+#define WH_PATH_VALIDATE_JAXJOB "/validate-kubeflow-org-v1-jaxjob"
+
+/* What the handlers read: the feature gates, and for pods the JobSet as the controller's cache
+ * holds it (a new tree the caller decrefs, or NULL when not cached). */
+struct wh_ctx {
+    const struct feature_gates *gates;
+    json_t *(*jobset_get)(void *arg, const char *ns, const char *name);
+    void *arg;
+};
+
+/* adm_fn handlers; `arg` is a struct wh_ctx. */
+int wh_jobset_default(void *arg, const json_t *req, struct adm_result *r);
+int wh_jobset_validate(void *arg, const json_t *req, struct adm_result *r);
+int wh_pod_default(void *arg, const json_t *req, struct adm_result *r);
+int wh_jaxjob_validate(void *arg, const json_t *req, struct adm_result *r);
+
+#endif

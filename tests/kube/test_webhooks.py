@@ -1,0 +1,688 @@
+"""The controller's admission webhooks end to end (`jaxset controller --enable-webhooks`),
+against the project's test API server (which calls webhooks as kube-apiserver does) or a real
+kube-apiserver when KUBEBUILDER_ASSETS names one. The controller runs outside any cluster, so
+it registers its webhooks by url (--webhook-url-base https://127.0.0.1:PORT).
+
+- JobSet defaults applied at admission (mutating webhook);
+- every JobSet of tests/data/invalid refused by `kubectl apply` with the field errors
+  `jaxset validate` prints (the API server's own schema checks come first for some of them,
+  as on a cluster: then the refusal names the same fields);
+- update immutability (replicatedJobs, managedBy) and what a suspended JobSet may change;
+- the pod webhook: for every JobSet shape, each pod created from its Job's template (the test
+  plays the Job controller) gets the JAX process id `jaxset run` gives the pod of the same
+  hostname, under every name of its dialect (JAXJob's PROCESS_ID, AIchor's JAXOPERATOR_*);
+- certificates: made and stored in the Secret, the CA bundle in both webhook configurations
+  and verifying the served certificate; reused by a restarted controller; replaced when the
+  Secret holds garbage; rotated before expiry with --webhook-cert-validity, the server then
+  serving the new certificate."""
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ctltest import BIN, JS_API, L_JOBSET, Controller, poll, start_server  # noqa: E402
+from kubetest import SRC, check, expect, main, test  # noqa: E402
+
+ADMREG = "/apis/admissionregistration.k8s.io/v1"
+MWC, VWC = "jaxset-mutating-webhook-configuration", "jaxset-validating-webhook-configuration"
+SECRET = "jaxset-webhook-server-cert"
+SECRET_NS = "default"
+INVALID = os.path.join(SRC, "tests", "data", "invalid")
+L_RJ = "jobset.sigs.k8s.io/replicatedjob-name"
+L_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Env:
+    def __init__(self):
+        self.server = start_server()
+        import envtest
+        print(envtest.describe(self.server), flush=True)
+        self.kenv = dict(os.environ, KUBECONFIG=self.server.kubeconfig)
+        self.controllers = []
+        self.controller = None
+        self.port = None
+        self.n = 0
+
+    def start(self, *extra, port=None):
+        self.port = port or free_port()
+        c = Controller(self.server, "--enable-webhooks", "--webhook-port", str(self.port),
+                       "--webhook-host", "127.0.0.1", "--webhook-url-base",
+                       f"https://127.0.0.1:{self.port}", "--webhook-secret-namespace",
+                       SECRET_NS, *extra, tag="wh")
+        self.controllers.append(c)
+        self.controller = c
+        wait_serving(self)
+        return c
+
+    def stop(self):
+        if self.controller:
+            self.controller.stop()
+            self.controller = None
+
+    def namespace(self):
+        self.n += 1
+        ns = f"wh-{self.n}-{os.getpid() % 1000}"
+        expect(self.server.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                       "metadata": {"name": ns}}), 201, "ns")
+        return ns
+
+    def kubectl(self, *args, stdin=None):
+        return subprocess.run(["kubectl", *args], env=self.kenv, capture_output=True,
+                              text=True, input=stdin, timeout=60)
+
+
+def secret(env):
+    r = env.server.get(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}")
+    return r.json if r.status == 200 else None
+
+
+def secret_pem(env, key):
+    s = secret(env)
+    v = ((s or {}).get("data") or {}).get(key)
+    return base64.b64decode(v).decode() if v else None
+
+
+def ca_bundles(env):
+    out = []
+    for kind, name in (("mutatingwebhookconfigurations", MWC),
+                       ("validatingwebhookconfigurations", VWC)):
+        r = env.server.get(f"{ADMREG}/{kind}/{name}")
+        for w in (r.json.get("webhooks") or []) if r.status == 200 else []:
+            out.append(base64.b64decode(w["clientConfig"].get("caBundle", "")).decode())
+    return out
+
+
+def served_cert(env, ca_pem):
+    """The PEM certificate the webhook server presents, verified against ca_pem for
+    127.0.0.1; None when the handshake fails."""
+    ctx = ssl.create_default_context(cadata=ca_pem)
+    try:
+        with socket.create_connection(("127.0.0.1", env.port), timeout=5) as raw:
+            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                return ssl.DER_cert_to_PEM_cert(s.getpeercert(binary_form=True))
+    except (OSError, ssl.SSLError):
+        return None
+
+
+def norm(pem):
+    return "".join((pem or "").split())
+
+
+def wait_serving(env):
+    """The Secret, both configurations carrying its CA, the server presenting its
+    certificate."""
+    def ready():
+        env.controller.check_alive()
+        ca, crt = secret_pem(env, "ca.crt"), secret_pem(env, "tls.crt")
+        if not ca or not crt:
+            return False, "no Secret yet"
+        b = ca_bundles(env)
+        if len(b) != 4 or any(norm(x) != norm(ca) for x in b):
+            return False, f"{len(b)} webhooks, CA bundles not yet the Secret's"
+        got = served_cert(env, ca)
+        return (norm(got) == norm(crt)) or (False, "served certificate differs")
+    poll(ready, "the webhooks served with the Secret's certificate", timeout=60)
+
+
+def jobset(name, rjs, annotations=None, **spec):
+    s = {"replicatedJobs": rjs}
+    s.update(spec)
+    meta = {"name": name}
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
+            "spec": s}
+
+
+def rj(name, replicas=1, pods=1, command=None):
+    ctr = {"name": "c", "image": "busybox:1.36", "command": command or ["sleep", "1"]}
+    return {"name": name, "replicas": replicas,
+            "template": {"spec": {"parallelism": pods, "completions": pods, "backoffLimit": 0,
+                                  "template": {"spec": {"restartPolicy": "Never",
+                                                        "containers": [ctr]}}}}}
+
+
+def yaml_of(obj):
+    return json.dumps(obj)  # JSON is YAML, for kubectl and jaxset alike
+
+
+# ---------------------------------------------------------------------------- defaults
+
+
+@test
+def defaults_are_applied_at_admission(env):
+    ns = env.namespace()
+    js = jobset("dflt", [rj("w", replicas=2, pods=2)])
+    got = expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", js), 201, "create")
+    spec = got["spec"]
+    check(spec.get("successPolicy") == {"operator": "All"}, spec)
+    check(spec.get("startupPolicy") == {"startupPolicyOrder": "AnyOrder"}, spec)
+    check(spec["network"].get("enableDNSHostnames") is True, spec)
+    check(spec["network"].get("publishNotReadyAddresses") is True, spec)
+    jt = spec["replicatedJobs"][0]["template"]["spec"]
+    check(jt.get("completionMode") == "Indexed", jt)
+    check(jt["template"]["spec"].get("restartPolicy") == "Never", jt)  # set: kept
+    # an unset restartPolicy becomes OnFailure; an explicit NonIndexed is kept
+    js = jobset("dflt2", [rj("w")])
+    t = js["spec"]["replicatedJobs"][0]["template"]["spec"]
+    del t["template"]["spec"]["restartPolicy"]
+    t["completionMode"] = "NonIndexed"
+    got = expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", js), 201, "create")
+    jt = got["spec"]["replicatedJobs"][0]["template"]["spec"]
+    check(jt["completionMode"] == "NonIndexed", jt)
+    check(jt["template"]["spec"]["restartPolicy"] == "OnFailure", jt)
+
+
+# ---------------------------------------------------------------------------- refusals
+
+
+def validate_lines(path):
+    """The field errors `jaxset validate` prints for a file (its "<file>: " prefix removed)."""
+    r = subprocess.run([BIN, "validate", path], capture_output=True, text=True)
+    check(r.returncode != 0, f"jaxset validate accepts {path}")
+    prefix = path + ": "
+    return [ln[len(prefix):] for ln in r.stderr.splitlines() + r.stdout.splitlines()
+            if ln.startswith(prefix)]
+
+
+def jobset_files():
+    out = []
+    for f in sorted(os.listdir(INVALID)):
+        p = os.path.join(INVALID, f)
+        d = subprocess.run([BIN, "decode", p], capture_output=True, text=True)
+        if d.returncode != 0:
+            continue  # not YAML jaxset reads: the CLI's own error, nothing to send
+        docs = json.loads(d.stdout)
+        if len(docs) == 1 and docs[0].get("kind") == "JobSet" and \
+                docs[0].get("apiVersion") == "jobset.x-k8s.io/v1alpha2":
+            out.append((p, docs[0]))
+    return out
+
+
+WEBHOOK_REFUSED = {"coordinator-missing.yaml", "dependson-first.yaml", "jax-port.yaml",
+                   "jax-parallelism.yaml", "reserved-env.yaml", "name-too-long.yaml",
+                   "failure-reason.yaml", "restart-always.yaml"}
+
+
+@test
+def invalid_jobsets_are_refused_with_jaxset_validate_errors(env):
+    files = jobset_files()
+    names = {os.path.basename(p) for p, _ in files}
+    check(WEBHOOK_REFUSED <= names, f"test data changed: {sorted(names)}")
+    by_webhook = set()
+    for path, doc in files:
+        ns = env.namespace()
+        lines = validate_lines(path)
+        check(lines, f"jaxset validate printed no field error for {path}")
+        r = env.kubectl("apply", "-n", ns, "-f", path)
+        out = r.stdout + r.stderr
+        check(r.returncode != 0, f"kubectl apply accepted {path}: {out}")
+        # the same request through the API: the Status names the webhook that refused it
+        doc.setdefault("metadata", {}).pop("namespace", None)
+        resp = env.server.post(f"{JS_API}/namespaces/{ns}/jobsets?fieldValidation=Strict", doc)
+        check(resp.status >= 400, f"{path}: created")
+        msg = (resp.json or {}).get("message", "")
+        if 'admission webhook "vjobset.kb.io" denied the request: ' in msg:
+            by_webhook.add(os.path.basename(path))
+            check(resp.status == 422 and resp.json.get("reason") == "Invalid", resp.json)
+            for ln in lines:
+                check(ln in out, f"{path}: kubectl does not show {ln!r}:\n{out}")
+                check(ln in msg, f"{path}: the Status does not say {ln!r}:\n{msg}")
+        else:
+            # refused before the webhooks (the CRD schema, metadata rules): same fields
+            for ln in lines:
+                field = ln.split(":")[0].split("[")[0]
+                check(field in out, f"{path}: kubectl's refusal does not name {field}:\n{out}")
+    missing = WEBHOOK_REFUSED - by_webhook
+    check(not missing, f"not refused by the validating webhook: {sorted(missing)}")
+
+
+def update(env, path, change):
+    """GET, change(pod template of the first replicated job), PUT; again on a conflict (the
+    controller writes status meanwhile)."""
+    for _ in range(20):
+        cur = expect(env.server.get(path), 200, "get")
+        change(cur["spec"]["replicatedJobs"][0]["template"]["spec"]["template"])
+        resp = env.server.put(path, cur)
+        if resp.status != 409:
+            return resp
+    raise AssertionError("conflicts on every try")
+
+
+@test
+def updates_keep_replicated_jobs_and_managed_by(env):
+    ns = env.namespace()
+    p = f"{JS_API}/namespaces/{ns}/jobsets/upd"
+    expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets",
+                           jobset("upd", [rj("w", replicas=2)])), 201, "create")
+    r = env.kubectl("patch", "-n", ns, "jobset", "upd", "--type=json", "-p",
+                    '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":3}]')
+    check(r.returncode != 0, r.stdout)
+    check(re.search(r"spec\.replicatedJobs: Invalid value: .*: field is immutable", r.stderr),
+          r.stderr)
+    resp = env.server.patch(p, {"spec": {"managedBy": "example.com/other"}})
+    check(resp.status == 422, resp.raw[:500])
+    check('admission webhook "vjobset.kb.io" denied the request: JobSet.jobset.x-k8s.io '
+          '"upd" is invalid: spec.managedBy: Invalid value: "example.com/other": field is '
+          'immutable' == resp.json["message"], resp.json["message"])
+    # while suspended, the pod template's labels and nodeSelector may change (Kueue)
+    expect(env.server.patch(p, {"spec": {"suspend": True}}), 200, "suspend")
+
+    def pod_template(t):
+        t["metadata"] = {"labels": {"kueue.x-k8s.io/podset": "w"}}
+        t["spec"]["nodeSelector"] = {"pool": "a"}
+    expect(update(env, p, pod_template), 200, "suspended update of the pod template")
+
+    def image(t):
+        t["spec"]["containers"][0]["image"] = "busybox:2"
+    resp = update(env, p, image)
+    check(resp.status == 422 and "field is immutable" in resp.json["message"], resp.raw[:500])
+    # and freely mutable fields stay so
+    expect(env.server.patch(p, {"spec": {"suspend": False, "ttlSecondsAfterFinished": 5}}),
+           200, "resume")
+
+
+JAXJOB_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "jaxjobs.kubeflow.org"},
+    "spec": {"group": "kubeflow.org", "scope": "Namespaced",
+             "names": {"plural": "jaxjobs", "singular": "jaxjob", "kind": "JAXJob",
+                       "listKind": "JAXJobList"},
+             "versions": [{"name": "v1", "served": True, "storage": True,
+                           "schema": {"openAPIV3Schema": {
+                               "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+
+
+def jaxjob_crd(env):
+    """A JAXJob CRD (the real one when installed, else a schemaless stand-in)."""
+    s = env.server
+    if s.get("/apis/kubeflow.org/v1/jaxjobs").status == 200:
+        return
+    r = s.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", JAXJOB_CRD)
+    check(r.status in (201, 409), r.raw[:300])
+    poll(lambda: s.get("/apis/kubeflow.org/v1/jaxjobs").status == 200, "JAXJobs served")
+
+
+@test
+def jaxjobs_are_validated_with_the_training_operators_messages(env):
+    jaxjob_crd(env)
+    ns = env.namespace()
+    r = env.kubectl("apply", "-n", ns, "-f", os.path.join(INVALID, "jaxjob-no-jax-container.yaml"))
+    check(r.returncode != 0 and "spec.jaxReplicaSpecs[Worker].template.spec.containers: "
+          "Required value: must have at least one container with name jax" in r.stderr,
+          r.stdout + r.stderr)
+    bad = {"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", "metadata": {"name": "x"},
+           "spec": {"jaxReplicaSpecs": {"Chief": {"template": {"spec": {"containers": [
+               {"name": "jax"}]}}}}}}
+    resp = env.server.post(f"/apis/kubeflow.org/v1/namespaces/{ns}/jaxjobs", bad)
+    check(resp.status == 422 and resp.json["message"] ==
+          'admission webhook "validator.jaxjob.training-operator.kubeflow.org" denied the '
+          'request: JAXJob.kubeflow.org "x" is invalid: [spec.jaxReplicaSpecs[Chief]: '
+          'Unsupported value: "Chief": supported values: "Worker", '
+          'spec.jaxReplicaSpecs[Chief].template.spec.containers[0].image: Required value: '
+          'must be required]', resp.raw[:600])
+    r = env.kubectl("apply", "-n", ns, "-f", os.path.join(SRC, "examples", "jaxjob.yaml"))
+    check(r.returncode == 0, r.stdout + r.stderr)
+
+
+# ---------------------------------------------------------------------------- process ids
+
+ID_NAMES = {"jobset": ["JAX_PROCESS_ID"], "trainjob": ["JAX_PROCESS_ID"],
+            "jaxjob": ["JAX_PROCESS_ID", "PROCESS_ID"],
+            "aichor": ["JAX_PROCESS_ID", "JAXOPERATOR_PROCESS_ID"]}
+
+ECHO = ["sh", "-c", 'echo "IDS $JAX_PROCESS_ID $PROCESS_ID $JAXOPERATOR_PROCESS_ID '
+                    '$JAX_NUM_PROCESSES"']
+
+
+def shapes():
+    """(name, flavour, replicated jobs, extra spec, extra annotations): every shape of the
+    local suite's JAX runs."""
+    return [
+        ("one", "jobset", [rj("w", 1, 4, ECHO)], {}, {}),
+        ("reps", "jobset", [rj("w", 3, 2, ECHO)], {}, {}),
+        ("multi", "jobset", [rj("a", 2, 2, ECHO), rj("b", 1, 3, ECHO)], {}, {}),
+        ("coord", "jobset", [rj("a", 2, 2, ECHO), rj("b", 2, 3, ECHO)],
+         {"coordinator": {"replicatedJob": "b", "jobIndex": 1, "podIndex": 1}}, {}),
+        ("subset", "jobset", [rj("driver", 1, 1, ECHO), rj("w", 2, 2, ECHO)], {},
+         {"jaxset.dev/jax-replicated-jobs": "w"}),
+        ("kfjax", "jaxjob", [rj("worker", 3, 2, ECHO)], {}, {}),
+        ("aichor", "aichor", [rj("worker", 2, 2, ECHO), rj("chief", 1, 1, ECHO)],
+         {"coordinator": {"replicatedJob": "chief", "jobIndex": 0, "podIndex": 0}}, {}),
+        ("train", "trainjob", [rj("node", 2, 2, ECHO)], {}, {}),
+    ]
+
+
+def rendered(example):
+    """The JobSet `jaxset render` makes of examples/<example>.yaml (a JAXJob, a TrainJob and
+    its runtime, an AIchor manifest), its containers made to print their ids."""
+    r = subprocess.run([BIN, "render", "-o", "json", os.path.join(SRC, "examples", example)],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    (js,) = [d for d in json.loads(r.stdout)["items"] if d["kind"] == "JobSet"]
+    js["metadata"] = {k: v for k, v in js["metadata"].items() if k in ("name", "annotations")}
+    js["spec"].pop("volumeClaimPolicies", None)  # volumes are beside the point here
+    # every pod runs to its end (a success policy on one job would stop the others early)
+    js["spec"].pop("successPolicy", None)
+    for r_ in js["spec"]["replicatedJobs"]:
+        pod = r_["template"]["spec"]["template"]["spec"]
+        pod.pop("volumes", None)
+        for c in pod.get("containers", []) + pod.get("initContainers", []):
+            for k in ("volumeMounts", "args", "envFrom", "resources"):
+                c.pop(k, None)
+            c["command"] = ECHO
+    return js
+
+
+def local_ids(js):
+    """What `jaxset run` gives each pod: hostname -> [JAX_PROCESS_ID, PROCESS_ID,
+    JAXOPERATOR_PROCESS_ID, JAX_NUM_PROCESSES] as printed."""
+    d = tempfile.mkdtemp(prefix="jaxset-whrun-")
+    try:
+        path = os.path.join(d, "js.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(yaml_of(js))
+        r = subprocess.run([BIN, "run", "--run-dir", os.path.join(d, "run"), "--no-color", path],
+                           capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, JAXSET_HOME=d))
+        check(r.returncode == 0, f"jaxset run: {r.returncode}\n{r.stdout}\n{r.stderr}")
+        out = {}
+        for ln in r.stdout.splitlines():
+            m = re.match(r"^\[([a-z0-9.-]+)\] IDS (.*)$", ln)
+            if m:
+                out[m.group(1)] = m.group(2).split(" ")
+        return out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def make_pod(job, index):
+    """The pod the Job controller would create for completion index `index` of `job`."""
+    t = json.loads(json.dumps(job["spec"]["template"]))
+    meta = t.setdefault("metadata", {})
+    name = f"{job['metadata']['name']}-{index}-abcde"
+    meta["name"] = name
+    meta.setdefault("labels", {}).update({"batch.kubernetes.io/job-name": job["metadata"]["name"],
+                                          "job-name": job["metadata"]["name"],
+                                          COMPLETION_INDEX: str(index)})
+    meta.setdefault("annotations", {})[COMPLETION_INDEX] = str(index)
+    meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job",
+                                "name": job["metadata"]["name"], "uid": job["metadata"]["uid"],
+                                "controller": True, "blockOwnerDeletion": True}]
+    t["apiVersion"], t["kind"] = "v1", "Pod"
+    t["spec"]["hostname"] = f"{job['metadata']['name']}-{index}"
+    return t
+
+
+def env_value(pod, ctr, name):
+    """A container's variable as the kubelet would give it (the completion index field
+    reference resolved); None when absent."""
+    v = None
+    for e in ctr.get("env") or []:
+        if e.get("name") != name:
+            continue
+        if "value" in e:
+            v = e["value"]
+        else:
+            fp = e["valueFrom"]["fieldRef"]["fieldPath"]
+            m = re.match(r"metadata\.(annotations|labels)\['(.*)'\]$", fp)
+            check(m, f"unexpected fieldRef {fp}")
+            v = (pod["metadata"].get(m.group(1)) or {}).get(m.group(2))
+    return v
+
+
+def all_shapes():
+    for name, flavour, rjs, spec, ann in shapes():
+        yield name, flavour, jobset(name, rjs, {"jaxset.dev/jax-runtime": flavour, **ann},
+                                    **spec)
+    # every example, as `jaxset render` makes it a JobSet: the converters' (JAXJob, TrainJob,
+    # AIchor, whose coordinator is its first replica) and the JobSets (one without JAX)
+    for example in sorted(os.listdir(os.path.join(SRC, "examples"))):
+        if example.endswith(".yaml"):
+            js = rendered(example)
+            yield js["metadata"]["name"], (js["metadata"].get("annotations") or {}).get(
+                "jaxset.dev/jax-runtime"), js
+
+
+@test
+def pod_webhook_numbers_every_shape_as_jaxset_run(env):
+    for name, flavour, js in all_shapes():
+        ns = env.namespace()
+        rjs = js["spec"]["replicatedJobs"]
+        want = local_ids(js)
+        pods_total = sum(r.get("replicas", 1) * r["template"]["spec"].get("parallelism", 1)
+                         for r in rjs)
+        check(len(want) == pods_total, f"{name}: jaxset run printed {want}")
+        expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", js), 201, name)
+        n_jobs = sum(r.get("replicas", 1) for r in rjs)
+
+        def jobs():
+            r = env.server.get(f"/apis/batch/v1/namespaces/{ns}/jobs")
+            items = r.json.get("items", []) if r.status == 200 else []
+            return (len(items) == n_jobs and items) or (False, len(items))
+        seen = {}
+        for job in poll(jobs, f"{name}: the controller's {n_jobs} Jobs"):
+            for i in range(job["spec"]["completions"]):
+                pod = expect(env.server.post(f"/api/v1/namespaces/{ns}/pods",
+                                             make_pod(job, i)), 201, "pod")
+                host = f"{job['metadata']['name']}-{i}"
+                got = []
+                for ctr in pod["spec"]["containers"]:
+                    got.append([env_value(pod, ctr, v) or "" for v in
+                                ("JAX_PROCESS_ID", "PROCESS_ID", "JAXOPERATOR_PROCESS_ID",
+                                 "JAX_NUM_PROCESSES")])
+                check(all(g == got[0] for g in got), got)
+                seen[host] = got[0]
+                for var in ID_NAMES.get(flavour, []) if want.get(host, [""])[0] else ():
+                    check(env_value(pod, pod["spec"]["containers"][0], var) is not None,
+                          f"{name} {host}: no {var}")
+                if got[0][0]:
+                    check(pod["metadata"]["annotations"].get("jaxset.dev/jax-process-id") ==
+                          got[0][0], pod["metadata"])
+        # every pod, JAX or not, as `jaxset run` numbers it
+        for host, vals in want.items():
+            check(host in seen, f"{name}: no pod {host} (have {sorted(seen)})")
+            check(seen[host] == vals + [""] * (4 - len(vals)),
+                  f"{name} {host}: cluster {seen[host]} != jaxset run {vals}")
+        ids = sorted(int(v[0]) for v in seen.values() if v[0])
+        check(ids == list(range(len(ids))), f"{name}: ids {ids}")
+
+
+@test
+def pods_of_other_jobs_are_left_alone(env):
+    ns = env.namespace()
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "plain", "labels": {L_JOBSET: "nope"}},
+           "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+    got = expect(env.server.post(f"/api/v1/namespaces/{ns}/pods", pod), 201, "pod")
+    check(not got["spec"]["containers"][0].get("env"), got)
+    # a JAX pod whose JobSet the controller does not know is refused (the Job controller
+    # retries): never a wrong number
+    pod["metadata"]["name"] = "orphan"
+    pod["metadata"]["annotations"] = {"jaxset.dev/jax-process-id-offset": "2"}
+    pod["metadata"]["labels"].update({L_RJ: "w", L_JOB_INDEX: "0"})
+    r = env.server.post(f"/api/v1/namespaces/{ns}/pods", pod)
+    check(r.status >= 500 and 'admission webhook "mpod.kb.io" denied the request' in
+          r.json.get("message", ""), r.raw[:400])
+
+
+@test
+def webhook_requests_are_counted_on_metrics(env):
+    env.stop()
+    mport = free_port()
+    env.start("--metrics-bind-address", f"127.0.0.1:{mport}")
+    ns = env.namespace()
+    expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", jobset("m", [rj("w")])), 201,
+           "create")
+    import urllib.request
+    with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    for hook in ("/mutate-jobset-x-k8s-io-v1alpha2-jobset",
+                 "/validate-jobset-x-k8s-io-v1alpha2-jobset"):
+        m = re.search(r'^controller_runtime_webhook_requests_total\{code="200",webhook="' +
+                      re.escape(hook) + r'"\} (\d+)$', text, re.M)
+        check(m and int(m.group(1)) >= 1, f"{hook} not counted:\n{text[:3000]}")
+        m = re.search(r'^controller_runtime_webhook_latency_seconds_count\{webhook="' +
+                      re.escape(hook) + r'"\} (\d+)$', text, re.M)
+        check(m and int(m.group(1)) >= 1, f"{hook} not timed")
+        check(f'controller_runtime_webhook_requests_in_flight{{webhook="{hook}"}} 0' in text,
+              "in flight")
+    env.stop()
+    env.start()
+
+
+# ---------------------------------------------------------------------------- certificates
+
+
+def log_count(ctl, text):
+    return ctl.log().count(text)
+
+
+@test
+def certificates_are_reused_by_a_restarted_controller(env):
+    before = secret(env)
+    crt = secret_pem(env, "tls.crt")
+    env.stop()
+    d = tempfile.mkdtemp(prefix="jaxset-certdir-")
+    try:
+        certdir = os.path.join(d, "certs")
+        ctl = env.start("--webhook-cert-dir", certdir)
+        check(log_count(ctl, "making a new CA") == 0, ctl.log()[-2000:])
+        after = secret(env)
+        check(after["data"] == before["data"], "the Secret was rewritten")
+        check(norm(served_cert(env, secret_pem(env, "ca.crt"))) == norm(crt), "not served")
+        # --webhook-cert-dir: the files the operator asked for, private
+        check(sorted(os.listdir(certdir)) == ["ca.crt", "tls.crt", "tls.key"],
+              os.listdir(certdir))
+        for f, key in (("ca.crt", "ca.crt"), ("tls.crt", "tls.crt"), ("tls.key", "tls.key")):
+            p = os.path.join(certdir, f)
+            check(os.stat(p).st_mode & 0o777 == 0o600, oct(os.stat(p).st_mode))
+            with open(p, encoding="utf-8") as fh:
+                check(norm(fh.read()) == norm(secret_pem(env, key)), f)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@test
+def a_secret_holding_garbage_is_replaced(env):
+    env.stop()
+    s = secret(env)
+    s["data"]["tls.key"] = base64.b64encode(b"garbage").decode()
+    expect(env.server.put(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}", s), 200, "put")
+    old = secret_pem(env, "tls.crt")
+    ctl = env.start()
+    check(log_count(ctl, "making a new CA") == 1, ctl.log()[-2000:])
+    check(norm(secret_pem(env, "tls.crt")) != norm(old), "same certificate")
+    # and the webhooks work with it
+    r = env.kubectl("apply", "-n", env.namespace(), "-f",
+                    os.path.join(INVALID, "dependson-first.yaml"))
+    check(r.returncode != 0 and "DependsOn can't be set for the first ReplicatedJob" in r.stderr,
+          r.stderr)
+
+
+@test
+def two_replicas_starting_together_share_one_certificate(env):
+    env.stop()
+    expect(env.server.delete(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}"), 200, "delete")
+    port_a, port_b = free_port(), free_port()
+    # both register the same url (the Service's role), each serves on its own port
+    args = ["--enable-webhooks", "--webhook-host", "127.0.0.1", "--webhook-url-base",
+            f"https://127.0.0.1:{port_a}", "--webhook-secret-namespace", SECRET_NS]
+    a = Controller(env.server, *args, "--webhook-port", str(port_a), tag="wha")
+    b = Controller(env.server, *args, "--webhook-port", str(port_b), tag="whb")
+    env.controllers += [a, b]
+    try:
+        def both():
+            a.check_alive()
+            b.check_alive()
+            ca, crt = secret_pem(env, "ca.crt"), secret_pem(env, "tls.crt")
+            if not crt:
+                return False, "no Secret"
+            got = []
+            for port in (port_a, port_b):
+                env.port = port
+                got.append(norm(served_cert(env, ca)))
+            return all(g == norm(crt) for g in got) or (False, "a replica serves another")
+        poll(both, "both replicas serving the Secret's one certificate")
+        made = a.log().count("making a new CA") + b.log().count("making a new CA")
+        check(made >= 1, "nobody made the certificates")
+    finally:
+        a.stop()
+        b.stop()
+    env.start()
+
+
+@test
+def certificates_rotate_before_expiry(env):
+    env.stop()
+    expect(env.server.delete(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}"), 200, "delete")
+    # valid 12 s: replaced when 3 s are left
+    ctl = env.start("--webhook-cert-validity", "12s")
+    first = secret_pem(env, "tls.crt")
+
+    def rotated():
+        crt, ca = secret_pem(env, "tls.crt"), secret_pem(env, "ca.crt")
+        if norm(crt) == norm(first):
+            return False, "not yet"
+        if any(norm(b) != norm(ca) for b in ca_bundles(env)):
+            return False, "CA bundles not updated"
+        return norm(served_cert(env, ca)) == norm(crt) or (False, "old certificate served")
+    poll(rotated, "a new certificate in the Secret, the bundles and the server", timeout=40)
+    check(log_count(ctl, "the certificates expire soon") >= 1, ctl.log()[-2000:])
+    poll(lambda: log_count(ctl, "the certificates expire soon") >= 2, "a second rotation",
+         timeout=40)
+    # admission still answers after the swaps
+    ns = env.namespace()
+    r = env.kubectl("apply", "-n", ns, "-f", os.path.join(INVALID, "coordinator-missing.yaml"))
+    check(r.returncode != 0 and "coordinator replicatedJob nope does not exist" in r.stderr,
+          r.stderr)
+    env.stop()
+    expect(env.server.delete(f"/api/v1/namespaces/{SECRET_NS}/secrets/{SECRET}"), 200, "delete")
+    env.start()  # back to long-lived certificates for what follows
+
+
+# ---------------------------------------------------------------------------- harness
+
+
+def setup():
+    env = Env()
+    env.start()
+    return env
+
+
+def teardown(env):
+    try:
+        env.stop()
+    finally:
+        for kind, name in (("mutatingwebhookconfigurations", MWC),
+                           ("validatingwebhookconfigurations", VWC)):
+            env.server.delete(f"{ADMREG}/{kind}/{name}")
+        env.server.stop()
+        if not os.environ.get("JAXSET_KEEP_LOGS"):
+            for c in env.controllers:
+                c.cleanup()
+
+
+def on_failure(env, name):
+    for c in env.controllers[-2:]:
+        print(f"--- controller log ({c.log_path}):")
+        print(c.log()[-4000:])
+
+
+if __name__ == "__main__":
+    main(setup, teardown, on_failure)
