@@ -87,8 +87,20 @@ struct ctl_kind {
     const char *component;            /* the events' source ("jaxjob-controller") */
     const char *key;                  /* queue key prefix (CTL_KEY_JAXJOB) */
 };
-extern const struct ctl_kind ctl_kind_jaxjob, ctl_kind_trainjob;
+/* ctl_kind_js: the JobSet itself (its events) */
+extern const struct ctl_kind ctl_kind_js, ctl_kind_jaxjob, ctl_kind_trainjob;
 
+/* A core/v1 Event about the object of kind `k` whose metadata is `m`, as client-go's
+ * EventRecorder writes it ("<name>.<unix nanoseconds in hex>", source component k->component),
+ * also logged; new reference (NULL on OOM).  ctl_event_send: POSTs it without waiting (`ev`
+ * borrowed; NULL does nothing). */
+json_t *ctl_event_new(struct ctl *c, const struct ctl_kind *k, const json_t *m,
+                      const char *type, const char *reason, const char *message);
+void ctl_event_send(struct ctl *c, json_t *ev);
+
+/* Queues `key` (less its kind prefix) of kind `k` again in `ms`; sets *requeued. */
+void ctl_kind_requeue(struct ctl *c, const struct ctl_kind *k, const char *key, int64_t ms,
+                      bool *requeued);
 /* Splits "ns/name" (a key less its kind prefix); false when malformed. */
 bool ctl_split_key(const char *key, char *ns, size_t ns_n, const char **name);
 /* The JobSet ns/name when `owner_uid` controls it (a new reference); NULL when there is none;

@@ -158,12 +158,8 @@ static int pass(struct jj_pass *p, bool *requeued)
     rc = write_status(p, &r);
     if (rc == 0)
         rc = act(p, &r);
-    if (rc == 0 && r.requeue_ms >= 0 && !r.delete_jaxjob) {
-        char key[600];
-        snprintf(key, sizeof(key), "%s%s", CTL_KEY_JAXJOB, p->key);
-        kq_add_after(p->c->q, key, kt_mono_ms(), r.requeue_ms);
-        *requeued = true;
-    }
+    if (rc == 0 && r.requeue_ms >= 0 && !r.delete_jaxjob)
+        ctl_kind_requeue(p->c, &ctl_kind_jaxjob, p->key, r.requeue_ms, requeued);
     jjs_result_release(&r);
     return rc;
 }

@@ -13,11 +13,22 @@
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
+const struct ctl_kind ctl_kind_js = {"jobset.x-k8s.io/v1alpha2", "JobSet",
+                                    "/apis/jobset.x-k8s.io/v1alpha2", "jobsets", "jobset", ""};
 const struct ctl_kind ctl_kind_jaxjob = {"kubeflow.org/v1", "JAXJob", "/apis/kubeflow.org/v1",
                                          "jaxjobs", "jaxjob-controller", CTL_KEY_JAXJOB};
 const struct ctl_kind ctl_kind_trainjob = {
     "trainer.kubeflow.org/v1alpha1", "TrainJob", "/apis/trainer.kubeflow.org/v1alpha1",
     "trainjobs", "trainjob-controller", CTL_KEY_TRAINJOB};
+
+void ctl_kind_requeue(struct ctl *c, const struct ctl_kind *k, const char *key, int64_t ms,
+                      bool *requeued)
+{
+    char full[600];
+    snprintf(full, sizeof(full), "%s%s", k->key, key);
+    kq_add_after(c->q, full, kt_mono_ms(), ms);
+    *requeued = true;
+}
 
 bool ctl_split_key(const char *key, char *ns, size_t ns_n, const char **name)
 {
@@ -126,34 +137,36 @@ static void event_sent(void *arg, const struct kc_resp *r)
         klog(KLOG_ERROR, "events", NULL, "recording an event: %s", r->msg);
 }
 
-/* A core/v1 Event as client-go's EventRecorder writes it ("<object>.<hex nanoseconds>"). */
-static void send_event(struct ctl *c, const struct ctl_kind *k, const json_t *m,
-                       const json_t *ev)
+json_t *ctl_event_new(struct ctl *c, const struct ctl_kind *k, const json_t *m,
+                      const char *type, const char *reason, const char *message)
 {
     static unsigned seq;
     char ts[KT_RFC3339_MAX], name[300];
     int64_t now = kt_now_ms();
-    const char *ns = jx_str(m, "namespace"), *type = jx_str(ev, "type");
+    const char *ns = jx_str(m, "namespace");
     kt_format(now, ts);
     snprintf(name, sizeof(name), "%s.%llx", jx_str(m, "name"),
              (unsigned long long)now * 1000000ULL + (seq++ % 1000000U));
-    json_t *body = json_pack(
+    klog(KLOG_INFO, "events", ns, "%s: %s %s: %s", jx_str(m, "name"), type ? type : "",
+         reason ? reason : "", message ? message : "");
+    return json_pack(
         "{s:s,s:s,s:{s:s,s:s?},s:{s:s,s:s,s:s?,s:s?,s:s?,s:s?},s:s?,s:s?,s:s?,s:s,s:s,s:i,"
         "s:{s:s},s:s,s:s}",
         "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace", ns,
         "involvedObject", "apiVersion", k->api_version, "kind", k->kind, "name",
         jx_str(m, "name"), "namespace", ns, "uid", jx_str(m, "uid"), "resourceVersion",
-        jx_str(m, "resourceVersion"), "reason", jx_str(ev, "reason"), "message",
-        jx_str(ev, "message"), "type", type, "firstTimestamp", ts, "lastTimestamp", ts,
-        "count", 1, "source", "component", k->component, "reportingComponent", k->component,
-        "reportingInstance", c->identity ? c->identity : k->component);
+        jx_str(m, "resourceVersion"), "reason", reason, "message", message, "type", type,
+        "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "source", "component",
+        k->component, "reportingComponent", k->component, "reportingInstance",
+        c->identity ? c->identity : k->component);
+}
+
+void ctl_event_send(struct ctl *c, json_t *ev)
+{
+    const char *ns = jx_str(jx_obj(ev, "metadata"), "namespace");
     char *path = ctl_path("/api/v1", "events", ns ? ns : "default", NULL, NULL);
-    if (body && path)
-        (void)kc_send(c->kc, "POST", path, body, NULL, event_sent, NULL);
-    klog(KLOG_INFO, "events", ns, "%s: %s %s: %s", jx_str(m, "name"), type ? type : "",
-         jx_str(ev, "reason") ? jx_str(ev, "reason") : "",
-         jx_str(ev, "message") ? jx_str(ev, "message") : "");
-    json_decref(body);
+    if (ev && path)
+        (void)kc_send(c->kc, "POST", path, ev, NULL, event_sent, NULL);
     free(path);
 }
 
@@ -162,8 +175,12 @@ void ctl_kind_events(struct ctl *c, const struct ctl_kind *k, const json_t *obj,
 {
     size_t i;
     json_t *ev;
-    json_array_foreach (events, i, ev)
-        send_event(c, k, jx_obj(obj, "metadata"), ev);
+    json_array_foreach (events, i, ev) {
+        json_t *body = ctl_event_new(c, k, jx_obj(obj, "metadata"), jx_str(ev, "type"),
+                                     jx_str(ev, "reason"), jx_str(ev, "message"));
+        ctl_event_send(c, body);
+        json_decref(body);
+    }
 }
 
 int ctl_kind_delete(struct ctl *c, const char *prefix, const char *resource, const char *ns,

@@ -353,8 +353,6 @@ static void pstatus_free(struct ctl_pstatus *p)
     free(p);
 }
 
-static void event_sent(void *arg, const struct kc_resp *r);
-
 static void status_written(void *arg, const struct kc_resp *r)
 {
     struct ctl_pstatus *p = arg;
@@ -371,13 +369,10 @@ static void status_written(void *arg, const struct kc_resp *r)
         kinf_observe(c->jobsets, r->body);
         ctl_owner_changed(c, r->body); /* the cache took the change without a callback */
     }
-    char *path = ctl_path("/api/v1", "events", p->ns, NULL, NULL);
     size_t i;
     json_t *ev;
     json_array_foreach (p->events, i, ev)
-        if (path)
-            kc_send(c->kc, "POST", path, ev, NULL, event_sent, NULL);
-    free(path);
+        ctl_event_send(c, ev);
     if (p->finished)
         ctl_obs_finished(c, p->ns, p->name, p->failed);
     kq_forget(c->q, p->key);
@@ -421,12 +416,6 @@ out:
     return rc;
 }
 
-static void event_sent(void *arg, const struct kc_resp *r)
-{
-    (void)arg;
-    if (r->rc < 0)
-        klog(KLOG_ERROR, "events", NULL, "recording an event: %s", r->msg);
-}
 
 /* A core/v1 Event as client-go's EventRecorder writes it (tools/record: name
  * "<object>.<unix nanoseconds in hex>", source component "jobset"), sent without waiting. */
@@ -434,32 +423,14 @@ static void op_record_event(void *ctx, enum rec_event_type type, const char *rea
                             const char *message)
 {
     struct ctl_pass *ps = ctx;
-    char ts[KT_RFC3339_MAX], name[300];
-    int64_t now = kt_now_ms();
-    static unsigned seq;
-    kt_format(now, ts);
-    snprintf(name, sizeof(name), "%s.%llx", ps->name,
-             (unsigned long long)now * 1000000ULL + (seq++ % 1000000U));
-    const json_t *m = jx_obj(ps->raw, "metadata");
-    json_t *ev = json_pack(
-        "{s:s,s:s,s:{s:s,s:s},s:{s:s,s:s,s:s,s:s,s:s?,s:s?},s:s,s:s,s:s,s:s,s:s,s:i,"
-        "s:{s:s},s:s,s:s}",
-        "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace", ps->ns,
-        "involvedObject", "apiVersion", "jobset.x-k8s.io/v1alpha2", "kind", "JobSet", "name",
-        ps->name, "namespace", ps->ns, "uid", jx_str(m, "uid"), "resourceVersion",
-        jx_str(m, "resourceVersion"), "reason", reason, "message", message, "type",
-        type == REC_EVENT_WARNING ? "Warning" : "Normal", "firstTimestamp", ts, "lastTimestamp",
-        ts, "count", 1, "source", "component", "jobset", "reportingComponent", "jobset",
-        "reportingInstance", ps->c->identity ? ps->c->identity : "jobset");
-    char *path = ctl_path("/api/v1", "events", ps->ns, NULL, NULL);
+    json_t *ev = ctl_event_new(ps->c, &ctl_kind_js, jx_obj(ps->raw, "metadata"),
+                               type == REC_EVENT_WARNING ? "Warning" : "Normal", reason,
+                               message);
     if (ev && ps->pending)
         json_array_append(ps->pending->events, ev);
-    else if (ev && path)
-        kc_send(ps->c->kc, "POST", path, ev, NULL, event_sent, NULL);
-    klog(KLOG_INFO, "events", ps->ns, "%s: %s %s: %s", ps->name,
-         type == REC_EVENT_WARNING ? "Warning" : "Normal", reason, message);
+    else
+        ctl_event_send(ps->c, ev);
     json_decref(ev);
-    free(path);
 }
 
 static int op_delete_jobset(void *ctx, struct err *e)

@@ -166,12 +166,8 @@ static int pass(struct tj_pass *p, bool *requeued)
     if ((rc = tjs_compute(p->tj, &obs, kt_now_ms(), &r)) < 0)
         return rc;
     rc = apply(p, &r);
-    if (rc == 0 && r.requeue_ms >= 0) {
-        char key[600];
-        snprintf(key, sizeof(key), "%s%s", CTL_KEY_TRAINJOB, p->key);
-        kq_add_after(p->c->q, key, kt_mono_ms(), r.requeue_ms);
-        *requeued = true;
-    }
+    if (rc == 0 && r.requeue_ms >= 0)
+        ctl_kind_requeue(p->c, &ctl_kind_trainjob, p->key, r.requeue_ms, requeued);
     tjs_result_release(&r);
     return rc;
 }
