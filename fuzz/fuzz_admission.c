@@ -45,9 +45,10 @@ static int get_rt(void *arg, bool cluster, const char *ns, const char *name, jso
     *out = NULL;
     if (strcmp(name, "jax") != 0 || (!cluster && (!ns || strcmp(ns, "ns") != 0)))
         return 0;
-    *out = json_loads("{\"metadata\":{\"name\":\"jax\"},\"spec\":{\"mlPolicy\":{\"jax\":{}},"
-                      "\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"node\",\"template\":"
-                      "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"node\"}]}}}}}]}}}}",
+    *out = json_loads("{\"metadata\":{\"name\":\"jax\"},\"spec\":{\"mlPolicy\":{\"jax\":"
+                      "{}},\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"node\","
+                      "\"template\":{\"spec\":{\"template\":{\"spec\":{\"containers\":[{"
+                      "\"name\":\"node\"}]}}}}}]}}}}",
                       0, NULL);
     return *out ? 0 : -ENOMEM;
 }
