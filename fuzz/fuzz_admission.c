@@ -6,6 +6,7 @@
  * configures build-fuzz: `cmake --build build-fuzz --target fuzz_admission`, then run it on a
  * copy of fuzz/corpus/admission) and linked with fuzz/replay.c as the CTest test
  * fuzz/fuzz_admission. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,21 @@ static json_t *get(void *arg, const char *ns, const char *name)
     return json_loads(cached, 0, NULL);
 }
 
+/* Every ClusterTrainingRuntime "jax" and TrainingRuntime ns/jax exist: a JAX runtime. */
+static int get_rt(void *arg, bool cluster, const char *ns, const char *name, json_t **out)
+{
+    (void)arg;
+    *out = NULL;
+    if (strcmp(name, "jax") != 0 || (!cluster && (!ns || strcmp(ns, "ns") != 0)))
+        return 0;
+    *out = json_loads("{\"metadata\":{\"name\":\"jax\"},\"spec\":{\"mlPolicy\":{\"jax\":"
+                      "{}},\"template\":{\"spec\":{\"replicatedJobs\":[{\"name\":\"node\","
+                      "\"template\":{\"spec\":{\"template\":{\"spec\":{\"containers\":[{"
+                      "\"name\":\"node\"}]}}}}}]}}}}",
+                      0, NULL);
+    return *out ? 0 : -ENOMEM;
+}
+
 static void die(const char *why, const char *body)
 {
     fprintf(stderr, "fuzz_admission: %s\n%s\n", why, body);
@@ -66,9 +82,9 @@ static void check(const char *body)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct wh_ctx ctx = {.jobset_get = get};
+    struct wh_ctx ctx = {.jobset_get = get, .runtime_get = get_rt};
     const adm_fn fns[] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
-                          wh_jaxjob_validate};
+                          wh_jaxjob_validate, wh_trainjob_validate};
     char *req = malloc(size + 1);
     if (!req)
         return 0;

@@ -48,7 +48,7 @@ struct wh_route {
 struct ctl_wh {
     struct khttpd *srv;
     struct wh_ctx ctx;
-    struct wh_route routes[4];
+    struct wh_route routes[5];
     /* controller-runtime's webhook series (pkg/webhook/internal/metrics) */
     struct mx_fam *requests, *latency, *in_flight;
     struct whcert served;
@@ -64,6 +64,17 @@ static json_t *jobset_get(void *arg, const char *ns, const char *name)
 {
     struct ctl *c = arg;
     return kstore_get(kinf_store(c->jobsets), ns, name);
+}
+
+static int runtime_get(void *arg, bool cluster, const char *ns, const char *name, json_t **out)
+{
+    struct ctl *c = arg;
+    struct kinf *inf = cluster ? c->cruntimes : c->runtimes;
+    *out = NULL;
+    if (!inf)
+        return -ENOSYS;
+    *out = kstore_get(kinf_store(inf), cluster ? "" : (ns ? ns : ""), name);
+    return 0;
 }
 
 /* The host of "https://host[:port][/path]" (brackets of an IPv6 literal removed); caller
@@ -296,15 +307,16 @@ static int serve(struct ctl *c, const struct whcert *cert, struct err *e)
         char bind[300];
         snprintf(bind, sizeof(bind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
                  c->o->webhook_port);
-        struct khttpd_route r[4] = {
+        struct khttpd_route r[5] = {
             {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], serve_hook},
             {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], serve_hook},
             {WH_PATH_MUTATE_POD, NULL, &w->routes[2], serve_hook},
             {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], serve_hook},
+            {WH_PATH_VALIDATE_TRAINJOB, NULL, &w->routes[4], serve_hook},
         };
         struct khttpd_limits l = {.tls_cert = cert->tls_crt, .tls_key = cert->tls_key,
                                   .max_conns = 256, .timeout_s = 30};
-        rc = khttpd_start_with(bind, r, 4, &l, &w->srv, e);
+        rc = khttpd_start_with(bind, r, 5, &l, &w->srv, e);
         if (rc == 0)
             klog(KLOG_INFO, LOGGER, NULL, "serving webhooks over HTTPS on port %d",
                  khttpd_port(w->srv));
@@ -373,10 +385,11 @@ int ctl_wh_start(struct ctl *c, struct err *e)
                                             : "--webhook-url-base names no host");
     int64_t validity_s = o->webhook_cert_validity_ms / 1000;
     w->lookahead_s = validity_s / 4 < LOOKAHEAD_MAX_S ? validity_s / 4 : LOOKAHEAD_MAX_S;
-    w->ctx = (struct wh_ctx){.gates = &o->gates, .jobset_get = jobset_get, .arg = c};
-    const adm_fn fns[4] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
-                           wh_jaxjob_validate};
-    for (size_t i = 0; i < 4; i++)
+    w->ctx = (struct wh_ctx){.gates = &o->gates, .jobset_get = jobset_get,
+                             .runtime_get = runtime_get, .arg = c};
+    const adm_fn fns[5] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
+                           wh_jaxjob_validate, wh_trainjob_validate};
+    for (size_t i = 0; i < 5; i++)
         w->routes[i] = (struct wh_route){{fns[i], &w->ctx}, w};
     metrics_init(w, ctl_obs_registry(c));
     w->next_ms = kt_mono_ms() + sync_all(c);

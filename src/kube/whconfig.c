@@ -23,6 +23,9 @@ static const struct hook {
     /* kubeflow/training-operator's name; harmless while no JAXJob CRD is installed */
     {false, "validator.jaxjob.training-operator.kubeflow.org", WH_PATH_VALIDATE_JAXJOB,
      "kubeflow.org", "v1", "jaxjobs", {"CREATE", "UPDATE"}, false},
+    /* kubeflow/trainer's name; harmless while no TrainJob CRD is installed */
+    {false, "validator.trainjob.trainer.kubeflow.org", WH_PATH_VALIDATE_TRAINJOB,
+     "trainer.kubeflow.org", "v1alpha1", "trainjobs", {"CREATE", "UPDATE"}, false},
 };
 
 static char *url_of(const char *base, const char *path)

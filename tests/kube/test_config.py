@@ -237,6 +237,9 @@ def deployment_is_hardened():
         "validator.jaxjob.training-operator.kubeflow.org": (
             "ValidatingWebhookConfiguration", "/validate-kubeflow-org-v1-jaxjob",
             ["CREATE", "UPDATE"]),
+        "validator.trainjob.trainer.kubeflow.org": (
+            "ValidatingWebhookConfiguration", "/validate-trainer-kubeflow-org-v1alpha1-trainjob",
+            ["CREATE", "UPDATE"]),
     }, hooks)
 
 

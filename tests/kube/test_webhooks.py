@@ -8,6 +8,8 @@ it registers its webhooks by url (--webhook-url-base https://127.0.0.1:PORT).
   `jaxset validate` prints (the API server's own schema checks come first for some of them,
   as on a cluster: then the refusal names the same fields);
 - update immutability (replicatedJobs, managedBy) and what a suspended JobSet may change;
+- JAXJobs and TrainJobs validated with kubeflow/training-operator's and kubeflow/trainer's
+  messages (runtimeRef resolution, the JobSet plugin's rules, immutability on update);
 - the pod webhook: for every JobSet shape, each pod created from its Job's template (the test
   plays the Job controller) gets the JAX process id `jaxset run` gives the pod of the same
   hostname, under every name of its dialect (JAXJob's PROCESS_ID, AIchor's JAXOPERATOR_*);
@@ -132,7 +134,7 @@ def wait_serving(env):
         if not ca or not crt:
             return False, "no Secret yet"
         b = ca_bundles(env)
-        if len(b) != 4 or any(norm(x) != norm(ca) for x in b):
+        if len(b) != 5 or any(norm(x) != norm(ca) for x in b):
             return False, f"{len(b)} webhooks, CA bundles not yet the Secret's"
         got = served_cert(env, ca)
         return (norm(got) == norm(crt)) or (False, "served certificate differs")
@@ -337,6 +339,93 @@ def jaxjobs_are_validated_with_the_training_operators_messages(env):
           'spec.jaxReplicaSpecs[Chief].template.spec.containers[0].image: Required value: '
           'must be required]', resp.raw[:600])
     r = env.kubectl("apply", "-n", ns, "-f", os.path.join(SRC, "examples", "jaxjob.yaml"))
+    check(r.returncode == 0, r.stdout + r.stderr)
+
+
+TR_API = "/apis/trainer.kubeflow.org/v1alpha1"
+TJ_HOOK = 'admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: '
+
+
+def trainer_crds(env):
+    """The TrainJob, TrainingRuntime and ClusterTrainingRuntime CRDs of config/crd, and the
+    controller restarted so that its TrainJob controller (and the webhook's runtime caches) is
+    on."""
+    s = env.server
+    for plural in ("trainjobs", "trainingruntimes", "clustertrainingruntimes"):
+        if s.get(f"{TR_API}/{plural}").status == 200:
+            continue
+        f = os.path.join(SRC, "config", "crd", f"trainer.kubeflow.org_{plural}.yaml")
+        crd = json.loads(subprocess.run([BIN, "decode", f], check=True,
+                                        capture_output=True).stdout)[0]
+        r = s.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        check(r.status in (201, 409), r.raw[:300])
+        poll(lambda: s.get(f"{TR_API}/{plural}").status == 200, f"{plural} served")
+    env.stop()
+    env.start()
+
+
+def trainjob(name, ref, **spec):
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": name},
+            "spec": dict({"runtimeRef": ref, "trainer": {"numNodes": 2}}, **spec)}
+
+
+def apply_refused(env, ns, obj, message):
+    r = env.kubectl("apply", "-n", ns, "-f", "-", stdin=yaml_of(obj))
+    check(r.returncode != 0 and message in r.stderr, r.stdout + r.stderr)
+
+
+@test
+def trainjobs_are_validated_with_the_trainers_messages(env):
+    trainer_crds(env)
+    ns = env.namespace()
+    ctr = {"name": "jax-distributed", "apiGroup": "trainer.kubeflow.org",
+           "kind": "ClusterTrainingRuntime"}
+    # the valid example (a ClusterTrainingRuntime and a TrainJob naming it) is accepted once the
+    # controller's cache holds the runtime
+    example = os.path.join(SRC, "examples", "trainjob.yaml")
+    poll(lambda: env.kubectl("apply", "-n", ns, "-f", example).returncode == 0,
+         "examples/trainjob.yaml accepted")
+    apply_refused(env, ns, trainjob("kind", dict(ctr, kind="MyRuntime")),
+                  TJ_HOOK + "unsupported runtime: MyRuntime.trainer.kubeflow.org")
+    apply_refused(env, ns, trainjob("absent", {"name": "absent", "kind": "TrainingRuntime"}),
+                  TJ_HOOK + 'spec.runtimeRef: Invalid value: {"name":"absent","apiGroup":'
+                  '"trainer.kubeflow.org","kind":"TrainingRuntime"}: trainingruntimes.trainer.'
+                  'kubeflow.org "absent" not found: specified trainingRuntime must be created '
+                  'before the TrainJob is created')
+    apply_refused(env, ns, trainjob("absent", {"name": "absent"}),
+                  TJ_HOOK + 'spec.RuntimeRef: Invalid value: {"name":"absent","apiGroup":'
+                  '"trainer.kubeflow.org","kind":"ClusterTrainingRuntime"}: '
+                  'clustertrainingruntimes.trainer.kubeflow.org "absent" not found: specified '
+                  'clusterTrainingRuntime must be created before the TrainJob is created')
+    apply_refused(env, ns, trainjob("init", ctr, initializer={"dataset": {"storageUri": "hf://d"}}),
+                  TJ_HOOK + 'spec.runtimeRef: Invalid value: {"name":"jax-distributed",'
+                  '"apiGroup":"trainer.kubeflow.org","kind":"ClusterTrainingRuntime"}: must have '
+                  'dataset-initializer job when trainJob is configured with input datasetConfig')
+    apply_refused(env, ns, trainjob("mgr", ctr, runtimePatches=[{"manager": "nodomain"}]),
+                  TJ_HOOK + 'spec.runtimePatches.manager: Invalid value: "nodomain": must be a '
+                  'domain-prefixed path (such as "acme.io/foo")')
+    apply_refused(env, ns, trainjob("mb", ctr, managedBy="me"),
+                  'spec.managedBy: Invalid value: "string": ManagedBy must be '
+                  'trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set')
+    # updates: runtimeRef is immutable (the CRD's rule); runtimePatches only while suspended
+    p = f"{TR_API}/namespaces/{ns}/trainjobs/mnist-jax"
+    cur = expect(env.server.get(p), 200, "get")
+    cur["spec"]["runtimeRef"]["name"] = "other"
+    resp = env.server.put(p, cur)
+    check(resp.status == 422 and "spec.runtimeRef: Invalid value: \"object\": runtimeRef is "
+          "immutable" in resp.json["message"], resp.raw[:500])
+    r = env.kubectl("patch", "-n", ns, "trainjob", "mnist-jax", "--type=merge", "-p",
+                    json.dumps({"spec": {"runtimePatches": [{"manager": "acme.io/x"}]}}))
+    check(r.returncode != 0 and TJ_HOOK + "spec.runtimePatches: Forbidden: RuntimePatches can "
+          "only be modified when the TrainJob is suspended before or after the update"
+          in r.stderr, r.stdout + r.stderr)
+    # a suspended TrainJob (no active JobSet) takes patches
+    r = env.kubectl("apply", "-n", ns, "-f", "-", stdin=yaml_of(trainjob("held", ctr,
+                                                                         suspend=True)))
+    check(r.returncode == 0, r.stdout + r.stderr)
+    r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p",
+                    json.dumps({"spec": {"runtimePatches": [{"manager": "acme.io/x"}]}}))
     check(r.returncode == 0, r.stdout + r.stderr)
 
 

@@ -399,13 +399,99 @@ static void test_jaxjob(void **state)
     json_decref(job);
 }
 
+static const char *rt_json =
+    "{'metadata':{'name':'jax','labels':{'trainer.kubeflow.org/support':'deprecated'}},"
+    "'spec':{'mlPolicy':{'jax':{}},'template':{'spec':{'replicatedJobs':[{'name':'node',"
+    "'template':{'spec':{'template':{'spec':{'containers':[{'name':'node'}]}}}}}]}}}}";
+
+static int get_rt(void *arg, bool cluster, const char *ns, const char *name, json_t **out)
+{
+    (void)arg;
+    (void)ns;
+    *out = cluster && strcmp(name, "jax") == 0 ? tu_qjson(rt_json) : NULL;
+    return 0;
+}
+
+static json_t *tj_review(const char *op, const char *obj, const char *old, struct wh_ctx *ctx)
+{
+    json_t *req = json_pack("{s:s,s:s,s:o}", "uid", "u", "operation", op, "object",
+                            tu_qjson(obj));
+    if (old)
+        json_object_set_new(req, "oldObject", tu_qjson(old));
+    json_t *resp = review(wh_trainjob_validate, ctx, req);
+    json_decref(req);
+    return resp;
+}
+
+static void assert_denied(json_t *resp, int code, const char *msg)
+{
+    assert_false(jx_bool_or(resp, "allowed", true));
+    assert_int_equal(jx_int_or(jx_obj(resp, "status"), "code", 0), code);
+    assert_string_equal(jx_str(jx_obj(resp, "status"), "message"), msg);
+    json_decref(resp);
+}
+
+#define TJ(ref, rest)                                                                         \
+    "{'metadata':{'name':'t','namespace':'ns'},'spec':{'runtimeRef':" ref rest "}}"
+#define CTR "{'name':'jax','apiGroup':'trainer.kubeflow.org','kind':'ClusterTrainingRuntime'}"
+
+static void test_trainjob(void **state)
+{
+    (void)state;
+    struct wh_ctx ctx = {.runtime_get = get_rt};
+    json_t *resp = tj_review("CREATE", TJ(CTR, ""), NULL, &ctx);
+    assert_true(jx_bool_or(resp, "allowed", false));
+    assert_non_null(strstr(json_string_value(json_array_get(jx_arr(resp, "warnings"), 0)),
+                           "Referenced ClusterTrainingRuntime \"jax\" is deprecated"));
+    json_decref(resp);
+    assert_denied(tj_review("CREATE", TJ("{'name':'x','apiGroup':'trainer.kubeflow.org','kind':"
+                                         "'MyRuntime'}", ""), NULL, &ctx),
+                  403, "unsupported runtime: MyRuntime.trainer.kubeflow.org");
+    assert_denied(tj_review("CREATE", TJ("{'name':'x','apiGroup':'trainer.kubeflow.org','kind':"
+                                         "'TrainingRuntime'}", ""), NULL, &ctx),
+                  403, "spec.runtimeRef: Invalid value: {\"name\":\"x\",\"apiGroup\":\"trainer."
+                       "kubeflow.org\",\"kind\":\"TrainingRuntime\"}: trainingruntimes.trainer."
+                       "kubeflow.org \"x\" not found: specified trainingRuntime must be created "
+                       "before the TrainJob is created");
+    assert_denied(tj_review("CREATE", TJ(CTR, ",'initializer':{'dataset':{}},'runtimePatches':"
+                                         "[{'manager':'nodomain'}]"), NULL, &ctx),
+                  403, "[spec.runtimeRef: Invalid value: " "{\"name\":\"jax\",\"apiGroup\":"
+                       "\"trainer.kubeflow.org\",\"kind\":\"ClusterTrainingRuntime\"}: must have "
+                       "dataset-initializer job when trainJob is configured with input "
+                       "datasetConfig, spec.runtimePatches.manager: Invalid value: \"nodomain\": "
+                       "must be a domain-prefixed path (such as \"acme.io/foo\")]");
+    assert_denied(tj_review("UPDATE", TJ(CTR, ",'runtimePatches':[{'manager':'a.io/b'}]"),
+                            TJ(CTR, ""), &ctx),
+                  403, "spec.runtimePatches: Forbidden: RuntimePatches can only be modified when "
+                       "the TrainJob is suspended before or after the update");
+    resp = tj_review("UPDATE", TJ(CTR, ",'suspend':true,'runtimePatches':[{'manager':'a.io/b'}]"),
+                     TJ(CTR, ""), &ctx);
+    assert_true(jx_bool_or(resp, "allowed", false));
+    json_decref(resp);
+    assert_denied(tj_review("UPDATE", TJ("{'name':'y','kind':'ClusterTrainingRuntime'}",
+                                         ",'managedBy':'me'"), TJ(CTR, ""), &ctx),
+                  422, "TrainJob.trainer.kubeflow.org \"t\" is invalid: [spec.managedBy: Invalid "
+                       "value: \"string\": ManagedBy must be trainer.kubeflow.org/trainjob-"
+                       "controller or kueue.x-k8s.io/multikueue if set, spec.runtimeRef: Invalid "
+                       "value: \"object\": runtimeRef is immutable]");
+    /* without runtime caches: only the CRD's rules */
+    ctx.runtime_get = NULL;
+    resp = tj_review("CREATE", TJ("{'name':'x','apiGroup':'trainer.kubeflow.org','kind':"
+                                  "'TrainingRuntime'}", ""), NULL, &ctx);
+    assert_true(jx_bool_or(resp, "allowed", false));
+    json_decref(resp);
+}
+
 static void test_whconfig(void **state)
 {
     (void)state;
     json_t *m = whconfig_new(true, "mwc", "sys", "svc", NULL);
     json_t *v = whconfig_new(false, "vwc", "sys", "svc", "https://127.0.0.1:9443/");
     assert_int_equal(json_array_size(jx_arr(m, "webhooks")), 2);
-    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 2);
+    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 3);
+    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 2), "clientConfig"),
+                               "url"),
+                        "https://127.0.0.1:9443/validate-trainer-kubeflow-org-v1alpha1-trainjob");
     assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 0), "clientConfig"), "url"),
                         "https://127.0.0.1:9443/validate-jobset-x-k8s-io-v1alpha2-jobset");
     assert_int_equal(whconfig_inject(m, "Q0E=", NULL), 1);
@@ -461,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_pod_ids),
         cmocka_unit_test(test_bad_review),
         cmocka_unit_test(test_jaxjob),
+        cmocka_unit_test(test_trainjob),
         cmocka_unit_test(test_whconfig),
         cmocka_unit_test(test_certs),
     };
