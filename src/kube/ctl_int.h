@@ -111,8 +111,10 @@ json_t *ctl_kind_jobset(struct ctl *c, const char *ns, const char *name, const c
  * (new reference, also put in the JobSet cache).  0 or -errno with `e`. */
 int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
                            const json_t *js, json_t **out, struct err *e);
-/* Merge-patches the JobSet's spec.suspend.  0 or -errno with `e`. */
-int ctl_kind_suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct err *e);
+/* Merge-patches the JobSet's (`js`, may be NULL) spec.suspend to `want` unless it is so
+ * already; a failure is logged under `logger` and `key`.  0 or -errno. */
+int ctl_kind_sync_suspend(struct ctl *c, const char *logger, const char *key,
+                          const json_t *js, bool want);
 /* PUTs `obj` (borrowed) with `status` to its status subresource (optimistic concurrency on its
  * resourceVersion); the answer goes into `inf`.  0 or -errno (-ESTALE: a Conflict). */
 int ctl_kind_put_status(struct ctl *c, const struct ctl_kind *k, struct kinf *inf,

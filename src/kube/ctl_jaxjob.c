@@ -94,20 +94,6 @@ static int observe(struct jj_pass *p)
     return rc < 0 ? rc : p->jobs ? 0 : -ENOMEM;
 }
 
-/* runPolicy.suspend is the JobSet's spec.suspend. */
-static int sync_suspend(struct jj_pass *p, bool finished)
-{
-    bool want = jx_bool_or(jx_path(p->jj, "spec.runPolicy"), "suspend", false);
-    struct err e = {{0}};
-    if (!p->js || finished || jx_bool_or(jx_obj(p->js, "spec"), "suspend", false) == want)
-        return 0;
-    int rc = ctl_kind_suspend_jobset(p->c, p->js, want, &e);
-    if (rc < 0)
-        klog(KLOG_ERROR, LOGGER, p->key, "%s its JobSet: %s", want ? "suspending" : "resuming",
-             e.msg);
-    return rc;
-}
-
 /* What the result asks beside the status: pods, the JobSet or the JAXJob deleted. */
 static int act(struct jj_pass *p, const struct jjs_result *r)
 {
@@ -149,7 +135,11 @@ static int pass(struct jj_pass *p, bool *requeued)
     struct jjs_result r;
     int rc = observe(p);
     if (rc == 0)
-        rc = sync_suspend(p, jjs_finished(jx_obj(p->jj, "status")));
+        rc = jjs_finished(jx_obj(p->jj, "status")) /* runPolicy.suspend is the JobSet's */
+                 ? 0
+                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
+                                         jx_bool_or(jx_path(p->jj, "spec.runPolicy"), "suspend",
+                                                    false));
     if (rc < 0)
         return rc;
     struct jjs_obs obs = {p->js, p->jobs, p->invalid};

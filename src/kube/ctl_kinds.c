@@ -95,7 +95,7 @@ int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t
     return rc;
 }
 
-int ctl_kind_suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct err *e)
+static int suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct err *e)
 {
     const json_t *m = jx_obj(js, "metadata");
     char *path = ctl_path(CTL_JS_PREFIX, "jobsets", jx_str(m, "namespace"), jx_str(m, "name"),
@@ -109,6 +109,19 @@ int ctl_kind_suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struc
     json_decref(got);
     json_decref(patch);
     free(path);
+    return rc;
+}
+
+int ctl_kind_sync_suspend(struct ctl *c, const char *logger, const char *key,
+                          const json_t *js, bool want)
+{
+    struct err e = {{0}};
+    if (!js || jx_bool_or(jx_obj(js, "spec"), "suspend", false) == want)
+        return 0;
+    int rc = suspend_jobset(c, js, want, &e);
+    if (rc < 0)
+        klog(KLOG_ERROR, logger, key, "%s its JobSet: %s", want ? "suspending" : "resuming",
+             e.msg);
     return rc;
 }
 

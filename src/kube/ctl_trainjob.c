@@ -123,20 +123,6 @@ static int observe(struct tj_pass *p)
     return 0;
 }
 
-static int sync_suspend(struct tj_pass *p)
-{
-    bool want = jx_bool_or(jx_obj(p->tj, "spec"), "suspend", false);
-    struct err e = {{0}};
-    if (!p->js || tjs_finished(jx_obj(p->tj, "status")) ||
-        jx_bool_or(jx_obj(p->js, "spec"), "suspend", false) == want)
-        return 0;
-    int rc = ctl_kind_suspend_jobset(p->c, p->js, want, &e);
-    if (rc < 0)
-        klog(KLOG_ERROR, LOGGER, p->key, "%s its JobSet: %s", want ? "suspending" : "resuming",
-             e.msg);
-    return rc;
-}
-
 static int apply(struct tj_pass *p, const struct tjs_result *r)
 {
     struct err e = {{0}};
@@ -159,7 +145,10 @@ static int pass(struct tj_pass *p, bool *requeued)
     struct tjs_result r;
     int rc = observe(p);
     if (rc == 0)
-        rc = sync_suspend(p);
+        rc = tjs_finished(jx_obj(p->tj, "status"))
+                 ? 0
+                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
+                                         jx_bool_or(jx_obj(p->tj, "spec"), "suspend", false));
     if (rc < 0)
         return rc;
     struct tjs_obs obs = {p->js, p->why, p->why ? p->msg : NULL};
