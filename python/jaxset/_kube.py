@@ -242,14 +242,7 @@ class KubeClient:
         429, 503 or 504 carrying Retry-After is retried (as client-go does) up to RETRIES
         times, waiting what it asks (at most RETRY_CAP seconds)."""
         for attempt in range(RETRIES + 1):
-            conn, resp = self._open(method, path, query, body, content_type,
-                                    "application/json", self.timeout)
-            try:
-                raw = resp.read()
-            except (OSError, http.client.HTTPException) as e:
-                raise ApiConnectionError(self._unreachable(e)) from None
-            finally:
-                conn.close()
+            resp, raw = self._read(method, path, query, body, content_type, "application/json")
             wait = _retry_after(resp) if resp.status in (429, 503, 504) else None
             if wait is None or attempt == RETRIES:
                 break
@@ -261,15 +254,20 @@ class KubeClient:
         except ValueError:
             raise ApiError(resp.status, "", f"{what or path}: the answer is not JSON") from None
 
-    def text(self, path: str, query: Optional[Mapping[str, Any]] = None) -> str:
-        """A plain-text GET (a pod's log)."""
-        conn, resp = self._open("GET", path, query, None, "", "*/*", self.timeout)
+    def _read(self, method: str, path: str, query: Optional[Mapping[str, Any]], body: Any,
+              content_type: str, accept: str) -> Tuple[Any, bytes]:
+        """One whole answer: (response, body); ApiConnectionError when it breaks off."""
+        conn, resp = self._open(method, path, query, body, content_type, accept, self.timeout)
         try:
-            raw = resp.read()
+            return resp, resp.read()
         except (OSError, http.client.HTTPException) as e:
             raise ApiConnectionError(self._unreachable(e)) from None
         finally:
             conn.close()
+
+    def text(self, path: str, query: Optional[Mapping[str, Any]] = None) -> str:
+        """A plain-text GET (a pod's log)."""
+        resp, raw = self._read("GET", path, query, None, "", "*/*")
         if resp.status >= 300:
             raise status_error(resp.status, raw)
         return raw.decode("utf-8", "replace")

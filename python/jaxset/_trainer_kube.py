@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Union
 from . import _func, _kubejobs as kj, runtimes
 from ._kube import PODS, Resource, parse_time
 from ._trainer_local import (INITIALIZERS, JOB_STATUSES, STEP_RJOBS, job_name, node_fields,
-                             runtime_name)
+                             print_runtime_packages, runtime_name)
 from .errors import ApiNotFoundError, NotFoundError
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
                     UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
@@ -112,21 +112,7 @@ class KubeTrainerBackend:
         return runtimes.to_runtime(self._runtime_object(name))
 
     def get_runtime_packages(self, runtime: Runtime) -> None:
-        def print_packages():
-            import subprocess
-            import sys
-            print(f"Python: {sys.version}")
-            pip = subprocess.run([sys.executable, "-m", "pip", "list"], capture_output=True,
-                                 text=True)
-            print(pip.stdout if pip.returncode == 0 else "pip is not available")
-
-        name = self.train(runtime=runtime, trainer=CustomTrainer(func=print_packages,
-                                                                 num_nodes=1))
-        try:
-            self.wait_for_job_status(name, timeout=600)
-            print("\n".join(self.get_job_logs(name)))
-        finally:
-            self.delete_job(name)
+        print_runtime_packages(self, runtime, timeout=600)
 
     # -- train ----------------------------------------------------------------------------
 

@@ -99,6 +99,27 @@ def runtime_name(runtime: Any) -> str:
                      f"{type(runtime).__name__}")
 
 
+def _print_packages():
+    import subprocess
+    import sys
+    print(f"Python: {sys.version}")
+    pip = subprocess.run([sys.executable, "-m", "pip", "list"], capture_output=True, text=True)
+    print(pip.stdout if pip.returncode == 0 else "pip is not available")
+
+
+def print_runtime_packages(backend: Any, runtime: Any, **wait: Any) -> None:
+    """get_runtime_packages for either backend: a one-node job of `runtime` prints Python's
+    version and `pip list`, its log is printed, the job deleted (`wait`: wait_for_job_status's
+    keywords)."""
+    name = backend.train(runtime=runtime, trainer=CustomTrainer(func=_print_packages,
+                                                                num_nodes=1))
+    try:
+        backend.wait_for_job_status(name, **wait)
+        print("\n".join(backend.get_job_logs(name)))
+    finally:
+        backend.delete_job(name)
+
+
 class LocalTrainerBackend:
     """Runs TrainJobs on this machine (see TrainerClient)."""
 
@@ -125,21 +146,7 @@ class LocalTrainerBackend:
         return runtimes.to_runtime(self._runtime_object(name))
 
     def get_runtime_packages(self, runtime: Runtime) -> None:
-        def print_packages():
-            import subprocess
-            import sys
-            print(f"Python: {sys.version}")
-            pip = subprocess.run([sys.executable, "-m", "pip", "list"], capture_output=True,
-                                 text=True)
-            print(pip.stdout if pip.returncode == 0 else "pip is not available")
-
-        name = self.train(runtime=runtime, trainer=CustomTrainer(func=print_packages,
-                                                                 num_nodes=1))
-        try:
-            self.wait_for_job_status(name, timeout=120, polling_interval=0.2)
-            print("\n".join(self.get_job_logs(name)))
-        finally:
-            self.delete_job(name)
+        print_runtime_packages(self, runtime, timeout=120, polling_interval=0.2)
 
     # -- train ----------------------------------------------------------------------------
 

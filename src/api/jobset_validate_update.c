@@ -17,17 +17,6 @@ static const char *const kueue_mutable[] = {"metadata.labels", "metadata.annotat
                                             "spec.nodeSelector", "spec.tolerations",
                                             "spec.schedulingGates"};
 
-/* The replicated job of `rjs` named `name`, or NULL. */
-static json_t *rj_named(const json_t *rjs, const char *name)
-{
-    size_t i;
-    json_t *r;
-    json_array_foreach (rjs, i, r)
-        if (name && jx_str(r, "name") && strcmp(jx_str(r, "name"), name) == 0)
-            return r;
-    return NULL;
-}
-
 /* dst.<dotted> = src.<dotted> (absent when absent in src); dst is the pod template. */
 static int copy_field(json_t *dst, const json_t *src, const char *dotted)
 {
@@ -106,7 +95,7 @@ static int munge(json_t *mrjs, const json_t *orjs, const json_t *new_js, bool su
     size_t i;
     json_t *r;
     json_array_foreach (mrjs, i, r) {
-        const json_t *o = rj_named(orjs, jx_str(r, "name"));
+        const json_t *o = jx_named(orjs, jx_str(r, "name"));
         if (!o)
             continue;
         json_t *pt = jx_path(r, "template.spec.template");

@@ -14,12 +14,7 @@
 /* The status entry of replicated job `name` in `status`, or NULL. */
 static const json_t *rj_status(const json_t *status, const char *name)
 {
-    size_t i;
-    const json_t *e;
-    json_array_foreach (jx_arr(status, "replicatedJobsStatus"), i, e)
-        if (jx_str(e, "name") && strcmp(jx_str(e, "name"), name) == 0)
-            return e;
-    return NULL;
+    return jx_named(jx_arr(status, "replicatedJobsStatus"), name);
 }
 
 /* A copy of a non-empty list, else NULL (omitempty: an empty list is no list). */

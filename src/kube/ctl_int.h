@@ -61,11 +61,9 @@ struct ctl {
 
 /* ctl_workers.c: the reconcile workers (fibers).  start: 0 or -1 (out of memory; what was made
  * is freed by ctl_workers_free).  run: resumes the workers that can go on, once each, taking
- * due keys when `taking`.  busy: a pass is under way.  stop: after the loop, lets the passes
- * under way finish. */
+ * due keys when `taking`.  stop: after the loop, lets the passes under way finish. */
 int ctl_workers_start(struct ctl *c);
 void ctl_workers_run(struct ctl *c, bool taking);
-bool ctl_workers_busy(const struct ctl *c);
 void ctl_workers_stop(struct ctl *c);
 void ctl_workers_free(struct ctl *c);
 

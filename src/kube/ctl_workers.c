@@ -103,14 +103,6 @@ void ctl_workers_run(struct ctl *c, bool taking)
     }
 }
 
-bool ctl_workers_busy(const struct ctl *c)
-{
-    for (size_t i = 0; i < c->n_workers; i++)
-        if (!c->workers[i].idle)
-            return true;
-    return false;
-}
-
 /* After the loop (c->stop set): the passes under way finish, then every worker returns. */
 void ctl_workers_stop(struct ctl *c)
 {

@@ -100,29 +100,14 @@ int wh_trainjob_crd_rules(const json_t *tj, const json_t *old, struct ferr_list 
 
 static const json_t *rt_rjob(const json_t *rt, const char *name)
 {
-    size_t i;
-    json_t *rj;
-    json_array_foreach (jx_arr(jx_path(rt, "spec.template.spec"), "replicatedJobs"), i, rj)
-        if (name && jx_str(rj, "name") && strcmp(jx_str(rj, "name"), name) == 0)
-            return rj;
-    return NULL;
-}
-
-static const json_t *find_named(const json_t *list, const char *name)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach (list, i, c)
-        if (name && jx_str(c, "name") && strcmp(jx_str(c, "name"), name) == 0)
-            return c;
-    return NULL;
+    return jx_named(jx_arr(jx_path(rt, "spec.template.spec"), "replicatedJobs"), name);
 }
 
 static const json_t *rjob_container(const json_t *rj, const char *name)
 {
     const json_t *pod = jx_path(rj, "template.spec.template.spec");
-    const json_t *c = find_named(jx_arr(pod, "initContainers"), name);
-    return c ? c : find_named(jx_arr(pod, "containers"), name);
+    const json_t *c = jx_named(jx_arr(pod, "initContainers"), name);
+    return c ? c : jx_named(jx_arr(pod, "containers"), name);
 }
 
 static int initializer_check(const struct tjv *t, const char *job, const char *cfg)
@@ -135,9 +120,9 @@ static int initializer_check(const struct tjv *t, const char *job, const char *c
     if (!rjob_container(rj, job))
         return ref_invalid(t, "spec.runtimeRef",
                            sb_fmt("must have container with name - %s in the %s job", job, job));
-    const json_t *c = find_named(jx_arr(jx_path(rj, "template.spec.template.spec"), "containers"),
+    const json_t *c = jx_named(jx_arr(jx_path(rj, "template.spec.template.spec"), "containers"),
                                  job);
-    if (find_named(jx_arr(c, "volumeMounts"), INIT_VOLUME))
+    if (jx_named(jx_arr(c, "volumeMounts"), INIT_VOLUME))
         return 0;
     return ref_invalid(t, "spec.runtimeRef",
                        sb_fmt("must have volumeMount with name - " INIT_VOLUME

@@ -43,12 +43,7 @@ static bool is_agent(const json_t *c)
 /* The literal value of env variable `name` of container c, NULL when unset or not literal. */
 static const char *env_value(const json_t *c, const char *name)
 {
-    size_t i;
-    const json_t *e;
-    json_array_foreach (jx_arr(c, "env"), i, e)
-        if (jx_str(e, "name") && strcmp(jx_str(e, "name"), name) == 0)
-            return jx_str(e, "value");
-    return NULL;
+    return jx_str(jx_named(jx_arr(c, "env"), name), "value");
 }
 
 static int agent_command(json_t *c)

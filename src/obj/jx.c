@@ -22,6 +22,18 @@ const char *jx_str(const json_t *o, const char *key)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
+json_t *jx_named(const json_t *arr, const char *name)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach (json_is_array(arr) ? arr : NULL, i, e) {
+        const char *n = jx_str(e, "name");
+        if (name && n && strcmp(n, name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
 json_t *jx_path(const json_t *root, const char *dotted)
 {
     const json_t *cur = root;

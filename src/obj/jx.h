@@ -13,6 +13,10 @@ json_t *jx_obj(const json_t *o, const char *key);      /* child object or NULL *
 json_t *jx_arr(const json_t *o, const char *key);      /* child array or NULL */
 const char *jx_str(const json_t *o, const char *key);  /* child string or NULL */
 
+/* The element of array `arr` whose "name" is `name` (containers, env, replicated jobs...), or
+ * NULL (also when `name` is NULL or `arr` is no array). */
+json_t *jx_named(const json_t *arr, const char *name);
+
 /* Dotted lookup of plain keys ("spec.template.spec"); no escaping, no indexes. */
 json_t *jx_path(const json_t *root, const char *dotted);
 
