@@ -28,7 +28,25 @@ from .training_client import TrainingClient
 from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
                     LocalBackendConfig, Runtime, RuntimeTrainer, Step, TrainerType, TrainJob)
 
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    """The repository's VERSION file (the one place the version is written) from a source
+    tree, else the installed distribution's metadata (setup.py copied VERSION there)."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "VERSION")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        from importlib import metadata
+        try:
+            return metadata.version("jaxset")
+        except metadata.PackageNotFoundError:
+            return "unknown"
+
+
+__version__ = _version()
 
 __all__ = [
     "TrainerClient", "TrainingClient",

@@ -26,7 +26,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 from ._kubeconfig import ClusterConfig
 from .errors import ApiConnectionError, ApiError, ApiNotFoundError, KubeConfigError
 
-USER_AGENT = "jaxset-sdk/0.1.0 (python)"
+USER_AGENT = "jaxset-sdk (python)"
 WATCH_SECONDS = 290  # each watch request asks for at most this long (then is renewed)
 RETRIES = 3          # a 429 / 503 / 504 with Retry-After is sent again this many times
 RETRY_CAP = 5.0      # seconds waited at most before one of those retries

@@ -6,8 +6,6 @@
 
 #include "cli/cli.h"
 
-#define JAXSET_VERSION "0.1.0"
-
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);

@@ -6,6 +6,27 @@
 
 #define ERR_CUT_MARK "..."
 
+#define JX_ERR_MSG_(name, msg) msg,
+#define JX_ERR_NAME_(name, msg) #name,
+static const char *const jx_err_msgs[] = {JX_ERR_TABLE(JX_ERR_MSG_)};
+static const char *const jx_err_names[] = {JX_ERR_TABLE(JX_ERR_NAME_)};
+
+const char *err_str(int rc)
+{
+    int code = -rc;
+    if (code > JX_ERR_BEFORE_FIRST_ && code < JX_ERR_END_)
+        return jx_err_msgs[code - JX_ERR_BASE];
+    return strerror(code);
+}
+
+const char *err_name(int rc)
+{
+    int code = -rc;
+    if (code > JX_ERR_BEFORE_FIRST_ && code < JX_ERR_END_)
+        return jx_err_names[code - JX_ERR_BASE];
+    return NULL;
+}
+
 /* msg holds the first ERR_MSG_MAX - 1 bytes of a longer text: ends it at a character
  * boundary with the cut mark. */
 static void err_mark_cut(char *msg)

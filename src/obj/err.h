@@ -13,6 +13,33 @@
 
 #include <stddef.h>
 
+/* The one table of the codes jaxset gives a meaning of its own (as curl's CURLcode and libuv's
+ * UV_ERRNO_MAP are theirs).  They are returned negated, like errno values, and start above every
+ * errno so that they never mean one by accident; err_str() names any of the two.  Nothing else
+ * in the tree gives an errno a private meaning.
+ *   X(name, message) */
+#define JX_ERR_TABLE(X)                                                                     \
+    X(JX_ECONFLICT, "conflict: the object was changed since it was read (HTTP 409)")         \
+    X(JX_EGONE, "gone: the resource version is too old (HTTP 410); list again")             \
+    X(JX_EMISSINGKEY, "no such key in the ConfigMap or Secret")                                    \
+    X(JX_ELEADERSHIP, "leader election lost")
+
+#define JX_ERR_ENUM_(name, msg) name,
+enum jx_err {
+    JX_ERR_BASE = 4096, /* above every errno (Linux's end below 200) */
+    JX_ERR_BEFORE_FIRST_ = JX_ERR_BASE - 1,
+    JX_ERR_TABLE(JX_ERR_ENUM_)
+    JX_ERR_END_
+};
+#undef JX_ERR_ENUM_
+
+/* The message of a negative errno or of a negated JX_E* code ("Unknown error N" for neither);
+ * static. */
+const char *err_str(int rc);
+
+/* The name of a negated JX_E* code ("JX_ECONFLICT"), or NULL for anything else; static. */
+const char *err_name(int rc);
+
 /* A message quotes at most one path (< PATH_MAX, 4096) and a short text. */
 #define ERR_MSG_MAX 5120
 

@@ -2,15 +2,18 @@
 
     check_layers.py includes        every #include "..." in src/, tests/unit/ and fuzz/
     check_layers.py links FILE      FILE: the link graph CMake wrote (build/layers/links.txt)
+    check_layers.py docs            docs/design.md names every folder of src/ ("src/x/y/")
 
 includes: a file of src/<layer>/ includes headers of its own layer and of the layers above it
-only (obj <- api <- core <- {local, kube} <- cli: local and kube never include each other); a
-private header (*_int.h) is included only from its own folder, or by a unit test of that layer
-(tests/unit/test_*.c whose lowest included layer, the one it links, is that layer); libyaml's
-header only in obj, libcurl's and libmicrohttpd's only in kube; src/ holds no folder that is not
-a layer.
-links: each layer's library links only layers above it, libyaml only in obj, libcurl and
-libmicrohttpd only in kube.
+only (obj <- api <- core <- {local, kube} <- cli: local and kube never include each other);
+src/kube is itself a stack of rooms, each using only the rooms below it (kube/client <-
+kube/cache <- kube/serve <- kube/webhook <- kube/ctl); a private header (*_int.h) is included
+only from its own folder, or by a unit test of that layer (tests/unit/test_*.c whose lowest
+included layer, the one it links, is that layer); libyaml's header only in obj, libcurl's only
+in kube/client, libmicrohttpd's only in kube/serve, OpenSSL's only in kube/webhook; src/ and
+src/kube hold no folder that is not a layer or a room.
+links: each layer's (and room's) library links only layers above it, libyaml only in obj,
+libcurl only in kube/client, libmicrohttpd only in kube/serve, libcrypto only in kube/webhook.
 (That a layer calls nothing below it is checked by the link checks of CMakeLists.txt.)
 """
 import os
@@ -20,25 +23,41 @@ import sys
 ROOT = os.environ.get("JAXSET_SRC") or os.path.join(os.path.dirname(__file__), "..", "..")
 SRC = os.path.join(ROOT, "src")
 
-# Depth in the order: a layer may use the layers of smaller depth, and its own.
-DEPTH = {"obj": 0, "api": 1, "core": 2, "local": 3, "kube": 3, "cli": 4}
+# The layers, and the rooms of src/kube, from the ground floor up: a layer uses itself and
+# those it is above (local and the kube rooms never use each other).
+ROOMS = ["kube/client", "kube/cache", "kube/serve", "kube/webhook", "kube/ctl"]
+BELOW = {"obj": [], "api": ["obj"], "core": ["obj", "api"], "local": ["obj", "api", "core"]}
+for _i, _room in enumerate(ROOMS):
+    BELOW[_room] = ["obj", "api", "core"] + ROOMS[:_i]
+BELOW["cli"] = ["obj", "api", "core", "local"] + ROOMS
+# Depth in the order: what a unit test links is its deepest included layer.
+DEPTH = {layer: len(below) for layer, below in BELOW.items()}
 # External headers that only some layers may include (the library is linked there only).
 EXTERNAL = [(re.compile(r"yaml\.h$"), {"obj"}),
             (re.compile(r"^re2/"), {"obj"}),
-            (re.compile(r"curl/"), {"kube"}),
-            (re.compile(r"microhttpd\.h$"), {"kube"})]
+            (re.compile(r"curl/"), {"kube/client"}),
+            (re.compile(r"microhttpd\.h$"), {"kube/serve"}),
+            (re.compile(r"^openssl/"), {"kube/webhook"})]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # External libraries that only some layers may link.
 EXTERNAL_LIBS = [(re.compile(r"yaml", re.I), {"obj"}),
                  (re.compile(r"re2", re.I), {"obj"}),
-                 (re.compile(r"curl|microhttpd|mhd", re.I), {"kube"})]
+                 (re.compile(r"curl", re.I), {"kube/client"}),
+                 (re.compile(r"microhttpd|mhd", re.I), {"kube/serve"}),
+                 (re.compile(r"crypto|ssl", re.I), {"kube/webhook"})]
 
 
 def may_use(layer, other):
     """Whether `layer` may include or link `other`."""
-    if layer == other:
-        return True
-    return DEPTH[other] < DEPTH[layer]
+    return layer == other or other in BELOW[layer]
+
+
+def layer_of(rel):
+    """The layer (or kube room) of a path relative to src/."""
+    parts = rel.split(os.sep)
+    if parts[0] == "kube" and len(parts) > 2:
+        return "kube/" + parts[1]
+    return parts[0]
 
 
 def includes(path):
@@ -58,8 +77,8 @@ def header_layer(path, name):
             rel = os.path.relpath(full, os.path.normpath(SRC))
             if rel.startswith(".."):
                 return None
-            return rel.split(os.sep)[0], rel
-    top = name.split("/")[0]
+            return layer_of(rel), rel
+    top = layer_of(name.replace("/", os.sep))
     return (top, name) if top in DEPTH else None
 
 
@@ -109,8 +128,11 @@ def check_file(path, layer, errors):
 def check_includes():
     errors, n = [], 0
     for entry in sorted(os.listdir(SRC)):
-        if os.path.isdir(os.path.join(SRC, entry)) and entry not in DEPTH:
+        if os.path.isdir(os.path.join(SRC, entry)) and entry not in DEPTH and entry != "kube":
             errors.append(f"src/{entry}: not a layer (docs/design.md lists the layers)")
+    for entry in sorted(os.listdir(os.path.join(SRC, "kube"))):
+        if "kube/" + entry not in DEPTH:
+            errors.append(f"src/kube/{entry}: not a room of src/kube (docs/design.md lists them)")
     for layer in DEPTH:
         for path in c_files(os.path.join("src", layer)):
             check_file(path, layer, errors)
@@ -121,6 +143,16 @@ def check_includes():
     return errors, f"{n} files checked"
 
 
+def lib_layer(name):
+    """The layer of a library's name: kube_client -> kube/client; the interface library
+    jaxset_kube, the whole of src/kube, stands for its top room."""
+    if name == "kube":
+        return ROOMS[-1]
+    if name.startswith("kube_"):
+        return "kube/" + name[len("kube_"):]
+    return name
+
+
 def check_links(graph_file):
     errors, n = [], 0
     with open(graph_file, encoding="utf-8") as f:
@@ -128,27 +160,43 @@ def check_links(graph_file):
             if not line.strip():
                 continue
             layer, _, libs = line.partition(":")
-            layer = layer.strip()
+            layer = lib_layer(layer.strip())
             n += 1
             for lib in filter(None, (x.strip() for x in libs.split(";"))):
                 if lib.startswith("jaxset_"):
-                    other = lib[len("jaxset_"):]
+                    other = lib_layer(lib[len("jaxset_"):])
                     if other not in DEPTH or other == layer or not may_use(layer, other):
-                        errors.append(f"jaxset_{layer} links {lib}: only layers above "
+                        errors.append(f"{layer} links {lib}: only layers above "
                                       f"{layer} may be linked")
                     continue
                 for pat, allowed in EXTERNAL_LIBS:
                     if pat.search(lib) and layer not in allowed:
-                        errors.append(f"jaxset_{layer} links {lib}: only "
+                        errors.append(f"{layer} links {lib}: only "
                                       f"{'/'.join(sorted(allowed))} may link it")
     if n == 0:
         errors.append(f"{graph_file}: no layers")
     return errors, f"{n} layers checked"
 
 
+def check_docs():
+    with open(os.path.join(ROOT, "docs", "design.md"), encoding="utf-8") as f:
+        text = f.read()
+    errors, n = [], 0
+    for dirpath, dirs, _ in os.walk(SRC):
+        dirs.sort()
+        for d in dirs:
+            rel = os.path.relpath(os.path.join(dirpath, d), ROOT).replace(os.sep, "/") + "/"
+            n += 1
+            if rel not in text:
+                errors.append(f"{rel}: docs/design.md does not name this folder")
+    return errors, f"{n} folders checked"
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "includes":
         errors, summary = check_includes()
+    elif len(argv) == 2 and argv[1] == "docs":
+        errors, summary = check_docs()
     elif len(argv) == 3 and argv[1] == "links":
         errors, summary = check_links(argv[2])
     else:

@@ -128,6 +128,7 @@ class CommandsTest(sdktest.SdkTest):
         src = os.path.join(self.tmp, "src")
         shutil.copytree(os.path.join(SRC, "python"), src,
                         ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        shutil.copy(os.path.join(SRC, "VERSION"), self.tmp)  # beside python/, as in a checkout
         target = os.path.join(self.tmp, "site")
         python = builder()
         if python is None:
@@ -142,6 +143,10 @@ class CommandsTest(sdktest.SdkTest):
                                capture_output=True, text=True, cwd=self.tmp,
                                env=dict(os.environ, PYTHONPATH=target))
         self.assertTrue(probe.stdout.startswith(target), probe.stdout + probe.stderr)
+        with open(os.path.join(SRC, "VERSION"), encoding="utf-8") as f:
+            want = f.read().strip()
+        dist = [d for d in os.listdir(target) if d.startswith("jaxset-")]
+        self.assertEqual(dist, [f"jaxset-{want}.dist-info"])  # the one VERSION file's
 
 
 if __name__ == "__main__":

@@ -62,12 +62,33 @@ static void test_prefix(void **state)
     assert_string_equal(e.msg + ERR_MSG_MAX - 4, "...");
 }
 
+/* The project's own codes sit above every errno and are named and described by the table;
+ * errno values keep strerror's text. */
+static void test_table_codes(void **state)
+{
+    (void)state;
+    int codes[] = {JX_ECONFLICT, JX_EGONE, JX_EMISSINGKEY, JX_ELEADERSHIP};
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        assert_true(codes[i] > 4095);
+        for (size_t j = 0; j < i; j++)
+            assert_int_not_equal(codes[i], codes[j]);
+        assert_non_null(err_name(-codes[i]));
+        assert_null(strstr(err_str(-codes[i]), "Unknown error"));
+    }
+    assert_string_equal(err_name(-JX_ECONFLICT), "JX_ECONFLICT");
+    assert_string_equal(err_str(-JX_ELEADERSHIP), "leader election lost");
+    assert_string_equal(err_str(-ENOENT), strerror(ENOENT));
+    assert_null(err_name(-ENOENT));
+    assert_null(err_name(-JX_ERR_END_));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_fits),
         cmocka_unit_test(test_set_cut),
         cmocka_unit_test(test_prefix),
+        cmocka_unit_test(test_table_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
