@@ -153,3 +153,13 @@ int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind
     }
     return **name && !strchr(*name, '/') ? EXIT_OK : cli_usage_error(cmd, "KIND/NAME: bad NAME");
 }
+
+enum job_kind cluster_job_kind(const struct kc_res *r)
+{
+    switch (r->family) {
+    case KC_RES_JOBSET: return JOB_KIND_JOBSET;
+    case KC_RES_JAXJOB: return JOB_KIND_JAXJOB;
+    case KC_RES_TRAINJOB: return JOB_KIND_TRAINJOB;
+    default: return JOB_KIND_OTHER;
+    }
+}

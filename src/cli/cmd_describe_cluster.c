@@ -8,7 +8,7 @@
 
 #include "api/keys.h"
 #include "cli/cli.h"
-#include "cli/jobview.h"
+#include "api/job_state.h"
 #include "cli/kpods.h"
 #include "cli/runs.h"
 #include "cli/table.h"
@@ -32,7 +32,7 @@ static const char *or_dash(const char *s)
     return s && *s ? s : "-";
 }
 
-static void header(const struct desc *d, const struct jobview *v)
+static void header(const struct desc *d, const struct job_state *v)
 {
     const json_t *meta = jx_obj(d->obj, "metadata"), *st = jx_obj(d->obj, "status");
     const json_t *fp = jx_path(d->obj, "spec.failurePolicy");
@@ -81,7 +81,7 @@ static void count_cell(struct table *t, long long n)
         table_cell(t, "%lld", n);
 }
 
-static int replicated_jobs(const struct jobview *v)
+static int replicated_jobs(const struct job_state *v)
 {
     static const char *const cols[] = {"Name", "Replicas", "Ready", "Active", "Succeeded",
                                        "Failed", "Suspended"};
@@ -89,7 +89,7 @@ static int replicated_jobs(const struct jobview *v)
     for (size_t k = 0; k < 7; k++)
         table_cell(&t, "%s", cols[k]);
     for (size_t i = 0; i < v->n_rj; i++) {
-        const struct jobview_rj *r = &v->rj[i];
+        const struct job_state_rj *r = &v->rj[i];
         table_cell(&t, "%s", or_dash(r->name));
         count_cell(&t, r->replicas);
         count_cell(&t, r->ready);
@@ -357,7 +357,7 @@ static void find_jobset(struct desc *d)
 
 static int describe(struct desc *d)
 {
-    struct jobview v;
+    struct job_state v;
     int rc = cluster_get(d->c, d->k, d->name, &d->obj);
     if (rc == EXIT_OK)
         rc = kpods_list(d->c, "jobs", d->k, d->name, &d->jobs);
@@ -368,10 +368,15 @@ static int describe(struct desc *d)
     find_jobset(d);
     kpods_ids_init(&d->ids, d->jobset);
     kpods_sort(d->pods, &d->ids);
-    jobview_read(d->k, d->obj, &v);
+    if (job_state_read(cluster_job_kind(d->k), d->obj, &v) < 0) {
+        kpods_ids_release(&d->ids);
+        fprintf(stderr, "jaxset describe: out of memory\n");
+        return EXIT_CLUSTER;
+    }
     header(d, &v);
     int bad = conditions(d->obj);
     bad |= replicated_jobs(&v);
+    job_state_release(&v);
     bad |= restart_history(d);
     bad |= jobs_section(d);
     bad |= pods_section(d);

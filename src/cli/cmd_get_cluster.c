@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/jobview.h"
+#include "api/job_state.h"
 #include "cli/runs.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
@@ -33,7 +33,7 @@ static const char *const head[] = {"NAME", "STATE", "RESTARTS", "READY", "ACTIVE
 
 enum counter { C_READY, C_ACTIVE, C_SUCCEEDED, C_FAILED };
 
-static long long counter(const struct jobview_rj *r, enum counter which)
+static long long counter(const struct job_state_rj *r, enum counter which)
 {
     switch (which) {
     case C_READY: return r->ready;
@@ -45,7 +45,7 @@ static long long counter(const struct jobview_rj *r, enum counter which)
 
 /* Sum of one counter over the replicated jobs ("n/replicas" when `of_replicas`); "-" when no
  * replicated job reports it. */
-static void sum_cell(struct table *t, const struct jobview *v, enum counter which,
+static void sum_cell(struct table *t, const struct job_state *v, enum counter which,
                      bool of_replicas)
 {
     long long n = 0, total = 0;
@@ -66,11 +66,11 @@ static void sum_cell(struct table *t, const struct jobview *v, enum counter whic
 }
 
 /* "name:ready/active/succeeded/failed,..." ('-' for a counter the kind does not keep). */
-static void rj_cell(struct table *t, const struct jobview *v)
+static void rj_cell(struct table *t, const struct job_state *v)
 {
     struct sbuf b = SBUF_INIT;
     for (size_t i = 0; i < v->n_rj; i++) {
-        const struct jobview_rj *r = &v->rj[i];
+        const struct job_state_rj *r = &v->rj[i];
         long long c[] = {counter(r, C_READY), counter(r, C_ACTIVE), counter(r, C_SUCCEEDED),
                          counter(r, C_FAILED)};
         sb_printf(&b, "%s%s:", i ? "," : "", r->name ? r->name : "?");
@@ -83,10 +83,11 @@ static void rj_cell(struct table *t, const struct jobview *v)
 
 static void row(struct get *g, const json_t *obj)
 {
-    struct jobview v;
+    struct job_state v;
     char age[RUNS_HUMAN_MAX];
     const json_t *meta = jx_obj(obj, "metadata");
-    jobview_read(g->kind, obj, &v);
+    if (job_state_read(cluster_job_kind(g->kind), obj, &v) < 0)
+        v = (struct job_state){.state = "Unknown", .restarts = -1}; /* out of memory */
     if (g->a->all_ns)
         table_cell(&g->t, "%s", jx_str(meta, "namespace") ? jx_str(meta, "namespace") : "");
     table_cell(&g->t, "%s", jx_str(meta, "name") ? jx_str(meta, "name") : "?");
@@ -103,6 +104,7 @@ static void row(struct get *g, const json_t *obj)
     table_cell(&g->t, "%s", runs_age(jx_str(meta, "creationTimestamp"), kt_now_ms(), age));
     if (g->fmt == FMT_WIDE)
         rj_cell(&g->t, &v);
+    job_state_release(&v);
 }
 
 static int flush_rows(struct get *g)

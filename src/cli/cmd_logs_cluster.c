@@ -10,7 +10,7 @@
 
 #include "api/keys.h"
 #include "cli/cli.h"
-#include "cli/jobview.h"
+#include "api/job_state.h"
 #include "cli/kpods.h"
 #include "cli/verbs.h"
 #include "obj/jx.h"
@@ -217,12 +217,13 @@ static int on_pod(void *arg, const char *type, json_t *pod)
 static bool job_over(struct lc *l)
 {
     struct kc_cli_resp r;
-    struct jobview v;
+    struct job_state v;
     char *path = kc_res_path(l->k, l->a->c.ns, l->name, NULL);
     bool over = true;
     if (path && cluster_request(&l->a->c, "GET", path, NULL, &r) == 0) {
-        jobview_read(l->k, r.body, &v);
-        over = jobview_terminal(&v);
+        over = job_state_read(cluster_job_kind(l->k), r.body, &v) == 0 &&
+               job_state_terminal(&v);
+        job_state_release(&v);
     } else if (path && r.rc != -ENOENT) {
         over = false; /* a passing error: look again */
     }

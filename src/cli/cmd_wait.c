@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/jobview.h"
+#include "api/job_state.h"
 #include "cli/runs.h"
 #include "cli/verbs.h"
 #include "obj/jx.h"
@@ -46,17 +46,20 @@ int wait_for_parse(const char *cmd, const char *arg, struct wait_for *out)
 static int verdict(const struct kc_res *k, const json_t *obj, const struct wait_for *f,
                    const char **state)
 {
-    struct jobview v;
-    jobview_read(k, obj, &v);
+    struct job_state v;
+    if (job_state_read(cluster_job_kind(k), obj, &v) < 0)
+        return -1; /* out of memory: look again at the next event */
     *state = v.state;
-    if (f->state && !strcmp(v.state, f->state))
+    int rc = job_state_terminal(&v) ? 1 : -1;
+    job_state_release(&v);
+    if (f->state && !strcmp(*state, f->state))
         return 0;
     if (!f->state) {
-        const char *st = jx_str(jobview_condition(obj, f->cond), "status");
+        const char *st = jx_str(job_state_condition(obj, f->cond), "status");
         if (st && !strcasecmp(st, f->status))
             return 0;
     }
-    return jobview_terminal(&v) ? 1 : -1;
+    return rc;
 }
 
 struct waiting {
@@ -145,7 +148,7 @@ static int local_verdict(const struct runs_run *r, const struct wait_for *f, con
 {
     static const struct kc_res local_kind = {.kind = "JobSet", .family = KC_RES_JOBSET};
     const char *st = runs_state(r);
-    bool ended = strcmp(st, "Running") && strcmp(st, "Starting");
+    bool ended = !runs_live(r);
     int v = r->jobset ? verdict(&local_kind, r->jobset, f, state) : -1;
     *state = st;
     if (v == 0 || (f->state && !strcmp(st, f->state)))

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "local/rundir.h"
+#include "api/job_state.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
@@ -118,6 +119,18 @@ bool runs_pid_gone(long long pid)
            zombie(pid);
 }
 
+/* A live run: what its JobSet's status says (api/job_state: Suspended, Restarting...), as for
+ * a JobSet on a cluster; Running before it has one. */
+static const char *live_state(const struct runs_run *r)
+{
+    struct job_state v;
+    if (!r->jobset || job_state_read(JOB_KIND_JOBSET, r->jobset, &v) < 0)
+        return "Running";
+    const char *st = v.state;
+    job_state_release(&v);
+    return !strcmp(st, "Pending") || !strcmp(st, "Created") ? "Running" : st;
+}
+
 const char *runs_state(const struct runs_run *r)
 {
     static const char *const known[] = {"Completed", "Failed", "Interrupted"};
@@ -125,7 +138,7 @@ const char *runs_state(const struct runs_run *r)
     if (!r->run)
         return runs_pid_gone(runs_dir_pid(r->dir)) ? "Unknown" : "Starting";
     if (st && !strcmp(st, "Running"))
-        return runs_pid_gone(jx_int_or(r->run, "pid", 0)) ? "Lost" : "Running";
+        return runs_pid_gone(jx_int_or(r->run, "pid", 0)) ? "Lost" : live_state(r);
     for (size_t i = 0; st && i < sizeof(known) / sizeof(known[0]); i++)
         if (!strcmp(st, known[i]))
             return known[i];
@@ -143,10 +156,17 @@ int64_t runs_start_ms(const struct runs_run *r)
     return time_of(r->run, "startTime");
 }
 
+bool runs_live(const struct runs_run *r)
+{
+    const char *st = jx_str(r->run, "state");
+    if (!r->run)
+        return !runs_pid_gone(runs_dir_pid(r->dir));
+    return st && !strcmp(st, "Running") && !runs_pid_gone(jx_int_or(r->run, "pid", 0));
+}
+
 int64_t runs_end_ms(const struct runs_run *r, int64_t now)
 {
-    const char *st = runs_state(r);
-    if (!strcmp(st, "Running") || !strcmp(st, "Starting"))
+    if (runs_live(r))
         return now;
     return time_of(r->run, "updateTime");
 }

@@ -36,9 +36,13 @@ pid_t runs_dir_pid(const char *dir);
 bool runs_pid_gone(long long pid);
 
 /* The state of a run: run.json's (Running, Completed, Failed, Interrupted), Lost when it says
- * Running but its process is gone, Starting before the run wrote run.json while the process
+ * Running but its process is gone, and while it runs its JobSet's state as job_state reads it
+ * (Suspended, Restarting, Running), Starting before the run wrote run.json while the process
  * that made the directory lives, Unknown otherwise.  Static string. */
 const char *runs_state(const struct runs_run *r);
+
+/* Whether the run's process still runs it (Starting, or Running and not Lost). */
+bool runs_live(const struct runs_run *r);
 
 /* When the run started, and when it ended (its last update; `now` while it runs); 0 when
  * unknown.  Milliseconds since the epoch. */

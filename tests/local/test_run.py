@@ -526,6 +526,9 @@ def suspend_and_resume_a_running_run():
     assert p.returncode == 0 and p.stdout.strip() == "jobset sus suspended", p
     wait_for(lambda: not r.leftovers(workers_only=True), 20, "pods stopped by the suspend")
     wait_for(lambda: condition(r.jobset("sus"), "Suspended"), 10, "Suspended=True")
+    # `get` shows the state a cluster's JobSet would have (it said Running)
+    p = subprocess.run([BIN, "get", "sus"], env=env, capture_output=True, text=True, timeout=20)
+    assert p.returncode == 0 and p.stdout.splitlines()[1].split()[1] == "Suspended", p
     p = subprocess.run([BIN, "resume", "sus"], env=env, capture_output=True, text=True,
                        timeout=20)
     assert p.returncode == 0 and p.stdout.strip() == "jobset sus resumed", p
