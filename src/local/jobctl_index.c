@@ -241,12 +241,6 @@ static size_t lower_bound(const int *v, size_t n, long long x)
     return lo;
 }
 
-bool jobctl__sorted_has(const int *v, size_t n, int x)
-{
-    size_t k = lower_bound(v, n, x);
-    return k < n && v[k] == x;
-}
-
 /* A rule's succeededIndexes against the succeeded ones: how many it names, how many of those
  * succeeded. */
 static void count_required(const char *s, long long completions, const int *done, size_t ndone,

@@ -61,7 +61,5 @@ const struct jobctl__ixf *jobctl__ixf_find(const struct jobctl__ixf *v, size_t n
  * `limit`) to out (room for n), sorted; returns how many. */
 size_t jobctl__ixf_failed(const struct jobctl__ixf *v, size_t n, int32_t limit, int *out);
 
-/* Whether `x` is in the sorted array v[0..n). */
-bool jobctl__sorted_has(const int *v, size_t n, int x);
 
 #endif

@@ -185,10 +185,6 @@ uint64_t sup_skipped_bytes(const struct sup *s)
     return s->out.skipped_total + s->out.skipped;
 }
 
-uint64_t sup_forwarded_bytes(const struct sup *s)
-{
-    return s->out.forwarded;
-}
 
 int sup_watch_fd(struct sup *s, int fd)
 {

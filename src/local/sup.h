@@ -95,7 +95,5 @@ uint64_t sup_skipped_bytes(const struct sup *s);
  * and stops forwarding.  Returns the bytes never forwarded over the whole run. */
 uint64_t sup_finish_output(struct sup *s);
 
-/* Bytes forwarded to out_fd so far (benchmarks). */
-uint64_t sup_forwarded_bytes(const struct sup *s);
 
 #endif

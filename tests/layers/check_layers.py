@@ -3,6 +3,8 @@
     check_layers.py includes        every #include "..." in src/, tests/unit/ and fuzz/
     check_layers.py links FILE      FILE: the link graph CMake wrote (build/layers/links.txt)
     check_layers.py docs            docs/design.md names every folder of src/ ("src/x/y/")
+    check_layers.py callers         every function a header of src/ declares has a caller (in
+                                    src/, a unit test, a fuzz target or a benchmark)
 
 includes: a file of src/<layer>/ includes headers of its own layer and of the layers above it
 only (obj <- api <- core <- {local, kube} <- cli: local and kube never include each other);
@@ -192,9 +194,34 @@ def check_docs():
     return errors, f"{n} folders checked"
 
 
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+DECL = re.compile(r"^[a-z][\w \*]*?[ \*](\w+)\s*\(", re.M)
+
+
+def check_callers():
+    """A declared function named only by its declaration and its definition has no caller."""
+    text = {}
+    for path in c_files("src", os.path.join("tests", "unit"), "fuzz", "bench"):
+        with open(path, encoding="utf-8") as f:
+            text[path] = COMMENT.sub("", f.read())
+    declared = set()
+    for path, t in text.items():
+        if path.startswith(SRC) and path.endswith(".h"):
+            declared.update(m.group(1) for m in DECL.finditer(t))
+    words = {}
+    for t in text.values():
+        for w in re.findall(r"\b[a-z_][a-z0-9_]*\b", t):
+            words[w] = words.get(w, 0) + 1
+    errors = [f"{name}: declared and defined, never called"
+              for name in sorted(declared) if words.get(name, 0) <= 2]
+    return errors, f"{len(declared)} functions checked"
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "includes":
         errors, summary = check_includes()
+    elif len(argv) == 2 and argv[1] == "callers":
+        errors, summary = check_callers()
     elif len(argv) == 2 and argv[1] == "docs":
         errors, summary = check_docs()
     elif len(argv) == 3 and argv[1] == "links":

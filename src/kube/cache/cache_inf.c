@@ -25,7 +25,6 @@ struct cache_inf {
     struct kc_watch *w;
     bool synced, need_list;
     int64_t retry_at_ms, backoff_ms, resync_at_ms;
-    unsigned n_lists, n_watches;
 };
 
 static void note(struct cache_inf *i, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -73,9 +72,6 @@ void cache_inf_free(struct cache_inf *i)
 
 bool cache_inf_synced(const struct cache_inf *i) { return i->synced; }
 const struct cache_store *cache_inf_store(const struct cache_inf *i) { return i->store; }
-const char *cache_inf_resource_version(const struct cache_inf *i) { return i->rv; }
-unsigned cache_inf_lists(const struct cache_inf *i) { return i->n_lists; }
-unsigned cache_inf_watches(const struct cache_inf *i) { return i->n_watches; }
 
 static void set_rv(struct cache_inf *i, const char *rv)
 {
@@ -205,7 +201,6 @@ static int list(struct cache_inf *i, struct err *e)
     json_t *keys = json_object();
     char *cont = NULL;
     int rc = 0;
-    i->n_lists++;
     do {
         char *next = NULL;
         rc = list_page(i, cont, keys, &next, e);
@@ -278,7 +273,6 @@ static int start_watch(struct cache_inf *i)
     sb_free(&p);
     if (!i->w)
         return -ENOMEM;
-    i->n_watches++;
     return 0;
 }
 

@@ -51,10 +51,5 @@ bool cache_inf_synced(const struct cache_inf *i); /* a list succeeded */
  * resourceVersion).  Ignored when the cache already holds a newer one. */
 void cache_inf_observe(struct cache_inf *i, const json_t *obj);
 const struct cache_store *cache_inf_store(const struct cache_inf *i);
-const char *cache_inf_resource_version(const struct cache_inf *i);
-
-/* For tests and metrics: lists and watches opened so far. */
-unsigned cache_inf_lists(const struct cache_inf *i);
-unsigned cache_inf_watches(const struct cache_inf *i);
 
 #endif

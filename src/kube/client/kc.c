@@ -78,10 +78,6 @@ void kc_refuse(struct kc *c, int rc, const char *why)
             kc__req_refuse(r);
 }
 
-size_t kc_pending(const struct kc *c)
-{
-    return c->n_pending;
-}
 
 void kc_set_observer(struct kc *c, kc_observe_fn fn, void *arg)
 {

@@ -84,9 +84,6 @@ void kc_drain(struct kc *c);
  * usual.  For a controller that has lost its leadership: nothing more reaches the server. */
 void kc_refuse(struct kc *c, int rc, const char *why);
 
-/* Requests queued or in flight (not watches). */
-size_t kc_pending(const struct kc *c);
-
 /* Watches: GET `path` (which must hold watch=1 or be a ?watch stream) and calls `ev` with each
  * decoded event object ({"type","object"}), then `end` once when the stream ends for any reason
  * (rc 0 when the server closed it normally).  The watch object is freed after `end`.  A line
