@@ -12,6 +12,10 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 (cd build && ctest --output-on-failure -j "$jobs")
 
+echo "== build (Release: -O3 warnings are errors too)"
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-release
+
 echo "== build (ASan+UBSan) and test"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DJAXSET_SANITIZE=ON >/dev/null
 cmake --build build-asan

@@ -18,6 +18,9 @@ static int pattern_warning(const json_t *pat, const char *path, struct ferr_list
                       "not a valid RE2 (Go regexp) pattern: %s; it never matches, as the JobSet "
                       "controller skips it",
                       why ? why : "invalid");
+    else if (rc == -ENOSYS) /* an install without the RE2 module: say so rather than no match */
+        rc = ferr_add(w, FERR_INVALID, path, pat,
+                      "cannot be matched: %s; it never matches", why ? why : "no RE2 support");
     free(why);
     return rc;
 }

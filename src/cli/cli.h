@@ -111,7 +111,10 @@ enum {
  * help to stdout and returns CLI_HELP_SHOWN without calling fn.  Otherwise calls
  * fn(ctx, code, arg) for each in order: an option's code (its short letter, or the long
  * option's val) with its value (meaningless for an option that takes none), an operand with
- * CLI_OPERAND, or CLI_MISSING / CLI_UNKNOWN.  Stops at
+ * CLI_OPERAND.  An unknown flag, a flag without its value or a value given to a flag that
+ * takes none never reaches fn: cli_parse prints one line naming the flag as written (and the
+ * nearest flag there is: "unknown flag: --gracee (did you mean --grace?)") and where the help
+ * is, and returns EXIT_INVALID.  Stops at
  * fn's first nonzero return and returns it; 0 when fn took everything.  `shortopts` as for
  * getopt, without a leading '+', '-' or ':'. */
 int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
@@ -131,8 +134,17 @@ long long cli_duration_ms(const char *s);
  * anything (no-color.org) or with the command's --no-color (`no_color`). */
 bool cli_color(int fd, bool no_color);
 
-/* Prints "jaxset <cmd>: <msg>" and the command's usage (help.c) to stderr; returns
- * EXIT_INVALID. */
+/* Prints "jaxset <cmd>: <msg>" and, on a second line, where the command's help is (as kubectl:
+ * one line that says what is wrong, not a usage dump); returns EXIT_INVALID. */
 int cli_usage_error(const char *cmd, const char *msg);
+
+/* For a cli_parse callback: the value given to the option being handled is not one it takes:
+ * `jaxset CMD: invalid value "VALUE" for --flag` (the flag as written) and where the help is.
+ * Returns EXIT_INVALID. */
+int cli_bad_value(const char *cmd, const char *value);
+
+/* The name of `names` nearest to `word` (Levenshtein distance, at most 2 and at most a third
+ * of the word), or NULL: what "did you mean" offers. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
 
 #endif

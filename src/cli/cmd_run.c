@@ -97,11 +97,7 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_RESTART_GRACE:
     case OPT_GPUS:
     case OPT_RESTART_BACKOFF:
-        if (number_opt(a, code, arg) == 0)
-            return EXIT_OK;
-        /* fall through */
-    case CLI_MISSING:
-        return cli_usage_error("run", "missing or invalid option value");
+        return number_opt(a, code, arg) == 0 ? EXIT_OK : cli_bad_value("run", arg);
     case 'q':
         a->quiet = 1;
         return EXIT_OK;

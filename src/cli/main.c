@@ -45,6 +45,21 @@ static int help(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* One line naming the command and the nearest there is, and where the list is. */
+static int unknown_command(const char *cmd)
+{
+    const char *names[sizeof(commands) / sizeof(commands[0]) + 2] = {"help", "version"};
+    size_t n = 2;
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        names[n++] = commands[i].name;
+    const char *near = cli_nearest(cmd, names, n);
+    fprintf(stderr, "jaxset: unknown command \"%s\"", cmd);
+    if (near)
+        fprintf(stderr, " (did you mean %s?)", near);
+    fprintf(stderr, "\nSee `jaxset --help`.\n");
+    return EXIT_INVALID;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -66,7 +81,5 @@ int main(int argc, char **argv)
             return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
         }
     }
-    fprintf(stderr, "jaxset: unknown command \"%s\"\n", cmd);
-    cli_help_list(stderr);
-    return EXIT_INVALID;
+    return unknown_command(cmd);
 }

@@ -21,10 +21,17 @@ struct rx_api {
     void (*free)(struct rx *);
 };
 
-/* The module beside /proc/self/exe; NULL when it cannot be loaded. */
+/* Where the module is installed, relative to the binary's folder (CMakeLists.txt: the
+ * library folder of GNUInstallDirs); beside the binary in a build tree. */
+#ifndef JAXSET_RX_FROM_BIN
+#define JAXSET_RX_FROM_BIN "../lib/jaxset"
+#endif
+
+/* The module beside /proc/self/exe, else where `cmake --install` puts it; NULL when it
+ * cannot be loaded. */
 static void *open_module(void)
 {
-    char exe[PATH_MAX], path[PATH_MAX + sizeof(RX_MODULE)];
+    char exe[PATH_MAX], path[PATH_MAX + sizeof(JAXSET_RX_FROM_BIN) + sizeof(RX_MODULE)];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
         return NULL;
@@ -34,7 +41,12 @@ static void *open_module(void)
         return NULL;
     slash[1] = '\0';
     snprintf(path, sizeof(path), "%s%s", exe, RX_MODULE);
-    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(path, sizeof(path), "%s%s/%s", exe, JAXSET_RX_FROM_BIN, RX_MODULE);
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+    return h;
 }
 
 /* The module's entry points, loaded once per process (as the dynamic loader's own state). */
@@ -61,7 +73,8 @@ int rx_compile(const char *pattern, struct rx **out, char **errmsg)
     const struct rx_api *a = api();
     if (!a) {
         if (errmsg)
-            *errmsg = strdup(RX_MODULE " (RE2 support) is missing beside the jaxset binary");
+            *errmsg = strdup(RX_MODULE " (RE2 support) is missing beside the jaxset binary "
+                             "and in " JAXSET_RX_FROM_BIN " from it");
         return -ENOSYS;
     }
     return a->compile(pattern, out, errmsg);

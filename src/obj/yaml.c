@@ -1055,7 +1055,7 @@ static void ye_dquote(struct ye *b, const char *s, size_t n)
         uint32_t c = ye_cp((const unsigned char *)s + i, n - i, &l);
         const char *esc = ye_short_escape(c);
         if (esc || ye_cp_special(c)) {
-            char u[8];
+            char u[16]; /* "\\u" and up to 8 hex digits */
             ye_put(b, s + run, i - run);
             if (!esc)
                 snprintf(u, sizeof(u), "\\u%04X", (unsigned)c);

@@ -33,7 +33,7 @@ def main():
     suite.check("missing file: exit 2 naming it", rc == 2 and "does-not-exist.yaml" in err, err)
     for args in (["decode"], ["decode", "--bogus", "x.yaml"]):
         rc, out, err = run(*args)
-        suite.check(f"usage {args}: exit 2", rc == 2 and "usage" in err, err)
+        suite.check(f"usage {args}: exit 2", rc == 2 and "`jaxset decode --help`" in err, err)
     suite.finish()
 
 

@@ -370,10 +370,19 @@ def every_command_has_help():
     assert rc == 2 and out == "" and 'unknown command "nope"' in err, err
     rc, out, err = jaxset("/nonexistent")
     assert rc == 2 and "Commands:" in err, err
-    # a usage error names the usage from the same table
+    # a usage error is one line that says what is wrong, and one that says where the help is
     rc, out, err = jaxset("/nonexistent", "logs")
-    help_usage = jaxset("/nonexistent", "logs", "--help")[1].splitlines()[0]
-    assert rc == 2 and help_usage in err.splitlines(), err
+    lines = err.splitlines()
+    assert rc == 2 and len(lines) == 2 and lines[0].startswith("jaxset logs: "), err
+    assert lines[1] == "See `jaxset logs --help`.", err
+    # a mistyped command or flag gets the nearest name
+    rc, out, err = jaxset("/nonexistent", "valdate")
+    assert rc == 2 and err == ('jaxset: unknown command "valdate" (did you mean validate?)\n'
+                               "See `jaxset --help`.\n"), err
+    rc, out, err = jaxset("/nonexistent", "run", "--bogus", "x.yaml")
+    assert rc == 2 and err.splitlines()[0] == "jaxset run: unknown flag: --bogus", err
+    rc, out, err = jaxset("/nonexistent", "run", "--grace", "abc", "x.yaml")
+    assert rc == 2 and err.splitlines()[0] == 'jaxset run: invalid value "abc" for --grace', err
 
 
 if __name__ == "__main__":

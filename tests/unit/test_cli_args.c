@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct option longopts[] = {
     CLI_OUTPUT_LONGOPT,
@@ -63,19 +64,64 @@ static void test_double_dash(void **state)
     assert_int_equal(rc, 0);
 }
 
+/* What cli_parse writes to stderr while parsing argv (static buffer). */
+static const char *parse_err(int argc, char **argv, int *rc, const char **trace)
+{
+    static char buf[512];
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fileno(f), 2);
+    *trace = parse(argc, argv, 0, rc);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* A bad flag never reaches the callback: one line names it as written (and the nearest flag
+ * there is), a second says where the help is; exit status 2. */
 static void test_errors(void **state)
 {
     (void)state;
-    char *missing[] = {"run", "f", "--grace", NULL};
-    char *unknown[] = {"run", "-x", "f", NULL};
-    char *flag_value[] = {"run", "--quiet=1", NULL};
-    char *short_missing[] = {"get", "-o", NULL};
-    int rc;
-    assert_string_equal(parse(3, missing, 0, &rc), "1:f 58");
-    assert_string_equal(parse(3, unknown, CLI_UNKNOWN, &rc), "63");
-    assert_int_equal(rc, 7); /* stopped at the callback's first nonzero return */
-    assert_string_equal(parse(2, flag_value, 0, &rc), "63");
-    assert_string_equal(parse(2, short_missing, 0, &rc), "58");
+    static const struct {
+        int argc;
+        char *argv[4];
+        const char *trace, *err;
+    } rows[] = {
+        {3, {"run", "f", "--grace"}, "1:f", "jaxset run: flag needs a value: --grace\n"},
+        {3, {"run", "-x", "f"}, "", "jaxset run: unknown flag: -x\n"},
+        {2, {"run", "--quiet=1"}, "", "jaxset run: flag takes no value: --quiet\n"},
+        {2, {"get", "-o"}, "", "jaxset get: flag needs a value: -o\n"},
+        {2, {"run", "--gracee=3"}, "", "jaxset run: unknown flag: --gracee (did you mean --grace?)\n"},
+        {2, {"run", "--bogus"}, "", "jaxset run: unknown flag: --bogus\n"},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        int rc;
+        const char *trace;
+        char want[256];
+        const char *err = parse_err(rows[i].argc, (char **)rows[i].argv, &rc, &trace);
+        snprintf(want, sizeof(want), "%sSee `jaxset %s --help`.\n", rows[i].err, rows[i].argv[0]);
+        assert_int_equal(rc, EXIT_INVALID);
+        assert_string_equal(trace, rows[i].trace);
+        assert_string_equal(err, want);
+    }
+}
+
+static void test_nearest(void **state)
+{
+    (void)state;
+    const char *names[] = {"validate", "render", "run", "get", "describe"};
+    assert_string_equal(cli_nearest("valdate", names, 5), "validate");
+    assert_string_equal(cli_nearest("rnu", names, 5), "run");
+    assert_string_equal(cli_nearest("describ", names, 5), "describe");
+    assert_null(cli_nearest("xyz", names, 5));
+    assert_null(cli_nearest("completely-different", names, 5));
 }
 
 /* -h / --help anywhere among the options: the command's help, no callback, CLI_HELP_SHOWN;
@@ -143,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_double_dash),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_nearest),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_help_table),
         cmocka_unit_test(test_durations),
