@@ -159,7 +159,7 @@ class LocalTrainerBackend:
                 raise ValueError("packages_to_install is not supported by the local backend: "
                                  "install the packages in the interpreter the processes use "
                                  f"({self.cfg.python})")
-            spec["command"] = _func.function_command(trainer.func, trainer.func_args,
+            spec["command"] = _func.container_command(trainer.func, trainer.func_args,
                                                      self.cfg.python)
         elif isinstance(trainer, CustomTrainerContainer):
             if trainer.image:
