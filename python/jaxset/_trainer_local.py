@@ -4,7 +4,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import re
 import string
 import time
 import uuid
@@ -210,7 +209,7 @@ class LocalTrainerBackend:
         name = rj if rj in INITIALIZERS else f"{runtimes.NODE}-{_local.pod_index(pod)}"
         step = Step(name=name, status=_local.pod_phase(pod),
                     pod_name=str((pod.get("metadata") or {}).get("name")))
-        containers = (((v.job_template(pod).get("spec") or {}).get("containers")) or [])
+        containers = (pod.get("spec") or {}).get("containers") or []
         want = rj if rj in INITIALIZERS else runtimes.NODE
         c = next((c for c in containers if c.get("name") == want), None)
         res = (c or {}).get("resources") or {}
@@ -279,14 +278,12 @@ class LocalTrainerBackend:
         return pick
 
     def _logs(self, rec: _local.Record, follow: bool, step: str) -> Iterator[str]:
-        container = re.sub(r"-\d+$", "", step)
         if follow:
-            yield from self.store.follow(rec, self._pick(step), container)
+            yield from self.store.follow(rec, self._pick(step))
             return
-        v = self.store.view(rec)
-        pod = self._pick(step)(v)
+        pod = self._pick(step)(self.store.view(rec))
         if pod is not None:
-            yield from self.store.read_log(v, pod, container).splitlines()
+            yield from self.store.read_log(rec, pod).splitlines()
 
     def get_job_events(self, name: str) -> List[Event]:
         return self.store.events(self.store.record(name, TRAINJOB_KIND))

@@ -306,6 +306,23 @@ def logs_follow_across_a_gang_restart():
     assert sorted(lines[at + 1:]) == sorted(want1), out
 
 
+@test
+def logs_follow_of_one_pod_before_its_log_exists_prints_bare_lines():
+    """`logs -f NAME POD` started before the pod wrote anything: its one log, unprefixed."""
+    script = "while [ ! -e $JAXSET_HOME/go ]; do sleep 0.05; done; echo one; echo two"
+    r = Run(manifest("bare", script, pods=2)).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("bare"), "run.json")), 20, "run")
+    f = subprocess.Popen([BIN, "logs", "-f", "bare", "bare-w-0-1"],
+                         env=dict(os.environ, JAXSET_HOME=r.home), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)  # lets logs -f scan while there is no log yet (not an assertion)
+    open(os.path.join(r.home, "go"), "w").close()
+    out, err = f.communicate(timeout=30)
+    r.wait(30)
+    assert r.rc == 0 and f.returncode == 0, (r.describe(), err)
+    assert out == "one\ntwo\n", out
+
+
 WAITING = ("echo first; while [ ! -e $JAXSET_HOME/go ]; do sleep 0.05; done; echo second")
 
 
