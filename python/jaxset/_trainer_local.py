@@ -204,7 +204,7 @@ class LocalTrainerBackend:
 
     # -- jobs -----------------------------------------------------------------------------
 
-    def _step(self, v: _local.View, pod: Mapping[str, Any]) -> Step:
+    def _step(self, pod: Mapping[str, Any]) -> Step:
         rj = _local.pod_label(pod, "jobset.sigs.k8s.io/replicatedjob-name") or ""
         name = rj if rj in INITIALIZERS else f"{runtimes.NODE}-{_local.pod_index(pod)}"
         step = Step(name=name, status=_local.pod_phase(pod),
@@ -229,7 +229,7 @@ class LocalTrainerBackend:
         except (ValueError, NotFoundError):
             rt = Runtime(name=rec.runtime or UNKNOWN,
                          trainer=runtimes.to_runtime(runtimes.jax_distributed()).trainer)
-        steps = [self._step(v, p) for p in v.pods
+        steps = [self._step(p) for p in v.pods
                  if _local.pod_label(p, "jobset.sigs.k8s.io/replicatedjob-name") in STEP_RJOBS]
         num_nodes = rec.num_nodes or rt.trainer.num_nodes
         created = _local.parse_time(rec.created) or datetime.now(timezone.utc)
