@@ -8,32 +8,33 @@ import subprocess
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _layout
 from .errors import BinaryNotFoundError, ValidationError, parse_field_errors
 
 PathLike = Union[str, "os.PathLike[str]"]
 Manifest = Union[PathLike, Mapping[str, Any]]
 
 EXIT_INVALID = 2
+BIN_ENV = "JAXSET_BIN"
 
 
 def _candidates() -> List[Tuple[str, str]]:
     here = os.path.dirname(os.path.abspath(__file__))
-    found = shutil.which("jaxset")
     out = []
-    if os.environ.get(_layout.BIN_ENV):
-        out.append((f"${_layout.BIN_ENV}", os.environ[_layout.BIN_ENV]))
-    out.append(("PATH", found or ""))
+    if os.environ.get(BIN_ENV):
+        out.append((f"${BIN_ENV}", os.environ[BIN_ENV]))
+    # the binary the wheel carries (python/setup.py), of the package's own version
     out.append(("beside the package", os.path.join(here, "bin", "jaxset")))
+    out.append(("PATH", shutil.which("jaxset") or ""))
     # the source tree: python/jaxset/ -> build/jaxset
     out.append(("the source tree's build", os.path.join(here, "..", "..", "build", "jaxset")))
     return out
 
 
 def find_binary(explicit: Optional[PathLike] = None) -> str:
-    """The jaxset executable: `explicit`, else $JAXSET_BIN, else ``jaxset`` on PATH, else
-    ``bin/jaxset`` beside the package, else ``build/jaxset`` of the source tree the package
-    sits in.  Raises BinaryNotFoundError naming every place looked at."""
+    """The jaxset executable: `explicit`, else $JAXSET_BIN, else ``bin/jaxset`` beside the
+    package (put there when the wheel is built, see python/setup.py), else ``jaxset`` on PATH,
+    else ``build/jaxset`` of the source tree the package sits in.  Raises BinaryNotFoundError
+    naming every place looked at."""
     if explicit is not None:
         path = os.fspath(explicit)
         if os.path.isfile(path) and os.access(path, os.X_OK):
@@ -49,7 +50,7 @@ def find_binary(explicit: Optional[PathLike] = None) -> str:
         tried.append(f"{where}" + (f" ({os.path.normpath(path)})" if path else ""))
     raise BinaryNotFoundError(
         "no jaxset binary found: looked at " + ", ".join(tried) +
-        f"; build it (./scripts/setup.sh) and set {_layout.BIN_ENV}, put it on PATH, or pass "
+        f"; build it (./scripts/setup.sh) and set {BIN_ENV}, put it on PATH, or pass "
         "its path (LocalBackendConfig(jaxset_bin=...), binary=...)")
 
 

@@ -135,3 +135,17 @@ def function_command(func: Callable[..., Any], func_args: Optional[Mapping[str, 
     """``[python, "-u", "-c", program]``: unbuffered, so logs show lines as they are
     printed."""
     return [python, "-u", "-c", function_program(func, func_args)]
+
+
+def unexpanded(argv: List[str]) -> List[str]:
+    """`argv` as a container's ``command`` must hold it to reach the process unchanged.  The
+    kubelet (and jaxset's pods) expand ``$(VAR)`` in command and args and turn ``$$`` into
+    ``$`` (kubernetes/kubernetes third_party/forked/golang/expansion/expand.go, Expand):
+    every ``$`` is doubled."""
+    return [a.replace("$", "$$") for a in argv]
+
+
+def container_command(func: Callable[..., Any], func_args: Optional[Mapping[str, Any]],
+                      python: str = "python3") -> List[str]:
+    """function_command as a container's ``command`` holds it (see unexpanded)."""
+    return unexpanded(function_command(func, func_args, python))

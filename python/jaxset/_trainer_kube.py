@@ -45,7 +45,7 @@ def trainer_command(trainer: CustomTrainer, python: str = "python3") -> List[str
     cmd = _func.function_command(trainer.func, trainer.func_args, python)
     pkgs = trainer.packages_to_install
     if not pkgs:
-        return cmd
+        return _func.unexpanded(cmd)
     if not isinstance(pkgs, (list, tuple)) or not all(isinstance(p, str) and p for p in pkgs):
         raise ValueError("packages_to_install must be a list of package names")
     urls = list(trainer.pip_index_urls or [])
@@ -58,7 +58,7 @@ def trainer_command(trainer: CustomTrainer, python: str = "python3") -> List[str
            "--disable-pip-version-check", *index, *pkgs]
     script = " ".join(shlex.quote(a) for a in pip) + " && exec " + \
         " ".join(shlex.quote(a) for a in cmd)
-    return ["bash", "-c", script]
+    return _func.unexpanded(["bash", "-c", script])
 
 
 class KubeTrainerBackend:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import re
 import string
 import time
 import uuid
@@ -159,7 +158,7 @@ class LocalTrainerBackend:
                 raise ValueError("packages_to_install is not supported by the local backend: "
                                  "install the packages in the interpreter the processes use "
                                  f"({self.cfg.python})")
-            spec["command"] = _func.function_command(trainer.func, trainer.func_args,
+            spec["command"] = _func.container_command(trainer.func, trainer.func_args,
                                                      self.cfg.python)
         elif isinstance(trainer, CustomTrainerContainer):
             if trainer.image:
@@ -205,12 +204,12 @@ class LocalTrainerBackend:
 
     # -- jobs -----------------------------------------------------------------------------
 
-    def _step(self, v: _local.View, pod: Mapping[str, Any]) -> Step:
+    def _step(self, pod: Mapping[str, Any]) -> Step:
         rj = _local.pod_label(pod, "jobset.sigs.k8s.io/replicatedjob-name") or ""
         name = rj if rj in INITIALIZERS else f"{runtimes.NODE}-{_local.pod_index(pod)}"
         step = Step(name=name, status=_local.pod_phase(pod),
                     pod_name=str((pod.get("metadata") or {}).get("name")))
-        containers = (((v.job_template(pod).get("spec") or {}).get("containers")) or [])
+        containers = (pod.get("spec") or {}).get("containers") or []
         want = rj if rj in INITIALIZERS else runtimes.NODE
         c = next((c for c in containers if c.get("name") == want), None)
         res = (c or {}).get("resources") or {}
@@ -230,7 +229,7 @@ class LocalTrainerBackend:
         except (ValueError, NotFoundError):
             rt = Runtime(name=rec.runtime or UNKNOWN,
                          trainer=runtimes.to_runtime(runtimes.jax_distributed()).trainer)
-        steps = [self._step(v, p) for p in v.pods
+        steps = [self._step(p) for p in v.pods
                  if _local.pod_label(p, "jobset.sigs.k8s.io/replicatedjob-name") in STEP_RJOBS]
         num_nodes = rec.num_nodes or rt.trainer.num_nodes
         created = _local.parse_time(rec.created) or datetime.now(timezone.utc)
@@ -279,14 +278,12 @@ class LocalTrainerBackend:
         return pick
 
     def _logs(self, rec: _local.Record, follow: bool, step: str) -> Iterator[str]:
-        container = re.sub(r"-\d+$", "", step)
         if follow:
-            yield from self.store.follow(rec, self._pick(step), container)
+            yield from self.store.follow(rec, self._pick(step))
             return
-        v = self.store.view(rec)
-        pod = self._pick(step)(v)
+        pod = self._pick(step)(self.store.view(rec))
         if pod is not None:
-            yield from self.store.read_log(v, pod, container).splitlines()
+            yield from self.store.read_log(rec, pod).splitlines()
 
     def get_job_events(self, name: str) -> List[Event]:
         return self.store.events(self.store.record(name, TRAINJOB_KIND))

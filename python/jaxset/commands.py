@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Any, List, Mapping, Optional
 
-from . import _binary, _layout
+from . import _binary
 from ._binary import Manifest, PathLike
 from .errors import ValidationError, parse_field_errors
 
@@ -105,7 +105,7 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
     args.append("--no-color")
     penv = dict(os.environ if env is None else env)
     if home is not None:
-        penv[_layout.HOME_ENV] = os.path.abspath(os.fspath(home))
+        penv["JAXSET_HOME"] = os.path.abspath(os.fspath(home))
     with _binary.ManifestFiles(manifests) as files:
         proc = subprocess.Popen([bin_path, *args, *files.paths], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,

@@ -57,7 +57,7 @@ def _restarting(v: _local.View, pods: Dict[int, Dict[str, Any]]) -> bool:
     """A process waits for its in-place restart, or a gang restart is bringing pods back."""
     for p in pods.values():
         for cs in (p.get("status") or {}).get("containerStatuses") or []:
-            if "waiting" in (cs.get("state") or {}) and _local.pod_phase(p) == "Running":
+            if "terminated" in (cs.get("state") or {}) and _local.pod_phase(p) == "Running":
                 return True
     restarts = int(v.jobset_status.get("restarts") or 0)
     running = sum(1 for p in pods.values() if _local.pod_phase(p) == "Running")
@@ -66,13 +66,13 @@ def _restarting(v: _local.View, pods: Dict[int, Dict[str, Any]]) -> bool:
 
 def job_status(v: _local.View) -> Dict[str, Any]:
     """The JAXJob status (Training Operator v1 JobStatus) derived from the run."""
-    rec, run = v.record, v.run or {}
+    rec = v.record
     label = f"{rec.namespace}/{rec.name}"
     pods = _local.select_pods(v, WORKER_RJOB)
     phases = [_local.pod_phase(p) for p in pods.values()]
     active = phases.count("Running")
     now = _local.now_rfc3339()
-    started, updated = run.get("startTime") or rec.created, run.get("updateTime") or now
+    started, updated = rec.created, now
     conds = [_cond(CREATED, "True", "JAXJobCreated", f"JAXJob {rec.name} is created.",
                    rec.created)]
     term = v.terminal
@@ -381,14 +381,14 @@ class TrainingClient:
             want = 1 if is_master or replica_index is not None else self.backend.replicas(rec)
             self.backend.store.wait_for(rec, lambda _: len(self.backend.worker_pods(
                 rec, is_master, replica_index)[1]) >= want)
-        v, pods = self.backend.worker_pods(rec, is_master, replica_index)
+        _, pods = self.backend.worker_pods(rec, is_master, replica_index)
         names = [str(p["metadata"]["name"]) for p in pods]
         logs: Dict[str, str] = {}
         if follow:
             logs = self._follow(rec, names)
         else:
             for p, n in zip(pods, names):
-                logs[n] = self.backend.store.read_log(v, p, JAXJOB_CONTAINER)
+                logs[n] = self.backend.store.read_log(rec, p)
         events: Dict[str, List[str]] = {}
         if verbose:
             lines = [f"{e.event_time.isoformat()} {e.reason}: {e.message}"
@@ -404,7 +404,7 @@ class TrainingClient:
             def pick(v: _local.View) -> Optional[Mapping[str, Any]]:
                 return next((p for p in v.pods if p["metadata"]["name"] == pod_name), None)
             try:
-                for line in store.follow(rec, pick, JAXJOB_CONTAINER):
+                for line in store.follow(rec, pick):
                     out.put((pod_name, line))
             finally:
                 out.put((pod_name, None))

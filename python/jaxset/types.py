@@ -145,8 +145,8 @@ class Event:
 class LocalBackendConfig:
     """Runs jobs on this machine through the jaxset binary.
 
-    - `jaxset_bin`: the binary; default $JAXSET_BIN, ``jaxset`` on PATH, ``bin/jaxset`` beside
-      the package, ``build/jaxset`` of the source tree.
+    - `jaxset_bin`: the binary; default $JAXSET_BIN, ``bin/jaxset`` beside the package (the
+      wheel's own), ``jaxset`` on PATH, ``build/jaxset`` of the source tree.
     - `home`: the state home ($JAXSET_HOME, else $XDG_STATE_HOME/jaxset, else
       ~/.local/state/jaxset); runs are kept there as ``jaxset run`` keeps them, so
       ``jaxset get`` and ``jaxset logs NAME`` see them.

@@ -3,7 +3,9 @@
  *
  * -o json|yaml prints a v1 List, as `kubectl get jobset/NAME pods -o yaml` would: the JobSet
  * with its status first, then one Pod per pod of every restart attempt, oldest first
- * (cli/pods.h), so that the output stays objects kubectl and its tools read.
+ * (cli/pods.h pods_run_list), so that the output stays objects kubectl and its tools read;
+ * without NAME, a v1 List of the latest run's JobSet of every name.  The JobSets carry the
+ * run's state and directory as annotations (PODS_ANN_RUN_STATE, PODS_ANN_RUN_DIR).
  *
  * With a cluster configured (cli/cluster.h) and no --local, the same command lists the
  * cluster's jobs instead: cmd_get_cluster.c. */
@@ -76,20 +78,9 @@ static int print_table(const struct runs_run *v, size_t n, bool wide)
     return rc < 0 ? EXIT_INVALID : EXIT_OK;
 }
 
-static int list_all(bool wide)
+/* Prints `list` (taken) as JSON or YAML. */
+static int print_list(json_t *list, bool json)
 {
-    struct runs_run *v = NULL;
-    size_t n = 0;
-    int rc = runs_list(&v, &n) < 0 ? EXIT_INVALID : print_table(v, n, wide);
-    for (size_t i = 0; i < n; i++)
-        runs_free(&v[i]);
-    free(v);
-    return rc;
-}
-
-static int print_objects(const struct runs_run *r, bool json)
-{
-    json_t *list = pods_list(r->jobset, r->pods);
     char *y = list && !json ? yaml_encode(list) : NULL;
     int rc = EXIT_OK;
     if (!list || (!json && !y)) {
@@ -104,6 +95,49 @@ static int print_objects(const struct runs_run *r, bool json)
     free(y);
     json_decref(list);
     return rc;
+}
+
+/* The latest run of every JobSet as a v1 List of their JobSets, annotated as pods_run_list
+ * annotates one. */
+static json_t *runs_json(const struct runs_run *v, size_t n)
+{
+    json_t *items = json_array();
+    json_t *list = json_pack("{s:s,s:s,s:o*,s:{}}", "apiVersion", "v1", "kind", "List",
+                             "items", items, "metadata");
+    for (size_t i = 0; list && i < n; i++) {
+        json_t *one = v[i].jobset ? pods_run_list(v[i].jobset, NULL, NULL, runs_state(&v[i]),
+                                                  v[i].dir)
+                                  : NULL;
+        json_t *js = json_array_get(jx_arr(one, "items"), 0);
+        if (v[i].jobset && (!js || json_array_append(items, js) < 0)) {
+            json_decref(list);
+            list = NULL;
+        }
+        json_decref(one);
+    }
+    return list;
+}
+
+static int list_all(const char *fmt)
+{
+    struct runs_run *v = NULL;
+    size_t n = 0;
+    int rc = EXIT_INVALID;
+    if (runs_list(&v, &n) < 0)
+        rc = EXIT_INVALID;
+    else if (fmt && strcmp(fmt, "wide"))
+        rc = print_list(runs_json(v, n), !strcmp(fmt, "json"));
+    else
+        rc = print_table(v, n, fmt != NULL);
+    for (size_t i = 0; i < n; i++)
+        runs_free(&v[i]);
+    free(v);
+    return rc;
+}
+
+static int print_objects(const struct runs_run *r, bool json)
+{
+    return print_list(pods_run_list(r->jobset, r->pods, r->jobs, runs_state(r), r->dir), json);
 }
 
 static int show(const char *name, const char *fmt)
@@ -177,7 +211,5 @@ int cmd_get(int argc, char **argv)
         return cli_usage_error("get", "--all lists every run; no NAME with it");
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))
         return cli_usage_error("get", "-o must be wide, json or yaml");
-    if (fmt && !name && strcmp(fmt, "wide"))
-        return cli_usage_error("get", "-o json|yaml needs a NAME");
-    return name ? show(name, fmt) : list_all(fmt != NULL);
+    return name ? show(name, fmt) : list_all(fmt);
 }

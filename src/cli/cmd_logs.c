@@ -257,14 +257,16 @@ static void sleep_ms(long ms)
 /* Prints everything there is; following, goes on until the run has ended. */
 static int print_logs(struct logs *l, bool follow)
 {
-    for (bool first = true;; first = false) {
+    for (bool decided = false;;) {
         bool ended = !follow || run_ended(l); /* before the drain: it then sees all */
         if (scan(l, ended) < 0) {
             fprintf(stderr, "jaxset logs: out of memory\n");
             return EXIT_INVALID;
         }
-        if (first)
+        if (!decided && (l->n || ended)) { /* on the first scan that finds a log */
             l->prefix = !l->pod || l->n != 1;
+            decided = true;
+        }
         if (ended && l->n == 0) {
             if (l->attempt >= 0)
                 fprintf(stderr, "jaxset logs: no pod log of restart attempt %lld matches "

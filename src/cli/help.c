@@ -157,12 +157,15 @@ static const struct cli_help helps[] = {
                 "is gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until "
                 "the end, or until now). With NAME, only that run. With -o json or yaml, a v1 "
                 "List of the JobSet with its status followed by one Pod per pod of every "
-                "restart attempt (oldest first), with phase, times, restart count and each "
-                "container's state, exit code and signal.",
+                "restart attempt (oldest first), with its Job's pod spec, phase, times, "
+                "restart count and each container's state, exit code and signal (pods left "
+                "running by a Lost run are Failed); without NAME, a v1 List of every run's "
+                "JobSet. The JobSets carry the run's STATE and directory as the annotations "
+                "jaxset.dev/run-state and jaxset.dev/run-dir.",
         .opts = {{"-o, --output FORMAT", "wide: also each replicated job's "
                                          "name:ready/active/succeeded/failed (locally: PODS, "
                                          "EXIT and RUN DIRECTORY); json or yaml: the exact "
-                                         "objects (a v1 List for several; locally, needs NAME: "
+                                         "objects (a v1 List for several; locally, with NAME: "
                                          "the JobSet and its Pods); name: kind/name"},
                  {"-w, --watch", "cluster: after the list, one more line (object) per change, "
                                  "from a watch, until interrupted"},

@@ -2,6 +2,7 @@
 #include "cli/pods.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,7 +100,49 @@ json_t *pods_object(const json_t *pod, const char *ns, const char *jobset)
     return o;
 }
 
-json_t *pods_list(const json_t *jobset, const json_t *pods)
+/* The JobSet as printed: a copy annotated with the run's state and directory. */
+static json_t *run_jobset(const json_t *jobset, const char *state, const char *dir)
+{
+    json_t *js = json_deep_copy(jobset);
+    json_t *meta = jx_ensure_obj(js, "metadata");
+    if (!meta || meta_str(meta, "annotations", PODS_ANN_RUN_STATE, state) < 0 ||
+        meta_str(meta, "annotations", PODS_ANN_RUN_DIR, dir) < 0) {
+        json_decref(js);
+        return NULL;
+    }
+    return js;
+}
+
+/* The Pod of pods.json entry `p` in a run in `state`, its spec from its Job of `jobs`. */
+static json_t *run_pod(const json_t *p, const char *ns, const char *jobset, const json_t *jobs,
+                       const char *state)
+{
+    const json_t *tmpl = NULL, *j;
+    size_t i;
+    json_array_foreach (jobs, i, j)
+        if (jx_str(jx_obj(j, "metadata"), "name") && jx_str(p, "job") &&
+            !strcmp(jx_str(jx_obj(j, "metadata"), "name"), jx_str(p, "job")))
+            tmpl = jx_path(j, "spec.template.spec");
+    json_t *o = pods_object(p, ns, jobset);
+    json_t *spec = json_is_object(tmpl) ? json_deep_copy(tmpl) : json_object();
+    const char *phase = jx_str(jx_obj(o, "status"), "phase");
+    bool gone = state && (!strcmp(state, "Lost") || !strcmp(state, "Unknown"));
+    int rc = o && spec ? 0 : -ENOMEM;
+    if (rc == 0 && jx_str(p, "hostname"))
+        rc = jx_set_str(spec, "hostname", jx_str(p, "hostname"));
+    rc = rc ? rc : jx_set_new(o, "spec", json_incref(spec));
+    if (rc == 0 && gone && phase && (!strcmp(phase, "Pending") || !strcmp(phase, "Running")))
+        rc = jx_set_str(jx_obj(o, "status"), "phase", "Failed");
+    json_decref(spec);
+    if (rc) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *pods_run_list(const json_t *jobset, const json_t *pods, const json_t *jobs,
+                      const char *state, const char *dir)
 {
     const json_t *meta = jx_obj(jobset, "metadata"), *p;
     const char *ns = jx_str(meta, "namespace"), *name = jx_str(meta, "name");
@@ -109,13 +152,21 @@ json_t *pods_list(const json_t *jobset, const json_t *pods)
     size_t i;
     if (!list)
         return NULL;
-    if (jobset && json_array_append(items, (json_t *)jobset) < 0)
+    if (jobset && json_array_append_new(items, state || dir ? run_jobset(jobset, state, dir)
+                                                            : json_incref((json_t *)jobset)) < 0)
         goto oom;
     json_array_foreach (pods, i, p)
-        if (json_array_append_new(items, pods_object(p, ns ? ns : "default", name)) < 0)
+        if (json_array_append_new(items, jobs || state
+                                             ? run_pod(p, ns ? ns : "default", name, jobs, state)
+                                             : pods_object(p, ns ? ns : "default", name)) < 0)
             goto oom;
     return list;
 oom:
     json_decref(list);
     return NULL;
+}
+
+json_t *pods_list(const json_t *jobset, const json_t *pods)
+{
+    return pods_run_list(jobset, pods, NULL, NULL, NULL);
 }

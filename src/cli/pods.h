@@ -18,4 +18,19 @@ json_t *pods_object(const json_t *pod, const char *ns, const char *jobset);
  * (may be NULL), in its order.  New reference, or NULL when out of memory. */
 json_t *pods_list(const json_t *jobset, const json_t *pods);
 
+/* Annotations `get -o json|yaml` puts on a local run's JobSet: the run's state (cli/runs.h
+ * runs_state: Starting, Running, Completed, Failed, Interrupted, Lost, Unknown) and its run
+ * directory. */
+#define PODS_ANN_RUN_STATE "jaxset.dev/run-state"
+#define PODS_ANN_RUN_DIR "jaxset.dev/run-dir"
+
+/* A local run as `get NAME -o json|yaml` prints it (all borrowed; any may be NULL): pods_list,
+ * with the JobSet annotated with the run's `state` and `dir`; each Pod's spec is its Job's pod
+ * template (of `jobs`, jobs.json) with its hostname, as a cluster's Pod carries it; and when
+ * the run's process is gone without ending it (state Lost or Unknown) the pods it left
+ * Pending or Running are Failed, as its watchdog killed them (local/watchdog.c).  New
+ * reference, or NULL when out of memory. */
+json_t *pods_run_list(const json_t *jobset, const json_t *pods, const json_t *jobs,
+                      const char *state, const char *dir);
+
 #endif

@@ -212,8 +212,35 @@ def get_lists_runs_newest_first_with_age_and_duration():
     assert cols == [["3", "-", live], ["1", "-", lost], ["2", "1", mid], ["4", "0", old]], out
     rc, out, err = jaxset(home, "get", "mid", "-o", "wide")
     assert rc == 0 and out.splitlines()[1].split()[0] == "mid" and len(out.splitlines()) == 2
-    assert jaxset(home, "get", "-o", "json")[0] == 2
     assert jaxset(home, "get", "-o", "bogus")[0] == 2
+
+
+@test
+def get_json_carries_the_run_state_and_fails_the_pods_a_lost_run_left():
+    """The state `get` shows is in its JSON (jaxset.dev/run-state, jaxset.dev/run-dir); a run
+    whose process died shows its pods Failed; without NAME, a List of every run's JobSet."""
+    home = tempfile.mkdtemp(prefix="jaxset-test-")
+    done = fake_run(home, "done", 300, "Completed", end_after=5, terminal="Completed", pods=1,
+                    exit_status=0)
+    lost = fake_run(home, "lost", 200, "Running", end_after=20, pid=dead_pid(), pods=2)
+    with open(os.path.join(lost, "pods.json"), "w", encoding="utf-8") as f:
+        json.dump([{"name": "lost-0", "job": "lost-w-0", "phase": "Running"},
+                   {"name": "lost-1", "job": "lost-w-0", "phase": "Succeeded"}], f)
+    with open(os.path.join(lost, "jobs.json"), "w", encoding="utf-8") as f:
+        json.dump([{"kind": "Job", "metadata": {"name": "lost-w-0"}, "spec": {"template": {
+            "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 1}}}]}}}}], f)
+    rc, out, err = jaxset(home, "get", "lost", "-o", "json")
+    assert rc == 0, err
+    js, *pods = json.loads(out)["items"]
+    ann = js["metadata"]["annotations"]
+    assert (ann["jaxset.dev/run-state"], ann["jaxset.dev/run-dir"]) == ("Lost", lost), ann
+    assert [p["status"]["phase"] for p in pods] == ["Failed", "Succeeded"], pods
+    assert pods[0]["spec"]["containers"][0]["resources"] == {"limits": {"cpu": 1}}, pods
+    rc, out, err = jaxset(home, "get", "-o", "json")
+    assert rc == 0, err
+    got = [(i["kind"], i["metadata"]["annotations"]["jaxset.dev/run-state"],
+            i["metadata"]["annotations"]["jaxset.dev/run-dir"]) for i in json.loads(out)["items"]]
+    assert got == [("JobSet", "Lost", lost), ("JobSet", "Completed", done)], got
 
 
 def logs(r, *args):
@@ -277,6 +304,23 @@ def logs_follow_across_a_gang_restart():
     want1 = {f"[fr-w-0-{i}] {w} fr-w-0-{i} 1" for i in (0, 1) for w in ("start", "end")}
     assert set(lines[:at]) - {"--- restart attempt 0 ---"} == want0, out
     assert sorted(lines[at + 1:]) == sorted(want1), out
+
+
+@test
+def logs_follow_of_one_pod_before_its_log_exists_prints_bare_lines():
+    """`logs -f NAME POD` started before the pod wrote anything: its one log, unprefixed."""
+    script = "while [ ! -e $JAXSET_HOME/go ]; do sleep 0.05; done; echo one; echo two"
+    r = Run(manifest("bare", script, pods=2)).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("bare"), "run.json")), 20, "run")
+    f = subprocess.Popen([BIN, "logs", "-f", "bare", "bare-w-0-1"],
+                         env=dict(os.environ, JAXSET_HOME=r.home), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)  # lets logs -f scan while there is no log yet (not an assertion)
+    open(os.path.join(r.home, "go"), "w").close()
+    out, err = f.communicate(timeout=30)
+    r.wait(30)
+    assert r.rc == 0 and f.returncode == 0, (r.describe(), err)
+    assert out == "one\ntwo\n", out
 
 
 WAITING = ("echo first; while [ ! -e $JAXSET_HOME/go ]; do sleep 0.05; done; echo second")

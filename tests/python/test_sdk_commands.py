@@ -148,6 +148,31 @@ class CommandsTest(sdktest.SdkTest):
         dist = [d for d in os.listdir(target) if d.startswith("jaxset-")]
         self.assertEqual(dist, [f"jaxset-{want}.dist-info"])  # the one VERSION file's
 
+    def test_installed_package_finds_its_own_binary(self):
+        """pip install with $JAXSET_BIN set puts that binary in the package (jaxset/bin), and
+        the installed package finds it with no $JAXSET_BIN and nothing on PATH."""
+        python = builder()
+        if python is None:
+            self.skipTest("no Python here has pip, setuptools and wheel")
+        src = os.path.join(self.tmp, "src")
+        shutil.copytree(os.path.join(SRC, "python"), src,
+                        ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        shutil.copy(os.path.join(SRC, "VERSION"), self.tmp)  # beside python/, as in a checkout
+        target = os.path.join(self.tmp, "site")
+        p = subprocess.run([python, "-m", "pip", "install", "--no-index",
+                            "--no-build-isolation", "--no-deps", "--quiet", "--target", target,
+                            src], capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, JAXSET_BIN=BIN))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shipped = os.path.join(target, "jaxset", "bin", "jaxset")
+        self.assertTrue(os.access(shipped, os.X_OK), "no executable jaxset/bin/jaxset")
+        env = {k: v for k, v in os.environ.items() if k != "JAXSET_BIN"}
+        env.update(PYTHONPATH=target, PATH=self.tmp)
+        probe = subprocess.run([sys.executable, "-c",
+                                "from jaxset._binary import find_binary; print(find_binary())"],
+                               capture_output=True, text=True, cwd=self.tmp, env=env)
+        self.assertEqual(probe.stdout.strip(), shipped, probe.stderr)
+
 
 if __name__ == "__main__":
     sdktest.main()

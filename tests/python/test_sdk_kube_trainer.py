@@ -116,7 +116,7 @@ class TrainerKubeTest(KubeTest):
                           "requests": {"cpu": 2, "memory": "1Gi"}})
         # the command is the local backend's, and it runs
         self.assertEqual(trainer["command"],
-                         _func.function_command(train_fn, {"steps": 3, "tag": "k8s"},
+                         _func.container_command(train_fn, {"steps": 3, "tag": "k8s"},
                                                 "python3"))
         env = dict(os.environ, JAX_PROCESS_ID="1")
         out = subprocess.run([sys.executable, *trainer["command"][1:]], capture_output=True,

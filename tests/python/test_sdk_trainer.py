@@ -66,6 +66,11 @@ def sleeper(pid_dir: str):
     time.sleep(120)
 
 
+def dollars(text: str):
+    print("source:$(HOME)|$$$$|$(JAX_PROCESS_ID)", flush=True)
+    print(f"args:{text}", flush=True)
+
+
 def fail(code: int):
     import sys
     print("failing", flush=True)
@@ -196,6 +201,16 @@ class TrainerTest(sdktest.SdkTest):
         name = c.train(trainer=CustomTrainer(func=exchange, num_nodes=2))
         self.assertEqual(list(c.get_job_logs(name, step="node-1", follow=True)),
                          ["process 1 of 2 starts", "id=1 sum=1"])
+
+    def test_function_source_and_args_reach_the_process_byte_for_byte(self):
+        """The kubelet's $(VAR) expansion (jaxset's too) touches neither the function's
+        source nor its func_args (issue 22 item 16)."""
+        c = self.client()
+        name = c.train(trainer=CustomTrainer(func=dollars, func_args={"text": "$(HOME)|$$$$"},
+                                             num_nodes=1))
+        c.wait_for_job_status(name, timeout=30, polling_interval=0.05)
+        self.assertEqual(list(c.get_job_logs(name)),
+                         ["source:$(HOME)|$$$$|$(JAX_PROCESS_ID)", "args:$(HOME)|$$$$"])
 
     def test_failed(self):
         c = self.client()
