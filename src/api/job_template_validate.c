@@ -280,6 +280,24 @@ static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_
                      "only \"Never\" is supported when podFailurePolicy is specified");
 }
 
+/* kubernetes pkg/apis/core/validation ValidatePodSpec: hostname and subdomain are DNS-1123
+ * labels.  The subdomain is checked only where it reaches the Job: with DNS hostnames on,
+ * JobSet's constructJob (pkg/controllers/jobset_controller.go) puts its own in its place. */
+static void check_pod_names(struct jsv *c, const json_t *ps, const char *psp)
+{
+    static const char *const fields[] = {"hostname", "subdomain"};
+    bool dns_hostnames = jx_bool_or(jx_obj(c->spec, "network"), "enableDNSHostnames", true);
+    char p[FPATH_MAX];
+    struct dns_msgs m;
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = jx_str(ps, fields[i]);
+        if (!v || !*v || (i == 1 && dns_hostnames))
+            continue;
+        dns_1123_label(v, &m);
+        chk_dns(&c->chk, fpath_field(p, psp, fields[i]), v, &m, NULL);
+    }
+}
+
 static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
 {
     char psp[FPATH_MAX], p[FPATH_MAX];
@@ -294,6 +312,7 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))
         ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
     check_restart_policy(c, jspec, ps, psp);
+    check_pod_names(c, ps, psp);
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);
     jsv__volumes(c, ps, psp);
