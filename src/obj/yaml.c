@@ -873,8 +873,9 @@ int yaml_decode(const char *buf, size_t len, json_t **out_docs, struct err *err)
     if (len > YAML_INPUT_MAX)
         return err_set(err, -EFBIG, "input too large: %zu bytes (limit %u)", len,
                        YAML_INPUT_MAX);
-    /* JSON input: UTF-16 surrogate escapes become the characters they encode */
-    if (buf && jsontext_is_json(buf, len) && jsontext_surrogates(buf, len, &fixed, &len) < 0)
+    /* JSON input: UTF-16 surrogate escapes become the characters they encode, raw line
+     * breaks of YAML's own (NEL, LS, PS) inside strings stay characters */
+    if (buf && jsontext_is_json(buf, len) && jsontext_rewrite(buf, len, &fixed, &len) < 0)
         return err_set(err, -ENOMEM, "out of memory");
     buf = fixed ? fixed : buf;
     memset(&d, 0, sizeof(d));

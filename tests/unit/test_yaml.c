@@ -335,6 +335,37 @@ static void test_json_surrogates(void **state)
     }
 }
 
+/* U+0085 (NEL), U+2028 and U+2029 are characters in a JSON string, kept byte for byte as Go's
+ * encoding/json keeps them; a YAML double-quoted "\u0085" is the character too.  YAML's line
+ * breaks fold only raw characters in YAML text, as go-yaml (a libyaml port) folds them. */
+static void test_json_keeps_nel_byte_for_byte(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want; /* want: the value of key "a" */
+    } cases[] = {
+        {"{\"a\": \"p\xc2\x85q\"}", "p\xc2\x85q"},
+        {"{\"a\": \"\xc2\x85\"}", "\xc2\x85"},
+        {"{\"a\": \"l\xe2\x80\xa8p\xe2\x80\xa9\"}", "l\xe2\x80\xa8p\xe2\x80\xa9"},
+        {"{\"a\": \"\\\"\xc2\x85\\u0085\"}", "\"\xc2\x85\xc2\x85"},
+        {"{\"b\": \"\xc2\x85\", \"a\": \"\xf0\x9f\x98\x80\\ud83d\\ude00\xc2\x85\"}",
+         "\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xc2\x85"},
+        {"a: \"p\\u0085q\"\n", "p\xc2\x85q"},
+        {"a: 'p\\u0085q'\n", "p\\u0085q"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *docs = NULL;
+        struct err e = {{0}};
+        if (yaml_decode(cases[i].in, strlen(cases[i].in), &docs, &e) != 0)
+            fail_msg("case %zu: %s", i, e.msg);
+        const char *got = json_string_value(json_object_get(json_array_get(docs, 0), "a"));
+        assert_non_null(got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, cases[i].want);
+        json_decref(docs);
+    }
+}
+
 static void test_decode_file(void **state)
 {
     (void)state;
@@ -634,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_json_surrogates),
+        cmocka_unit_test(test_json_keeps_nel_byte_for_byte),
         cmocka_unit_test(test_decode_file),
         cmocka_unit_test(test_encode_layout),
         cmocka_unit_test(test_encode_scalars),
