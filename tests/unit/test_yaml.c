@@ -247,8 +247,8 @@ static void test_alias_bomb(void **state)
     struct err e = {{0}};
     assert_int_equal(yaml_decode(bomb, strlen(bomb), &docs, &e), -EINVAL);
     assert_null(docs);
-    /* levels a..e and seven aliases of e make 901,117 copied nodes; the eighth is refused */
-    assert_string_equal(e.msg, "line 6, column 36: aliases expand to more than 1000000 nodes");
+    /* go-yaml's alias ratio (99% below 400,000 bytes) refuses the first alias of level c */
+    assert_string_equal(e.msg, "line 4, column 8: document contains excessive aliasing");
 
     /* the first three levels (1,110 nodes) are fine */
     json_t *v = tu_yaml("a: &a [x, x, x, x, x, x, x, x, x, x]\n"
@@ -259,6 +259,45 @@ static void test_alias_bomb(void **state)
     assert_string_equal(json_string_value(json_array_get(json_array_get(json_array_get(c, 9), 9), 9)),
                         "x");
     json_decref(v);
+}
+
+/* A 1 MB scalar aliased 3,000 times counted 3,001 nodes and expanded to 3 GB: the ratio of
+ * aliased bytes is go-yaml's allowedAliasRatio, so the second alias (3 MB, two thirds of it
+ * aliased) is refused before it is copied, while one alias (half of 2 MB) is fine. */
+/* "a: &a <n x's>\nb: [*a, *a, ...]\n" with `aliases` aliases; caller frees. */
+static char *big_scalar_aliased(size_t n, size_t aliases)
+{
+    char *t = malloc(n + 4 * aliases + 16);
+    assert_non_null(t);
+    size_t at = (size_t)sprintf(t, "a: &a ");
+    memset(t + at, 'x', n);
+    at += n + (size_t)sprintf(t + at + n, "\nb: [*a");
+    for (size_t i = 1; i < aliases; i++)
+        at += (size_t)sprintf(t + at, ", *a");
+    strcpy(t + at, "]\n");
+    return t;
+}
+
+/* A 1 MB scalar aliased 3,000 times counted 3,001 nodes and expanded to 3 GB: the share of
+ * aliased bytes is held to go-yaml's allowedAliasRatio, so the second alias (3 MB, two thirds
+ * of it aliased) is refused before it is copied, while one alias (half of 2 MB) is fine. */
+static void test_a_large_scalar_aliased_thousands_of_times_is_refused(void **state)
+{
+    (void)state;
+    const size_t big = 1024 * 1024;
+    char *text = big_scalar_aliased(big, 3000);
+    json_t *docs = NULL;
+    struct err e = {{0}};
+    assert_int_equal(yaml_decode(text, strlen(text), &docs, &e), -EINVAL);
+    assert_null(docs);
+    assert_string_equal(e.msg, "line 2, column 9: document contains excessive aliasing");
+    free(text);
+
+    text = big_scalar_aliased(big, 1);
+    json_t *v = tu_yaml(text);
+    assert_int_equal(json_string_length(json_array_get(json_object_get(v, "b"), 0)), big);
+    json_decref(v);
+    free(text);
 }
 
 static void test_depth_limit(void **state)
@@ -662,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_decode_number_types),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_alias_bomb),
+        cmocka_unit_test(test_a_large_scalar_aliased_thousands_of_times_is_refused),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_json_surrogates),
