@@ -837,37 +837,6 @@ def get_and_logs():
 
 
 @test
-def logs_streams_a_300_mb_line_in_little_memory():
-    # one line of 300 MB printed by a pod: `logs` prints it byte for byte, holding 64 KiB of
-    # it at a time (it held the whole line: 315 MB of RSS)
-    size = 300 * 1000 * 1000
-    script = f"head -c {size} /dev/zero | tr '\\0' x; echo"
-    r = Run(jobset("big", [rj("w", "pass")]).replace(
-        f'["{PY}", "-c", \'pass\']', f'["sh", "-c", {json.dumps(script)}]'))
-    r.proc = subprocess.Popen(r.args, env=r.env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
-    assert r.proc.wait(120) == 0, r.proc.stderr.read()
-    out_path = os.path.join(r.home, "logs.out")
-    env = dict(os.environ, JAXSET_HOME=r.home)
-    with open(out_path, "wb") as out:
-        p = subprocess.Popen([BIN, "logs", "big"], env=env, stdout=out, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(p.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, p.stderr.read()
-    prefix = b"[big-w-0-0] "
-    assert os.path.getsize(out_path) == len(prefix) + size + 1, os.path.getsize(out_path)
-    with open(out_path, "rb") as f:
-        assert f.read(len(prefix)) == prefix
-        left = size
-        while left:
-            chunk = f.read(min(left, 1 << 20))
-            assert chunk.count(b"x") == len(chunk), "not only x"
-            left -= len(chunk)
-        assert f.read() == b"\n"
-    assert usage.ru_maxrss < 32 * 1024, f"{usage.ru_maxrss} KiB"
-    shutil.rmtree(r.home)
-
-
-@test
 def logs_of_a_running_run_and_follow():
     import select
     import subprocess
