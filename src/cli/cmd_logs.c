@@ -43,7 +43,8 @@ struct logfile {
     long long attempt;         /* restart attempt; -1 when not in pods.json */
     size_t order;              /* position in pods.json, then of the container */
     struct timespec mtime;
-    off_t off; /* bytes already printed */
+    off_t off;     /* bytes already printed */
+    off_t scanned; /* past off: bytes known to hold no newline (a line being written) */
 };
 
 struct logs {
@@ -217,8 +218,9 @@ static int window_fill(struct window *w, off_t off)
     return got < 0 ? -1 : 0;
 }
 
-/* Where the line at `off` ends (past its '\n', or at the end of the file, *whole false then);
- * reads ahead through the window, which it leaves at the line's last chunk.  -1 on error. */
+/* Where the line that goes on at `off` ends (past its '\n', or at the end of the file, *whole
+ * false then); reads ahead through the window, which it leaves at the line's last chunk.  -1
+ * on error. */
 static off_t line_end(struct window *w, off_t off, bool *whole)
 {
     for (;;) {
@@ -276,7 +278,10 @@ static void drain(struct logs *l, struct logfile *f, bool all)
     off_t end;
     if (w.fd < 0 || !w.buf)
         goto out;
-    while ((end = line_end(&w, f->off, &whole)) > f->off && (whole || all)) {
+    while ((end = line_end(&w, f->scanned > f->off ? f->scanned : f->off, &whole)) > f->off) {
+        f->scanned = whole ? 0 : end; /* -f: the next look starts where this one ended */
+        if (!whole && !all)
+            break;
         line_start(l, f);
         int rc = copy_out(&w, f->off, end);
         if (!whole || rc < 0) /* a file cut short while printed: the line still ends */
