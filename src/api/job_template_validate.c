@@ -280,6 +280,44 @@ static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_
                      "only \"Never\" is supported when podFailurePolicy is specified");
 }
 
+/* kubernetes pkg/apis/core/validation ValidatePodSpec: hostname and subdomain are DNS-1123
+ * labels.  The subdomain is checked only where it reaches the Job: with DNS hostnames on,
+ * JobSet's constructJob (pkg/controllers/jobset_controller.go) puts its own in its place. */
+static void check_pod_names(struct jsv *c, const json_t *ps, const char *psp)
+{
+    static const char *const fields[] = {"hostname", "subdomain"};
+    bool dns_hostnames = jx_bool_or(jx_obj(c->spec, "network"), "enableDNSHostnames", true);
+    char p[FPATH_MAX];
+    struct dns_msgs m;
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = jx_str(ps, fields[i]);
+        if (!v || !*v || (i == 1 && dns_hostnames))
+            continue;
+        dns_1123_label(v, &m);
+        chk_dns(&c->chk, fpath_field(p, psp, fields[i]), v, &m, NULL);
+    }
+}
+
+/* The same file's ValidateHostAliases: each of hostAliases[].hostnames is a DNS-1123
+ * subdomain (a line of the pod's /etc/hosts: a newline in one would add lines of its own). */
+static void check_host_aliases(struct jsv *c, const json_t *ps, const char *psp)
+{
+    const json_t *aliases = jx_arr(ps, "hostAliases");
+    char ap[FPATH_MAX], p[FPATH_MAX];
+    struct dns_msgs m;
+    for (size_t i = 0; i < json_array_size(aliases); i++) {
+        const json_t *names = jx_arr(json_array_get(aliases, i), "hostnames");
+        fpath_index(ap, psp, "hostAliases", i);
+        for (size_t k = 0; k < json_array_size(names); k++) {
+            const char *v = json_string_value(json_array_get(names, k));
+            if (!v)
+                continue; /* wrong type: reported by the schema walker */
+            dns_1123_subdomain(v, &m);
+            chk_dns(&c->chk, fpath_index(p, ap, "hostnames", k), v, &m, NULL);
+        }
+    }
+}
+
 static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
 {
     char psp[FPATH_MAX], p[FPATH_MAX];
@@ -294,6 +332,8 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))
         ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
     check_restart_policy(c, jspec, ps, psp);
+    check_pod_names(c, ps, psp);
+    check_host_aliases(c, ps, psp);
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);
     jsv__volumes(c, ps, psp);

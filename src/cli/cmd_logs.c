@@ -21,12 +21,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/runs.h"
 #include "cli/verbs.h"
@@ -41,7 +43,8 @@ struct logfile {
     long long attempt;         /* restart attempt; -1 when not in pods.json */
     size_t order;              /* position in pods.json, then of the container */
     struct timespec mtime;
-    off_t off; /* bytes already printed */
+    off_t off;     /* bytes already printed */
+    off_t scanned; /* past off: bytes known to hold no newline (a line being written) */
 };
 
 struct logs {
@@ -186,36 +189,111 @@ static int scan(struct logs *l, bool ended)
     return rc;
 }
 
+/* Bytes of a log file read at once: lines are streamed through this window, never held
+ * whole (a pod may print a line of hundreds of megabytes). */
+#define LOGS_CHUNK (64 * 1024)
+
+/* A window on one log file: buf holds its bytes [at, at + len). */
+struct window {
+    int fd;
+    char *buf;
+    off_t at;
+    size_t len;
+};
+
+static ssize_t read_at(int fd, char *buf, size_t n, off_t off)
+{
+    ssize_t got;
+    while ((got = pread(fd, buf, n, off)) < 0 && errno == EINTR)
+        ;
+    return got;
+}
+
+/* Fills the window from `off`. */
+static int window_fill(struct window *w, off_t off)
+{
+    ssize_t got = read_at(w->fd, w->buf, LOGS_CHUNK, off);
+    w->at = off;
+    w->len = got > 0 ? (size_t)got : 0;
+    return got < 0 ? -1 : 0;
+}
+
+/* Where the line that goes on at `off` ends (past its '\n', or at the end of the file, *whole
+ * false then); reads ahead through the window, which it leaves at the line's last chunk.  -1
+ * on error. */
+static off_t line_end(struct window *w, off_t off, bool *whole)
+{
+    for (;;) {
+        if (off < w->at || off >= w->at + (off_t)w->len) {
+            if (window_fill(w, off) < 0)
+                return -1;
+            if (w->len == 0) {
+                *whole = false;
+                return off;
+            }
+        }
+        const char *from = w->buf + (off - w->at);
+        const char *nl = memchr(from, '\n', w->len - (size_t)(off - w->at));
+        if (nl) {
+            *whole = true;
+            return w->at + (nl - w->buf) + 1;
+        }
+        off = w->at + (off_t)w->len;
+    }
+}
+
+/* Writes the file's bytes [from, to) to stdout, through the window. */
+static int copy_out(struct window *w, off_t from, off_t to)
+{
+    while (from < to) {
+        if ((from < w->at || from >= w->at + (off_t)w->len) &&
+            (window_fill(w, from) < 0 || w->len == 0))
+            return -1;
+        size_t n = (size_t)(w->at + (off_t)w->len - from);
+        if ((off_t)n > to - from)
+            n = (size_t)(to - from);
+        fwrite(w->buf + (from - w->at), 1, n, stdout);
+        from += (off_t)n;
+    }
+    return 0;
+}
+
+static void line_start(struct logs *l, const struct logfile *f)
+{
+    if (l->headers && f->attempt >= 0 && f->attempt != l->shown)
+        printf("--- restart attempt %lld ---\n", f->attempt);
+    l->shown = f->attempt;
+    if (l->prefix)
+        printf("[%s] ", f->prefix);
+}
+
 /* Prints the whole lines of one log from its offset on; with `all` the unterminated tail too
  * (the run has ended: nothing will complete it). */
 static void drain(struct logs *l, struct logfile *f, bool all)
 {
     char path[PATH_MAX + NAME_MAX + 16];
     snprintf(path, sizeof(path), "%s/%s" RD_LOG_SUFFIX, l->logs, f->name);
-    FILE *in = fopen(path, "re");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    if (!in || fseeko(in, f->off, SEEK_SET) < 0)
+    struct window w = {.fd = open(path, O_RDONLY | O_CLOEXEC), .buf = malloc(LOGS_CHUNK)};
+    bool whole = false;
+    off_t end;
+    if (w.fd < 0 || !w.buf)
         goto out;
-    while ((len = getline(&line, &cap, in)) > 0) {
-        bool whole = line[len - 1] == '\n';
+    while ((end = line_end(&w, f->scanned > f->off ? f->scanned : f->off, &whole)) > f->off) {
+        f->scanned = whole ? 0 : end; /* -f: the next look starts where this one ended */
         if (!whole && !all)
             break;
-        if (l->headers && f->attempt >= 0 && f->attempt != l->shown)
-            printf("--- restart attempt %lld ---\n", f->attempt);
-        l->shown = f->attempt;
-        if (l->prefix)
-            printf("[%s] ", f->prefix);
-        fwrite(line, 1, (size_t)len, stdout);
-        if (!whole)
+        line_start(l, f);
+        int rc = copy_out(&w, f->off, end);
+        if (!whole || rc < 0) /* a file cut short while printed: the line still ends */
             putchar('\n');
-        f->off += len;
+        if (rc < 0)
+            break;
+        f->off = end;
     }
 out:
-    free(line);
-    if (in)
-        fclose(in);
+    free(w.buf);
+    if (w.fd >= 0)
+        close(w.fd);
     fflush(stdout);
 }
 

@@ -1,7 +1,10 @@
 /* jaxset: run distributed JAX jobs described as JobSets, JAXJobs, TrainJobs or AIchor
  * manifests.  This file only dispatches to the subcommands; what each does and takes is
  * described once, in help.c. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -60,8 +63,22 @@ static int unknown_command(const char *cmd)
     return EXIT_INVALID;
 }
 
+/* A closed stdin, stdout or stderr would be taken by the next file opened (`jaxset run F >&-`
+ * put pod output into events.log, opened as fd 1): each is opened on /dev/null first, as Go's
+ * runtime does before main (golang/go src/runtime/fds_unix.go, checkfds). */
+static void std_fds_open(void)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        if (open("/dev/null", O_RDWR) != fd)
+            exit(EXIT_FAILURE); /* nowhere to say it: stderr may be the one closed */
+    }
+}
+
 int main(int argc, char **argv)
 {
+    std_fds_open();
     if (argc < 2) {
         cli_help_list(stderr);
         return EXIT_INVALID;

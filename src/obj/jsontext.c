@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,27 +67,69 @@ static size_t surrogate_at(const char *s, size_t avail, char *o, size_t *wrote)
     return 6;
 }
 
-int jsontext_surrogates(const char *buf, size_t len, char **out, size_t *out_len)
+/* Bytes of a raw YAML line break other than CR and LF at s: NEL (U+0085), LS (U+2028) or PS
+ * (U+2029), which JSON strings may hold as they are; 0 for anything else. */
+static size_t yaml_break_at(const char *s, size_t avail)
 {
-    char *o = NULL;
-    size_t n = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    if (avail >= 2 && u[0] == 0xC2 && u[1] == 0x85)
+        return 2;
+    if (avail >= 3 && u[0] == 0xE2 && u[1] == 0x80 && (u[2] == 0xA8 || u[2] == 0xA9))
+        return 3;
+    return 0;
+}
+
+/* At a byte inside a string: writes its replacement to o and returns the input bytes it
+ * consumed; *changed is set when the text differs. */
+static size_t string_byte_at(const char *s, size_t avail, char *o, size_t *wrote, bool *changed)
+{
+    size_t used = s[0] == '\\' ? surrogate_at(s, avail, o, wrote) : 0;
+    if (used) {
+        *changed = true;
+        return used;
+    }
+    if (s[0] == '\\') { /* any other escape: copy it whole so an escaped quote stays inside */
+        used = avail > 1 ? 2 : 1;
+        memcpy(o, s, used);
+        *wrote = used;
+        return used;
+    }
+    if ((used = yaml_break_at(s, avail))) { /* as its escape: libyaml would fold it */
+        unsigned cp = used == 2 ? 0x85u : (unsigned char)s[2] == 0xA8 ? 0x2028u : 0x2029u;
+        *wrote = (size_t)snprintf(o, 7, "\\u%04x", cp);
+        *changed = true;
+        return used;
+    }
+    o[0] = s[0];
+    *wrote = 1;
+    return 1;
+}
+
+/* Room for the rewrite: escapes never grow, each raw break grows to 6 bytes at most. */
+static size_t rewrite_cap(const char *buf, size_t len)
+{
+    size_t breaks = 0;
+    for (size_t i = 0; i + 1 < len; i++)
+        breaks += yaml_break_at(buf + i, len - i) != 0;
+    return len + 4 * breaks + 1;
+}
+
+int jsontext_rewrite(const char *buf, size_t len, char **out, size_t *out_len)
+{
+    size_t n = 0, cap = rewrite_cap(buf, len);
     bool in_str = false, changed = false;
-    if (!memmem(buf, len, "\\u", 2))
+    if (!memmem(buf, len, "\\u", 2) && cap == len + 1)
         return 0;
-    if (!(o = malloc(len + 1)))
+    char *o = malloc(cap + 6); /* + one escape written in full by snprintf */
+    if (!o)
         return -ENOMEM;
     for (size_t i = 0; i < len;) {
-        size_t used = 0, wrote = 0;
-        if (in_str && buf[i] == '\\') {
-            used = surrogate_at(buf + i, len - i, o + n, &wrote);
-            if (!used) { /* any other escape: copy it whole so an escaped quote stays inside */
-                memcpy(o + n, buf + i, i + 1 < len ? 2 : 1);
-                wrote = used = i + 1 < len ? 2 : 1;
-            } else {
-                changed = true;
-            }
+        size_t used, wrote;
+        if (in_str) {
+            used = string_byte_at(buf + i, len - i, o + n, &wrote, &changed);
+            in_str = !(used == 1 && buf[i] == '"');
         } else {
-            in_str ^= buf[i] == '"';
+            in_str = buf[i] == '"';
             o[n] = buf[i];
             wrote = used = 1;
         }

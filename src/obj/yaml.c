@@ -23,6 +23,8 @@
 
 #define YD_DEPTH_MAX 1000          /* nested collections in one document */
 #define YD_EXPAND_MAX 1000000u     /* nodes produced by aliases, per input (alias bombs) */
+#define YD_ALIAS_RANGE_LOW 400000.0 /* go-yaml's alias_ratio_range_low, here in bytes */
+#define YD_ALIAS_RANGE_HIGH 4000000.0 /* go-yaml's alias_ratio_range_high, here in bytes */
 #define YE_SIMPLE_KEY_MAX 1000     /* libyaml refuses implicit keys over 1024 characters */
 #define YS_TAG(t) "tag:yaml.org,2002:" t
 
@@ -383,6 +385,7 @@ struct yd_anchor {
     char *tag;
     int plain;
     size_t count;  /* nodes in the anchored value (aliases inside counted in full) */
+    size_t bytes;  /* its size (yd.bytes), aliases inside counted in full */
     int height;    /* nesting levels of the anchored value */
 };
 
@@ -396,6 +399,8 @@ struct yd {
     json_t *anchor_index; /* anchor name -> index into anchors */
     size_t nodes;         /* nodes built so far */
     size_t expanded;      /* nodes copied through aliases */
+    size_t bytes;         /* this document's size: each node's scalar bytes and 1 */
+    size_t alias_bytes;   /* the part of it copied through aliases */
     int depth;            /* collections open around the current node */
     int height;           /* nesting levels of the node built last */
 };
@@ -519,6 +524,7 @@ static int yd_anchor_scalar(struct yd *d, const yaml_event_t *ev)
     struct yd_anchor a = {.raw_len = ev->data.scalar.length,
                           .plain = ev->data.scalar.plain_implicit,
                           .count = 1,
+                          .bytes = ev->data.scalar.length + 1,
                           .height = 1};
     a.raw = malloc(a.raw_len + 1);
     a.tag = tag ? strdup(tag) : NULL;
@@ -566,12 +572,35 @@ static int yd_scalar(struct yd *d, const yaml_event_t *ev, json_t **out)
     if (rc < 0)
         return rc;
     d->nodes++;
+    d->bytes += ev->data.scalar.length + 1;
     d->height = 1;
     if (ev->data.scalar.anchor && (rc = yd_anchor_scalar(d, ev)) < 0) {
         json_decref(*out);
         *out = NULL;
     }
     return rc;
+}
+
+/* go-yaml's allowedAliasRatio (gopkg.in/yaml.v3 decode.go; v2 alike): the share of a
+ * document that may come from aliases, 99% up to the low end of the range, 10% from its high
+ * end, scaled in between. */
+static double yd_alias_ratio(double size)
+{
+    if (size <= YD_ALIAS_RANGE_LOW)
+        return 0.99;
+    if (size >= YD_ALIAS_RANGE_HIGH)
+        return 0.10;
+    return 0.99 - 0.89 * ((size - YD_ALIAS_RANGE_LOW) / (YD_ALIAS_RANGE_HIGH - YD_ALIAS_RANGE_LOW));
+}
+
+/* go-yaml's check in decoder.unmarshal (more than 100 aliased and 1000 in all, and an aliased
+ * share over yd_alias_ratio), counted in bytes rather than nodes: go-yaml counts a 1 MB scalar
+ * as one node, and 3,000 aliases of it made 3 GB. */
+static bool yd_alias_excessive(const struct yd *d, const struct yd_anchor *a)
+{
+    double alias = (double)d->alias_bytes + (double)a->bytes;
+    double size = (double)d->bytes + (double)a->bytes;
+    return alias > 100 && size > 1000 && alias / size > yd_alias_ratio(size);
 }
 
 /* The anchor an alias names, charged against the expansion and depth limits. */
@@ -585,6 +614,10 @@ static int yd_alias_target(struct yd *d, const yaml_event_t *ev, struct yd_ancho
         return yd_fail(d, ev->start_mark, "aliases expand to more than %u nodes", YD_EXPAND_MAX);
     if (d->depth + a->height > YD_DEPTH_MAX)
         return yd_fail(d, ev->start_mark, "nesting deeper than %d levels", YD_DEPTH_MAX);
+    if (yd_alias_excessive(d, a))
+        return yd_fail(d, ev->start_mark, "document contains excessive aliasing");
+    d->bytes += a->bytes;
+    d->alias_bytes += a->bytes;
     d->expanded += a->count;
     d->nodes += a->count;
     d->height = a->height;
@@ -605,14 +638,16 @@ static int yd_alias(struct yd *d, const yaml_event_t *ev, json_t **out)
 }
 
 /* Completes a collection: counts it, records its anchor, hands it out. */
-static int yd_finish(struct yd *d, const yaml_char_t *anchor, json_t *node, size_t nodes0,
-                     int height, json_t **out)
+static int yd_finish(struct yd *d, const yaml_char_t *anchor, json_t *node,
+                     const size_t at0[2], int height, json_t **out)
 {
     d->nodes++;
+    d->bytes++;
     d->height = height + 1;
     if (anchor) {
         struct yd_anchor a = {.node = json_incref(node),
-                              .count = d->nodes - nodes0,
+                              .count = d->nodes - at0[0],
+                              .bytes = d->bytes - at0[1],
                               .height = d->height};
         int rc = yd_anchor_put(d, (const char *)anchor, &a);
         if (rc < 0) {
@@ -657,7 +692,7 @@ static int yd_seq_items(struct yd *d, json_t *arr, int *height)
 
 static int yd_sequence(struct yd *d, const yaml_event_t *start, json_t **out)
 {
-    size_t nodes0 = d->nodes;
+    size_t at0[2] = {d->nodes, d->bytes}; /* yd_finish */
     int height = 0;
     int rc = yd_enter(d, start);
     if (rc < 0)
@@ -669,7 +704,7 @@ static int yd_sequence(struct yd *d, const yaml_event_t *start, json_t **out)
         json_decref(arr);
         return rc;
     }
-    return yd_finish(d, start->data.sequence_start.anchor, arr, nodes0, height, out);
+    return yd_finish(d, start->data.sequence_start.anchor, arr, at0, height, out);
 }
 
 /* The string a key scalar (or alias of one) stands for; `<<` is flagged as a merge. */
@@ -688,6 +723,7 @@ static int yd_key(struct yd *d, const yaml_event_t *ev, struct yd_key *k)
             k->merge = 1;
             return 0;
         }
+        d->bytes += n + 1;
         if (ev->data.scalar.anchor && (rc = yd_anchor_scalar(d, ev)) < 0)
             return rc;
     } else if (ev->type == YAML_ALIAS_EVENT) {
@@ -791,7 +827,7 @@ static int yd_map_entries(struct yd *d, struct yd_map *m)
 
 static int yd_mapping(struct yd *d, const yaml_event_t *start, json_t **out)
 {
-    size_t nodes0 = d->nodes;
+    size_t at0[2] = {d->nodes, d->bytes}; /* yd_finish */
     struct yd_map m = {json_object(), json_object(), 0};
     int rc = yd_enter(d, start);
     if (rc < 0)
@@ -799,7 +835,7 @@ static int yd_mapping(struct yd *d, const yaml_event_t *start, json_t **out)
     rc = m.obj && m.seen ? yd_map_entries(d, &m) : yd_oom(d);
     d->depth--;
     if (rc == 0) {
-        rc = yd_finish(d, start->data.mapping_start.anchor, m.obj, nodes0, m.height, out);
+        rc = yd_finish(d, start->data.mapping_start.anchor, m.obj, at0, m.height, out);
         m.obj = NULL;
     }
 out:
@@ -831,6 +867,7 @@ static int yd_document(struct yd *d, json_t *docs)
     yaml_event_t ev;
     json_t *v = NULL;
     yd_anchors_reset(d);
+    d->bytes = d->alias_bytes = 0; /* go-yaml decodes, and counts, one document at a time */
     int rc = yd_next(d, &ev);
     if (rc < 0)
         return rc;
@@ -873,8 +910,9 @@ int yaml_decode(const char *buf, size_t len, json_t **out_docs, struct err *err)
     if (len > YAML_INPUT_MAX)
         return err_set(err, -EFBIG, "input too large: %zu bytes (limit %u)", len,
                        YAML_INPUT_MAX);
-    /* JSON input: UTF-16 surrogate escapes become the characters they encode */
-    if (buf && jsontext_is_json(buf, len) && jsontext_surrogates(buf, len, &fixed, &len) < 0)
+    /* JSON input: UTF-16 surrogate escapes become the characters they encode, raw line
+     * breaks of YAML's own (NEL, LS, PS) inside strings stay characters */
+    if (buf && jsontext_is_json(buf, len) && jsontext_rewrite(buf, len, &fixed, &len) < 0)
         return err_set(err, -ENOMEM, "out of memory");
     buf = fixed ? fixed : buf;
     memset(&d, 0, sizeof(d));

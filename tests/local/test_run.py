@@ -464,7 +464,29 @@ def closed_stdout_does_not_stop_the_run():
         assert len(lines) == 3000 and lines[-1] == "line 2999", (name, len(lines))
     with open(os.path.join(r.run_dir("piped"), "run.json"), encoding="utf-8") as f:
         assert json.load(f)["state"] == "Completed"
+    assert pod_lines_in_events(r, "piped") == []
     assert not r.leftovers()
+
+
+def pod_lines_in_events(r, name):
+    with open(os.path.join(r.run_dir(name), "events.log"), encoding="utf-8") as f:
+        return [line for line in f if line.startswith(f"[{name}-")]
+
+
+@test
+def a_closed_stdout_keeps_pod_output_out_of_the_events_log():
+    # `jaxset run F >&-`: the events log, opened first, must not become fd 1; pod output goes
+    # to the pods' log files only
+    w = rj("w", "[print('line', i) for i in range(80)]")
+    r = Run(jobset("closed", [w]))
+    r.args = ["sh", "-c", 'exec "$@" >&-', "sh", *r.args]
+    r.run()
+    assert r.rc == 0, r.describe()
+    assert pod_lines_in_events(r, "closed") == [], pod_lines_in_events(r, "closed")[:3]
+    logs = os.path.join(r.run_dir("closed"), "logs")
+    for name in os.listdir(logs):
+        with open(os.path.join(logs, name), encoding="utf-8") as f:
+            assert f.read().splitlines()[-1] == "line 79", name
 
 
 @test

@@ -188,12 +188,37 @@ static void test_long_host(void **state)
     ferr_list_release(&l);
 }
 
+/* Go's `$` (no (?m)) matches only at the end of the text, so Kubernetes' anchored regexes
+ * refuse a newline anywhere, a final one included; POSIX and PCRE `$` would let "a\n" pass. */
+static void test_a_newline_is_refused_even_at_the_end(void **state)
+{
+    (void)state;
+    static const struct {
+        dns_fn fn;
+        const char *in;
+    } nl[] = {
+        {dns_1123_label, "worker\n"}, {dns_1123_label, "\nworker"}, {dns_1123_label, "a\nb"},
+        {dns_1123_subdomain, "a.b\n"}, {dns_1035_label, "a\n"},       {dns_label_value, "a\n"},
+        {dns_qualified_name, "a\n"},  {dns_qualified_name, "x.io\n/a"},
+    };
+    for (size_t i = 0; i < sizeof(nl) / sizeof(nl[0]); i++) {
+        struct dns_msgs m;
+        if (nl[i].fn(nl[i].in, &m) == 0)
+            fail_msg("case %zu: a newline passed", i);
+    }
+    struct ferr_list l;
+    ferr_list_init(&l);
+    assert_int_equal(dns_domain_prefixed_path("acme.io/a\n", "p", &l), 1);
+    ferr_list_release(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_domain_prefixed_path),
         cmocka_unit_test(test_long_host),
+        cmocka_unit_test(test_a_newline_is_refused_even_at_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -247,8 +247,8 @@ static void test_alias_bomb(void **state)
     struct err e = {{0}};
     assert_int_equal(yaml_decode(bomb, strlen(bomb), &docs, &e), -EINVAL);
     assert_null(docs);
-    /* levels a..e and seven aliases of e make 901,117 copied nodes; the eighth is refused */
-    assert_string_equal(e.msg, "line 6, column 36: aliases expand to more than 1000000 nodes");
+    /* go-yaml's alias ratio (99% below 400,000 bytes) refuses the first alias of level c */
+    assert_string_equal(e.msg, "line 4, column 8: document contains excessive aliasing");
 
     /* the first three levels (1,110 nodes) are fine */
     json_t *v = tu_yaml("a: &a [x, x, x, x, x, x, x, x, x, x]\n"
@@ -259,6 +259,45 @@ static void test_alias_bomb(void **state)
     assert_string_equal(json_string_value(json_array_get(json_array_get(json_array_get(c, 9), 9), 9)),
                         "x");
     json_decref(v);
+}
+
+/* A 1 MB scalar aliased 3,000 times counted 3,001 nodes and expanded to 3 GB: the ratio of
+ * aliased bytes is go-yaml's allowedAliasRatio, so the second alias (3 MB, two thirds of it
+ * aliased) is refused before it is copied, while one alias (half of 2 MB) is fine. */
+/* "a: &a <n x's>\nb: [*a, *a, ...]\n" with `aliases` aliases; caller frees. */
+static char *big_scalar_aliased(size_t n, size_t aliases)
+{
+    char *t = malloc(n + 4 * aliases + 16);
+    assert_non_null(t);
+    size_t at = (size_t)sprintf(t, "a: &a ");
+    memset(t + at, 'x', n);
+    at += n + (size_t)sprintf(t + at + n, "\nb: [*a");
+    for (size_t i = 1; i < aliases; i++)
+        at += (size_t)sprintf(t + at, ", *a");
+    strcpy(t + at, "]\n");
+    return t;
+}
+
+/* A 1 MB scalar aliased 3,000 times counted 3,001 nodes and expanded to 3 GB: the share of
+ * aliased bytes is held to go-yaml's allowedAliasRatio, so the second alias (3 MB, two thirds
+ * of it aliased) is refused before it is copied, while one alias (half of 2 MB) is fine. */
+static void test_a_large_scalar_aliased_thousands_of_times_is_refused(void **state)
+{
+    (void)state;
+    const size_t big = 1024 * 1024;
+    char *text = big_scalar_aliased(big, 3000);
+    json_t *docs = NULL;
+    struct err e = {{0}};
+    assert_int_equal(yaml_decode(text, strlen(text), &docs, &e), -EINVAL);
+    assert_null(docs);
+    assert_string_equal(e.msg, "line 2, column 9: document contains excessive aliasing");
+    free(text);
+
+    text = big_scalar_aliased(big, 1);
+    json_t *v = tu_yaml(text);
+    assert_int_equal(json_string_length(json_array_get(json_object_get(v, "b"), 0)), big);
+    json_decref(v);
+    free(text);
 }
 
 static void test_depth_limit(void **state)
@@ -331,6 +370,37 @@ static void test_json_surrogates(void **state)
         const char *got = json_string_value(json_object_get(json_array_get(docs, 0), "a"));
         assert_non_null(got);
         assert_string_equal(got, cases[i].want);
+        json_decref(docs);
+    }
+}
+
+/* U+0085 (NEL), U+2028 and U+2029 are characters in a JSON string, kept byte for byte as Go's
+ * encoding/json keeps them; a YAML double-quoted "\u0085" is the character too.  YAML's line
+ * breaks fold only raw characters in YAML text, as go-yaml (a libyaml port) folds them. */
+static void test_json_keeps_nel_byte_for_byte(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want; /* want: the value of key "a" */
+    } cases[] = {
+        {"{\"a\": \"p\xc2\x85q\"}", "p\xc2\x85q"},
+        {"{\"a\": \"\xc2\x85\"}", "\xc2\x85"},
+        {"{\"a\": \"l\xe2\x80\xa8p\xe2\x80\xa9\"}", "l\xe2\x80\xa8p\xe2\x80\xa9"},
+        {"{\"a\": \"\\\"\xc2\x85\\u0085\"}", "\"\xc2\x85\xc2\x85"},
+        {"{\"b\": \"\xc2\x85\", \"a\": \"\xf0\x9f\x98\x80\\ud83d\\ude00\xc2\x85\"}",
+         "\xf0\x9f\x98\x80\xf0\x9f\x98\x80\xc2\x85"},
+        {"a: \"p\\u0085q\"\n", "p\xc2\x85q"},
+        {"a: 'p\\u0085q'\n", "p\\u0085q"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *docs = NULL;
+        struct err e = {{0}};
+        if (yaml_decode(cases[i].in, strlen(cases[i].in), &docs, &e) != 0)
+            fail_msg("case %zu: %s", i, e.msg);
+        const char *got = json_string_value(json_object_get(json_array_get(docs, 0), "a"));
+        assert_non_null(got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, cases[i].want);
         json_decref(docs);
     }
 }
@@ -631,9 +701,11 @@ int main(void)
         cmocka_unit_test(test_decode_number_types),
         cmocka_unit_test(test_decode_errors),
         cmocka_unit_test(test_alias_bomb),
+        cmocka_unit_test(test_a_large_scalar_aliased_thousands_of_times_is_refused),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_json_surrogates),
+        cmocka_unit_test(test_json_keeps_nel_byte_for_byte),
         cmocka_unit_test(test_decode_file),
         cmocka_unit_test(test_encode_layout),
         cmocka_unit_test(test_encode_scalars),
