@@ -274,6 +274,14 @@ static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_
     }
     if (!rp)
         return; /* wrong type: reported by the schema walker */
+    if (c->later && strcmp(rp, "Always") == 0) {
+        /* the JobSet webhook (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go
+         * ValidateCreate) does not look at it: the JobSet is admitted, its Jobs refused */
+        ferr_add_str(c->later, FERR_NOT_SUPPORTED, p, rp,
+                     "\"OnFailure\", \"Never\" (a cluster admits the JobSet; creating its "
+                     "Jobs will fail)");
+        return;
+    }
     (void)chk_enum(&c->chk, ps, "restartPolicy", psp, restart_policies, true);
     if (jx_obj(jspec, "podFailurePolicy") && strcmp(rp, "OnFailure") == 0)
         ferr_add_str(c->chk.errs, FERR_INVALID, p, rp,

@@ -29,6 +29,13 @@ struct feature_gates;
  * message and how to turn the gate on, and has its own requirements checked once it is on. */
 int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs);
 
+/* js_validate_gated as a cluster admits: what the JobSet webhook and CRD let through and only
+ * the API server's batch/v1 validation of a child Job refuses (a pod restartPolicy "Always")
+ * goes to `later`, each saying that creating the Jobs will fail, instead of `errs`.  Returns
+ * the number of errors added to `errs` or -ENOMEM. */
+int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct ferr_list *errs,
+                        struct ferr_list *later);
+
 /* Update validation of `new_js` against the stored `old_js` (both as stored: defaulted at
  * creation): the webhook's immutability rules of spec.replicatedJobs and spec.managedBy, with
  * the exceptions for suspended JobSets and, gate `g` allowing, elastic Indexed jobs (api

@@ -93,8 +93,11 @@ static const struct chk_field f_vcp[] = {
     CHK_F_END,
 };
 
+/* replicatedJobs is optional, as in upstream's CRD (kubernetes-sigs/jobset
+ * api/jobset/v1alpha2/jobset_types.go, `json:"replicatedJobs,omitempty"`): a JobSet without
+ * any is admitted and completes with nothing to run. */
 const struct chk_field jsv__spec_fields[] = {
-    CHK_F_ARR("replicatedJobs", CHK_REQUIRED, CHK_OBJ, jsv__rj_fields, 0),
+    CHK_F_ARR("replicatedJobs", 0, CHK_OBJ, jsv__rj_fields, 0),
     CHK_F_OBJ("network", 0, f_net),
     CHK_F_OBJ("successPolicy", 0, f_success),
     CHK_F_OBJ("failurePolicy", 0, f_failure),

@@ -207,7 +207,8 @@ static int check(struct manifest *m)
     int rc = js_default(m->jobset);
     if (rc < 0)
         return rc;
-    rc = js_validate_gated(m->jobset, &m->gates, &m->errs);
+    rc = m->cluster ? js_validate_cluster(m->jobset, &m->gates, &m->errs, &m->warnings)
+                    : js_validate_gated(m->jobset, &m->gates, &m->errs);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     rc = assign_uid(m->jobset);
@@ -491,8 +492,10 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         }
         if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
             continue;
-        if (opts)
+        if (opts) {
             s.v[s.n].gates = opts->gates;
+            s.v[s.n].cluster = opts->cluster;
+        }
         rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
             err_set(err, rc, "out of memory");

@@ -42,6 +42,8 @@ def main():
     suite.check("missing file: exit 2 naming it", rc == 2 and "does-not-exist.yaml" in err, err)
     check_validate_modes(suite)
     check_pod_failure_policy_rules(suite)
+    check_cluster_admits_what_fails_later(suite)
+    check_no_replicated_jobs_admitted(suite)
     suite.finish()
 
 
@@ -112,6 +114,68 @@ def check_validate_modes(suite):
         rc, out, err = run(cmd, "--validate=maybe", "examples/jaxjob.yaml")
         suite.check(f"{cmd} --validate=maybe: usage error",
                     rc == 2 and "--validate" in err and out == "", f"rc={rc}\n{out}{err}")
+
+
+ALWAYS_JOBSET = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: always}
+spec:
+  replicatedJobs:
+  - name: rj
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Always
+            containers: [{name: c, image: busybox, command: ["true"]}]
+"""
+
+
+def write_tmp(d, text):
+    path = os.path.join(d, "js.yaml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def check_cluster_admits_what_fails_later(suite):
+    """A pod restartPolicy Always passes the JobSet webhook (kubernetes-sigs/jobset
+    jobset_webhook_test.go TestJobSetDefaulting "pod restart policy set") and fails only when
+    the controller creates the Job: `validate --cluster` and `render` admit it with a warning
+    naming the field; plain `validate` (a local run) refuses it."""
+    import tempfile
+    path_field = "spec.replicatedJobs[0].template.spec.template.spec.restartPolicy"
+    with tempfile.TemporaryDirectory() as d:
+        path = write_tmp(d, ALWAYS_JOBSET)
+        rc, out, err = run("validate", "--cluster", path)
+        suite.check("--cluster: restartPolicy Always admitted with a warning",
+                    rc == 0 and f"Warning: {path}: {path_field}: Unsupported value" in err
+                    and "creating its Jobs will fail" in err, f"rc={rc}\n{out}{err}")
+        rc, out, err = run("render", path)
+        suite.check("render: restartPolicy Always rendered with the warning",
+                    rc == 0 and "restartPolicy: Always" in out and "Warning: " in err,
+                    f"rc={rc}\n{err}")
+        rc, out, err = run("validate", path)
+        suite.check("plain validate: restartPolicy Always refused",
+                    rc == 2 and f"{path}: {path_field}: Unsupported value" in err,
+                    f"rc={rc}\n{err}")
+
+
+def check_no_replicated_jobs_admitted(suite):
+    """spec.replicatedJobs is optional in upstream's CRD (kubernetes-sigs/jobset
+    test/integration/webhook/jobset_webhook_test.go "JobSet can create with no replicated
+    jobs"): admitted, and rendered as the JobSet alone."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = write_tmp(d, "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n"
+                            "metadata: {name: empty}\nspec: {}\n")
+        for args in (("validate", "--cluster"), ("validate",)):
+            rc, out, err = run(*args, path)
+            suite.check(f"{' '.join(args)}: no replicatedJobs admitted",
+                        rc == 0 and "0 replicated jobs" in out, f"rc={rc}\n{out}{err}")
+        rc, out, err = run("render", path)
+        suite.check("render: no replicatedJobs, no Jobs", rc == 0 and "kind: Job\n" not in out,
+                    f"rc={rc}\n{err}")
 
 
 if __name__ == "__main__":

@@ -246,7 +246,7 @@ static const struct vcase cases[] = {
     {{"metadata.annotations={'Example.COM/Key':'x'}"}, NULL, -1},
     /* spec and replicated jobs */
     {{"spec=~"}, "spec: Required value"},
-    {{"spec.replicatedJobs=~"}, "spec.replicatedJobs: Required value"},
+    {{"spec.replicatedJobs=~"}, NULL, -1}, /* optional, as upstream's CRD */
     {{"spec.replicatedJobs={}"}, "spec.replicatedJobs: Invalid value: {}: must be of type array"},
     {{"spec.replicatedJobs[2]=3"},
      "spec.replicatedJobs[2]: Invalid value: 3: must be of type object"},
