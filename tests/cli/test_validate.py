@@ -44,6 +44,7 @@ def main():
     check_pod_failure_policy_rules(suite)
     check_cluster_admits_what_fails_later(suite)
     check_no_replicated_jobs_admitted(suite)
+    check_jaxjob_image_required(suite)
     suite.finish()
 
 
@@ -176,6 +177,37 @@ def check_no_replicated_jobs_admitted(suite):
         rc, out, err = run("render", path)
         suite.check("render: no replicatedJobs, no Jobs", rc == 0 and "kind: Job\n" not in out,
                     f"rc={rc}\n{err}")
+
+
+JAXJOB_IMAGE = """apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: img}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 1
+      template: {spec: {containers: [{name: jax%s, command: ["true"]}]}}
+"""
+
+
+def check_jaxjob_image_required(suite):
+    """The JAXJob webhook requires every container's image (kubeflow/training-operator
+    pkg/webhooks/jax/jaxjob_webhook_test.go "image is empty"), at Go's path with the map key in
+    brackets: `validate --cluster` refuses an empty or missing one; a local run needs none, so
+    plain `validate` refuses only an empty one."""
+    import tempfile
+    want = "spec.jaxReplicaSpecs[Worker].template.spec.containers[0].image: Required value"
+    with tempfile.TemporaryDirectory() as d:
+        for image, local_ok in ((", image: ''", False), ("", True)):
+            path = write_tmp(d, JAXJOB_IMAGE % image)
+            rc, out, err = run("validate", "--cluster", path)
+            suite.check(f"--cluster: JAXJob image {'empty' if image else 'missing'} refused",
+                        rc == 2 and f"{path}: {want}" in err, f"rc={rc}\n{out}{err}")
+            rc, out, err = run("validate", path)
+            suite.check(f"plain validate: JAXJob image {'empty' if image else 'missing'}: "
+                        f"{'admitted' if local_ok else 'refused'}",
+                        (rc == 0) if local_ok else (rc == 2 and want in err),
+                        f"rc={rc}\n{out}{err}")
 
 
 if __name__ == "__main__":

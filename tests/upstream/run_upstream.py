@@ -59,12 +59,13 @@ def write_manifests(d, manifests):
     return path
 
 
-TOKEN = re.compile(r'\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\.?([^.\[\]]+)')
+TOKEN = re.compile(r'\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\[(\w+)=([^\]]*)\]|\.?([^.\[\]]+)')
 MISSING = object()
 
 
 def lookup(obj, path):
-    """The value at a dotted path with [i] indexes and ["key.with.dots"] keys, or MISSING."""
+    """The value at a dotted path with [i] indexes, ["key.with.dots"] keys and [name=X] (the
+    list element whose `name` is X), or MISSING."""
     pos = 0
     while pos < len(path):
         m = TOKEN.match(path, pos)
@@ -77,7 +78,14 @@ def lookup(obj, path):
                 return MISSING
             obj = obj[i]
             continue
-        key = m.group(2) if m.group(2) is not None else m.group(3)
+        if m.group(3) is not None:
+            hits = [e for e in obj if isinstance(e, dict) and e.get(m.group(3)) == m.group(4)] \
+                if isinstance(obj, list) else []
+            if not hits:
+                return MISSING
+            obj = hits[0]
+            continue
+        key = m.group(2) if m.group(2) is not None else m.group(5)
         if not isinstance(obj, dict) or key not in obj:
             return MISSING
         obj = obj[key]
