@@ -59,13 +59,13 @@ def write_manifests(d, manifests):
     return path
 
 
-TOKEN = re.compile(r'\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\[(\w+)=([^\]]*)\]|\.?([^.\[\]]+)')
+TOKEN = re.compile(r'\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\[([\w.]+)=([^\]]*)\]|\.?([^.\[\]]+)')
 MISSING = object()
 
 
 def lookup(obj, path):
     """The value at a dotted path with [i] indexes, ["key.with.dots"] keys and [name=X] (the
-    list element whose `name` is X), or MISSING."""
+    list element whose `name`, a dotted path too, is X), or MISSING."""
     pos = 0
     while pos < len(path):
         m = TOKEN.match(path, pos)
@@ -79,7 +79,7 @@ def lookup(obj, path):
             obj = obj[i]
             continue
         if m.group(3) is not None:
-            hits = [e for e in obj if isinstance(e, dict) and e.get(m.group(3)) == m.group(4)] \
+            hits = [e for e in obj if lookup(e, m.group(3)) == m.group(4)] \
                 if isinstance(obj, list) else []
             if not hits:
                 return MISSING
