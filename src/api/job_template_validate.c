@@ -117,8 +117,11 @@ static void check_indexed(struct jsv *c, const json_t *spec, const char *sp)
     /* completions and parallelism both unset default to 1 (the Job's own defaulting) */
     const json_t *cv = json_object_get(spec, "completions");
     if ((!cv || json_is_null(cv)) && has_par)
-        ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
-                 "when completion mode is Indexed");
+        ferr_add(c->later ? c->later : c->chk.errs, FERR_REQUIRED,
+                 fpath_field(p, sp, "completions"), NULL,
+                 c->later ? "when completion mode is Indexed (a cluster admits the JobSet; "
+                            "creating its Jobs will fail)"
+                          : "when completion mode is Indexed");
     if (has_par && par > INDEXED_MAX)
         chk_add_int(&c->chk, FERR_INVALID, fpath_field(p, sp, "parallelism"), par,
                     "must be less than or equal to %d when completion mode is Indexed",

@@ -30,7 +30,8 @@ struct feature_gates;
 int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs);
 
 /* js_validate_gated as a cluster admits: what the JobSet webhook and CRD let through and only
- * the API server's batch/v1 validation of a child Job refuses (a pod restartPolicy "Always")
+ * the API server's batch/v1 validation of a child Job refuses (a pod restartPolicy "Always",
+ * an Indexed Job with parallelism but no completions)
  * goes to `later`, each saying that creating the Jobs will fail, instead of `errs`.  Returns
  * the number of errors added to `errs` or -ENOMEM. */
 int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct ferr_list *errs,
@@ -43,12 +44,13 @@ int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct 
 int js_validate_update(const json_t *old_js, const json_t *new_js, const struct feature_gates *g,
                        struct ferr_list *errs);
 
-/* What `jaxset validate` checks of one JobSet as a cluster would admit it: a defaulted copy
- * validated with gates `g` (NULL: defaults), then its JAX runtime annotations and jaxset's
- * own annotations.  `js` is borrowed and left unchanged.  Returns the number of errors added
- * or -ENOMEM. */
+/* What `jaxset validate --cluster` checks of one JobSet as a cluster would admit it: a
+ * defaulted copy validated with gates `g` (NULL: defaults), then its JAX runtime annotations
+ * and jaxset's own annotations.  What a cluster admits and fails only when the Jobs are
+ * created goes to `later` (js_validate_cluster; NULL: errors).  `js` is borrowed and left
+ * unchanged.  Returns the number of errors added or -ENOMEM. */
 int js_validate_admission(const json_t *js, const struct feature_gates *g,
-                          struct ferr_list *errs);
+                          struct ferr_list *errs, struct ferr_list *later);
 
 struct js_rj {
     const char *name;

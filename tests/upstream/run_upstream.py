@@ -29,6 +29,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("JAXSET_SRC", os.path.dirname(os.path.dirname(HERE)))
 BIN = os.environ.get("JAXSET_BIN", os.path.join(SRC, "build", "jaxset"))
+os.environ.setdefault("JAXSET_BIN", BIN)  # for tests/kube, which the update cases use
+os.environ.setdefault("JAXSET_SRC", SRC)
 
 
 def load_files():
@@ -165,7 +167,7 @@ def run_render(case, d):
 
 class Updates:
     """Update cases through the webhooks of `jaxset controller` on the test API server, started
-    once on the first update case (tests/kube/updates.py)."""
+    once on the first update case (tests/kube/upstream_updates.py)."""
 
     def __init__(self):
         self.env = None
