@@ -11,8 +11,18 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ctltest import JS_API  # noqa: E402
-from test_webhooks import Env, warning_text  # noqa: E402
+from test_webhooks import Env, jaxjob_crd, trainer_crds, warning_text  # noqa: E402
+
+CLUSTER_SCOPED = {"ClusterTrainingRuntime"}
+
+
+def collection(obj, ns):
+    """The REST collection of an object's kind (JobSet, JAXJob, TrainJob, runtimes)."""
+    kind = obj["kind"]
+    base = f"/apis/{obj['apiVersion']}"
+    if kind not in CLUSTER_SCOPED:
+        base += f"/namespaces/{ns}"
+    return f"{base}/{kind.lower()}s"
 
 
 def defaults(stored, raw):
@@ -56,6 +66,8 @@ def message(resp):
 class UpdateEnv:
     def __init__(self):
         self.env = Env()
+        jaxjob_crd(self.env)
+        trainer_crds(self.env)  # starts a controller with the default gates
         self.gates = None
 
     def controller(self, gates):
@@ -71,10 +83,15 @@ class UpdateEnv:
         as refused, naming it."""
         self.controller(case.get("feature_gates"))
         ns = self.env.namespace()
+        for pre in case["manifests"][:-1]:  # what the user applied first (runtimes)
+            r = self.env.server.post(collection(pre, ns), pre)
+            if r.status not in (201, 409):
+                return False, f"{pre['kind']} {pre['metadata'].get('name')} was refused " \
+                              f"({r.status}): {message(r)}", []
         old = copy.deepcopy(case["old"])
         status = old.pop("status", None)
         name = old["metadata"]["name"]
-        base = f"{JS_API}/namespaces/{ns}/jobsets"
+        base = collection(old, ns)
         r = self.env.server.post(base, old)
         if r.status != 201:
             return False, f"the stored object was refused ({r.status}): {message(r)}", []
