@@ -16,6 +16,14 @@ from test_webhooks import Env, jaxjob_crd, trainer_crds, warning_text  # noqa: E
 CLUSTER_SCOPED = {"ClusterTrainingRuntime"}
 
 
+def placed(obj, ns):
+    """A copy of `obj` in namespace `ns` (unless its kind is cluster-scoped)."""
+    obj = copy.deepcopy(obj)
+    if obj["kind"] not in CLUSTER_SCOPED:
+        obj.setdefault("metadata", {})["namespace"] = ns
+    return obj
+
+
 def collection(obj, ns):
     """The REST collection of an object's kind (JobSet, JAXJob, TrainJob, runtimes)."""
     kind = obj["kind"]
@@ -84,11 +92,12 @@ class UpdateEnv:
         self.controller(case.get("feature_gates"))
         ns = self.env.namespace()
         for pre in case["manifests"][:-1]:  # what the user applied first (runtimes)
+            pre = placed(pre, ns)
             r = self.env.server.post(collection(pre, ns), pre)
             if r.status not in (201, 409):
                 return False, f"{pre['kind']} {pre['metadata'].get('name')} was refused " \
                               f"({r.status}): {message(r)}", []
-        old = copy.deepcopy(case["old"])
+        old = placed(case["old"], ns)
         status = old.pop("status", None)
         name = old["metadata"]["name"]
         base = collection(old, ns)
