@@ -3,10 +3,12 @@
  *
  * Validation is the JAXJob webhook's after its defaulting (SetDefaults_JAXJob): metadata.name a
  * DNS-1035 label; spec.jaxReplicaSpecs required, keys matched case-insensitively to "Worker"
- * (anything else is Unsupported at spec.jaxReplicaSpecs[<key>]); at least one container and
- * one named "jax" -- with the webhook's own words (validateJAXReplicaSpecs: "must be
- * required", "must be specified", "must have at least one container with name jax").  Deliberately NOT required: `image` on every container, because jaxset also
- * runs jobs locally where there are no images.  Also checked (with the JAXJob's own paths):
+ * (anything else is Unsupported at spec.jaxReplicaSpecs[<key>]); at least one container, an
+ * image on every container (locally an empty one only: jaxset runs commands without images)
+ * and one container named "jax" -- with the webhook's own words and
+ * Go's field paths, map keys in brackets (pkg/webhooks/jax validateJAXReplicaSpecs: "must be
+ * required", "must be specified", "must have at least one container with name jax"; a
+ * container's empty name is no error of its own there).  Also checked (with those paths):
  * field types, replicas >= 0, restartPolicy, the jaxjob-port containerPort, the runPolicy
  * numbers and cleanPodPolicy, and that no container sets a variable the JAX runtime injects
  * (the JAXJob controller would append a duplicate; jaxset refuses it).
@@ -48,7 +50,7 @@
 #define JJ_CONTAINER "jax"
 #define JJ_PORT_NAME "jaxjob-port"
 #define JJ_PORT 6666
-#define JJ_RS_PATH "spec.jaxReplicaSpecs.Worker"
+#define JJ_RS_PATH "spec.jaxReplicaSpecs[Worker]" /* Go's field path: map keys in brackets */
 #define JJ_CTS_PATH JJ_RS_PATH ".template.spec.containers"
 #define JJ_RJ_NAME "worker"
 
@@ -62,6 +64,7 @@ struct jj {
     long long port;           /* containerPort of jaxjob-port */
     bool has_port;            /* container jax already has a port named jaxjob-port */
     bool have_backoff, have_deadline, have_ttl, have_suspend, suspend;
+    bool cluster;             /* a missing image is an error too (conv_jaxjob_ex) */
     long long backoff, deadline, ttl;
 };
 
@@ -137,6 +140,13 @@ static void jj_check_containers(struct chk *c, const json_t *pspec, struct jj *j
     if (json_array_size(cts) == 0) {
         ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must be specified");
         return;
+    }
+    for (size_t i = 0; i < json_array_size(cts); i++) {
+        const char *image = jx_str(json_array_get(cts, i), "image");
+        char ipath[FPATH_MAX];
+        snprintf(ipath, sizeof(ipath), JJ_CTS_PATH "[%zu].image", i);
+        if (json_is_object(json_array_get(cts, i)) && (image ? !*image : j->cluster))
+            ferr_add(c->errs, FERR_REQUIRED, ipath, NULL, "must be required");
     }
     const json_t *jax = chk_named(cts, JJ_CONTAINER, SIZE_MAX, &idx);
     if (!jax) {
@@ -288,8 +298,13 @@ static int jj_annotate(json_t *js, const struct jj *j)
 
 json_t *conv_jaxjob(const json_t *doc, struct ferr_list *errs)
 {
+    return conv_jaxjob_ex(doc, false, errs);
+}
+
+json_t *conv_jaxjob_ex(const json_t *doc, bool cluster, struct ferr_list *errs)
+{
     struct chk c;
-    struct jj j = {0};
+    struct jj j = {.cluster = cluster};
     chk_init(&c, errs, CHK_REPORT);
     jj_check(&c, doc, &j);
     if (chk_result(&c))

@@ -98,7 +98,7 @@ static void jaxjob(struct remap *r, const json_t *doc)
 {
     const char *key = key_ci(jx_path(doc, "spec.jaxReplicaSpecs"), "Worker");
     char w[FPATH_MAX], x[FPATH_MAX];
-    snprintf(w, sizeof(w), "spec.jaxReplicaSpecs.%s", key ? key : "Worker");
+    snprintf(w, sizeof(w), "spec.jaxReplicaSpecs[%s]", key ? key : "Worker");
     rule(r, "metadata", "metadata", true, false);
     rule(r, POD0 ".restartPolicy", fpath_field(x, w, "restartPolicy"), false, false);
     rule(r, JOB0 ".template", fpath_field(x, w, "template"), true, false);

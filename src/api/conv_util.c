@@ -48,7 +48,10 @@ static void check_container(struct chk *c, const json_t *ct, const char *path, e
         chk_type_error(c, path, ct, CHK_OBJ);
         return;
     }
-    (void)chk_str(c, ct, "name", path, true);
+    /* a JAXJob container's empty name is only its webhook's missing "jax" container
+     * (kubeflow/training-operator pkg/webhooks/jax validateJAXReplicaSpecs) */
+    if (f != JAXRT_JAXJOB || !json_is_string(json_object_get(ct, "name")))
+        (void)chk_str(c, ct, "name", path, true);
     const json_t *env = chk_arr(c, ct, "env", path, false);
     if (env)
         conv_env(c, env, fpath_field(epath, path, "env"), f);

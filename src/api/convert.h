@@ -13,6 +13,9 @@
 
 /* kubeflow.org/v1 JAXJob (kubeflow/training-operator release-1.9). */
 json_t *conv_jaxjob(const json_t *doc, struct ferr_list *errs);
+/* conv_jaxjob as a cluster admits the JAXJob (`cluster`): a container without an image is
+ * refused too, as the JAXJob webhook refuses it; conv_jaxjob refuses only an empty one. */
+json_t *conv_jaxjob_ex(const json_t *doc, bool cluster, struct ferr_list *errs);
 
 /* trainer.kubeflow.org/v1alpha1 TrainJob (kubeflow/trainer) with its TrainingRuntime or
  * ClusterTrainingRuntime (`runtime`, NULL when none was found: then an error names

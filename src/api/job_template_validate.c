@@ -117,8 +117,11 @@ static void check_indexed(struct jsv *c, const json_t *spec, const char *sp)
     /* completions and parallelism both unset default to 1 (the Job's own defaulting) */
     const json_t *cv = json_object_get(spec, "completions");
     if ((!cv || json_is_null(cv)) && has_par)
-        ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, sp, "completions"), NULL,
-                 "when completion mode is Indexed");
+        ferr_add(c->later ? c->later : c->chk.errs, FERR_REQUIRED,
+                 fpath_field(p, sp, "completions"), NULL,
+                 c->later ? "when completion mode is Indexed (a cluster admits the JobSet; "
+                            "creating its Jobs will fail)"
+                          : "when completion mode is Indexed");
     if (has_par && par > INDEXED_MAX)
         chk_add_int(&c->chk, FERR_INVALID, fpath_field(p, sp, "parallelism"), par,
                     "must be less than or equal to %d when completion mode is Indexed",
@@ -274,6 +277,14 @@ static void check_restart_policy(struct jsv *c, const json_t *jspec, const json_
     }
     if (!rp)
         return; /* wrong type: reported by the schema walker */
+    if (c->later && strcmp(rp, "Always") == 0) {
+        /* the JobSet webhook (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go
+         * ValidateCreate) does not look at it: the JobSet is admitted, its Jobs refused */
+        ferr_add_str(c->later, FERR_NOT_SUPPORTED, p, rp,
+                     "\"OnFailure\", \"Never\" (a cluster admits the JobSet; creating its "
+                     "Jobs will fail)");
+        return;
+    }
     (void)chk_enum(&c->chk, ps, "restartPolicy", psp, restart_policies, true);
     if (jx_obj(jspec, "podFailurePolicy") && strcmp(rp, "OnFailure") == 0)
         ferr_add_str(c->chk.errs, FERR_INVALID, p, rp,

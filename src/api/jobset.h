@@ -29,6 +29,14 @@ struct feature_gates;
  * message and how to turn the gate on, and has its own requirements checked once it is on. */
 int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs);
 
+/* js_validate_gated as a cluster admits: what the JobSet webhook and CRD let through and only
+ * the API server's batch/v1 validation of a child Job refuses (a pod restartPolicy "Always",
+ * an Indexed Job with parallelism but no completions)
+ * goes to `later`, each saying that creating the Jobs will fail, instead of `errs`.  Returns
+ * the number of errors added to `errs` or -ENOMEM. */
+int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct ferr_list *errs,
+                        struct ferr_list *later);
+
 /* Update validation of `new_js` against the stored `old_js` (both as stored: defaulted at
  * creation): the webhook's immutability rules of spec.replicatedJobs and spec.managedBy, with
  * the exceptions for suspended JobSets and, gate `g` allowing, elastic Indexed jobs (api
@@ -36,12 +44,13 @@ int js_validate_gated(const json_t *js, const struct feature_gates *g, struct fe
 int js_validate_update(const json_t *old_js, const json_t *new_js, const struct feature_gates *g,
                        struct ferr_list *errs);
 
-/* What `jaxset validate` checks of one JobSet as a cluster would admit it: a defaulted copy
- * validated with gates `g` (NULL: defaults), then its JAX runtime annotations and jaxset's
- * own annotations.  `js` is borrowed and left unchanged.  Returns the number of errors added
- * or -ENOMEM. */
+/* What `jaxset validate --cluster` checks of one JobSet as a cluster would admit it: a
+ * defaulted copy validated with gates `g` (NULL: defaults), then its JAX runtime annotations
+ * and jaxset's own annotations.  What a cluster admits and fails only when the Jobs are
+ * created goes to `later` (js_validate_cluster; NULL: errors).  `js` is borrowed and left
+ * unchanged.  Returns the number of errors added or -ENOMEM. */
 int js_validate_admission(const json_t *js, const struct feature_gates *g,
-                          struct ferr_list *errs);
+                          struct ferr_list *errs, struct ferr_list *later);
 
 struct js_rj {
     const char *name;

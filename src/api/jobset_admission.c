@@ -8,7 +8,7 @@
 #include "api/local_ann.h"
 
 int js_validate_admission(const json_t *js, const struct feature_gates *g,
-                          struct ferr_list *errs)
+                          struct ferr_list *errs, struct ferr_list *later)
 {
     size_t n0 = errs->n;
     json_t *copy = json_deep_copy(js);
@@ -18,7 +18,7 @@ int js_validate_admission(const json_t *js, const struct feature_gates *g,
     long long grace = -1;
     int rc = copy ? js_default(copy) : -ENOMEM;
     if (rc == 0)
-        rc = js_validate_gated(copy, g, errs);
+        rc = js_validate_cluster(copy, g, errs, later);
     if (rc == 0 && (rc = js_view_init(&v, copy)) == 0) {
         have_view = true;
         rc = jaxrt_init(&rt, copy, &v, errs);

@@ -277,7 +277,13 @@ int js_validate(const json_t *js, struct ferr_list *errs)
 
 int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs)
 {
-    struct jsv c = {.js = js, .gates = g};
+    return js_validate_cluster(js, g, errs, NULL);
+}
+
+int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct ferr_list *errs,
+                        struct ferr_list *later)
+{
+    struct jsv c = {.js = js, .gates = g, .later = later};
     chk_init(&c.chk, errs, CHK_SCHEMA);
     if (!json_is_object(js)) {
         chk_type_error(&c.chk, "object", js, CHK_OBJ);

@@ -23,6 +23,8 @@ struct jsv {
     const json_t *rjs; /* spec.replicatedJobs when an array, else NULL */
     const char *name;  /* JobSet name for generated-name checks; NULL when none */
     const struct feature_gates *gates; /* NULL: defaults */
+    struct ferr_list *later; /* what fails only at child Job creation (js_validate_cluster);
+                              * NULL: such errors are errors */
     char gen_name[FPATH_MAX];
 };
 

@@ -93,8 +93,11 @@ static const struct chk_field f_vcp[] = {
     CHK_F_END,
 };
 
+/* replicatedJobs is optional, as in upstream's CRD (kubernetes-sigs/jobset
+ * api/jobset/v1alpha2/jobset_types.go, `json:"replicatedJobs,omitempty"`): a JobSet without
+ * any is admitted and completes with nothing to run. */
 const struct chk_field jsv__spec_fields[] = {
-    CHK_F_ARR("replicatedJobs", CHK_REQUIRED, CHK_OBJ, jsv__rj_fields, 0),
+    CHK_F_ARR("replicatedJobs", 0, CHK_OBJ, jsv__rj_fields, 0),
     CHK_F_OBJ("network", 0, f_net),
     CHK_F_OBJ("successPolicy", 0, f_success),
     CHK_F_OBJ("failurePolicy", 0, f_failure),
@@ -405,6 +408,9 @@ static bool claim_seen(const json_t *vcps, size_t i, size_t j, const char *name)
     return false;
 }
 
+/* The webhook's checks of template j of policy i (kubernetes-sigs/jobset
+ * pkg/webhooks/jobset_webhook.go validateVolumeClaimPolicies), at its paths:
+ * spec.volumeClaimPolicies[i].template[j].name. */
 static void check_claim_template(struct jsv *c, const json_t *vcps, size_t i, size_t j,
                                  const char *tp)
 {
@@ -413,15 +419,12 @@ static void check_claim_template(struct jsv *c, const json_t *vcps, size_t i, si
     const char *name = jx_str(meta, "name");
     char p[FPATH_MAX];
     struct dns_msgs m;
-    if (chk_present(meta, "namespace"))
-        ferr_add(c->chk.errs, FERR_FORBIDDEN, fpath_field(p, tp, "metadata.namespace"), NULL,
-                 "namespace must not be set for VolumeClaimPolicies templates");
-    fpath_field(p, tp, "metadata.name");
     if (!name || !*name) {
         if (json_is_object(tmpl) && !(chk_present(meta, "name") && !name))
-            ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, NULL);
+            ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, tp, "metadata.name"), NULL, NULL);
         return;
     }
+    snprintf(p, sizeof(p), "spec.volumeClaimPolicies[%zu].template[%zu].name", i, j);
     if (claim_seen(vcps, i, j, name))
         ferr_add_str(c->chk.errs, FERR_INVALID, p, name,
                      "names must be unique for VolumeClaimPolicies template");
@@ -433,6 +436,21 @@ static void check_claim_template(struct jsv *c, const json_t *vcps, size_t i, si
     check_claim_mounts(c, name);
 }
 
+/* The CRD's CEL rule on each policy (kubernetes-sigs/jobset api/jobset/v1alpha2
+ * jobset_types.go VolumeClaimPolicy), with its message, at the policy's path. */
+static void check_claim_namespaces(struct jsv *c, const json_t *pol, const char *pp)
+{
+    const json_t *tmpls = jx_arr(pol, "templates");
+    for (size_t j = 0; j < json_array_size(tmpls); j++) {
+        const char *ns = jx_str(jx_obj(json_array_get(tmpls, j), "metadata"), "namespace");
+        if (ns && *ns) {
+            ferr_add_raw(c->chk.errs, FERR_INVALID, pp, "\"object\"",
+                         "namespace cannot be set for VolumeClaimPolicies templates");
+            return;
+        }
+    }
+}
+
 static void check_volume_claims(struct jsv *c)
 {
     const json_t *vcps = jx_arr(c->spec, "volumeClaimPolicies");
@@ -440,6 +458,7 @@ static void check_volume_claims(struct jsv *c)
     for (size_t i = 0; i < json_array_size(vcps); i++) {
         const json_t *pol = json_array_get(vcps, i);
         fpath_index(pp, "spec", "volumeClaimPolicies", i);
+        check_claim_namespaces(c, pol, pp);
         fpath_field(tp, pp, "retentionPolicy");
         (void)chk_enum(&c->chk, jx_obj(pol, "retentionPolicy"), "whenDeleted", tp, when_deleted,
                        false);

@@ -49,9 +49,23 @@ static bool terminal(const json_t *js)
     return false;
 }
 
-/* ElasticJobSet: copies the old parallelism/completions into `munged` for an Indexed job
- * after checking the new ones. */
-static int elastic(json_t *munged_rj, const json_t *old_rj, const json_t *new_js, size_t i,
+/* Below 1, when changed: upstream's error at `path`.<field>. */
+static int elastic_min(const json_t *nspec, const json_t *ospec, const char *field,
+                       const char *path, struct ferr_list *errs)
+{
+    const json_t *n = json_object_get(nspec, field);
+    long long v;
+    char p[FPATH_MAX];
+    if (json_equal(n, json_object_get(ospec, field)) || jx_int(nspec, field, &v) < 0 || v >= 1)
+        return 0;
+    return ferr_add(errs, FERR_INVALID, fpath_field(p, path, field), n, "%s must be >= 1", field);
+}
+
+/* ElasticJobSet: checks the new parallelism/completions of an Indexed job as upstream's
+ * ValidateUpdate does (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go: every error at
+ * its field, the terminal state read from the stored JobSet), then copies the old ones into
+ * `munged`. */
+static int elastic(json_t *munged_rj, const json_t *old_rj, const json_t *old_js, size_t i,
                    struct ferr_list *errs)
 {
     json_t *nspec = jx_path(munged_rj, "template.spec");
@@ -64,20 +78,22 @@ static int elastic(json_t *munged_rj, const json_t *old_rj, const json_t *new_js
     if (json_equal(np, json_object_get(ospec, "parallelism")) &&
         json_equal(nc, json_object_get(ospec, "completions")))
         return 0;
-    char path[FPATH_MAX];
+    char path[FPATH_MAX], cpath[FPATH_MAX];
     fpath_fmt(path, "spec.replicatedJobs[%zu].template.spec", i);
-    long long p = jx_int_or(nspec, "parallelism", 1), c = jx_int_or(nspec, "completions", 1);
+    long long p, c;
     int rc = 0;
-    if (terminal(new_js))
-        rc = ferr_add(errs, FERR_INVALID, path, NULL, "Cannot mutate parallelism or completions "
-                      "when JobSet is in a terminal state (Completed or Failed)");
-    else if (p < 1)
-        rc = ferr_add(errs, FERR_INVALID, path, np, "parallelism must be >= 1");
-    else if (c < 1)
-        rc = ferr_add(errs, FERR_INVALID, path, nc, "completions must be >= 1");
-    else if (p != c)
-        rc = ferr_add(errs, FERR_INVALID, path, nc,
-                      "completions must be equal to parallelism for Elastic Indexed Jobs");
+    if (terminal(old_js)) {
+        rc = ferr_add(errs, FERR_FORBIDDEN, path, NULL, "Cannot mutate parallelism or "
+                      "completions when JobSet is in a terminal state (Completed or Failed)");
+    } else {
+        rc = elastic_min(nspec, ospec, "parallelism", path, errs);
+        if (rc == 0)
+            rc = elastic_min(nspec, ospec, "completions", path, errs);
+        if (rc == 0 && jx_int(nspec, "parallelism", &p) == 0 &&
+            jx_int(nspec, "completions", &c) == 0 && p != c)
+            rc = ferr_add(errs, FERR_INVALID, fpath_field(cpath, path, "completions"), nc,
+                          "completions must be equal to parallelism for Elastic Indexed Jobs");
+    }
     if (rc < 0)
         return rc;
     json_t *o = (json_t *)json_object_get(ospec, "parallelism");
@@ -89,7 +105,7 @@ static int elastic(json_t *munged_rj, const json_t *old_rj, const json_t *new_js
     return 0;
 }
 
-static int munge(json_t *mrjs, const json_t *orjs, const json_t *new_js, bool suspended,
+static int munge(json_t *mrjs, const json_t *orjs, const json_t *old_js, bool suspended,
                  const struct feature_gates *g, struct ferr_list *errs)
 {
     size_t i;
@@ -103,7 +119,7 @@ static int munge(json_t *mrjs, const json_t *orjs, const json_t *new_js, bool su
         for (size_t k = 0; suspended && pt && opt && k < 5; k++)
             if (copy_field(pt, opt, kueue_mutable[k]) < 0)
                 return -ENOMEM;
-        if (fg_enabled(g, FG_ELASTIC_JOBSET) && elastic(r, o, new_js, i, errs) < 0)
+        if (fg_enabled(g, FG_ELASTIC_JOBSET) && elastic(r, o, old_js, i, errs) < 0)
             return -ENOMEM;
     }
     return 0;
@@ -121,7 +137,7 @@ int js_validate_update(const json_t *old_js, const json_t *new_js, const struct 
     if (json_object_get(nspec, "replicatedJobs") && !mrjs)
         return -ENOMEM;
     if (json_is_array(mrjs) && json_is_array(orjs))
-        rc = munge(mrjs, orjs, new_js, suspended, g, errs);
+        rc = munge(mrjs, orjs, old_js, suspended, g, errs);
     if (rc == 0 && !json_equal(mrjs, orjs) && !(mrjs == NULL && orjs == NULL))
         rc = ferr_add(errs, FERR_INVALID, "spec.replicatedJobs",
                       json_object_get(nspec, "replicatedJobs"), "field is immutable");

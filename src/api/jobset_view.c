@@ -45,8 +45,8 @@ int js_view_init(struct js_view *v, const json_t *js)
     const json_t *rjs = jx_arr(spec, "replicatedJobs");
     const json_t *net = jx_obj(spec, "network");
     v->name = jx_str(meta, "name");
-    if (!v->name || !rjs)
-        return -EINVAL;
+    if (!v->name || (json_object_get(spec, "replicatedJobs") && !rjs))
+        return -EINVAL; /* no replicatedJobs is none (upstream's CRD leaves them optional) */
     v->ns = jx_str(meta, "namespace");
     if (!v->ns)
         v->ns = "default";

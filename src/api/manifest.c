@@ -131,7 +131,7 @@ static void base_name(const char *file, char *out, size_t n)
         *dot = 0;
 }
 
-static json_t *convert(const struct doc *d, const struct doc *docs, size_t n,
+static json_t *convert(const struct doc *d, const struct doc *docs, size_t n, bool cluster,
                        struct ferr_list *errs)
 {
     char fallback[FPATH_MAX];
@@ -139,7 +139,7 @@ static json_t *convert(const struct doc *d, const struct doc *docs, size_t n,
     case DOC_JOBSET:
         return json_deep_copy(d->obj);
     case DOC_JAXJOB:
-        return conv_jaxjob(d->obj, errs);
+        return conv_jaxjob_ex(d->obj, cluster, errs);
     case DOC_TRAINJOB: {
         const struct doc *rt = find_runtime(docs, n, d->obj);
         return conv_trainjob(d->obj, rt ? rt->obj : NULL, errs);
@@ -207,7 +207,8 @@ static int check(struct manifest *m)
     int rc = js_default(m->jobset);
     if (rc < 0)
         return rc;
-    rc = js_validate_gated(m->jobset, &m->gates, &m->errs);
+    rc = m->cluster ? js_validate_cluster(m->jobset, &m->gates, &m->errs, &m->warnings)
+                    : js_validate_gated(m->jobset, &m->gates, &m->errs);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     rc = assign_uid(m->jobset);
@@ -342,7 +343,7 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
         return rc < 0 ? rc : 0;
     if ((rc = check_fields(m, d, docs, n, mode)) < 0)
         return rc;
-    m->jobset = convert(d, docs, n, &m->errs);
+    m->jobset = convert(d, docs, n, m->cluster, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
     size_t from = m->errs.n;
@@ -491,8 +492,10 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         }
         if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
             continue;
-        if (opts)
+        if (opts) {
             s.v[s.n].gates = opts->gates;
+            s.v[s.n].cluster = opts->cluster;
+        }
         rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
             err_set(err, rc, "out of memory");

@@ -31,6 +31,7 @@ struct manifest {
                                 * the set): what env references read locally */
     struct feature_gates gates; /* the feature gates it was validated with (manifest_opts):
                                  * what `run` and `render` use too */
+    bool cluster; /* checked as a cluster admits it (manifest_opts) */
 };
 
 struct manifest_set {
@@ -54,6 +55,8 @@ struct manifest_opts {
     enum manifest_validate validate;
     bool strict_kinds; /* a document of a kind jaxset does not run is an error, not skipped */
     struct feature_gates gates; /* the controller's feature gates (zeroed: upstream's defaults) */
+    bool cluster; /* as a cluster admits: what only fails later, when the JobSet controller
+                   * creates a child Job (api/jobset.h js_validate_cluster), is a warning */
 };
 
 /* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a

@@ -100,7 +100,10 @@ int cmd_render(int argc, char **argv)
     static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT,
                                              CLI_STRICT_KINDS_LONGOPT, CLI_FEATURE_GATES_LONGOPT,
                                              {0}};
-    struct render_args a = {.files = calloc((size_t)argc, sizeof(*a.files))};
+    /* what a cluster receives: the JobSet as a cluster admits it, with a warning for the
+     * Jobs a cluster would refuse */
+    struct render_args a = {.files = calloc((size_t)argc, sizeof(*a.files)),
+                            .load = {.cluster = true}};
     if (!a.files)
         return EXIT_INVALID;
     int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS, longopts, on_arg, &a);

@@ -42,6 +42,9 @@ def main():
     suite.check("missing file: exit 2 naming it", rc == 2 and "does-not-exist.yaml" in err, err)
     check_validate_modes(suite)
     check_pod_failure_policy_rules(suite)
+    check_cluster_admits_what_fails_later(suite)
+    check_no_replicated_jobs_admitted(suite)
+    check_jaxjob_image_required(suite)
     suite.finish()
 
 
@@ -112,6 +115,99 @@ def check_validate_modes(suite):
         rc, out, err = run(cmd, "--validate=maybe", "examples/jaxjob.yaml")
         suite.check(f"{cmd} --validate=maybe: usage error",
                     rc == 2 and "--validate" in err and out == "", f"rc={rc}\n{out}{err}")
+
+
+ALWAYS_JOBSET = """apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: always}
+spec:
+  replicatedJobs:
+  - name: rj
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Always
+            containers: [{name: c, image: busybox, command: ["true"]}]
+"""
+
+
+def write_tmp(d, text):
+    path = os.path.join(d, "js.yaml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def check_cluster_admits_what_fails_later(suite):
+    """A pod restartPolicy Always passes the JobSet webhook (kubernetes-sigs/jobset
+    jobset_webhook_test.go TestJobSetDefaulting "pod restart policy set") and fails only when
+    the controller creates the Job: `validate --cluster` and `render` admit it with a warning
+    naming the field; plain `validate` (a local run) refuses it."""
+    import tempfile
+    path_field = "spec.replicatedJobs[0].template.spec.template.spec.restartPolicy"
+    with tempfile.TemporaryDirectory() as d:
+        path = write_tmp(d, ALWAYS_JOBSET)
+        rc, out, err = run("validate", "--cluster", path)
+        suite.check("--cluster: restartPolicy Always admitted with a warning",
+                    rc == 0 and f"Warning: {path}: {path_field}: Unsupported value" in err
+                    and "creating its Jobs will fail" in err, f"rc={rc}\n{out}{err}")
+        rc, out, err = run("render", path)
+        suite.check("render: restartPolicy Always rendered with the warning",
+                    rc == 0 and "restartPolicy: Always" in out and "Warning: " in err,
+                    f"rc={rc}\n{err}")
+        rc, out, err = run("validate", path)
+        suite.check("plain validate: restartPolicy Always refused",
+                    rc == 2 and f"{path}: {path_field}: Unsupported value" in err,
+                    f"rc={rc}\n{err}")
+
+
+def check_no_replicated_jobs_admitted(suite):
+    """spec.replicatedJobs is optional in upstream's CRD (kubernetes-sigs/jobset
+    test/integration/webhook/jobset_webhook_test.go "JobSet can create with no replicated
+    jobs"): admitted, and rendered as the JobSet alone."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = write_tmp(d, "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n"
+                            "metadata: {name: empty}\nspec: {}\n")
+        for args in (("validate", "--cluster"), ("validate",)):
+            rc, out, err = run(*args, path)
+            suite.check(f"{' '.join(args)}: no replicatedJobs admitted",
+                        rc == 0 and "0 replicated jobs" in out, f"rc={rc}\n{out}{err}")
+        rc, out, err = run("render", path)
+        suite.check("render: no replicatedJobs, no Jobs", rc == 0 and "kind: Job\n" not in out,
+                    f"rc={rc}\n{err}")
+
+
+JAXJOB_IMAGE = """apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: img}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 1
+      template: {spec: {containers: [{name: jax%s, command: ["true"]}]}}
+"""
+
+
+def check_jaxjob_image_required(suite):
+    """The JAXJob webhook requires every container's image (kubeflow/training-operator
+    pkg/webhooks/jax/jaxjob_webhook_test.go "image is empty"), at Go's path with the map key in
+    brackets: `validate --cluster` refuses an empty or missing one; a local run needs none, so
+    plain `validate` refuses only an empty one."""
+    import tempfile
+    want = "spec.jaxReplicaSpecs[Worker].template.spec.containers[0].image: Required value"
+    with tempfile.TemporaryDirectory() as d:
+        for image, local_ok in ((", image: ''", False), ("", True)):
+            path = write_tmp(d, JAXJOB_IMAGE % image)
+            rc, out, err = run("validate", "--cluster", path)
+            suite.check(f"--cluster: JAXJob image {'empty' if image else 'missing'} refused",
+                        rc == 2 and f"{path}: {want}" in err, f"rc={rc}\n{out}{err}")
+            rc, out, err = run("validate", path)
+            suite.check(f"plain validate: JAXJob image {'empty' if image else 'missing'}: "
+                        f"{'admitted' if local_ok else 'refused'}",
+                        (rc == 0) if local_ok else (rc == 2 and want in err),
+                        f"rc={rc}\n{out}{err}")
 
 
 if __name__ == "__main__":

@@ -384,7 +384,7 @@ def jaxjob_that_cannot_be_converted_fails_with_an_event(env):
     c = new_case(env, bad)
     c.wait_conds({"Created": ("True", "JAXJobCreated"), "Failed": ("True", "JAXJobFailed")})
     ev = c.wait_event("JAXJobFailed", "Warning")
-    want = "spec.jaxReplicaSpecs.Worker.template.spec.containers"
+    want = "spec.jaxReplicaSpecs[Worker].template.spec.containers"
     check(want in ev["message"] and "jax" in ev["message"], ev)
     check(want in [x for x in c.status()["conditions"] if x["type"] == "Failed"][0]["message"],
           c.status())
@@ -393,7 +393,7 @@ def jaxjob_that_cannot_be_converted_fails_with_an_event(env):
     c2 = new_case(env, jaxjob(name="jj2", containers=[
         {"name": "jax", "image": "python:3.12", "env": [{"name": "PROCESS_ID", "value": "3"}]}]))
     ev = c2.wait_event("JAXJobFailed", "Warning")
-    check("spec.jaxReplicaSpecs.Worker.template.spec.containers[0].env[0]" in ev["message"], ev)
+    check("spec.jaxReplicaSpecs[Worker].template.spec.containers[0].env[0]" in ev["message"], ev)
     steady(lambda: c2.jobset() is None, "no JobSet created")
     env.controller.check_alive()
     # The controller goes on with valid ones.

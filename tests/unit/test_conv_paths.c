@@ -60,14 +60,14 @@ static void test_jaxjob(void **state)
     (void)state;
     json_t *doc = tu_yaml("spec: {jaxReplicaSpecs: {worker: {replicas: 2}}, runPolicy: {}}\n");
     const char *k = "JAXJob";
-    expect(k, doc, NULL, RJ ".template.spec.parallelism", "spec.jaxReplicaSpecs.worker.replicas",
+    expect(k, doc, NULL, RJ ".template.spec.parallelism", "spec.jaxReplicaSpecs[worker].replicas",
            false);
     expect(k, doc, NULL, POD ".containers[1].ports[0].containerPort",
-           "spec.jaxReplicaSpecs.worker.template.spec.containers[1].ports[0].containerPort",
+           "spec.jaxReplicaSpecs[worker].template.spec.containers[1].ports[0].containerPort",
            false);
     expect(k, doc, NULL, RJ ".template.spec.template.metadata.labels[a]",
-           "spec.jaxReplicaSpecs.worker.template.metadata.labels[a]", false);
-    expect(k, doc, NULL, POD ".restartPolicy", "spec.jaxReplicaSpecs.worker.restartPolicy",
+           "spec.jaxReplicaSpecs[worker].template.metadata.labels[a]", false);
+    expect(k, doc, NULL, POD ".restartPolicy", "spec.jaxReplicaSpecs[worker].restartPolicy",
            false);
     expect(k, doc, NULL, RJ ".template.spec.backoffLimit", "spec.runPolicy.backoffLimit", false);
     expect(k, doc, NULL, "spec.ttlSecondsAfterFinished",

@@ -192,7 +192,7 @@ struct ecase {
 #define JJ_RP(rp)                                                                          \
     "{" JJ_HEAD ",'metadata':{'name':'e'},'spec':{'runPolicy':" rp ",'jaxReplicaSpecs':{" \
     "'Worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}}}}}"
-#define CTS "spec.jaxReplicaSpecs.Worker.template.spec.containers"
+#define CTS "spec.jaxReplicaSpecs[Worker].template.spec.containers"
 
 static const struct ecase jaxjob_errors[] = {
     {"no name", "{" JJ_HEAD ",'spec':{'jaxReplicaSpecs':{'Worker':{'template':{'spec':"
@@ -221,6 +221,13 @@ static const struct ecase jaxjob_errors[] = {
      CTS ": Required value: must have at least one container with name jax"},
     {"container without name", JJ_C("[{'name':'jax'},{'image':'x'}]"),
      CTS "[1].name: Required value"},
+    /* kubeflow/training-operator pkg/webhooks/jax/jaxjob_webhook_test.go "image is empty" */
+    {"empty image is required", JJ_C("[{'name':'jax','image':''}]"),
+     CTS "[0].image: Required value: must be required"},
+    /* ... "jaxJob default container name doesn't present": that one error, no name error */
+    {"empty container name: only the missing jax container",
+     JJ_C("[{'name':'','image':'x'}]"),
+     CTS ": Required value: must have at least one container with name jax"},
     {"reserved JAXJob name", JJ_C("[{'name':'jax','env':[{'name':'OK','value':'1'},"
                                   "{'name':'PROCESS_ID','value':'0'}]}]"),
      CTS "[0].env[1].name: Invalid value: \"PROCESS_ID\": is set by the JAX runtime and may "
@@ -236,12 +243,12 @@ static const struct ecase jaxjob_errors[] = {
      CTS "[0].ports[0].containerPort: Required value"},
     {"negative replicas",
      JJ_W("'Worker':{'replicas':-1,'template':{'spec':{'containers':[{'name':'jax'}]}}}"),
-     "spec.jaxReplicaSpecs.Worker.replicas: Invalid value: -1: must be greater than or equal "
+     "spec.jaxReplicaSpecs[Worker].replicas: Invalid value: -1: must be greater than or equal "
      "to 0"},
     {"restart policy",
      JJ_W("'Worker':{'restartPolicy':'Sometimes','template':{'spec':{'containers':"
           "[{'name':'jax'}]}}}"),
-     "spec.jaxReplicaSpecs.Worker.restartPolicy: Unsupported value: \"Sometimes\": supported "
+     "spec.jaxReplicaSpecs[Worker].restartPolicy: Unsupported value: \"Sometimes\": supported "
      "values: \"Always\", \"OnFailure\", \"Never\", \"ExitCode\""},
     {"backoff limit", JJ_RP("{'backoffLimit':-2}"),
      "spec.runPolicy.backoffLimit: Invalid value: -2: must be greater than or equal to 0"},

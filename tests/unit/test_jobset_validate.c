@@ -246,7 +246,7 @@ static const struct vcase cases[] = {
     {{"metadata.annotations={'Example.COM/Key':'x'}"}, NULL, -1},
     /* spec and replicated jobs */
     {{"spec=~"}, "spec: Required value"},
-    {{"spec.replicatedJobs=~"}, "spec.replicatedJobs: Required value"},
+    {{"spec.replicatedJobs=~"}, NULL, -1}, /* optional, as upstream's CRD */
     {{"spec.replicatedJobs={}"}, "spec.replicatedJobs: Invalid value: {}: must be of type array"},
     {{"spec.replicatedJobs[2]=3"},
      "spec.replicatedJobs[2]: Invalid value: 3: must be of type object"},
@@ -411,16 +411,19 @@ static const struct vcase cases[] = {
      "volumeMount: data from VolumeClaimPolicies"},
     {{"spec.volumeClaimPolicies=[{'templates':[{'metadata':{'name':'data','namespace':'x'}}]}]",
       MOUNT("data")},
-     T0 ".metadata.namespace: Forbidden: namespace must not be set for VolumeClaimPolicies "
-        "templates"},
+     VCP0 ": Invalid value: \"object\": namespace cannot be set for VolumeClaimPolicies "
+          "templates"},
+    {{"spec.volumeClaimPolicies=[{'templates':[{'metadata':{'name':'data','namespace':''}}]}]",
+      MOUNT("data")},
+     NULL, -1},
     {{"spec.volumeClaimPolicies=[{'templates':[{'metadata':{'name':'data'}}]},{'templates':["
       "{'metadata':{'name':'data'}}]}]",
       MOUNT("data")},
-     "spec.volumeClaimPolicies[1].templates[0].metadata.name: Invalid value: \"data\": names "
+     "spec.volumeClaimPolicies[1].template[0].name: Invalid value: \"data\": names "
      "must be unique for VolumeClaimPolicies template"},
-    {{CLAIM("Data"), MOUNT("Data")}, T0 ".metadata.name: Invalid value: \"Data\": " S1123},
+    {{CLAIM("Data"), MOUNT("Data")}, VCP0 ".template[0].name: Invalid value: \"Data\": " S1123},
     {{CLAIM("<<61:d>>"), MOUNT("<<61:d>>")},
-     T0 ".metadata.name: Invalid value: \"<<61:d>>\": VolumeClaimPolicies template name is too "
+     VCP0 ".template[0].name: Invalid value: \"<<61:d>>\": VolumeClaimPolicies template name is too "
         "long"},
     {{CLAIM("data"), MOUNT("data"), PS0 ".volumes=[{'name':'data'}]"},
      PS0 ".volumes[0].name: Invalid value: \"data\": volume name conflicts with VolumeClaimPolicy "

@@ -2,6 +2,7 @@
 #include "kube/webhook/wh_jobset.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/jobset.h"
@@ -39,6 +40,23 @@ oom:
     return -ENOMEM;
 }
 
+/* What the JobSet's Jobs will be refused for, as admission warnings: upstream's webhook
+ * admits it (kubernetes-sigs/jobset pkg/webhooks/jobset_webhook.go ValidateCreate). */
+static int warn_later(struct wh_adm_result *r, const struct ferr_list *later)
+{
+    for (size_t i = 0; i < later->n; i++) {
+        char *line = ferr_format(&later->v[i]);
+        if (!r->warnings)
+            r->warnings = json_array();
+        int rc = line && r->warnings ? json_array_append_new(r->warnings, json_string(line))
+                                     : -ENOMEM;
+        free(line);
+        if (rc < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 int wh_jobset_validate(void *arg, const json_t *req, struct wh_adm_result *r)
 {
     const struct wh_ctx *x = arg;
@@ -46,10 +64,13 @@ int wh_jobset_validate(void *arg, const json_t *req, struct wh_adm_result *r)
     bool create = op_is(req, "CREATE"), update = op_is(req, "UPDATE");
     if ((!create && !update) || !obj)
         return 0;
-    struct ferr_list errs;
+    struct ferr_list errs, later;
     ferr_list_init(&errs);
-    int rc = create ? js_validate_admission(obj, x->gates, &errs)
+    ferr_list_init(&later);
+    int rc = create ? js_validate_admission(obj, x->gates, &errs, &later)
                     : js_validate_update(jx_obj(req, "oldObject"), obj, x->gates, &errs);
+    if (rc == 0 && later.n > 0)
+        rc = later.rc < 0 ? later.rc : warn_later(r, &later);
     if (rc > 0) {
         const char *name = jx_str(jx_obj(obj, "metadata"), "name");
         rc = wh_adm_deny_invalid(r, "jobset.x-k8s.io", JOBSET_KIND, name ? name : jx_str(req, "name"),
@@ -58,5 +79,6 @@ int wh_jobset_validate(void *arg, const json_t *req, struct wh_adm_result *r)
     if (rc == 0 && errs.rc < 0)
         rc = errs.rc;
     ferr_list_release(&errs);
+    ferr_list_release(&later);
     return rc < 0 ? rc : 0;
 }
