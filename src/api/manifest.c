@@ -13,6 +13,7 @@
 #include "api/local_ann.h"
 #include "api/policy_warn.h"
 #include "api/schema.h"
+#include "api/trainjob_admission.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
@@ -313,9 +314,53 @@ static char *file_dir(const char *file)
     return abs;
 }
 
-static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
-                         size_t n, enum manifest_validate mode)
+/* Under --cluster: what the cluster's controller would fail becomes warnings saying so; the
+ * manifest stays valid without a JobSet. */
+static int admitted_only(struct manifest *m)
 {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < m->errs.n; i++) {
+        char *path = strdup(m->errs.v[i].path);
+        rc = path ? ferr_move_to(&m->errs.v[i], path, "admitted; the TrainJob will fail in "
+                                                      "jaxset's TrainJob controller")
+                  : -ENOMEM;
+    }
+    if (rc == 0)
+        rc = ferr_list_move(&m->warnings, &m->errs);
+    if (m->have_view) {
+        jaxrt_release(&m->rt);
+        js_view_release(&m->view);
+        m->have_view = false;
+    }
+    json_decref(m->jobset);
+    m->jobset = NULL;
+    m->admitted_only = true;
+    return rc;
+}
+
+/* A TrainJob's admission (api/trainjob_admission.h), then its JobSet. */
+static int make_trainjob(struct manifest *m, const struct doc *d, const struct doc *docs,
+                         size_t n, const struct manifest_opts *o)
+{
+    const struct doc *rt = find_runtime(docs, n, d->obj);
+    int rc = tja_admit_create(d->obj, rt ? rt->obj : NULL, o->cluster, &m->errs, &m->warnings);
+    if (rc < 0 || (o->cluster && m->errs.n > 0))
+        return rc;
+    size_t from = m->errs.n;
+    m->jobset = convert(d, docs, n, &m->errs);
+    if (!m->jobset && m->errs.n == from)
+        return -ENOMEM;
+    if (m->jobset && (rc = check(m)) == 0)
+        rc = relocate_errs(m, from, d, docs, n);
+    if (rc == 0 && o->cluster && m->errs.n > 0)
+        rc = admitted_only(m);
+    return rc;
+}
+
+static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
+                         size_t n, const struct manifest_opts *o)
+{
+    enum manifest_validate mode = o->validate;
     int rc;
     ferr_list_init(&m->errs);
     ferr_list_init(&m->warnings);
@@ -342,6 +387,8 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
         return rc < 0 ? rc : 0;
     if ((rc = check_fields(m, d, docs, n, mode)) < 0)
         return rc;
+    if (k == DOC_TRAINJOB)
+        return m->errs.n && o->cluster ? 0 : make_trainjob(m, d, docs, n, o);
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
@@ -455,7 +502,7 @@ int manifest_load_opts(const char *const *files, size_t n_files,
                        const struct manifest_opts *opts, struct manifest_set *out,
                        struct err *err)
 {
-    enum manifest_validate mode = opts ? opts->validate : MANIFEST_VALIDATE_STRICT;
+    static const struct manifest_opts strict = {.validate = MANIFEST_VALIDATE_STRICT};
     bool strict_kinds = opts && opts->strict_kinds;
     struct doc *docs = NULL;
     size_t n = 0;
@@ -493,7 +540,7 @@ int manifest_load_opts(const char *const *files, size_t n_files,
             continue;
         if (opts)
             s.v[s.n].gates = opts->gates;
-        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
+        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, opts ? opts : &strict);
         if (rc < 0) {
             err_set(err, rc, "out of memory");
             goto out;

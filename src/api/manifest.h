@@ -31,6 +31,8 @@ struct manifest {
                                 * the set): what env references read locally */
     struct feature_gates gates; /* the feature gates it was validated with (manifest_opts):
                                  * what `run` and `render` use too */
+    bool admitted_only;         /* manifest_opts.cluster: admitted, but jaxset's controller
+                                 * would fail it (why: m->warnings); no jobset, no view */
 };
 
 struct manifest_set {
@@ -54,6 +56,8 @@ struct manifest_opts {
     enum manifest_validate validate;
     bool strict_kinds; /* a document of a kind jaxset does not run is an error, not skipped */
     struct feature_gates gates; /* the controller's feature gates (zeroed: upstream's defaults) */
+    bool cluster; /* `validate --cluster`: a TrainJob a cluster admits but jaxset's controller
+                   * would fail is valid, what will fail in m->warnings (tja_admit_create) */
 };
 
 /* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a

@@ -10,6 +10,11 @@
 static void summary(const struct manifest *m)
 {
     const struct js_view *v = &m->view;
+    if (m->admitted_only) { /* --cluster: the warnings say what will fail */
+        printf("%s: valid: %s (admitted; jaxset's controller will fail it)\n", m->source,
+               m->kind);
+        return;
+    }
     long long jobs = 0, pods = 0;
     for (size_t i = 0; i < v->n_rj; i++) {
         jobs += v->rj[i].replicas;
@@ -39,7 +44,7 @@ static int on_arg(void *ctx, int code, const char *arg)
 {
     struct files *f = ctx;
     if (code == OPT_CLUSTER) {
-        f->cluster = true;
+        f->cluster = f->load.cluster = true;
         return EXIT_OK;
     }
     int rc = cli_load_opt("validate", code, arg, &f->load);
