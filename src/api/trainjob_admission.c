@@ -112,7 +112,8 @@ static int trainer_rules(const json_t *tr, struct ferr_list *errs)
     return rc;
 }
 
-#define PATCH_POD "trainingRuntimeSpec.template.spec.replicatedJobs[%zu].template.spec.template.spec"
+#define PATCH_POD                                                                               \
+    "trainingRuntimeSpec.template.spec.replicatedJobs[%zu].template.spec.template.spec"
 
 static const json_t *patch_rjobs(const json_t *p)
 {
@@ -588,7 +589,8 @@ int tja_admit_create(const json_t *tj, const json_t *rt, bool cluster, struct fe
 {
     const char *kind = jx_str(jx_path(tj, "spec.runtimeRef"), "kind");
     int rc = tja_crd_rules(tj, NULL, errs);
-    if (rc == 0 && errs->n == 0 && cluster && (rc = registry_check(jx_path(tj, "spec.runtimeRef"), errs)) != 0)
+    if (rc == 0 && errs->n == 0 && cluster &&
+        (rc = registry_check(jx_path(tj, "spec.runtimeRef"), errs)) != 0)
         return rc < 0 ? rc : 0;
     if (rc == 0 && !rt && cluster)
         rc = tja_runtime_missing(tj, !kind || strcmp(kind, "TrainingRuntime") != 0, errs);

@@ -80,6 +80,13 @@ def plugin_rules(suite):
                 "must not have reserved envs, invalid envs configured: [PET_NODE_RANK]", *flags)
 
 
+def grace_patch(seconds):
+    pod = {"terminationGracePeriodSeconds": seconds}
+    rj = {"name": "node", "template": {"spec": {"template": {"spec": pod}}}}
+    return {"manager": "a.io/m",
+            "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [rj]}}}}
+
+
 def crd_rules(suite):
     for flags in ((), ("--cluster",)):
         tag = " ".join(flags) or "plain"
@@ -89,9 +96,7 @@ def crd_rules(suite):
                 [runtime(), trainjob(initializer={"dataset": {"storageUri": "s3://"}})],
                 "spec.initializer.dataset.storageUri: Invalid value", *flags)
         refused(suite, f"{tag}: negative terminationGracePeriodSeconds in a patch refused",
-                [runtime(), trainjob(runtimePatches=[{"manager": "a.io/m", "trainingRuntimeSpec": {
-                    "template": {"spec": {"replicatedJobs": [{"name": "node", "template": {
-                        "spec": {"template": {"spec": {"terminationGracePeriodSeconds": -1}}}}}]}}}}])],
+                [runtime(), trainjob(runtimePatches=[grace_patch(-1)])],
                 "template.spec.terminationGracePeriodSeconds: Invalid value: -1", *flags)
         refused(suite, f"{tag}: command item over 1 MiB refused",
                 [runtime(), trainjob(trainer={"command": ["a" * 1048577]})],
@@ -117,8 +122,8 @@ def cluster_admits(suite):
            "must contain the required container for the ancestor: dataset-initializer")
     warned(suite, "torch runtime: admitted, jaxset's controller will fail it",
            [runtime({"torch": {}}), trainjob()], "jaxset runs JAX runtimes only")
-    warned(suite, "numNodes 0: admitted, fails later", [runtime(), trainjob(trainer={"numNodes": 0})],
-           "no replicated job runs JAX processes")
+    warned(suite, "numNodes 0: admitted, fails later",
+           [runtime(), trainjob(trainer={"numNodes": 0})], "no replicated job runs JAX processes")
     rc, out, err = validate([trainjob()], "--cluster")
     suite.check("missing runtime refused with upstream's words",
                 rc == 2 and "specified clusterTrainingRuntime must be created before the "
