@@ -340,11 +340,11 @@ static int admitted_only(struct manifest *m)
 
 /* A TrainJob's admission (api/trainjob_admission.h), then its JobSet. */
 static int make_trainjob(struct manifest *m, const struct doc *d, const struct doc *docs,
-                         size_t n, const struct manifest_opts *o)
+                         size_t n)
 {
     const struct doc *rt = find_runtime(docs, n, d->obj);
-    int rc = tja_admit_create(d->obj, rt ? rt->obj : NULL, o->cluster, &m->errs, &m->warnings);
-    if (rc < 0 || (o->cluster && m->errs.n > 0))
+    int rc = tja_admit_create(d->obj, rt ? rt->obj : NULL, m->cluster, &m->errs, &m->warnings);
+    if (rc < 0 || (m->cluster && m->errs.n > 0))
         return rc;
     size_t from = m->errs.n;
     m->jobset = convert(d, docs, n, &m->errs);
@@ -352,15 +352,14 @@ static int make_trainjob(struct manifest *m, const struct doc *d, const struct d
         return -ENOMEM;
     if (m->jobset && (rc = check(m)) == 0)
         rc = relocate_errs(m, from, d, docs, n);
-    if (rc == 0 && o->cluster && m->errs.n > 0)
+    if (rc == 0 && m->cluster && m->errs.n > 0)
         rc = admitted_only(m);
     return rc;
 }
 
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
-                         size_t n, const struct manifest_opts *o)
+                         size_t n, enum manifest_validate mode)
 {
-    enum manifest_validate mode = o->validate;
     int rc;
     ferr_list_init(&m->errs);
     ferr_list_init(&m->warnings);
@@ -388,7 +387,7 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
     if ((rc = check_fields(m, d, docs, n, mode)) < 0)
         return rc;
     if (k == DOC_TRAINJOB)
-        return m->errs.n && o->cluster ? 0 : make_trainjob(m, d, docs, n, o);
+        return m->errs.n && m->cluster ? 0 : make_trainjob(m, d, docs, n);
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
@@ -502,7 +501,7 @@ int manifest_load_opts(const char *const *files, size_t n_files,
                        const struct manifest_opts *opts, struct manifest_set *out,
                        struct err *err)
 {
-    static const struct manifest_opts strict = {.validate = MANIFEST_VALIDATE_STRICT};
+    enum manifest_validate mode = opts ? opts->validate : MANIFEST_VALIDATE_STRICT;
     bool strict_kinds = opts && opts->strict_kinds;
     struct doc *docs = NULL;
     size_t n = 0;
@@ -538,9 +537,11 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         }
         if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
             continue;
-        if (opts)
+        if (opts) {
             s.v[s.n].gates = opts->gates;
-        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, opts ? opts : &strict);
+            s.v[s.n].cluster = opts->cluster;
+        }
+        rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
             err_set(err, rc, "out of memory");
             goto out;

@@ -27,12 +27,13 @@ struct manifest {
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;
     long long restart_grace_s; /* jaxset.dev/restart-grace-seconds, -1 when absent */
+    bool admitted_only; /* cluster: a TrainJob a cluster admits that jaxset's controller would
+                         * fail (why: in warnings); no jobset, no view */
     const json_t *objects;     /* the v1 ConfigMaps and Secrets of all the files (borrowed from
                                 * the set): what env references read locally */
     struct feature_gates gates; /* the feature gates it was validated with (manifest_opts):
                                  * what `run` and `render` use too */
-    bool admitted_only;         /* manifest_opts.cluster: admitted, but jaxset's controller
-                                 * would fail it (why: m->warnings); no jobset, no view */
+    bool cluster; /* checked as a cluster admits it (manifest_opts) */
 };
 
 struct manifest_set {
@@ -56,8 +57,8 @@ struct manifest_opts {
     enum manifest_validate validate;
     bool strict_kinds; /* a document of a kind jaxset does not run is an error, not skipped */
     struct feature_gates gates; /* the controller's feature gates (zeroed: upstream's defaults) */
-    bool cluster; /* `validate --cluster`: a TrainJob a cluster admits but jaxset's controller
-                   * would fail is valid, what will fail in m->warnings (tja_admit_create) */
+    bool cluster; /* as a cluster admits: what only fails later, when the JobSet controller
+                   * creates a child Job (api/jobset.h js_validate_cluster), is a warning */
 };
 
 /* Loads and checks every file.  File-level problems (unreadable file, YAML syntax error, a

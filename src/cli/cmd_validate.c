@@ -44,7 +44,8 @@ static int on_arg(void *ctx, int code, const char *arg)
 {
     struct files *f = ctx;
     if (code == OPT_CLUSTER) {
-        f->cluster = f->load.cluster = true;
+        f->cluster = true;
+        f->load.cluster = true;
         return EXIT_OK;
     }
     int rc = cli_load_opt("validate", code, arg, &f->load);
