@@ -357,6 +357,23 @@ static int make_trainjob(struct manifest *m, const struct doc *d, const struct d
     return rc;
 }
 
+/* A runtime created on its own (cluster mode only: runtime_alone): its CRD's and webhook's
+ * rules, the deprecation warning. */
+static int make_runtime(struct manifest *m, const struct doc *d)
+{
+    int rc = tja_runtime_crd_rules(d->obj, &m->errs);
+    if (rc == 0)
+        rc = tja_runtime_webhook_rules(d->obj, &m->errs);
+    bool oom = false;
+    char *w = rc == 0 ? tja_deprecation_warning(d->obj, false, &oom) : NULL;
+    if (w && ferr_add_str(&m->warnings, FERR_INVALID, "metadata.labels", "deprecated", "%s",
+                          w) < 0)
+        oom = true;
+    free(w);
+    m->admitted_only = true;
+    return rc < 0 || oom ? -ENOMEM : 0;
+}
+
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
                          size_t n, enum manifest_validate mode)
 {
@@ -388,6 +405,8 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
         return rc;
     if (k == DOC_TRAINJOB)
         return m->errs.n && m->cluster ? 0 : make_trainjob(m, d, docs, n);
+    if (k == DOC_RUNTIME)
+        return make_runtime(m, d);
     m->jobset = convert(d, docs, n, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
@@ -432,6 +451,20 @@ static int note_skipped(struct manifest_set *s, const struct doc *d)
 }
 
 static bool runnable(enum doc_kind k);
+
+/* Under --cluster, a runtime in files that hold no TrainJob is checked as its creation is
+ * (a TrainJob's runtime may have been updated into a state its creation would refuse, which
+ * the runtime webhook admits: it is checked with the TrainJob, tja_admit_create). */
+static bool runtime_alone(const struct manifest_opts *o, const struct doc *d,
+                          const struct doc *docs, size_t n)
+{
+    if (!o || !o->cluster || d->kind != DOC_RUNTIME)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (docs[i].kind == DOC_TRAINJOB)
+            return false;
+    return true;
+}
 
 /* Records in each of the last `n_file` documents how many of them can run. */
 static void count_runnable(struct doc *docs, size_t n, size_t n_file)
@@ -535,7 +568,8 @@ int manifest_load_opts(const char *const *files, size_t n_files,
             }
             continue;
         }
-        if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
+        if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER &&
+            !runtime_alone(opts, &docs[i], docs, n))
             continue;
         if (opts) {
             s.v[s.n].gates = opts->gates;

@@ -223,6 +223,10 @@ int tja_runtime_crd_rules(const json_t *rt, struct ferr_list *errs)
         n += json_object_get(ml, policies[i]) != NULL;
     if (n > 1)
         rc = cel(errs, "spec.mlPolicy", "object", "Only one of the policy can be configured");
+    const char *mpi = jx_str(jx_obj(ml, "mpi"), "mpiImplementation");
+    if (rc == 0 && mpi && *mpi && strcmp(mpi, "OpenMPI") != 0)
+        rc = ferr_add_str(errs, FERR_NOT_SUPPORTED, "spec.mlPolicy.mpi.mpiImplementation", mpi,
+                          "\"OpenMPI\", \"\"");
     if (rc == 0 && json_is_integer(procs) && json_integer_value(procs) < 1)
         rc = cel(errs, "spec.mlPolicy.flux.numProcPerNode", "integer",
                  "NumProcPerNode in fluxPolicy must be >= 1");

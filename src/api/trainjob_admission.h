@@ -8,7 +8,7 @@
  *     command/args item lengths, image length, runtime patches' manager and
  *     terminationGracePeriodSeconds, and on update the immutable fields;
  *   - tja_runtime_crd_rules: the TrainingRuntime/ClusterTrainingRuntime CRDs' rules on mlPolicy
- *     (only one policy; flux numProcPerNode >= 1);
+ *     (only one policy; mpi's mpiImplementation; flux numProcPerNode >= 1);
  *   - tja_runtime_webhook_rules: pkg/webhooks/trainingruntime_webhook.go validateReplicatedJobs
  *     (ancestor jobs have replicas 1 and their required container), checked on CREATE only;
  *   - tja_plugin_rules: the TrainJob webhook's plugins (pkg/runtime/framework/plugins: jobset's

@@ -126,7 +126,10 @@ int cmd_render(int argc, char **argv)
     json_t *items = s.objects ? json_deep_copy(s.objects) : json_array();
     int one = items ? 0 : -1;
     for (size_t i = 0; one == 0 && i < s.n; i++)
-        one = s.v[i].admitted_only ? not_rendered(&s.v[i]) : render_one(&s.v[i], items);
+        if (!s.v[i].admitted_only)
+            one = render_one(&s.v[i], items);
+        else if (strcmp(s.v[i].kind, "TrainJob") == 0) /* a runtime alone: nothing to show */
+            one = not_rendered(&s.v[i]);
     if (one == 0 && print_items(items, a.json_out) < 0)
         one = -1;
     if (one == -1)

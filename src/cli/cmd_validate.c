@@ -10,9 +10,10 @@
 static void summary(const struct manifest *m)
 {
     const struct js_view *v = &m->view;
-    if (m->admitted_only) { /* --cluster: the warnings say what will fail */
-        printf("%s: valid: %s (admitted; jaxset's controller will fail it)\n", m->source,
-               m->kind);
+    if (m->admitted_only) { /* --cluster: a runtime alone, or the warnings say what fails */
+        printf("%s: valid: %s%s\n", m->source, m->kind,
+               strcmp(m->kind, "TrainJob") == 0 ? " (admitted; jaxset's controller will fail it)"
+                                                : "");
         return;
     }
     long long jobs = 0, pods = 0;

@@ -137,8 +137,25 @@ def cluster_admits(suite):
                 == 2, err)
 
 
+def runtime_alone(suite):
+    rt = runtime()
+    rt["spec"]["template"]["spec"]["replicatedJobs"][1]["replicas"] = 2
+    refused(suite, "--cluster: a runtime alone is checked as its creation",
+            [rt], "replicatedJobs[1].replicas: Invalid value: 2: always must be 1", "--cluster")
+    refused(suite, "--cluster: mpiImplementation's values",
+            [runtime({"mpi": {"mpiImplementation": "x"}})],
+            'spec.mlPolicy.mpi.mpiImplementation: Unsupported value: "x"', "--cluster")
+    rt = runtime()
+    rt["metadata"]["labels"] = {"trainer.kubeflow.org/support": "deprecated"}
+    rc, out, err = validate([rt], "--cluster")
+    suite.check("--cluster: creating a deprecated ClusterTrainingRuntime warns",
+                rc == 0 and 'Warning: ' in err and 'ClusterTrainingRuntime "rt" is deprecated'
+                in err and out.endswith("valid: ClusterTrainingRuntime\n"), out + err)
+
+
 def main():
     suite = Suite()
+    runtime_alone(suite)
     plugin_rules(suite)
     crd_rules(suite)
     cluster_admits(suite)
