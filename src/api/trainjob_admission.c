@@ -125,16 +125,27 @@ static const json_t *patch_pod(const json_t *rj)
     return jx_path(rj, "template.spec.template.spec");
 }
 
-static int grace_rule(const json_t *pod, const json_t *old_pod, const char *ppath,
-                      struct ferr_list *errs)
+/* The pod-spec patch's rules: terminationGracePeriodSeconds >= 0, serviceAccountName at most
+ * 253 bytes, both immutable. */
+static int pod_patch_rules(const json_t *pod, const json_t *old_pod, const char *ppath,
+                           struct ferr_list *errs)
 {
-    char path[FPATH_MAX];
+    char path[FPATH_MAX], sa[FPATH_MAX];
     const json_t *g = json_object_get(pod, "terminationGracePeriodSeconds");
+    const char *name = jx_str(pod, "serviceAccountName");
+    int rc = 0;
     fpath_field(path, ppath, "terminationGracePeriodSeconds");
+    fpath_field(sa, ppath, "serviceAccountName");
     if (json_is_integer(g) && json_integer_value(g) < 0)
-        return ferr_add(errs, FERR_INVALID, path, g, "%s in body should be greater than or equal "
-                        "to 0", path);
-    return immutable(errs, pod, old_pod, "terminationGracePeriodSeconds", path, "integer");
+        rc = ferr_add(errs, FERR_INVALID, path, g, "%s in body should be greater than or equal "
+                      "to 0", path);
+    else
+        rc = immutable(errs, pod, old_pod, "terminationGracePeriodSeconds", path, "integer");
+    if (rc == 0 && name && strlen(name) > 253)
+        rc = ferr_add(errs, FERR_TOO_LONG, sa, NULL, "may not be more than 253 bytes");
+    if (rc == 0)
+        rc = immutable(errs, pod, old_pod, "serviceAccountName", sa, "string");
+    return rc;
 }
 
 static const json_t *by_manager(const json_t *old_spec, const char *mgr)
@@ -163,7 +174,7 @@ static int patch_rules(const json_t *spec, const json_t *old_spec, struct ferr_l
             fpath_fmt(ppath, "spec.runtimePatches[%zu]." PATCH_POD, i, j);
             const json_t *orj = jx_named(patch_rjobs(op), jx_str(rj, "name"));
             if (rc == 0)
-                rc = grace_rule(patch_pod(rj), patch_pod(orj), ppath, errs);
+                rc = pod_patch_rules(patch_pod(rj), patch_pod(orj), ppath, errs);
         }
         if (rc < 0)
             return rc;

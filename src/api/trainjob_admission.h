@@ -5,8 +5,8 @@
  *   - tja_crd_rules: the TrainJob CRD's OpenAPI and CEL rules (manifests/base/crds/
  *     trainer.kubeflow.org_trainjobs.yaml; pkg/apis/trainer/v1alpha1/trainjob_types.go):
  *     metadata.name an RFC 1035 label of at most 63 characters, managedBy's values, storageUri,
- *     command/args item lengths, image length, runtime patches' manager and
- *     terminationGracePeriodSeconds, and on update the immutable fields;
+ *     command/args item lengths, image length, runtime patches' manager,
+ *     terminationGracePeriodSeconds and serviceAccountName, and on update the immutable fields;
  *   - tja_runtime_crd_rules: the TrainingRuntime/ClusterTrainingRuntime CRDs' rules on mlPolicy
  *     (only one policy; mpi's mpiImplementation; flux numProcPerNode >= 1);
  *   - tja_runtime_webhook_rules: pkg/webhooks/trainingruntime_webhook.go validateReplicatedJobs
