@@ -20,7 +20,9 @@
  * replicated job gets replicas 1 and parallelism = completions = numNodes (spec.trainer.numNodes
  * ?? mlPolicy.numNodes ?? 1); its container "node" takes image/command/args from spec.trainer
  * when set, spec.trainer.env merged by name (upserted), resources = resourcesPerNode, and an
- * unnamed containerPort 29500 unless it has one.  Annotations: jax-runtime=trainjob,
+ * unnamed containerPort 29500 unless it has one; with spec.trainer, the JAX plugin's
+ * JAX_NUM_PROCESSES, JAX_PROCESS_ID (fieldRef to the completion index) and
+ * JAX_COORDINATOR_ADDRESS are upserted into its env as upstream writes them.  Annotations: jax-runtime=trainjob,
  * coordinator port 29500 and jax-replicated-jobs = the trainer job (initializer jobs are not
  * JAX processes), so the coordinator is <trainjob>-node-0-0.<trainjob>:29500 as upstream.
  * Decisions where upstream is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
@@ -34,6 +36,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/conv_util.h"
@@ -275,6 +278,25 @@ static int tj_override(json_t *node, const json_t *tr, const char *key, const ch
     return jx_set_new(node, to, json_deep_copy(v));
 }
 
+/* What kubeflow/trainer's JAX plugin (pkg/runtime/framework/plugins/jax/jax.go
+ * EnforceMLPolicy) upserts into the trainer container's env when the TrainJob has
+ * spec.trainer: the values the child Jobs get from api/jaxrt too (jaxrt_apply_job). */
+static int tj_jax_env(json_t *node, const struct tj *t)
+{
+    char num[32], addr[600];
+    snprintf(num, sizeof(num), "%lld", t->num_nodes);
+    snprintf(addr, sizeof(addr), "%s-" TJ_CONTAINER "-0-0.%s:%d", t->name ? t->name : "",
+             t->name ? t->name : "", TJ_PORT);
+    json_t *env = json_pack("[{s:s,s:s},{s:s,s:{s:{s:s}}},{s:s,s:s}]", "name",
+                            "JAX_NUM_PROCESSES", "value", num, "name", "JAX_PROCESS_ID",
+                            "valueFrom", "fieldRef", "fieldPath",
+                            "metadata.annotations['" ANN_JOB_COMPLETION_INDEX "']", "name",
+                            "JAX_COORDINATOR_ADDRESS", "value", addr);
+    int rc = env ? tj_merge_env(node, env) : -ENOMEM;
+    json_decref(env);
+    return rc;
+}
+
 static int tj_fill_node(json_t *node, const struct tj *t)
 {
     const json_t *tr = t->trainer;
@@ -288,6 +310,8 @@ static int tj_fill_node(json_t *node, const struct tj *t)
         rc = tj_merge_env(node, env);
     if (rc == 0)
         rc = tj_override(node, tr, "resourcesPerNode", "resources");
+    if (rc == 0 && tr)
+        rc = tj_jax_env(node, t);
     return rc == 0 ? tj_add_port(node) : rc;
 }
 

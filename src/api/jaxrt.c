@@ -153,6 +153,15 @@ static int rjs_select(struct jaxrt *rt, const json_t *js, const struct js_view *
     }
 }
 
+/* The variables kubeflow/trainer's JAX plugin writes into a TrainJob's JobSet
+ * (api/conv_trainjob.c tj_jax_env); the Jobs get jaxrt's values for them (env_upsert). */
+static bool plugin_var(enum jaxrt_flavor f, const char *name)
+{
+    return f == JAXRT_TRAINJOB && name &&
+           (strcmp(name, "JAX_NUM_PROCESSES") == 0 || strcmp(name, "JAX_PROCESS_ID") == 0 ||
+            strcmp(name, "JAX_COORDINATOR_ADDRESS") == 0);
+}
+
 /* Reserved names in one container's env (path names the container). */
 static int env_check(enum jaxrt_flavor f, const json_t *ctr, const char *path,
                      struct ferr_list *errs)
@@ -161,7 +170,7 @@ static int env_check(enum jaxrt_flavor f, const json_t *ctr, const char *path,
     char epath[FPATH_MAX], npath[FPATH_MAX];
     for (size_t k = 0; k < json_array_size(env); k++) {
         const json_t *e = json_array_get(env, k);
-        if (!jaxrt_is_reserved(f, jx_str(e, "name")))
+        if (!jaxrt_is_reserved(f, jx_str(e, "name")) || plugin_var(f, jx_str(e, "name")))
             continue;
         fpath_field(npath, fpath_index(epath, path, "env", k), "name");
         if (ferr_add(errs, FERR_INVALID, npath, json_object_get(e, "name"),
@@ -416,7 +425,8 @@ json_t *jaxrt_pod_env(const struct jaxrt *rt, const struct js_view *v, size_t rj
     return ev_array(&c);
 }
 
-/* Appends a deep copy of every entry of `env` to the env of each container of `pspec`. */
+/* Upserts (by name) a deep copy of every entry of `env` into the env of each container of
+ * `pspec`: a variable the JobSet already holds (the TrainJob JAX plugin's) takes jaxrt's value. */
 static int env_append(json_t *pspec, const json_t *env)
 {
     json_t *ctrs = jx_arr(pspec, "containers");
@@ -424,9 +434,20 @@ static int env_append(json_t *pspec, const json_t *env)
         json_t *dst = jx_ensure_arr(json_array_get(ctrs, c), "env");
         if (!dst)
             return -ENOMEM;
-        for (size_t k = 0; k < json_array_size(env); k++)
-            if (json_array_append_new(dst, json_deep_copy(json_array_get(env, k))) < 0)
+        for (size_t k = 0; k < json_array_size(env); k++) {
+            const json_t *e = json_array_get(env, k);
+            json_t *copy = json_deep_copy(e);
+            size_t at;
+            json_t *old;
+            int rc = -1;
+            json_array_foreach (dst, at, old)
+                if (jx_str(old, "name") && strcmp(jx_str(old, "name"), jx_str(e, "name")) == 0)
+                    break;
+            rc = at < json_array_size(dst) ? json_array_set_new(dst, at, copy)
+                                           : json_array_append_new(dst, copy);
+            if (rc < 0)
                 return -ENOMEM;
+        }
     }
     return 0;
 }

@@ -13,6 +13,7 @@
 #include "api/local_ann.h"
 #include "api/policy_warn.h"
 #include "api/schema.h"
+#include "api/trainjob_admission.h"
 #include "obj/sha1.h"
 #include "obj/jx.h"
 #include "obj/yaml.h"
@@ -314,6 +315,66 @@ static char *file_dir(const char *file)
     return abs;
 }
 
+/* Under --cluster: what the cluster's controller would fail becomes warnings saying so; the
+ * manifest stays valid without a JobSet. */
+static int admitted_only(struct manifest *m)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < m->errs.n; i++) {
+        char *path = strdup(m->errs.v[i].path);
+        rc = path ? ferr_move_to(&m->errs.v[i], path, "admitted; the TrainJob will fail in "
+                                                      "jaxset's TrainJob controller")
+                  : -ENOMEM;
+    }
+    if (rc == 0)
+        rc = ferr_list_move(&m->warnings, &m->errs);
+    if (m->have_view) {
+        jaxrt_release(&m->rt);
+        js_view_release(&m->view);
+        m->have_view = false;
+    }
+    json_decref(m->jobset);
+    m->jobset = NULL;
+    m->admitted_only = true;
+    return rc;
+}
+
+/* A TrainJob's admission (api/trainjob_admission.h), then its JobSet. */
+static int make_trainjob(struct manifest *m, const struct doc *d, const struct doc *docs,
+                         size_t n)
+{
+    const struct doc *rt = find_runtime(docs, n, d->obj);
+    int rc = tja_admit_create(d->obj, rt ? rt->obj : NULL, m->cluster, &m->errs, &m->warnings);
+    if (rc < 0 || (m->cluster && m->errs.n > 0))
+        return rc;
+    size_t from = m->errs.n;
+    m->jobset = convert(d, docs, n, m->cluster, &m->errs);
+    if (!m->jobset && m->errs.n == from)
+        return -ENOMEM;
+    if (m->jobset && (rc = check(m)) == 0)
+        rc = relocate_errs(m, from, d, docs, n);
+    if (rc == 0 && m->cluster && m->errs.n > 0)
+        rc = admitted_only(m);
+    return rc;
+}
+
+/* A runtime created on its own (cluster mode only: runtime_alone): its CRD's and webhook's
+ * rules, the deprecation warning. */
+static int make_runtime(struct manifest *m, const struct doc *d)
+{
+    int rc = tja_runtime_crd_rules(d->obj, &m->errs);
+    if (rc == 0)
+        rc = tja_runtime_webhook_rules(d->obj, &m->errs);
+    bool oom = false;
+    char *w = rc == 0 ? tja_deprecation_warning(d->obj, false, &oom) : NULL;
+    if (w && ferr_add_str(&m->warnings, FERR_INVALID, "metadata.labels", "deprecated", "%s",
+                          w) < 0)
+        oom = true;
+    free(w);
+    m->admitted_only = true;
+    return rc < 0 || oom ? -ENOMEM : 0;
+}
+
 static int make_manifest(struct manifest *m, const struct doc *d, const struct doc *docs,
                          size_t n, enum manifest_validate mode)
 {
@@ -343,6 +404,10 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
         return rc < 0 ? rc : 0;
     if ((rc = check_fields(m, d, docs, n, mode)) < 0)
         return rc;
+    if (k == DOC_TRAINJOB)
+        return m->errs.n && m->cluster ? 0 : make_trainjob(m, d, docs, n);
+    if (k == DOC_RUNTIME)
+        return make_runtime(m, d);
     m->jobset = convert(d, docs, n, m->cluster, &m->errs);
     if (!m->jobset)
         return m->errs.n ? 0 : -ENOMEM;
@@ -387,6 +452,20 @@ static int note_skipped(struct manifest_set *s, const struct doc *d)
 }
 
 static bool runnable(enum doc_kind k);
+
+/* Under --cluster, a runtime in files that hold no TrainJob is checked as its creation is
+ * (a TrainJob's runtime may have been updated into a state its creation would refuse, which
+ * the runtime webhook admits: it is checked with the TrainJob, tja_admit_create). */
+static bool runtime_alone(const struct manifest_opts *o, const struct doc *d,
+                          const struct doc *docs, size_t n)
+{
+    if (!o || !o->cluster || d->kind != DOC_RUNTIME)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (docs[i].kind == DOC_TRAINJOB)
+            return false;
+    return true;
+}
 
 /* Records in each of the last `n_file` documents how many of them can run. */
 static void count_runnable(struct doc *docs, size_t n, size_t n_file)
@@ -490,7 +569,8 @@ int manifest_load_opts(const char *const *files, size_t n_files,
             }
             continue;
         }
-        if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER)
+        if (!runnable(docs[i].kind) && docs[i].kind != DOC_OTHER &&
+            !runtime_alone(opts, &docs[i], docs, n))
             continue;
         if (opts) {
             s.v[s.n].gates = opts->gates;

@@ -27,6 +27,8 @@ struct manifest {
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;
     long long restart_grace_s; /* jaxset.dev/restart-grace-seconds, -1 when absent */
+    bool admitted_only; /* cluster: a TrainJob a cluster admits that jaxset's controller would
+                         * fail (why: in warnings); no jobset, no view */
     const json_t *objects;     /* the v1 ConfigMaps and Secrets of all the files (borrowed from
                                 * the set): what env references read locally */
     struct feature_gates gates; /* the feature gates it was validated with (manifest_opts):

@@ -95,6 +95,15 @@ static int on_arg(void *ctx, int code, const char *arg)
     }
 }
 
+/* A TrainJob a cluster admits but jaxset's controller would fail (manifest.h admitted_only):
+ * no JobSet to show. */
+static int not_rendered(const struct manifest *m)
+{
+    fprintf(stderr, "%s: nothing to render: jaxset's controller would fail this %s (see the "
+                    "warnings)\n", m->source, m->kind);
+    return -2;
+}
+
 int cmd_render(int argc, char **argv)
 {
     static const struct option longopts[] = {CLI_OUTPUT_LONGOPT, CLI_VALIDATE_LONGOPT,
@@ -120,7 +129,10 @@ int cmd_render(int argc, char **argv)
     json_t *items = s.objects ? json_deep_copy(s.objects) : json_array();
     int one = items ? 0 : -1;
     for (size_t i = 0; one == 0 && i < s.n; i++)
-        one = render_one(&s.v[i], items);
+        if (!s.v[i].admitted_only)
+            one = render_one(&s.v[i], items);
+        else if (strcmp(s.v[i].kind, "TrainJob") == 0) /* a runtime alone: nothing to show */
+            one = not_rendered(&s.v[i]);
     if (one == 0 && print_items(items, a.json_out) < 0)
         one = -1;
     if (one == -1)

@@ -10,6 +10,12 @@
 static void summary(const struct manifest *m)
 {
     const struct js_view *v = &m->view;
+    if (m->admitted_only) { /* --cluster: a runtime alone, or the warnings say what fails */
+        printf("%s: valid: %s%s\n", m->source, m->kind,
+               strcmp(m->kind, "TrainJob") == 0 ? " (admitted; jaxset's controller will fail it)"
+                                                : "");
+        return;
+    }
     long long jobs = 0, pods = 0;
     for (size_t i = 0; i < v->n_rj; i++) {
         jobs += v->rj[i].replicas;

@@ -429,12 +429,13 @@ def trainjobs_are_validated_with_the_trainers_messages(env):
     apply_refused(env, ns, trainjob("mb", ctr, managedBy="me"),
                   'spec.managedBy: Invalid value: "string": ManagedBy must be '
                   'trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set')
-    # updates: runtimeRef is immutable (the CRD's rule); runtimePatches only while suspended
+    # updates: runtimeRef is immutable (the CRD's rule, v2.3.0's message); runtimePatches only
+    # while suspended
     p = f"{TR_API}/namespaces/{ns}/trainjobs/mnist-jax"
     cur = expect(env.server.get(p), 200, "get")
     cur["spec"]["runtimeRef"]["name"] = "other"
     resp = env.server.put(p, cur)
-    check(resp.status == 422 and "spec.runtimeRef: Invalid value: \"object\": runtimeRef is "
+    check(resp.status == 422 and "spec.runtimeRef: Invalid value: \"object\": field is "
           "immutable" in resp.json["message"], resp.raw[:500])
     r = env.kubectl("patch", "-n", ns, "trainjob", "mnist-jax", "--type=merge", "-p",
                     json.dumps({"spec": {"runtimePatches": [{"manager": "acme.io/x"}]}}))

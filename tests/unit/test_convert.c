@@ -325,6 +325,14 @@ static void test_trainjob_minimal(void **state)
         "'nvcr.io/nvidia/jax:25.10-py3','ports':[{'containerPort':29500}]}]}}}}}]}}");
 }
 
+/* What kubeflow/trainer's JAX plugin upserts into the trainer container when the TrainJob has
+ * spec.trainer (plugins/jax/jax.go EnforceMLPolicy). */
+#define JAX_ENV(n, tj)                                                                        \
+    "{'name':'JAX_NUM_PROCESSES','value':'" n "'},{'name':'JAX_PROCESS_ID','valueFrom':{"     \
+    "'fieldRef':{'fieldPath':'metadata.annotations[\\u0027batch.kubernetes.io/job-"          \
+    "completion-index\\u0027]'}}},{'name':'JAX_COORDINATOR_ADDRESS','value':'" tj        \
+    "-node-0-0." tj ":29500'}"
+
 /* numNodes from mlPolicy; trainer job found by its name "node" (no ancestor label); an
  * existing containerPort 29500 is not duplicated. */
 static void test_trainjob_runtime_defaults(void **state)
@@ -340,7 +348,8 @@ static void test_trainjob_runtime_defaults(void **state)
         "{" JS_HEAD ",'metadata':{'name':'t2','annotations':{" TJ_ANN("node") "}},"
         "'spec':{'replicatedJobs':[{'name':'node','replicas':1,'template':{'spec':{"
         "'parallelism':2,'completions':2,'template':{'spec':{'containers':[{'name':'node',"
-        "'command':['python3','x.py'],'ports':[{'containerPort':29500}]}]}}}}}]}}");
+        "'command':['python3','x.py'],'env':[" JAX_ENV("2", "t2") "],'ports':[{'containerPort':"
+        "29500}]}]}}}}}]}}");
 }
 
 /* A namespaced TrainingRuntime with an initializer job, template metadata, its own suspend
@@ -376,7 +385,8 @@ static void test_trainjob_overrides(void **state)
         ":'trainer'}},'spec':{'parallelism':3,'completions':3,'activeDeadlineSeconds':3600,"
         "'template':{'spec':{'containers':[{'name':'node','image':'new','command':"
         "['python3'],'args':['-u','t.py'],'env':[{'name':'A','value':'1'},{'name':'B',"
-        "'value':'3'},{'name':'C','value':'4'}],'resources':{'limits':{'nvidia.com/gpu':1}},"
+        "'value':'3'},{'name':'C','value':'4'}," JAX_ENV("3", "tj") "],'resources':{'limits':{"
+        "'nvidia.com/gpu':1}},"
         "'ports':[{'name':'coord','containerPort':29500}]}]}}}}}]}}");
 }
 

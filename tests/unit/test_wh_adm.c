@@ -473,7 +473,7 @@ static void test_trainjob(void **state)
                   422, "TrainJob.trainer.kubeflow.org \"t\" is invalid: [spec.managedBy: Invalid "
                        "value: \"string\": ManagedBy must be trainer.kubeflow.org/trainjob-"
                        "controller or kueue.x-k8s.io/multikueue if set, spec.runtimeRef: Invalid "
-                       "value: \"object\": runtimeRef is immutable]");
+                       "value: \"object\": field is immutable]");
     /* without runtime caches: only the CRD's rules */
     ctx.runtime_get = NULL;
     resp = tj_review("CREATE", TJ("{'name':'x','apiGroup':'trainer.kubeflow.org','kind':"

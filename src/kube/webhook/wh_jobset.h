@@ -44,11 +44,4 @@ int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_jaxjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_trainjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 
-/* The TrainJob webhook's rules as pure functions (wh_trainer.c), appending to `errs`; `old` is
- * NULL on CREATE.  The CRD's rules (CEL messages); the runtime plugins' rules for TrainJob `tj`
- * whose runtime is `rt` and JobSet `js` (NULL: none).  0 or -ENOMEM. */
-int wh_trainjob_crd_rules(const json_t *tj, const json_t *old, struct ferr_list *errs);
-int wh_trainjob_rules(const json_t *tj, const json_t *old, const json_t *rt, const json_t *js,
-                      struct ferr_list *errs);
-
 #endif

@@ -1,0 +1,166 @@
+"""`jaxset validate [--cluster]` on TrainJobs: kubeflow/trainer's admission (the TrainJob CRD,
+the runtimes' CRDs and webhook, the TrainJob webhook's plugins; api/trainjob_admission.h) is
+one rule set with the cluster webhook's.  With --cluster, what a cluster admits and only
+jaxset's controller would fail is valid with a `Warning:` line; plain validate refuses it."""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from clitest import Suite, run  # noqa: E402
+
+ANC = "trainer.kubeflow.org/trainjob-ancestor-step"
+
+
+def rjob(name, ancestor, container=None):
+    pod = {"containers": [{"name": container or name, "image": "python:3.11",
+                           "volumeMounts": [{"name": "initializer", "mountPath": "/w"}]}],
+           "volumes": [{"name": "initializer", "emptyDir": {}}]}
+    return {"name": name, "template": {"metadata": {"labels": {ANC: ancestor}},
+                                       "spec": {"template": {"spec": pod}}}}
+
+
+def runtime(ml=None, kind="ClusterTrainingRuntime"):
+    rt = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": kind,
+          "metadata": {"name": "rt", "namespace": "default"},
+          "spec": {"mlPolicy": ml if ml is not None else {"numNodes": 1, "jax": {}},
+                   "template": {"spec": {"replicatedJobs": [
+                       rjob("dataset-initializer", "dataset-initializer"),
+                       rjob("node", "trainer")]}}}}
+    return rt
+
+
+def trainjob(name="tj", **spec):
+    s = {"runtimeRef": {"name": "rt"}}
+    s.update(spec)
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": name, "namespace": "default"}, "spec": s}
+
+
+def validate(docs, *flags):
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("\n---\n".join(json.dumps(d) for d in docs))
+    try:
+        return run("validate", *flags, f.name)
+    finally:
+        os.unlink(f.name)
+
+
+def refused(suite, name, docs, text, *flags):
+    rc, out, err = validate(docs, *flags)
+    suite.check(name, rc == 2 and text in err, f"rc={rc}\n{out}{err}")
+
+
+def warned(suite, name, docs, text):
+    rc, out, err = validate(docs, "--cluster")
+    warn = [line for line in err.splitlines() if line.startswith("Warning:") and text in line]
+    suite.check(name, rc == 0 and warn and ": valid: " in out, f"rc={rc}\n{out}{err}")
+    rc, out, err = validate(docs)
+    suite.check(name + " (plain validate refuses)", rc == 2, f"rc={rc}\n{out}{err}")
+
+
+def plugin_rules(suite):
+    for flags in ((), ("--cluster",)):
+        tag = " ".join(flags) or "plain"
+        refused(suite, f"{tag}: runtime patch of an unknown replicated job refused",
+                [runtime(), trainjob(runtimePatches=[{"manager": "a.io/m", "trainingRuntimeSpec":
+                 {"template": {"spec": {"replicatedJobs": [{"name": "nope"}]}}}}])],
+                "spec.runtimePatches: Invalid value", *flags)
+        refused(suite, f"{tag}: runtime patch manager not domain-prefixed refused",
+                [runtime(), trainjob(runtimePatches=[{"manager": "kueue.k8s.io/"}])],
+                "spec.runtimePatches.manager", *flags)
+        refused(suite, f"{tag}: model initializer without its job refused",
+                [runtime(), trainjob(initializer={"model": {"storageUri": "hf://m"}})],
+                "must have model-initializer job when trainJob is configured with input "
+                "modelConfig", *flags)
+        refused(suite, f"{tag}: torch reserved env refused",
+                [runtime({"torch": {}}), trainjob(trainer={"env": [{"name": "PET_NODE_RANK",
+                                                                    "value": "1"}]})],
+                "must not have reserved envs, invalid envs configured: [PET_NODE_RANK]", *flags)
+
+
+def grace_patch(seconds):
+    pod = {"terminationGracePeriodSeconds": seconds}
+    rj = {"name": "node", "template": {"spec": {"template": {"spec": pod}}}}
+    return {"manager": "a.io/m",
+            "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [rj]}}}}
+
+
+def crd_rules(suite):
+    for flags in ((), ("--cluster",)):
+        tag = " ".join(flags) or "plain"
+        refused(suite, f"{tag}: managedBy value refused", [runtime(), trainjob(managedBy="x")],
+                'spec.managedBy: Invalid value: "string": ManagedBy must be', *flags)
+        refused(suite, f"{tag}: storageUri without a scheme refused",
+                [runtime(), trainjob(initializer={"dataset": {"storageUri": "s3://"}})],
+                "spec.initializer.dataset.storageUri: Invalid value", *flags)
+        refused(suite, f"{tag}: negative terminationGracePeriodSeconds in a patch refused",
+                [runtime(), trainjob(runtimePatches=[grace_patch(-1)])],
+                "template.spec.terminationGracePeriodSeconds: Invalid value: -1", *flags)
+        refused(suite, f"{tag}: command item over 1 MiB refused",
+                [runtime(), trainjob(trainer={"command": ["a" * 1048577]})],
+                "spec.trainer.command[0]: Too long", *flags)
+        refused(suite, f"{tag}: JAX and torch policies together refused",
+                [runtime({"jax": {}, "torch": {}}), trainjob()],
+                "spec.mlPolicy: Invalid value: \"object\": Only one of the policy can be "
+                "configured", *flags)
+    rc, out, err = validate([runtime(), trainjob(trainer={"command": ["a" * 1048576]})],
+                            "--cluster")
+    suite.check("command item of exactly 1 MiB admitted", rc == 0, err[-500:])
+
+
+def cluster_admits(suite):
+    rt = runtime()
+    rt["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] = 2
+    warned(suite, "ancestor job with replicas 2: warning under --cluster", [rt, trainjob()],
+           "replicatedJobs[0].replicas: Invalid value: 2: always must be 1")
+    rt = runtime()
+    rt["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+        "containers"] = [{"name": "other", "image": "x"}]
+    warned(suite, "initializer without its container: warning under --cluster", [rt, trainjob()],
+           "must contain the required container for the ancestor: dataset-initializer")
+    warned(suite, "torch runtime: admitted, jaxset's controller will fail it",
+           [runtime({"torch": {}}), trainjob()], "jaxset runs JAX runtimes only")
+    warned(suite, "numNodes 0: admitted, fails later",
+           [runtime(), trainjob(trainer={"numNodes": 0})], "no replicated job runs JAX processes")
+    rc, out, err = validate([trainjob()], "--cluster")
+    suite.check("missing runtime refused with upstream's words",
+                rc == 2 and "specified clusterTrainingRuntime must be created before the "
+                "TrainJob is created" in err, err)
+    rt = runtime()
+    rt["metadata"]["labels"] = {"trainer.kubeflow.org/support": "deprecated"}
+    rc, out, err = validate([rt, trainjob()], "--cluster")
+    suite.check("deprecated ClusterTrainingRuntime: both of upstream's warnings",
+                rc == 0 and 'Referenced ClusterTrainingRuntime "rt" is deprecated' in err
+                and 'Warning: ' in err and err.count('ClusterTrainingRuntime "rt" is deprecated')
+                == 2, err)
+
+
+def runtime_alone(suite):
+    rt = runtime()
+    rt["spec"]["template"]["spec"]["replicatedJobs"][1]["replicas"] = 2
+    refused(suite, "--cluster: a runtime alone is checked as its creation",
+            [rt], "replicatedJobs[1].replicas: Invalid value: 2: always must be 1", "--cluster")
+    refused(suite, "--cluster: mpiImplementation's values",
+            [runtime({"mpi": {"mpiImplementation": "x"}})],
+            'spec.mlPolicy.mpi.mpiImplementation: Unsupported value: "x"', "--cluster")
+    rt = runtime()
+    rt["metadata"]["labels"] = {"trainer.kubeflow.org/support": "deprecated"}
+    rc, out, err = validate([rt], "--cluster")
+    suite.check("--cluster: creating a deprecated ClusterTrainingRuntime warns",
+                rc == 0 and 'Warning: ' in err and 'ClusterTrainingRuntime "rt" is deprecated'
+                in err and out.endswith("valid: ClusterTrainingRuntime\n"), out + err)
+
+
+def main():
+    suite = Suite()
+    runtime_alone(suite)
+    plugin_rules(suite)
+    crd_rules(suite)
+    cluster_admits(suite)
+    suite.finish()
+
+
+if __name__ == "__main__":
+    main()
