@@ -3,6 +3,7 @@
 #define JX_SUP_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -51,6 +52,21 @@ void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid);
 void sup__watchdog_flush(struct sup__watchdog *w);
 /* Closes the pipe and reaps the watchdog. NULL-safe, idempotent. */
 void sup__watchdog_stop(struct sup__watchdog *w);
+/* The watchdog died (it was reaped): its pipe is closed and what was queued dropped, so that
+ * sup__watchdog_start can replace it; the caller registers the live groups again with
+ * sup__watchdog_add. */
+void sup__watchdog_lost(struct sup__watchdog *w);
+/* Queues "+pgid" for a group the supervisor already runs. */
+void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid);
+
+/* Process trees (sup_tree.c).  sup__kill_tree SIGKILLs every process descended from roots[] or
+ * in a group one of them leads, the roots included, stopping each one found (SIGSTOP) until a
+ * scan of /proc finds no new one; never the caller nor its group.  0 or a negative errno (what
+ * was found is killed all the same).  sup__strays stores in *out (malloc'ed) the live children
+ * of the caller not in known[]: with the caller a child subreaper, what is left of containers
+ * whose main process ended.  Returns their number or a negative errno. */
+int sup__kill_tree(const pid_t *roots, size_t n_roots);
+int sup__strays(const pid_t *known, size_t n_known, pid_t **out);
 
 /* Spawns one container in a new process group, registered with the watchdog `wd` before its
  * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is

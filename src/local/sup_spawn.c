@@ -1,7 +1,7 @@
 /* Spawning one container: executable lookup in the container's PATH, then a vfork-style clone
  * whose child sets up a new process group with default signal dispositions and an empty signal
- * mask, enters the pod's namespaces when it has volumes (local/nsroot.h), registers that group
- * with the watchdog, and execs. */
+ * mask, a child subreaper (its orphans stay below it), enters the pod's namespaces when it has
+ * volumes (local/nsroot.h), registers that group with the watchdog, and execs. */
 #include "local/sup_int.h"
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,16 +104,18 @@ __attribute__((no_sanitize("address", "undefined"))) static void exec_lookup(str
 __attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
 {
     struct child *c = arg;
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN};
     sigset_t none;
     sigemptyset(&none);
-    for (int sig = 1; sig < NSIG; sig++)
+    for (int sig = 1; sig < NSIG; sig++) /* SIGPIPE: a dead watchdog fails the spawn below */
         if (sig != SIGKILL && sig != SIGSTOP)
-            sigaction(sig, &dfl, NULL);
+            sigaction(sig, sig == SIGPIPE ? &ign : &dfl, NULL);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     c->step = STEP_SETUP;
+    /* the container's orphans stay below its main process, as below a container's PID 1
+     * (sup_tree.c); kept across execve */
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
-        dup2(c->out_fd, 2) < 0)
+        dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         goto fail;
     c->step = STEP_NS;
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
@@ -121,7 +124,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (c->cwd && chdir(c->cwd) < 0 && (!c->cwd_ours || chdir("/") < 0))
         goto fail;
     c->step = STEP_SETUP;
-    if (sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+    if (sup__watchdog_register_self(c->wd) < 0 || sigaction(SIGPIPE, &dfl, NULL) < 0 ||
+        sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         goto fail;
     c->step = STEP_EXEC;
     if (c->path)

@@ -1,7 +1,10 @@
 /* The watchdog: a forked child (no exec) in its own session that holds the read end of a
  * pipe.  The supervisor writes "+pgid"/"-pgid" records; when the pipe ends — the supervisor
- * exited or was SIGKILLed — every registered process group is SIGKILLed.  This is what keeps
- * "no orphan ever" true when jaxset itself dies without a chance to clean up. */
+ * exited or was SIGKILLed — every registered process group is SIGKILLed with every process
+ * descended from its leader (sup_tree.c: a setsid inside a container does not escape).  This
+ * is what keeps "no orphan ever" true when jaxset itself dies without a chance to clean up.
+ * A watchdog that dies first is replaced by the supervisor (sup.c), which registers its live
+ * groups with the new one. */
 #include "local/sup_int.h"
 
 #include <errno.h>
@@ -57,6 +60,11 @@ int sup__watchdog_register_self(const struct sup__watchdog *w)
 void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid)
 {
     send_rec(w, '-', pgid);
+}
+
+void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid)
+{
+    send_rec(w, '+', pgid);
 }
 
 static void detach_fds(int keep)
@@ -138,8 +146,7 @@ static void __attribute__((noreturn)) watchdog_main(int rfd)
             break; /* end of the pipe: the supervisor is gone */
     }
     drain(rfd, &set);
-    for (size_t i = 0; i < set.n; i++)
-        kill(-set.v[i], SIGKILL);
+    sup__kill_tree(set.v, set.n);
     _exit(0);
 }
 
@@ -167,6 +174,15 @@ int sup__watchdog_start(struct sup__watchdog *w)
     w->pid = pid;
     w->fd = p[1];
     return 0;
+}
+
+void sup__watchdog_lost(struct sup__watchdog *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    w->pid = -1;
+    w->n_pending = 0;
 }
 
 void sup__watchdog_stop(struct sup__watchdog *w)

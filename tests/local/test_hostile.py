@@ -55,6 +55,108 @@ def cleanup(*pids):
             pass
 
 
+# A pod whose main process starts `setsid sleep 1000` (its own session and group: no group
+# kill reaches it), writes its pid, then runs `then`.
+def setsid_pod(name, then):
+    return jobset(name, "import os, subprocess, time; "
+                        "p = subprocess.Popen(['setsid', 'sleep', '1000']); "
+                        f"open(os.environ['JAXSET_HOME'] + '/pid', 'w').write(str(p.pid)); {then}")
+
+
+@test
+def setsid_child_is_gone_when_the_run_ends():
+    r = Run(setsid_pod("setsid-ends", "time.sleep(0.5)")).start()
+    pid = read_pid(r)
+    try:
+        r.wait(60)
+        assert r.rc == 0, r.describe()
+        wait_for(lambda: not pid_alive(pid), 10, f"the setsid child {pid} gone")
+    finally:
+        cleanup(pid)
+
+
+@test
+def double_forked_daemon_is_gone_when_its_pod_ends():
+    # the classic daemon: fork, setsid, fork again, the middle process exits at once
+    script = ("import os, time\n"
+              "if os.fork() == 0:\n"
+              "    os.setsid()\n"
+              "    if os.fork() == 0:\n"
+              "        open(os.environ['JAXSET_HOME'] + '/pid', 'w').write(str(os.getpid()))\n"
+              "        time.sleep(1000)\n"
+              "    os._exit(0)\n"
+              "os.wait()\n"
+              "while not os.path.exists(os.environ['JAXSET_HOME'] + '/pid'): time.sleep(0.05)\n")
+    r = Run(jobset("daemon", script)).start()
+    pid = read_pid(r)
+    try:
+        r.wait(60)
+        assert r.rc == 0, r.describe()
+        wait_for(lambda: not pid_alive(pid), 10, f"the daemon {pid} gone")
+    finally:
+        cleanup(pid)
+
+
+@test
+def setsid_child_is_gone_after_sigterm_of_jaxset():
+    r = Run(setsid_pod("setsid-term", "time.sleep(1000)")).start()
+    pid = read_pid(r)
+    try:
+        r.proc.send_signal(signal.SIGTERM)
+        r.wait(60)
+        assert r.rc == 143, r.describe()
+        wait_for(lambda: not pid_alive(pid), 10, f"the setsid child {pid} gone")
+        assert not r.leftovers(), r.leftovers()
+    finally:
+        cleanup(pid)
+
+
+@test
+def setsid_child_is_gone_after_sigkill_of_jaxset():
+    r = Run(setsid_pod("setsid-kill", "time.sleep(1000)")).start()
+    pid = read_pid(r)
+    try:
+        r.proc.kill()
+        r.proc.wait()
+        wait_for(lambda: not pid_alive(pid), 10, f"the setsid child {pid} gone")
+        wait_for(lambda: not r.leftovers(), 10, "every pod process gone")
+    finally:
+        cleanup(pid)
+
+
+def watchdogs(jaxset_pid):
+    """jaxset's children running jaxset's own program: its watchdog (a fork of it)."""
+    found = []
+    for d in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if (int(fields[1]) == jaxset_pid and fields[0] != "Z" and
+                    os.path.realpath(f"/proc/{d}/exe") == os.path.realpath(BIN)):
+                found.append(int(d))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+@test
+def killed_watchdog_is_replaced_so_sigkill_still_leaves_no_pod_process():
+    r = Run(setsid_pod("watchdog", "time.sleep(1000)")).start()
+    pid = read_pid(r)
+    try:
+        old = wait_for(lambda: watchdogs(r.proc.pid), 10, "the watchdog")
+        assert len(old) == 1, old
+        os.kill(old[0], signal.SIGKILL)
+        wait_for(lambda: [w for w in watchdogs(r.proc.pid) if w != old[0]], 10,
+                 "a new watchdog")
+        r.proc.kill()
+        r.proc.wait()
+        wait_for(lambda: not r.leftovers(), 10, "every pod process gone")
+        assert not pid_alive(pid)
+    finally:
+        cleanup(pid)
+
+
 _SHIM = []
 
 
