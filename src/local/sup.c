@@ -43,6 +43,7 @@ struct sup {
     int log_errno; /* first failure to write a log file, 0 none */
     sigset_t old_mask;
     struct sup__watchdog wd;
+    struct sup__cg cg;
     struct proc **procs;
     size_t n, cap;
     uint64_t next_id;
@@ -69,6 +70,7 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         return err_set(err, -ENOMEM, "out of memory");
     s->epfd = s->sigfd = -1;
     s->wd.fd = -1;
+    s->cg.dirfd = -1;
     s->old_subreaper = -1;
     if (!(s->rbuf = malloc(SUP_READ_CHUNK)) || sup__out_init(&s->out, out_fd) < 0) {
         rc = err_set(err, -ENOMEM, "out of memory");
@@ -93,6 +95,8 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         rc = err_set(err, -errno, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
         goto fail;
     }
+    sup__cg_open(&s->cg);
+    s->wd.cg_path = s->cg.path;
     if ((rc = sup__watchdog_start(&s->wd)) < 0) {
         err_set(err, rc, "watchdog: %s", strerror(-rc));
         goto fail;
@@ -177,6 +181,7 @@ void sup_free(struct sup *s)
     if (!s)
         return;
     kill_all(s);
+    sup__cg_close(&s->cg);
     for (size_t i = 0; i < s->n; i++)
         proc_free(s->procs[i]);
     sup_finish_output(s);
@@ -310,8 +315,14 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         goto fail;
     }
     watchdog_ensure(s);
-    if ((rc = sup__spawn(spec, &s->wd, &p->pid, &p->pipe_fd, err)) < 0)
+    int cg_fd = sup__cg_container(&s->cg, s->next_id + 1);
+    rc = sup__spawn(spec, &s->wd, cg_fd, &p->pid, &p->pipe_fd, err);
+    if (cg_fd >= 0)
+        close(cg_fd);
+    if (rc < 0) {
+        sup__cg_remove(&s->cg, s->next_id + 1);
         goto fail;
+    }
     if ((rc = epoll_add(s->epfd, p->pipe_fd, p)) < 0) {
         err_set(err, rc, "epoll: %s", strerror(-rc));
         kill(-p->pid, SIGKILL);
@@ -447,6 +458,7 @@ static void on_sigchld(struct sup *s)
             p->status = status;
             p->drain_deadline_ms = kt_mono_ms() + SUP_DRAIN_MS;
             kill(-pid, SIGKILL); /* the container ends with its main process */
+            sup__cg_kill(&s->cg, p->id);
         }
     }
     if (reaped)
@@ -468,6 +480,7 @@ static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
         if (p->pipe_fd >= 0)
             close_pipe(s, p);
         exits[got++] = (struct sup_exit){.id = p->id, .status = p->status};
+        sup__cg_remove(&s->cg, p->id);
         sup__watchdog_forget(&s->wd, p->pid);
         proc_free(p);
         s->procs[i] = s->procs[--s->n];

@@ -23,6 +23,9 @@
  * (PR_SET_CHILD_SUBREAPER, restored by sup_free), so what outlives a main process comes back
  * to it, and is killed with all it started.  Hence every child of the calling process that is
  * neither a running container's main process nor the watchdog is taken for such a leftover.
+ * Where a cgroup (v2) can be had below the caller's, each container also runs in its own
+ * (<caller's cgroup>/jaxset-<pid>/c<id>), killed whole when its main process ends and removed by
+ * sup_free, or by the watchdog (sup_cgroup.c); elsewhere the process trees do it alone.
  *
  * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
 #ifndef JX_SUP_H

@@ -9,7 +9,27 @@
 
 #include "local/sup.h"
 
+/* The run's cgroup (sup_cgroup.c). */
+struct sup__cg {
+    int dirfd;       /* -1: no cgroup to be had here */
+    char path[4096]; /* "" when none */
+};
+
+/* Makes the run's cgroup when cgroup2 is mounted and jaxset's own is writable; else none. */
+void sup__cg_open(struct sup__cg *cg);
+/* Makes container `id`'s cgroup: returns its cgroup.procs open for writing (a spawned child
+ * joins by writing "0"), or -1 (none). */
+int sup__cg_container(struct sup__cg *cg, uint64_t id);
+/* SIGKILLs every process of container `id`'s cgroup. */
+void sup__cg_kill(struct sup__cg *cg, uint64_t id);
+/* Removes container `id`'s cgroup when it is empty (else sup__cg_close does). */
+void sup__cg_remove(struct sup__cg *cg, uint64_t id);
+/* Kills everything in the run's cgroup, waits a couple of seconds at most for it to empty,
+ * removes it.  Opens it again from cg->path when cg->dirfd is closed (the watchdog). */
+void sup__cg_close(struct sup__cg *cg);
+
 struct sup__watchdog {
+    const char *cg_path; /* the run's cgroup, killed when the pipe ends; "" or NULL: none */
     pid_t pid;
     int fd; /* write end; its closing (also by the kernel when we die) is the signal */
     char pending[4096]; /* records not yet written: sent in one write per poll */
@@ -68,10 +88,11 @@ void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid);
 int sup__kill_tree(const pid_t *roots, size_t n_roots);
 int sup__strays(const pid_t *known, size_t n_known, pid_t **out);
 
-/* Spawns one container in a new process group, registered with the watchdog `wd` before its
+/* Spawns one container in a new process group, in the cgroup whose cgroup.procs is cg_fd
+ * (-1: none; a refusal is not an error), registered with the watchdog `wd` before its
  * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
  * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd, pid_t *out_pid,
                int *out_pipe, struct err *err);
 
 #endif

@@ -60,6 +60,7 @@ struct child {
     const char *cwd;
     bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     int out_fd;                        /* the output pipe's write end */
+    int cg_fd;                         /* the container's cgroup.procs, -1: none */
     const struct sup__watchdog *wd;
     const struct nsr_enter *ns;        /* NULL: none */
     int *fds;                          /* scratch for nsr__enter */
@@ -117,6 +118,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
         dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         goto fail;
+    if (c->cg_fd >= 0 && write(c->cg_fd, "0", 1) < 0) /* refused: the process trees alone */
+        c->cg_fd = -1;
     c->step = STEP_NS;
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
         goto fail;
@@ -191,11 +194,11 @@ static int child_error(const struct sup_spec *spec, const struct child *c, int r
     return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
 }
 
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd, pid_t *out_pid,
                int *out_pipe, struct err *err)
 {
     char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
-    struct child c = {.wd = wd};
+    struct child c = {.wd = wd, .cg_fd = cg_fd};
     int p[2], rc = child_prepare(spec, &c, path, cwd, err);
     if (rc < 0)
         goto out;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,7 +130,7 @@ static bool drain(int rfd, struct pgid_set *set)
 #define WD_DRAIN_MS 200
 #define WD_PIPE_SIZE (1024 * 1024)
 
-static void __attribute__((noreturn)) watchdog_main(int rfd)
+static void __attribute__((noreturn)) watchdog_main(int rfd, const char *cg_path)
 {
     static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
                                   SIGPIPE};
@@ -147,6 +148,11 @@ static void __attribute__((noreturn)) watchdog_main(int rfd)
     }
     drain(rfd, &set);
     sup__kill_tree(set.v, set.n);
+    if (cg_path && cg_path[0]) { /* everything in the run's cgroup, and the cgroup */
+        struct sup__cg cg = {.dirfd = -1};
+        snprintf(cg.path, sizeof(cg.path), "%s", cg_path);
+        sup__cg_close(&cg);
+    }
     _exit(0);
 }
 
@@ -167,7 +173,7 @@ int sup__watchdog_start(struct sup__watchdog *w)
     }
     if (pid == 0) {
         close(p[1]);
-        watchdog_main(p[0]);
+        watchdog_main(p[0], w->cg_path);
     }
     close(p[0]);
     fcntl(p[1], F_SETPIPE_SZ, WD_PIPE_SIZE); /* records wait here between drains */

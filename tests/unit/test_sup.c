@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -388,6 +389,51 @@ static void test_killed_watchdog_is_replaced(void **state)
     assert_true(wait_group_gone(pgid));
 }
 
+/* Whether a cgroup can be made below ours: cgroup2 mounted at /sys/fs/cgroup or
+ * /sys/fs/cgroup/unified and our cgroup writable. */
+static bool cgroup_available(void)
+{
+    char self[1024] = "", line[1100], dir[2200];
+    FILE *fp = fopen("/proc/self/cgroup", "r");
+    while (fp && fgets(line, sizeof(line), fp))
+        if (!strncmp(line, "0::", 3))
+            snprintf(self, sizeof(self), "%.*s", (int)strcspn(line + 3, "\n"), line + 3);
+    if (fp)
+        fclose(fp);
+    static const char *const mnts[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+    for (size_t i = 0; self[0] && i < 2; i++) {
+        snprintf(dir, sizeof(dir), "%s%s/cgroup.procs", mnts[i], strcmp(self, "/") ? self : "");
+        if (access(dir, F_OK) < 0)
+            continue;
+        snprintf(dir, sizeof(dir), "%s%s/jaxset-probe-%d", mnts[i],
+                 strcmp(self, "/") ? self : "", (int)getpid());
+        if (mkdir(dir, 0700) == 0) {
+            rmdir(dir);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Where a cgroup can be had, each container runs in its own, below the run's. */
+static void test_container_runs_in_its_own_cgroup(void **state)
+{
+    struct fixture *f = *state;
+    if (!cgroup_available())
+        skip();
+    const char *argv[] = {"grep", "^0::", "/proc/self/cgroup", NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(f->s, ex, 1), 1);
+    char buf[4096] = {0}, want[64];
+    assert_true(read(f->out[0], buf, sizeof(buf) - 1) > 0);
+    snprintf(want, sizeof(want), "/jaxset-%d/c%llu\n", (int)getpid(), (unsigned long long)id);
+    assert_non_null(strstr(buf, want));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +448,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test(test_watchdog_kills_setsid_descendants),
         cmocka_unit_test(test_killed_watchdog_is_replaced),
+        cmocka_unit_test_setup_teardown(test_container_runs_in_its_own_cgroup, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
