@@ -404,14 +404,14 @@ static void on_signal(struct run *r, int64_t now)
 static int wait_events(struct run *r, struct err *err)
 {
     struct sup_exit exits[64];
-    int64_t now = kt_now_ms(), dl = next_deadline(r);
+    int64_t now = run__now(r), dl = next_deadline(r);
     int timeout = dl == INT64_MAX ? 1000 : (int)(dl - now < 0 ? 0 : dl - now);
     if (r->o->live && timeout > 1000)
         timeout = 1000;
     int fd = -1, n = sup_poll(r->sup, timeout, exits, 64, &fd);
     if (n < 0)
         return err_set(err, n, "supervisor: %s", strerror(-n));
-    now = kt_now_ms();
+    now = run__now(r);
     for (int i = 0; i < n; i++)
         run__pod_exited(r, exits[i].id, exits[i].status, now);
     if (fd == r->sigfd)
@@ -464,12 +464,12 @@ static void note_idle(struct run *r)
 static int loop(struct run *r, struct err *err)
 {
     for (;;) {
-        int rc = settle(r, kt_now_ms(), err);
+        int rc = settle(r, run__now(r), err);
         if (rc < 0)
             return rc;
         if (reap_deleted(r) && !r->signal)
             continue; /* the names are free again: the next pass may recreate them */
-        int64_t now = kt_now_ms();
+        int64_t now = run__now(r);
         if (r->status_dirty && now >= r->next_write_ms) {
             run__state_write(r, "Running", -1);
             r->next_write_ms = now + RUN_WRITE_MS;
@@ -619,7 +619,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->o = o;
     r->sigfd = -1;
     r->requeue_at_ms = INT64_MAX;
-    r->started_ms = kt_now_ms();
+    kt_steady_init(&r->clock);
+    r->started_ms = run__now(r);
     r->attempt_started_ms = r->started_ms;
     r->rng = (uint64_t)r->started_ms * 2654435761u ^ (uint64_t)getpid();
     r->n_gpus = o->gpus >= 0 ? o->gpus : runner_detect_gpus();

@@ -10,6 +10,7 @@
 #include "local/runner.h"
 #include "local/sup.h"
 #include "local/volumes.h"
+#include "obj/ktime.h"
 
 #define RUN_NAME_MAX 256
 #define RUN_MAX_GPUS 64
@@ -81,6 +82,8 @@ struct run {
     bool status_dirty;
     int64_t next_write_ms;       /* state files are rewritten at most every RUN_WRITE_MS */
     int64_t started_ms;
+    struct kt_steady clock;      /* every `now` of the run: a step of the wall clock moves no
+                                  * deadline and no duration (obj/ktime.h) */
     bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
     bool idle_noted;             /* said why the run waits with nothing running */
     int state_errno;             /* first failure to write the run directory, 0 none */
@@ -193,6 +196,9 @@ int run__volumes_setup(struct run *r, struct err *err);
 /* Says, with --volumes=skip, which mounts are not made. */
 void run__volumes_notes(struct run *r);
 void run__volumes_release(struct run *r);
+
+/* The run's clock: wall-clock times that advance monotonically (r->clock). */
+int64_t run__now(const struct run *r);
 
 /* State on disk and on the terminal (runner_state.c). */
 int run__state_open(struct run *r, struct err *err);

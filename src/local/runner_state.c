@@ -16,6 +16,11 @@
 #include "obj/ktime.h"
 #include "obj/sbuf.h"
 
+int64_t run__now(const struct run *r)
+{
+    return kt_steady_now(&r->clock);
+}
+
 int run__state_open(struct run *r, struct err *err)
 {
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
@@ -70,7 +75,7 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
     kt_format(r->started_ms, started);
-    kt_format(kt_now_ms(), now);
+    kt_format(run__now(r), now);
     json_t *run = json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i}", "name", r->m->view.name,
                             "source", r->m->source, "state", state, "pid", (json_int_t)getpid(),
                             "startTime", started, "updateTime", now, "coordinatorPort",
@@ -128,7 +133,7 @@ void run__note(struct run *r, const char *fmt, ...)
 void run__event(struct run *r, const char *type, const char *reason, const char *msg)
 {
     char ts[KT_RFC3339_MAX];
-    kt_format(kt_now_ms(), ts);
+    kt_format(run__now(r), ts);
     if (r->events) {
         fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
         if (fflush(r->events) != 0)
@@ -178,7 +183,7 @@ void run__live(struct run *r, bool force)
     struct sbuf b = {.max = sizeof(r->last_line) - 1};
     if (!r->o->live)
         return;
-    int64_t secs = (kt_now_ms() - r->started_ms) / 1000;
+    int64_t secs = (run__now(r) - r->started_ms) / 1000;
     sb_printf(&b, "[%lldm%02llds  %zu pods running] ", (long long)(secs / 60),
               (long long)(secs % 60), run__alive(r));
     status_text(r, &b);
@@ -215,7 +220,7 @@ void run__summary(struct run *r, int exit_status)
                      "fast enough (the log files have every byte)",
                   (unsigned long long)skipped);
     sb_printf(&line, "jaxset: JobSet %s %s after %.1fs  ", r->m->view.name, what,
-              (double)(kt_now_ms() - r->started_ms) / 1000.0);
+              (double)(run__now(r) - r->started_ms) / 1000.0);
     status_text(r, &line);
     sb_printf(&line, "\njaxset: run directory %s\n", r->o->run_dir);
     out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #define SUP_LINE_MAX (64 * 1024)    /* a longer line is forwarded in pieces */
 #define SUP_DRAIN_MS 2000           /* how long a pipe may outlive its main process */
 #define SUP_WATCH_MAX 4
+#define SUP_STRAY_ROUNDS 64         /* sup_free: strays killed and reaped, again while some came */
 
 struct proc {
     uint64_t id;
@@ -41,6 +43,7 @@ struct sup {
     int log_errno; /* first failure to write a log file, 0 none */
     sigset_t old_mask;
     struct sup__watchdog wd;
+    struct sup__cg cg;
     struct proc **procs;
     size_t n, cap;
     uint64_t next_id;
@@ -49,6 +52,7 @@ struct sup {
     char *rbuf; /* SUP_READ_CHUNK bytes read from a pipe at a time */
     struct sup__out out;
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
+    int old_subreaper; /* PR_GET_CHILD_SUBREAPER before sup_new */
 };
 
 static int epoll_add(int epfd, int fd, void *ptr)
@@ -66,6 +70,8 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         return err_set(err, -ENOMEM, "out of memory");
     s->epfd = s->sigfd = -1;
     s->wd.fd = -1;
+    s->cg.dirfd = -1;
+    s->old_subreaper = -1;
     if (!(s->rbuf = malloc(SUP_READ_CHUNK)) || sup__out_init(&s->out, out_fd) < 0) {
         rc = err_set(err, -ENOMEM, "out of memory");
         goto fail;
@@ -83,6 +89,14 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         err_set(err, rc, "epoll: %s", strerror(-rc));
         goto fail;
     }
+    /* what outlives a container's main process comes back to us (sup_tree.c) */
+    prctl(PR_GET_CHILD_SUBREAPER, &s->old_subreaper);
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+        rc = err_set(err, -errno, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+        goto fail;
+    }
+    sup__cg_open(&s->cg);
+    s->wd.cg_path = s->cg.path;
     if ((rc = sup__watchdog_start(&s->wd)) < 0) {
         err_set(err, rc, "watchdog: %s", strerror(-rc));
         goto fail;
@@ -114,21 +128,66 @@ void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
     s->out.hook_ctx = ctx;
 }
 
-void sup_free(struct sup *s)
+/* Kills what is left of ended containers: our children that are neither a running container's
+ * main process nor the watchdog, with all they started.  Every pid reaped by the caller may
+ * have left some (reparented to us before we were told of its end). */
+static void kill_strays(struct sup *s)
 {
-    if (!s)
+    pid_t *known = malloc((s->n + 1) * sizeof(*known)), *strays = NULL;
+    size_t n_known = 0;
+    if (!known)
         return;
+    known[n_known++] = s->wd.pid;
+    for (size_t i = 0; i < s->n; i++)
+        if (!s->procs[i]->exited)
+            known[n_known++] = s->procs[i]->pid;
+    int n = sup__strays(known, n_known, &strays);
+    if (n > 0)
+        sup__kill_tree(strays, (size_t)n);
+    free(strays);
+    free(known);
+}
+
+/* The end of the supervisor: every container gone, then every stray, reaped. */
+static void kill_all(struct sup *s)
+{
     for (size_t i = 0; i < s->n; i++) {
         struct proc *p = s->procs[i];
         if (!p->exited) {
             kill(-p->pid, SIGKILL);
             waitpid(p->pid, NULL, 0);
+            p->exited = true;
         }
         sup__watchdog_forget(&s->wd, p->pid);
-        proc_free(p);
     }
+    for (int round = 0; round < SUP_STRAY_ROUNDS; round++) {
+        pid_t pid, *strays = NULL;
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+            if (pid == s->wd.pid)
+                sup__watchdog_lost(&s->wd);
+        int n = sup__strays(&s->wd.pid, 1, &strays);
+        if (n > 0)
+            sup__kill_tree(strays, (size_t)n);
+        for (int i = 0; i < n; i++)
+            waitpid(strays[i], NULL, 0);
+        free(strays);
+        if (n <= 0)
+            break;
+    }
+}
+
+void sup_free(struct sup *s)
+{
+    if (!s)
+        return;
+    kill_all(s);
+    sup__cg_close(&s->cg);
+    for (size_t i = 0; i < s->n; i++)
+        proc_free(s->procs[i]);
     sup_finish_output(s);
     sup__watchdog_stop(&s->wd);
+    if (s->old_subreaper >= 0)
+        prctl(PR_SET_CHILD_SUBREAPER, s->old_subreaper);
     if (s->sigfd >= 0)
         close(s->sigfd);
     if (s->epfd >= 0)
@@ -197,6 +256,21 @@ int sup_watch_fd(struct sup *s, int fd)
     return rc;
 }
 
+/* A watchdog that died (killed by someone) is replaced at once, and told every group still
+ * running: jaxset killed later must still leave no container behind. */
+static void watchdog_ensure(struct sup *s)
+{
+    int status;
+    if (s->wd.pid > 0 && waitpid(s->wd.pid, &status, WNOHANG) == s->wd.pid)
+        sup__watchdog_lost(&s->wd);
+    if (s->wd.pid > 0 || sup__watchdog_start(&s->wd) < 0)
+        return; /* fork failed: tried again at the next poll */
+    for (size_t i = 0; i < s->n; i++)
+        if (!s->procs[i]->exited)
+            sup__watchdog_add(&s->wd, s->procs[i]->pid);
+    sup__watchdog_flush(&s->wd);
+}
+
 static int reserve(struct sup *s)
 {
     if (s->n < s->cap)
@@ -236,8 +310,15 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         err_set(err, rc, "out of memory");
         goto fail;
     }
-    if ((rc = sup__spawn(spec, &s->wd, &p->pid, &p->pipe_fd, err)) < 0)
+    watchdog_ensure(s);
+    int cg_fd = sup__cg_container(&s->cg, s->next_id + 1);
+    rc = sup__spawn(spec, &s->wd, cg_fd, &p->pid, &p->pipe_fd, err);
+    if (cg_fd >= 0)
+        close(cg_fd);
+    if (rc < 0) {
+        sup__cg_remove(&s->cg, s->next_id + 1);
         goto fail;
+    }
     if ((rc = epoll_add(s->epfd, p->pipe_fd, p)) < 0) {
         err_set(err, rc, "epoll: %s", strerror(-rc));
         kill(-p->pid, SIGKILL);
@@ -360,7 +441,11 @@ static void on_sigchld(struct sup *s)
         ;
     int status;
     pid_t pid;
+    bool reaped = false;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        reaped = true;
+        if (pid == s->wd.pid)
+            sup__watchdog_lost(&s->wd); /* replaced by watchdog_ensure */
         for (size_t i = 0; i < s->n; i++) {
             struct proc *p = s->procs[i];
             if (p->pid != pid || p->exited)
@@ -369,9 +454,13 @@ static void on_sigchld(struct sup *s)
             p->status = status;
             p->drain_deadline_ms = kt_mono_ms() + SUP_DRAIN_MS;
             kill(-pid, SIGKILL); /* the container ends with its main process */
+            sup__cg_kill(&s->cg, p->id);
         }
     }
+    if (reaped)
+        kill_strays(s);
 }
+
 
 /* Moves finished containers (exited and drained, or past the drain deadline) to `exits`. */
 static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
@@ -387,6 +476,7 @@ static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
         if (p->pipe_fd >= 0)
             close_pipe(s, p);
         exits[got++] = (struct sup_exit){.id = p->id, .status = p->status};
+        sup__cg_remove(&s->cg, p->id);
         sup__watchdog_forget(&s->wd, p->pid);
         proc_free(p);
         s->procs[i] = s->procs[--s->n];
@@ -438,6 +528,7 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
     struct epoll_event evs[64];
     int ready = -1;
     size_t got = collect(s, exits, max);
+    watchdog_ensure(s);
     sup__watchdog_flush(&s->wd); /* every group spawned so far is covered before we block */
     int n = got ? 0 : epoll_wait(s->epfd, evs, 64, next_timeout(s, timeout_ms));
     if (n < 0 && errno != EINTR)

@@ -11,9 +11,21 @@
  * killed (as a container runtime does) and the exit is reported once the pipe is drained.
  *
  * No orphans: sup_new() forks a watchdog that outlives a SIGKILLed jaxset only long enough to
- * SIGKILL every process group still registered, having noticed the end of its pipe.  Each
- * spawned child registers its own group, between setpgid and exec: a group is known to the
- * watchdog before its program can run, so no moment of a start leaves one uncovered.
+ * SIGKILL every process group still registered, and every process descended from its leader,
+ * having noticed the end of its pipe.  Each spawned child registers its own group, between
+ * setpgid and exec: a group is known to the watchdog before its program can run, so no moment
+ * of a start leaves one uncovered.  A watchdog that dies is replaced at the next sup_poll or
+ * sup_spawn, and told every running group.
+ *
+ * Nor does a process leave its container by leaving its group (setsid, a double fork): as in a
+ * container's cgroup, everything a container started ends with its main process.  Each main
+ * process is a child subreaper, so its orphans stay below it; the caller is made one too
+ * (PR_SET_CHILD_SUBREAPER, restored by sup_free), so what outlives a main process comes back
+ * to it, and is killed with all it started.  Hence every child of the calling process that is
+ * neither a running container's main process nor the watchdog is taken for such a leftover.
+ * Where a cgroup (v2) can be had below the caller's, each container also runs in its own
+ * (<caller's cgroup>/jaxset-<pid>/c<id>), killed whole when its main process ends and removed by
+ * sup_free, or by the watchdog (sup_cgroup.c); elsewhere the process trees do it alone.
  *
  * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
 #ifndef JX_SUP_H
@@ -52,7 +64,8 @@ struct sup_exit {
  * negative errno with err set. */
 int sup_new(struct sup **out, int out_fd, struct err *err) __attribute__((warn_unused_result));
 
-/* SIGKILLs every group still running, reaps them, stops the watchdog and frees. NULL-safe. */
+/* SIGKILLs every group still running and every leftover of a container, reaps them, stops the
+ * watchdog and frees. NULL-safe. */
 void sup_free(struct sup *s);
 
 /* Starts a container; *out_id identifies it in exits and kills.  Fails (negative errno, err

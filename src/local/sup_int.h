@@ -3,12 +3,33 @@
 #define JX_SUP_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "local/sup.h"
 
+/* The run's cgroup (sup_cgroup.c). */
+struct sup__cg {
+    int dirfd;       /* -1: no cgroup to be had here */
+    char path[4096]; /* "" when none */
+};
+
+/* Makes the run's cgroup when cgroup2 is mounted and jaxset's own is writable; else none. */
+void sup__cg_open(struct sup__cg *cg);
+/* Makes container `id`'s cgroup: returns its cgroup.procs open for writing (a spawned child
+ * joins by writing "0"), or -1 (none). */
+int sup__cg_container(struct sup__cg *cg, uint64_t id);
+/* SIGKILLs every process of container `id`'s cgroup. */
+void sup__cg_kill(struct sup__cg *cg, uint64_t id);
+/* Removes container `id`'s cgroup when it is empty (else sup__cg_close does). */
+void sup__cg_remove(struct sup__cg *cg, uint64_t id);
+/* Kills everything in the run's cgroup, waits a couple of seconds at most for it to empty,
+ * removes it.  Opens it again from cg->path when cg->dirfd is closed (the watchdog). */
+void sup__cg_close(struct sup__cg *cg);
+
 struct sup__watchdog {
+    const char *cg_path; /* the run's cgroup, killed when the pipe ends; "" or NULL: none */
     pid_t pid;
     int fd; /* write end; its closing (also by the kernel when we die) is the signal */
     char pending[4096]; /* records not yet written: sent in one write per poll */
@@ -51,11 +72,27 @@ void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid);
 void sup__watchdog_flush(struct sup__watchdog *w);
 /* Closes the pipe and reaps the watchdog. NULL-safe, idempotent. */
 void sup__watchdog_stop(struct sup__watchdog *w);
+/* The watchdog died (it was reaped): its pipe is closed and what was queued dropped, so that
+ * sup__watchdog_start can replace it; the caller registers the live groups again with
+ * sup__watchdog_add. */
+void sup__watchdog_lost(struct sup__watchdog *w);
+/* Queues "+pgid" for a group the supervisor already runs. */
+void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid);
 
-/* Spawns one container in a new process group, registered with the watchdog `wd` before its
+/* Process trees (sup_tree.c).  sup__kill_tree SIGKILLs every process descended from roots[] or
+ * in a group one of them leads, the roots included, stopping each one found (SIGSTOP) until a
+ * scan of /proc finds no new one; never the caller nor its group.  0 or a negative errno (what
+ * was found is killed all the same).  sup__strays stores in *out (malloc'ed) the live children
+ * of the caller not in known[]: with the caller a child subreaper, what is left of containers
+ * whose main process ended.  Returns their number or a negative errno. */
+int sup__kill_tree(const pid_t *roots, size_t n_roots);
+int sup__strays(const pid_t *known, size_t n_known, pid_t **out);
+
+/* Spawns one container in a new process group, in the cgroup whose cgroup.procs is cg_fd
+ * (-1: none; a refusal is not an error), registered with the watchdog `wd` before its
  * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
  * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd, pid_t *out_pid,
                int *out_pipe, struct err *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* Spawning one container: executable lookup in the container's PATH, then a vfork-style clone
  * whose child sets up a new process group with default signal dispositions and an empty signal
- * mask, enters the pod's namespaces when it has volumes (local/nsroot.h), registers that group
- * with the watchdog, and execs. */
+ * mask, a child subreaper (its orphans stay below it), enters the pod's namespaces when it has
+ * volumes (local/nsroot.h), registers that group with the watchdog, and execs. */
 #include "local/sup_int.h"
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,7 @@ struct child {
     const char *cwd;
     bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     int out_fd;                        /* the output pipe's write end */
+    int cg_fd;                         /* the container's cgroup.procs, -1: none */
     const struct sup__watchdog *wd;
     const struct nsr_enter *ns;        /* NULL: none */
     int *fds;                          /* scratch for nsr__enter */
@@ -103,17 +105,21 @@ __attribute__((no_sanitize("address", "undefined"))) static void exec_lookup(str
 __attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
 {
     struct child *c = arg;
-    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN};
     sigset_t none;
     sigemptyset(&none);
-    for (int sig = 1; sig < NSIG; sig++)
+    for (int sig = 1; sig < NSIG; sig++) /* SIGPIPE: a dead watchdog fails the spawn below */
         if (sig != SIGKILL && sig != SIGSTOP)
-            sigaction(sig, &dfl, NULL);
+            sigaction(sig, sig == SIGPIPE ? &ign : &dfl, NULL);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     c->step = STEP_SETUP;
+    /* the container's orphans stay below its main process, as below a container's PID 1
+     * (sup_tree.c); kept across execve */
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
-        dup2(c->out_fd, 2) < 0)
+        dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         goto fail;
+    if (c->cg_fd >= 0 && write(c->cg_fd, "0", 1) < 0) /* refused: the process trees alone */
+        c->cg_fd = -1;
     c->step = STEP_NS;
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
         goto fail;
@@ -121,7 +127,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (c->cwd && chdir(c->cwd) < 0 && (!c->cwd_ours || chdir("/") < 0))
         goto fail;
     c->step = STEP_SETUP;
-    if (sup__watchdog_register_self(c->wd) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+    if (sup__watchdog_register_self(c->wd) < 0 || sigaction(SIGPIPE, &dfl, NULL) < 0 ||
+        sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         goto fail;
     c->step = STEP_EXEC;
     if (c->path)
@@ -187,11 +194,11 @@ static int child_error(const struct sup_spec *spec, const struct child *c, int r
     return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
 }
 
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, pid_t *out_pid,
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd, pid_t *out_pid,
                int *out_pipe, struct err *err)
 {
     char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
-    struct child c = {.wd = wd};
+    struct child c = {.wd = wd, .cg_fd = cg_fd};
     int p[2], rc = child_prepare(spec, &c, path, cwd, err);
     if (rc < 0)
         goto out;

@@ -1,7 +1,10 @@
 /* The watchdog: a forked child (no exec) in its own session that holds the read end of a
  * pipe.  The supervisor writes "+pgid"/"-pgid" records; when the pipe ends — the supervisor
- * exited or was SIGKILLed — every registered process group is SIGKILLed.  This is what keeps
- * "no orphan ever" true when jaxset itself dies without a chance to clean up. */
+ * exited or was SIGKILLed — every registered process group is SIGKILLed with every process
+ * descended from its leader (sup_tree.c: a setsid inside a container does not escape).  This
+ * is what keeps "no orphan ever" true when jaxset itself dies without a chance to clean up.
+ * A watchdog that dies first is replaced by the supervisor (sup.c), which registers its live
+ * groups with the new one. */
 #include "local/sup_int.h"
 
 #include <errno.h>
@@ -10,6 +13,7 @@
 #include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +61,11 @@ int sup__watchdog_register_self(const struct sup__watchdog *w)
 void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid)
 {
     send_rec(w, '-', pgid);
+}
+
+void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid)
+{
+    send_rec(w, '+', pgid);
 }
 
 static void detach_fds(int keep)
@@ -121,7 +130,7 @@ static bool drain(int rfd, struct pgid_set *set)
 #define WD_DRAIN_MS 200
 #define WD_PIPE_SIZE (1024 * 1024)
 
-static void __attribute__((noreturn)) watchdog_main(int rfd)
+static void __attribute__((noreturn)) watchdog_main(int rfd, const char *cg_path)
 {
     static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
                                   SIGPIPE};
@@ -138,8 +147,12 @@ static void __attribute__((noreturn)) watchdog_main(int rfd)
             break; /* end of the pipe: the supervisor is gone */
     }
     drain(rfd, &set);
-    for (size_t i = 0; i < set.n; i++)
-        kill(-set.v[i], SIGKILL);
+    sup__kill_tree(set.v, set.n);
+    if (cg_path && cg_path[0]) { /* everything in the run's cgroup, and the cgroup */
+        struct sup__cg cg = {.dirfd = -1};
+        snprintf(cg.path, sizeof(cg.path), "%s", cg_path);
+        sup__cg_close(&cg);
+    }
     _exit(0);
 }
 
@@ -160,13 +173,22 @@ int sup__watchdog_start(struct sup__watchdog *w)
     }
     if (pid == 0) {
         close(p[1]);
-        watchdog_main(p[0]);
+        watchdog_main(p[0], w->cg_path);
     }
     close(p[0]);
     fcntl(p[1], F_SETPIPE_SZ, WD_PIPE_SIZE); /* records wait here between drains */
     w->pid = pid;
     w->fd = p[1];
     return 0;
+}
+
+void sup__watchdog_lost(struct sup__watchdog *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+    w->pid = -1;
+    w->n_pending = 0;
 }
 
 void sup__watchdog_stop(struct sup__watchdog *w)

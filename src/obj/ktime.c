@@ -228,3 +228,19 @@ int64_t kt_mono_ms(void)
 {
     return clock_ms(CLOCK_MONOTONIC);
 }
+
+int64_t kt_boot_ms(void)
+{
+    return clock_ms(CLOCK_BOOTTIME);
+}
+
+void kt_steady_init(struct kt_steady *c)
+{
+    c->boot0_ms = kt_boot_ms();
+    c->wall0_ms = kt_now_ms();
+}
+
+int64_t kt_steady_now(const struct kt_steady *c)
+{
+    return c->wall0_ms + (kt_boot_ms() - c->boot0_ms);
+}

@@ -59,4 +59,21 @@ int64_t kt_now_ms(void);
 /* A monotonic clock (CLOCK_MONOTONIC) in milliseconds, for timeouts; its epoch is arbitrary. */
 int64_t kt_mono_ms(void);
 
+/* CLOCK_BOOTTIME in milliseconds: monotonic, and counting the time the machine was suspended,
+ * as elapsed time does for a job; its epoch is arbitrary. */
+int64_t kt_boot_ms(void);
+
+/* A wall clock that cannot be stepped: it reads the wall clock once, then advances with
+ * CLOCK_BOOTTIME.  Durations and deadlines computed from it ignore a step of the system clock
+ * (settimeofday, NTP) while its times still format as wall-clock times.  Go's time.Now() does
+ * the same with its monotonic reading, which time.Since and time.Until use (golang/go
+ * src/time/time.go, "Monotonic Clocks"). */
+struct kt_steady {
+    int64_t wall0_ms, boot0_ms;
+};
+
+void kt_steady_init(struct kt_steady *c);
+/* wall0 + (boot now - boot0): milliseconds since the epoch. */
+int64_t kt_steady_now(const struct kt_steady *c);
+
 #endif

@@ -349,6 +349,21 @@ static void test_clocks(void **state)
     assert_true(m1 >= 0 && m2 >= m1);
 }
 
+/* The steady clock reads the wall clock once, then only adds boot-clock time: a wall clock read
+ * at 5 s, 2 s of boot time ago, reads about 7 s now, whatever the wall clock says. */
+static void test_steady_clock_advances_with_the_boot_clock_only(void **state)
+{
+    (void)state;
+    struct kt_steady c;
+    kt_steady_init(&c);
+    int64_t wall = kt_now_ms(), now = kt_steady_now(&c);
+    assert_true(now >= c.wall0_ms && now <= wall + 2000);
+    c.wall0_ms = 5000;
+    c.boot0_ms = kt_boot_ms() - 2000;
+    now = kt_steady_now(&c);
+    assert_true(now >= 7000 && now < 9000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_format_table), cmocka_unit_test(test_format_libc),
         cmocka_unit_test(test_parse_libc),   cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_clocks),
+        cmocka_unit_test(test_steady_clock_advances_with_the_boot_clock_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

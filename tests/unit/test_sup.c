@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +52,78 @@ static bool wait_group_gone(pid_t pgid)
     while (group_alive(pgid) && time(NULL) < end)
         usleep(10000);
     return !group_alive(pgid);
+}
+
+/* A process's state and parent from /proc/<pid>/stat; false when it is gone. */
+static bool proc_stat(pid_t pid, char *state, int *ppid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return false;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    char *rp = strrchr(buf, ')');
+    return rp && sscanf(rp + 1, " %c %d", state, ppid) == 2;
+}
+
+/* True while pid runs (a zombie has ended). */
+static bool pid_alive(pid_t pid)
+{
+    char state;
+    int ppid;
+    return proc_stat(pid, &state, &ppid) && state != 'Z';
+}
+
+/* Polls s (when not NULL) until pid has ended, at most 10 s. */
+static bool wait_pid_gone(struct sup *s, pid_t pid)
+{
+    time_t end = time(NULL) + 10;
+    while (pid_alive(pid) && time(NULL) < end) {
+        struct sup_exit ex[4];
+        if (s)
+            assert_true(sup_poll(s, 10, ex, 4, NULL) >= 0);
+        else
+            usleep(10000);
+    }
+    return !pid_alive(pid);
+}
+
+/* The pid a container wrote into `path`, waiting for it at most 10 s; the file is removed. */
+static pid_t read_pid_file(const char *path)
+{
+    time_t end = time(NULL) + 10;
+    long pid = 0;
+    while (pid <= 0 && time(NULL) < end) {
+        FILE *fp = fopen(path, "r");
+        if (!fp || fscanf(fp, "%ld", &pid) != 1)
+            usleep(10000);
+        if (fp)
+            fclose(fp);
+    }
+    unlink(path);
+    return (pid_t)pid;
+}
+
+/* A live child of `parent` other than `other`, or 0. */
+static pid_t child_other_than(pid_t parent, pid_t other)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    pid_t found = 0;
+    while (d && !found && (de = readdir(d))) {
+        char state;
+        int ppid;
+        pid_t pid = (pid_t)atoi(de->d_name);
+        if (pid > 0 && pid != other && proc_stat(pid, &state, &ppid) && ppid == parent &&
+            state != 'Z')
+            found = pid;
+    }
+    if (d)
+        closedir(d);
+    return found;
 }
 
 struct fixture {
@@ -208,6 +281,159 @@ static void test_watchdog(void **state)
     assert_true(wait_group_gone(pgid));
 }
 
+/* A process that leaves the container's group and session (setsid) ends with the container's
+ * main process all the same, as in a container's cgroup. */
+static void test_setsid_child_ends_with_its_container(void **state)
+{
+    struct fixture *f = *state;
+    char cmd[256], path[128];
+    snprintf(path, sizeof(path), "%s/pid", f->dir);
+    snprintf(cmd, sizeof(cmd), "setsid sleep 60 & echo $! > %s", path);
+    const char *argv[] = {"sh", "-c", cmd, NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(f->s, ex, 1), 1);
+    pid_t pid = read_pid_file(path);
+    assert_true(pid > 0);
+    assert_true(wait_pid_gone(f->s, pid));
+}
+
+/* The same when the container is killed while its main process and the daemon run. */
+static void test_setsid_child_ends_with_its_killed_container(void **state)
+{
+    struct fixture *f = *state;
+    char cmd[256], path[128];
+    snprintf(path, sizeof(path), "%s/pid", f->dir);
+    snprintf(cmd, sizeof(cmd), "setsid sleep 60 & echo $! > %s; exec sleep 60", path);
+    const char *argv[] = {"sh", "-c", cmd, NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+    pid_t pid = read_pid_file(path);
+    assert_true(pid > 0 && pid_alive(pid));
+    assert_int_equal(sup_kill(f->s, id, SIGKILL), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(f->s, ex, 1), 1);
+    assert_true(wait_pid_gone(f->s, pid));
+}
+
+/* A supervisor in a child process runs `cmd`; returns the child, its container's group in
+ * *pgid.  With poll, the child keeps polling (it notices a dead watchdog), else it waits. */
+static pid_t supervised_child(const char *cmd, bool poll, pid_t *pgid)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        struct sup *s;
+        struct err e;
+        const char *argv[] = {"sh", "-c", cmd, NULL};
+        struct sup_spec spec = {.argv = argv, .envp = ENV};
+        uint64_t id;
+        struct sup_exit ex[1];
+        if (sup_new(&s, 1, &e) < 0 || sup_spawn(s, &spec, &id, &e) < 0 ||
+            sup_poll(s, 0, ex, 1, NULL) < 0)
+            _exit(1);
+        pid_t pg = sup_pgid(s, id);
+        if (write(p[1], &pg, sizeof(pg)) != sizeof(pg))
+            _exit(1);
+        while (poll && sup_poll(s, 100, ex, 1, NULL) >= 0)
+            ;
+        pause();
+        _exit(0);
+    }
+    close(p[1]);
+    assert_int_equal(read(p[0], pgid, sizeof(*pgid)), sizeof(*pgid));
+    close(p[0]);
+    return child;
+}
+
+/* The watchdog of a SIGKILLed supervisor kills a container's setsid child too. */
+static void test_watchdog_kills_setsid_descendants(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/jaxset-sup-XXXXXX", cmd[256], path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/pid", dir);
+    snprintf(cmd, sizeof(cmd), "setsid sleep 60 & echo $! > %s; exec sleep 60", path);
+    pid_t pgid, child = supervised_child(cmd, false, &pgid);
+    pid_t pid = read_pid_file(path);
+    rmdir(dir);
+    assert_true(pid > 0 && pid_alive(pid));
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_true(wait_group_gone(pgid));
+    assert_true(wait_pid_gone(NULL, pid));
+}
+
+/* A watchdog killed by someone is replaced: the supervisor SIGKILLed afterwards still leaves
+ * no container behind. */
+static void test_killed_watchdog_is_replaced(void **state)
+{
+    (void)state;
+    pid_t pgid, child = supervised_child("exec sleep 60", true, &pgid), wd = 0, wd2 = 0;
+    time_t end = time(NULL) + 10;
+    while (!(wd = child_other_than(child, pgid)) && time(NULL) < end)
+        usleep(10000);
+    assert_true(wd > 0);
+    kill(wd, SIGKILL);
+    while ((!(wd2 = child_other_than(child, pgid)) || wd2 == wd) && time(NULL) < end)
+        usleep(10000);
+    assert_true(wd2 > 0 && wd2 != wd);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    assert_true(wait_group_gone(pgid));
+}
+
+/* Whether a cgroup can be made below ours: cgroup2 mounted at /sys/fs/cgroup or
+ * /sys/fs/cgroup/unified and our cgroup writable. */
+static bool cgroup_available(void)
+{
+    char self[1024] = "", line[1100], dir[2200];
+    FILE *fp = fopen("/proc/self/cgroup", "r");
+    while (fp && fgets(line, sizeof(line), fp))
+        if (!strncmp(line, "0::", 3))
+            snprintf(self, sizeof(self), "%.*s", (int)strcspn(line + 3, "\n"), line + 3);
+    if (fp)
+        fclose(fp);
+    static const char *const mnts[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+    for (size_t i = 0; self[0] && i < 2; i++) {
+        snprintf(dir, sizeof(dir), "%s%s/cgroup.procs", mnts[i], strcmp(self, "/") ? self : "");
+        if (access(dir, F_OK) < 0)
+            continue;
+        snprintf(dir, sizeof(dir), "%s%s/jaxset-probe-%d", mnts[i],
+                 strcmp(self, "/") ? self : "", (int)getpid());
+        if (mkdir(dir, 0700) == 0) {
+            rmdir(dir);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Where a cgroup can be had, each container runs in its own, below the run's. */
+static void test_container_runs_in_its_own_cgroup(void **state)
+{
+    struct fixture *f = *state;
+    if (!cgroup_available())
+        skip();
+    const char *argv[] = {"grep", "^0::", "/proc/self/cgroup", NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(f->s, ex, 1), 1);
+    char buf[4096] = {0}, want[64];
+    assert_true(read(f->out[0], buf, sizeof(buf) - 1) > 0);
+    snprintf(want, sizeof(want), "/jaxset-%d/c%llu\n", (int)getpid(), (unsigned long long)id);
+    assert_non_null(strstr(buf, want));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +442,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many, setup, teardown),
         cmocka_unit_test(test_watchdog),
+        cmocka_unit_test_setup_teardown(test_setsid_child_ends_with_its_container, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_setsid_child_ends_with_its_killed_container, setup,
+                                        teardown),
+        cmocka_unit_test(test_watchdog_kills_setsid_descendants),
+        cmocka_unit_test(test_killed_watchdog_is_replaced),
+        cmocka_unit_test_setup_teardown(test_container_runs_in_its_own_cgroup, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
