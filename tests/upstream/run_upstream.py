@@ -33,12 +33,25 @@ os.environ.setdefault("JAXSET_BIN", BIN)  # for tests/kube, which the update cas
 os.environ.setdefault("JAXSET_SRC", SRC)
 
 
+def expand(o):
+    """{"$repeat": [text, n]}, anywhere in a case, stands for text repeated n times (the 1 MiB
+    command items of Trainer's table)."""
+    if isinstance(o, dict):
+        if set(o) == {"$repeat"}:
+            text, n = o["$repeat"]
+            return text * n
+        return {k: expand(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [expand(v) for v in o]
+    return o
+
+
 def load_files():
     """[(relative path, upstream, cases)] for every case file, sorted."""
     out = []
     for path in sorted(glob.glob(os.path.join(HERE, "*", "*.json"))):
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            data = expand(json.load(f))
         out.append((os.path.relpath(path, HERE), data["upstream"], data["cases"]))
     return out
 
