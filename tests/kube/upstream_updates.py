@@ -107,8 +107,12 @@ class UpdateEnv:
         dflt = defaults(r.json.get("spec"), old.get("spec"))
         if status:
             got = r.json
-            got["status"] = status
-            r = self.env.server.put(f"{base}/{name}/status", got)
+            for _ in range(5):  # the controller's own status write may come in between: again
+                got["status"] = status
+                r = self.env.server.put(f"{base}/{name}/status", got)
+                if r.status != 409:
+                    break
+                got = self.env.server.get(f"{base}/{name}").json
             if r.status != 200:
                 return False, f"its status was refused ({r.status}): {message(r)}", []
         for _ in range(5):
