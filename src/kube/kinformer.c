@@ -230,6 +230,11 @@ static void on_event(void *arg, json_t *ev)
     struct kinf *i = arg;
     const char *type = jx_str(ev, "type");
     const json_t *obj = jx_obj(ev, "object");
+    if (type && strcmp(type, "UNDECODABLE") == 0) {
+        note(i, "%s: watch: skipping an event that cannot be read: %s", i->o.name,
+             jx_str(ev, "error") ? jx_str(ev, "error") : "?");
+        return;
+    }
     if (!type || !obj)
         return;
     if (strcmp(type, "ERROR") == 0) {

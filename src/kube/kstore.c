@@ -268,7 +268,7 @@ bool kstore_del(struct kstore *s, const char *ns, const char *name)
 /* A new tree of the entry, metadata.name and metadata.namespace put back from its key. */
 static json_t *decode(const struct kent *e)
 {
-    json_t *o = json_loads(e->text, 0, NULL), *m = jx_obj(o, "metadata");
+    json_t *o = json_loads(e->text, JSON_ALLOW_NUL, NULL), *m = jx_obj(o, "metadata");
     const char *slash = strchr(e->key, '/');
     if (!m || !slash)
         return o;
