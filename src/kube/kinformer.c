@@ -145,15 +145,20 @@ struct seen {
     struct kinf *i;
 };
 
+/* The deletion delivered is the object as last cached, as client-go's reflector delivers a
+ * DeletedFinalStateUnknown holding the last known state (tools/cache/delta_fifo.go, Replace):
+ * its owner references are what lets the owner be requeued. */
 static void drop_unseen(void *arg, const char *ns, const char *name)
 {
     struct seen *s = arg;
     char key[512];
     snprintf(key, sizeof(key), "%s/%s", ns, name);
-    if (!json_object_get(s->keys, key))
-        json_array_append_new(json_object_get(s->keys, ""),
-                              json_pack("{s:{s:s,s:s}}", "metadata", "namespace", ns, "name",
-                                        name));
+    if (json_object_get(s->keys, key))
+        return;
+    json_t *last = kstore_get(s->i->store, ns, name);
+    if (!last)
+        last = json_pack("{s:{s:s,s:s}}", "metadata", "namespace", ns, "name", name);
+    json_array_append_new(json_object_get(s->keys, ""), last);
 }
 
 /* After a relist: objects of the cache the list did not return were deleted meanwhile. */
