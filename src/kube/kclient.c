@@ -17,6 +17,11 @@
 #define KC_MAX_TRIES 10
 #define KC_BACKOFF_MIN_MS 100
 #define KC_BACKOFF_MAX_MS 5000
+/* The longest a Retry-After may park a request.  client-go's withRetry (rest/with_retry.go,
+ * Before) sleeps max(backoff, Retry-After) under the request's context; a controller's
+ * requests are bounded by their timeouts, so no server, hostile or confused, parks one for
+ * longer than that.  Ours have no context: the wait is capped here. */
+#define KC_RETRY_AFTER_MAX_MS 10000
 
 int kc_new(struct kcfg *cfg, const struct kc_opts *o, struct kc **out, struct err *e)
 {
@@ -253,7 +258,9 @@ static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
     if (cc != CURLE_OK && code == 0)
         delay = backoff_ms(r->tries);
     else if (code == 429 || (code >= 500 && ra > 0))
-        delay = ra > 0 ? (int64_t)ra * 1000 : backoff_ms(r->tries);
+        delay = ra > 0 ? (ra > KC_RETRY_AFTER_MAX_MS / 1000 ? KC_RETRY_AFTER_MAX_MS
+                                                            : (int64_t)ra * 1000)
+                       : backoff_ms(r->tries);
     else if (code == 401 && !r->auth_retried) {
         r->auth_retried = true;
         kcfg_credentials_invalidate(r->c->cfg);
