@@ -17,6 +17,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "obj/ktime.h"
+
+/* One open connection, oldest first in khttpd's list (libmicrohttpd's socket context). */
+struct kconn {
+    struct kconn *prev, *next;
+    int fd;
+    int64_t since_ms;  /* when reading the current request's headers began */
+    bool headers_done; /* the current request's headers are in */
+    bool cut;          /* shut down by us; libmicrohttpd closes it on its next run */
+};
+
 struct khttpd {
     struct MHD_Daemon *d;
     int fd; /* libmicrohttpd's epoll fd */
@@ -27,6 +38,8 @@ struct khttpd {
     char *cert, *key;            /* PEM, owned; NULL: plain HTTP */
     struct khttpd_route *routes; /* paths owned */
     size_t n_routes;
+    struct kconn *first, *last; /* open connections, oldest first */
+    size_t n_conns;
 };
 
 /* A POST request's body while it arrives (libmicrohttpd's per-request pointer). */
@@ -227,6 +240,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     (void)version;
     const struct khttpd *h = cls;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct kconn *k = ci ? ci->socket_context : NULL;
+    if (k)
+        k->headers_done = true;
     struct sbuf body = {.max = h->body_max};
     const struct khttpd_route *r = find_route(h, url);
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
@@ -252,14 +270,93 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)c;
     (void)toe;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct kconn *k = ci ? ci->socket_context : NULL;
+    if (k) { /* a kept-alive connection: the next request's headers have their own deadline */
+        k->headers_done = false;
+        k->since_ms = kt_mono_ms();
+    }
     struct khttpd_req *q = *req_cls;
     if (q) {
         sb_free(&q->body);
         free(q);
         *req_cls = NULL;
     }
+}
+
+/* ---- slow clients ---------------------------------------------------------------------- */
+
+/* Slow clients are bounded as Go's http.Server bounds them with ReadHeaderTimeout (net/http,
+ * server.go, conn.readRequest): a request's headers must be in within the header timeout of
+ * when reading them began, however steadily they dribble (libmicrohttpd's own timeout counts
+ * inactivity only).  And the connection limit cannot starve a probe: past it, a new connection
+ * cuts the oldest one still sending its headers (libmicrohttpd's hard limit is higher by
+ * KHTTPD_CONN_RESERVE, so the newcomer is accepted to do so).  A cut connection is shut down
+ * here; libmicrohttpd sees the end of its stream and closes it on its next run. */
+#define KHTTPD_CONN_RESERVE 16
+
+static unsigned header_timeout_ms(const struct khttpd *h)
+{
+    return 1000u * (h->limits.header_timeout_s ? h->limits.header_timeout_s
+                                               : KHTTPD_DEFAULT_HEADER_TIMEOUT_S);
+}
+
+static void cut(struct kconn *k)
+{
+    if (k->cut)
+        return;
+    k->cut = true;
+    shutdown(k->fd, SHUT_RDWR);
+}
+
+static void cut_oldest_pending(struct khttpd *h)
+{
+    for (struct kconn *k = h->first; k; k = k->next)
+        if (!k->headers_done && !k->cut) {
+            cut(k);
+            return;
+        }
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct khttpd *h = cls;
+    struct kconn *k = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (!k)
+            return;
+        *(k->prev ? &k->prev->next : &h->first) = k->next;
+        *(k->next ? &k->next->prev : &h->last) = k->prev;
+        h->n_conns--;
+        free(k);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || !(k = calloc(1, sizeof(*k))))
+        return; /* not tracked: bounded by libmicrohttpd's own limits only */
+    k->fd = ci->connect_fd;
+    k->since_ms = kt_mono_ms();
+    k->prev = h->last;
+    *(h->last ? &h->last->next : &h->first) = k;
+    h->last = k;
+    *socket_context = k;
+    unsigned soft = h->limits.max_conns ? h->limits.max_conns : KHTTPD_DEFAULT_MAX_CONNS;
+    if (++h->n_conns > soft)
+        cut_oldest_pending(h);
+}
+
+/* Cuts the connections past their header deadline. */
+static void cut_late(struct khttpd *h)
+{
+    int64_t now = kt_mono_ms();
+    for (struct kconn *k = h->first; k; k = k->next)
+        if (!k->headers_done && !k->cut && k->since_ms + header_timeout_ms(h) <= now)
+            cut(k);
 }
 
 /* ---- the server ------------------------------------------------------------------------ */
@@ -286,7 +383,8 @@ static struct MHD_Daemon *start_daemon(struct khttpd *h, int fd)
     const struct khttpd_limits *l = &h->limits;
     unsigned flags = MHD_USE_EPOLL | (h->v6 ? MHD_USE_IPv6 : 0);
     unsigned timeout = l->timeout_s ? l->timeout_s : KHTTPD_DEFAULT_TIMEOUT_S;
-    unsigned conns = l->max_conns ? l->max_conns : KHTTPD_DEFAULT_MAX_CONNS;
+    unsigned conns = (l->max_conns ? l->max_conns : KHTTPD_DEFAULT_MAX_CONNS) +
+                     KHTTPD_CONN_RESERVE;
     size_t mem = l->header_bytes ? l->header_bytes : KHTTPD_DEFAULT_HEADER_BYTES;
     if (h->cert)
         return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, h,
@@ -294,11 +392,13 @@ static struct MHD_Daemon *start_daemon(struct khttpd *h, int fd)
                                 MHD_OPTION_HTTPS_MEM_CERT, h->cert,
                                 MHD_OPTION_HTTPS_MEM_KEY, h->key,
                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                 MHD_OPTION_CONNECTION_LIMIT, conns,
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_END);
     return MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                             MHD_OPTION_CONNECTION_LIMIT, conns,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_END);
@@ -448,15 +548,29 @@ int khttpd_port(const struct khttpd *h)
 long khttpd_timeout_ms(const struct khttpd *h)
 {
     MHD_UNSIGNED_LONG_LONG ms;
-    if (!h || !h->d || MHD_get_timeout(h->d, &ms) != MHD_YES)
+    long t = -1;
+    if (!h || !h->d)
         return -1;
-    return ms > (MHD_UNSIGNED_LONG_LONG)LONG_MAX ? LONG_MAX : (long)ms;
+    if (MHD_get_timeout(h->d, &ms) == MHD_YES)
+        t = ms > (MHD_UNSIGNED_LONG_LONG)LONG_MAX ? LONG_MAX : (long)ms;
+    int64_t now = kt_mono_ms();
+    for (const struct kconn *k = h->first; k; k = k->next) {
+        if (k->headers_done || k->cut)
+            continue;
+        int64_t due = k->since_ms + header_timeout_ms(h) - now;
+        long d = due < 0 ? 0 : (long)due;
+        if (t < 0 || d < t)
+            t = d;
+    }
+    return t;
 }
 
 void khttpd_run(struct khttpd *h)
 {
-    if (h && h->d)
-        MHD_run(h->d);
+    if (!h || !h->d)
+        return;
+    MHD_run(h->d);
+    cut_late(h); /* what it cuts signals the epoll fd: the next run closes it */
 }
 
 void khttpd_stop(struct khttpd *h)
