@@ -350,6 +350,19 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         cut_oldest_pending(h);
 }
 
+/* Forgets every tracked connection (after a daemon stopped: its connections are gone, and
+ * their descriptors may be reused, so none may be cut any more). */
+static void forget_conns(struct khttpd *h)
+{
+    while (h->first) {
+        struct kconn *k = h->first;
+        h->first = k->next;
+        free(k);
+    }
+    h->last = NULL;
+    h->n_conns = 0;
+}
+
 /* Cuts the connections past their header deadline. */
 static void cut_late(struct khttpd *h)
 {
@@ -526,6 +539,7 @@ int khttpd_set_tls(struct khttpd *h, const char *cert, const char *key, struct e
         d = start_on_dup(h, fd);
     }
     MHD_stop_daemon(h->d);
+    forget_conns(h); /* the new daemon has run no connection yet */
     close(fd);
     h->d = d;
     h->fd = -1;
@@ -579,6 +593,7 @@ void khttpd_stop(struct khttpd *h)
         return;
     if (h->d)
         MHD_stop_daemon(h->d);
+    forget_conns(h);
     for (size_t i = 0; i < h->n_routes; i++)
         free((char *)h->routes[i].path);
     free(h->routes);
