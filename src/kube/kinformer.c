@@ -93,7 +93,7 @@ static void apply(struct kinf *i, const char *type, const json_t *obj)
 {
     char key[512];
     if (!kstore_key(obj, key, sizeof(key))) {
-        note(i, "%s: skipping an object without metadata.name (%s)", i->o.name,
+        note(i, "%s: skipping an object without a usable metadata.name/namespace (%s)", i->o.name,
              jx_str(jx_obj(obj, "metadata"), "uid") ? jx_str(jx_obj(obj, "metadata"), "uid")
                                                     : "no uid");
         return;
