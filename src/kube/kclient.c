@@ -244,6 +244,12 @@ static int64_t backoff_ms(int tries)
     return d < KC_BACKOFF_MAX_MS ? d : KC_BACKOFF_MAX_MS;
 }
 
+static int64_t retry_after_ms(curl_off_t seconds)
+{
+    return seconds > KC_RETRY_AFTER_MAX_MS / 1000 ? KC_RETRY_AFTER_MAX_MS
+                                                  : (int64_t)seconds * 1000;
+}
+
 /* client-go rest.Request: a 429, or a 5xx with Retry-After, is tried again after the time the
  * server asks; a failed connection after a backoff; a 401 once more with fresh credentials. */
 static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
@@ -258,9 +264,7 @@ static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
     if (cc != CURLE_OK && code == 0)
         delay = backoff_ms(r->tries);
     else if (code == 429 || (code >= 500 && ra > 0))
-        delay = ra > 0 ? (ra > KC_RETRY_AFTER_MAX_MS / 1000 ? KC_RETRY_AFTER_MAX_MS
-                                                            : (int64_t)ra * 1000)
-                       : backoff_ms(r->tries);
+        delay = ra > 0 ? retry_after_ms(ra) : backoff_ms(r->tries);
     else if (code == 401 && !r->auth_retried) {
         r->auth_retried = true;
         kcfg_credentials_invalidate(r->c->cfg);
