@@ -1,5 +1,5 @@
 /* fuzz_watch: a watch stream, any bytes, goes through what the controller's Job informer does
- * with it (kube/kinformer.c on_event and apply): each line decoded by kc_watch_event, which
+ * with it (kube/cache_inf.c on_event and apply): each line decoded by kc_watch_event, which
  * never fails on input (a line it cannot read is an UNDECODABLE event, so one bad object cannot
  * end the watch), the object slimmed (ctl_slim_job) and stored in a kstore or deleted from it.
  * Checked: every event has a string type; what is stored reads back under its key with the
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/ctl_slim.h"
-#include "kube/kclient.h"
-#include "kube/kstore.h"
+#include "kube/ctl/ctl_slim.h"
+#include "kube/client/kc.h"
+#include "kube/cache/cache_store.h"
 #include "obj/jx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -27,16 +27,16 @@ static void fz_die(const char *why, const json_t *v)
     abort();
 }
 
-static void fz_owned(const struct kstore *s, const json_t *slim)
+static void fz_owned(const struct cache_store *s, const json_t *slim)
 {
-    const char *uid = kstore_owner_uid(slim);
+    const char *uid = cache_store_owner_uid(slim);
     if (!uid)
         return;
-    json_t *owned = kstore_owned(s, uid);
+    json_t *owned = cache_store_owned(s, uid);
     size_t i;
     json_t *o;
     json_array_foreach (owned, i, o) {
-        const char *u = kstore_owner_uid(o);
+        const char *u = cache_store_owner_uid(o);
         if (!u || strcmp(u, uid) != 0)
             fz_die("the owner index holds an object of another owner", o);
     }
@@ -62,16 +62,16 @@ static bool fz_same(const json_t *back, const json_t *slim)
     return same && strcmp(na ? na : "", nb ? nb : "") == 0;
 }
 
-static void fz_apply(struct kstore *s, const char *type, const json_t *obj)
+static void fz_apply(struct cache_store *s, const char *type, const json_t *obj)
 {
     char key[512];
-    if (!json_is_object(obj) || !kstore_key(obj, key, sizeof(key)))
+    if (!json_is_object(obj) || !cache_store_key(obj, key, sizeof(key)))
         return; /* the informer logs and skips it */
     const json_t *m = jx_obj(obj, "metadata");
     const char *ns = jx_str(m, "namespace"), *name = jx_str(m, "name");
     if (strcmp(type, "DELETED") == 0) {
-        kstore_del(s, ns, name);
-        json_t *left = kstore_get(s, ns, name);
+        cache_store_del(s, ns, name);
+        json_t *left = cache_store_get(s, ns, name);
         if (left)
             fz_die("a deleted key still reads", left);
         return;
@@ -79,9 +79,9 @@ static void fz_apply(struct kstore *s, const char *type, const json_t *obj)
     json_t *slim = ctl_slim_job(obj);
     if (!slim)
         return;
-    if (kstore_put(s, slim) < 0)
-        fz_die("kstore_put failed", slim);
-    json_t *back = kstore_get(s, ns, name);
+    if (cache_store_put(s, slim) < 0)
+        fz_die("cache_store_put failed", slim);
+    json_t *back = cache_store_get(s, ns, name);
     if (!back || !fz_same(back, slim))
         fz_die("what was stored does not read back", slim);
     fz_owned(s, slim);
@@ -91,7 +91,7 @@ static void fz_apply(struct kstore *s, const char *type, const json_t *obj)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct kstore *s = kstore_new();
+    struct cache_store *s = cache_store_new();
     const char *p = (const char *)data, *end = p + size;
     while (s && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -107,6 +107,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_decref(ev);
         p += len + 1;
     }
-    kstore_free(s);
+    cache_store_free(s);
     return 0;
 }
