@@ -206,6 +206,30 @@ json_t *chk_named(const json_t *arr, const char *name, size_t limit, size_t *idx
     return NULL;
 }
 
+json_t *chk_name_index(const json_t *arr)
+{
+    json_t *index = json_object();
+    for (size_t i = 0; index && i < json_array_size(arr); i++) {
+        const char *n = jx_str(json_array_get(arr, i), "name");
+        if (!n)
+            continue;
+        json_t *list = json_object_get(index, n);
+        if (!list && json_object_set_new(index, n, list = json_array()) < 0)
+            list = NULL;
+        if (!list || json_array_append_new(list, json_integer((json_int_t)i)) < 0) {
+            json_decref(index);
+            return NULL;
+        }
+    }
+    return index;
+}
+
+long long chk_name_nth(const json_t *index, const char *name, size_t n)
+{
+    const json_t *v = name ? json_array_get(json_object_get(index, name), n) : NULL;
+    return v ? (long long)json_integer_value(v) : -1;
+}
+
 /* ---- errors ---------------------------------------------------------------------------- */
 
 void chk_add_int(struct chk *c, enum ferr_type t, const char *path, long long v, const char *fmt,

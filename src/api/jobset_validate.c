@@ -191,7 +191,7 @@ static void check_rj_names(struct jsv *c, size_t i, const json_t *rj, const char
     if (!name || !*name)
         return;
     fpath_field(path, p, "name");
-    if (chk_named(c->rjs, name, i, NULL))
+    if (chk_name_nth(c->rj_index, name, 0) < (long long)i)
         ferr_add_str(c->chk.errs, FERR_DUPLICATE, path, name, NULL);
     if (!c->name)
         return;
@@ -237,6 +237,11 @@ static void check_depends_on(struct jsv *c, size_t i, const json_t *rj, const ch
                  "DependsOn can't be set for the first ReplicatedJob");
         return;
     }
+    json_t *by_name = chk_name_index(deps);
+    if (!by_name) {
+        c->chk.rc = -ENOMEM;
+        return;
+    }
     for (size_t j = 0; j < json_array_size(deps); j++) {
         const json_t *d = json_array_get(deps, j);
         const char *dn = jx_str(d, "name");
@@ -245,13 +250,15 @@ static void check_depends_on(struct jsv *c, size_t i, const json_t *rj, const ch
         if (!dn || !*dn)
             continue;
         fpath_field(np, ip, "name");
-        if (chk_named(deps, dn, j, NULL))
+        if (chk_name_nth(by_name, dn, 0) < (long long)j)
             ferr_add_str(c->chk.errs, FERR_DUPLICATE, np, dn, NULL);
-        else if (!chk_named(c->rjs, dn, i, NULL))
+        else if (chk_name_nth(c->rj_index, dn, 0) < 0 ||
+                 chk_name_nth(c->rj_index, dn, 0) >= (long long)i)
             ferr_add_str(c->chk.errs, FERR_INVALID, np, dn,
                          "replicatedJob: %s cannot depend on replicatedJob: %s", self ? self : "",
                          dn);
     }
+    json_decref(by_name);
 }
 
 static void check_rj(struct jsv *c, size_t i)
@@ -292,10 +299,16 @@ int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct 
     c.meta = jx_obj(js, "metadata");
     c.spec = jx_obj(js, "spec");
     c.rjs = jx_arr(c.spec, "replicatedJobs");
+    c.rj_index = chk_name_index(c.rjs);
+    if (!c.rj_index) {
+        c.chk.rc = -ENOMEM;
+        return chk_result(&c.chk);
+    }
     chk_walk(&c.chk, js, f_root, "");
     check_object_meta(&c);
     for (size_t i = 0; i < json_array_size(c.rjs); i++)
         check_rj(&c, i);
     jsv__policies(&c);
+    json_decref(c.rj_index);
     return chk_result(&c.chk);
 }

@@ -21,6 +21,7 @@ struct jsv {
     struct chk chk; /* CHK_SCHEMA: types and required fields are the schema walk's */
     const json_t *js, *meta, *spec;
     const json_t *rjs; /* spec.replicatedJobs when an array, else NULL */
+    json_t *rj_index;  /* their indices by name (chk_name_index) */
     const char *name;  /* JobSet name for generated-name checks; NULL when none */
     const struct feature_gates *gates; /* NULL: defaults */
     struct ferr_list *later; /* what fails only at child Job creation (js_validate_cluster);

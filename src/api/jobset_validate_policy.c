@@ -143,7 +143,7 @@ static void check_success(struct jsv *c)
     (void)chk_enum(&c->chk, sp, "operator", "spec.successPolicy", operators, true);
     for (size_t i = 0; i < json_array_size(targets); i++) {
         const char *t = json_string_value(json_array_get(targets, i));
-        if (!t || chk_named(c->rjs, t, SIZE_MAX, NULL))
+        if (!t || chk_name_nth(c->rj_index, t, 0) >= 0)
             continue;
         snprintf(p, sizeof(p), "spec.successPolicy.targetReplicatedJobs[%zu]", i);
         ferr_add_str(c->chk.errs, FERR_INVALID, p, t,
@@ -187,28 +187,26 @@ static bool rule_name_ok(const char *s)
 }
 
 /* One error per group of equal names, at the group's second rule, as "[0 2 5]". */
-static void check_rule_dups(struct jsv *c, const json_t *rules, size_t k, const char *name,
+static void check_rule_dups(struct jsv *c, const json_t *by_name, size_t k, const char *name,
                             const char *np)
 {
     char idx[FPATH_MAX] = "";
-    size_t off = 0, seen = 0;
-    for (size_t j = 0; j < json_array_size(rules); j++) {
-        const char *o = jx_str(json_array_get(rules, j), "name");
-        if (!o || strcmp(o, name) != 0)
-            continue;
-        if (++seen == 2 && j != k)
-            return;
-        if (off < sizeof(idx))
-            off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%zu", seen > 1 ? " " : "", j);
-    }
-    if (seen >= 2)
+    size_t off = 0;
+    const json_t *group = json_object_get(by_name, name);
+    if (json_array_size(group) < 2 || chk_name_nth(by_name, name, 1) != (long long)k)
+        return;
+    for (size_t j = 0; j < json_array_size(group) && off < sizeof(idx); j++)
+        off += (size_t)snprintf(idx + off, sizeof(idx) - off, "%s%lld", j ? " " : "",
+                                chk_name_nth(by_name, name, j));
+    if (off > 0)
         ferr_add_str(c->chk.errs, FERR_INVALID, np, name,
                      "rule names are not unique, rules with indices [%s] all have the same name "
                      "'%s'",
                      idx, name);
 }
 
-static void check_rule_name(struct jsv *c, const json_t *rules, size_t k, const char *rp)
+static void check_rule_name(struct jsv *c, const json_t *rules, const json_t *by_name, size_t k,
+                            const char *rp)
 {
     const char *name = jx_str(json_array_get(rules, k), "name");
     char np[FPATH_MAX];
@@ -228,7 +226,7 @@ static void check_rule_name(struct jsv *c, const json_t *rules, size_t k, const 
                      "alphanumeric characters or '_,:', and must end with an alphanumeric "
                      "character or '_'",
                      name);
-    check_rule_dups(c, rules, k, name, np);
+    check_rule_dups(c, by_name, k, name, np);
 }
 
 static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
@@ -239,7 +237,7 @@ static void check_rule_lists(struct jsv *c, const json_t *rule, const char *rp)
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *t = json_string_value(json_array_get(a, i));
         fpath_fmt(p, "%s.targetReplicatedJobs[%zu]", rp, i);
-        if (t && !chk_named(c->rjs, t, SIZE_MAX, NULL))
+        if (t && chk_name_nth(c->rj_index, t, 0) < 0)
             ferr_add_str(c->chk.errs, FERR_INVALID, p, t,
                          "invalid replicatedJob name '%s' in failure policy does not appear in "
                          ".spec.ReplicatedJobs",
@@ -275,11 +273,17 @@ static void check_failure(struct jsv *c)
     }
     if (jsv__restart_job_gate(c, rules))
         return;
+    json_t *by_name = chk_name_index(rules);
+    if (!by_name) {
+        c->chk.rc = -ENOMEM;
+        return;
+    }
     for (size_t k = 0; k < json_array_size(rules); k++) {
         fpath_index(rp, "spec.failurePolicy", "rules", k);
-        check_rule_name(c, rules, k, rp);
+        check_rule_name(c, rules, by_name, k, rp);
         check_rule_lists(c, json_array_get(rules, k), rp);
     }
+    json_decref(by_name);
 }
 
 /* ---- coordinator --------------------------------------------------------------------------- */

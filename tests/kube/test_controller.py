@@ -763,6 +763,61 @@ def malformed_jobset_without_schema(env):
     controller_still_works(env)
 
 
+
+@test
+def invalid_jobset_recreated_under_its_name_is_reported_again(env):
+    """The invalid JobSets already reported are remembered per JobSet, not per name@generation
+    for ever: a deleted one is forgotten (bounded memory), so the same name recreated, again
+    at generation 1, is reported again."""
+    c = Case(env, test_jobset(successPolicy={"operator": "All",
+                                             "targetReplicatedJobs": ["nope"]}))
+    line = f"{c.ns}/{c.name}"
+
+    def reports():
+        return sum(1 for ln in env.controller.log().splitlines()
+                   if line in ln and "not reconciled: invalid" in ln)
+    poll(lambda: reports() == 1, "the invalid JobSet reported")
+    expect(c.s.delete(c.js_path()), 200, "delete")
+    poll(lambda: c.js() is None, "deleted")
+    c.create()
+    poll(lambda: reports() == 2, "the recreated invalid JobSet reported again")
+    steady(lambda: reports() == 2, "reported once per object")
+    controller_still_works(env)
+
+
+def nul_job(c, name):
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {
+        "name": name, "labels": {L_JOBSET: "anything"}, "annotations": {"nul": "a\u0000b"}},
+        "spec": {"suspend": True, "template": {"spec": {"restartPolicy": "Never",
+                                                        "containers": [{"name": "c",
+                                                                        "image": "x"}]}}}}
+
+
+@test
+def a_nul_in_a_job_or_jobset_does_not_blind_the_watches(env):
+    """JSON allows \\u0000: a Job with the jobset-name label and a NUL in an annotation, and a
+    JobSet with one (no webhook), are read like any other; a deleted Job of another JobSet
+    is still recreated afterwards, and the NUL JobSet's Jobs are made."""
+    c = Case(env, test_jobset())
+    jobs = c.wait_jobs(4)
+    expect(c.s.post(c.path("jobs"), nul_job(c, "nul-job")), 201, "the NUL job")
+    victim = jobs[0]["metadata"]
+    expect(c.s.delete(c.path("jobs", victim["name"]), {"propagationPolicy": "Background"}),
+           200, "delete a job")
+    poll(lambda: any(j["metadata"]["name"] == victim["name"] and
+                     j["metadata"]["uid"] != victim["uid"] for j in c.jobs()),
+         "the deleted job recreated")
+    body = test_jobset(name="nul-js")
+    body["metadata"]["annotations"] = {"nul": "x\u0000y"}
+    body["spec"]["replicatedJobs"][0]["template"]["metadata"] = {
+        "annotations": {"nul": "p\u0000q"}}
+    c2 = Case(env, body)
+    jobs2 = c2.wait_jobs(4)
+    check(any((j["metadata"].get("annotations") or {}).get("nul") == "p\u0000q" for j in jobs2),
+          "the NUL reaches the Job byte for byte")
+    check("is not JSON" not in env.controller.log(), "no watch failed")
+    controller_still_works(env)
+
 # ====================================================================== faults (test server)
 
 
@@ -835,6 +890,47 @@ def recovers_under_latency_and_failing_deletes(env):
         clear_faults(env)
     controller_still_works(env)
 
+
+
+@test
+def jobs_deleted_during_a_watch_gap_are_recreated(env):
+    """The Job watch is cut and cannot come back while Jobs are deleted, and the history is
+    compacted: the relist finds them gone and the deletion it reports carries the owner, so
+    the JobSet is requeued and its Jobs recreated (not after the 10-hour resync)."""
+    need_admin(env)
+    c = Case(env, test_jobset())
+    jobs = c.wait_jobs(4)
+    old = {j["metadata"]["uid"] for j in jobs}
+    try:
+        faults(env, {"verb": "watch", "resource": "jobs", "code": 500, "count": 0},
+               {"verb": "list", "resource": "jobs", "code": 500, "count": 0})
+        expect(env.server.admin("watches", {"action": "drop"}), 200, "drop")
+        for j in jobs:
+            expect(c.s.delete(c.path("jobs", j["metadata"]["name"]),
+                              {"propagationPolicy": "Background"}), 200, "delete job")
+        poll(lambda: all(c.s.get(c.path("jobs", j["metadata"]["name"])).status == 404
+                         for j in jobs), "the jobs gone")  # (lists fail meanwhile)
+        expect(env.server.admin("compact", {}), 200, "compact")
+    finally:
+        clear_faults(env)
+    poll(lambda: len(c.jobs()) == 4 and not old & {j["metadata"]["uid"] for j in c.jobs()},
+         "every job recreated")
+    controller_still_works(env)
+
+
+@test
+def retry_after_is_capped(env):
+    """A 429 asking to wait 999999999 s (31 years) parks the request no longer than the cap
+    (10 s): the JobSet's Jobs are created."""
+    need_admin(env)
+    try:
+        faults(env, {"verb": "create", "resource": "jobs", "code": 429,
+                     "retryAfter": 999999999, "count": 1})
+        c = Case(env, test_jobset())
+        poll(lambda: len(c.jobs()) == 4, "the jobs created", timeout=30)
+    finally:
+        clear_faults(env)
+    controller_still_works(env)
 
 # ====================================================================== SIGKILL
 

@@ -190,6 +190,19 @@ def defaults_are_applied_at_admission(env):
     check(jt["template"]["spec"]["restartPolicy"] == "OnFailure", jt)
 
 
+@test
+def a_jobset_with_a_nul_is_admitted_and_defaulted(env):
+    """JSON allows \\u0000: a JobSet with a NUL in an annotation and in a command passes both
+    JobSet webhooks (defaulted, validated) as any other, the NULs kept, not a 500."""
+    ns = env.namespace()
+    js = jobset("nul", [rj("w", command=["echo", "a\u0000b"])], annotations={"x": "\u0000"})
+    got = expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", js), 201, "create")
+    check(got["metadata"]["annotations"]["x"] == "\u0000", got["metadata"])
+    ctr = got["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    check(ctr["containers"][0]["command"] == ["echo", "a\u0000b"], ctr)
+    check(got["spec"].get("successPolicy") == {"operator": "All"}, got["spec"])
+
+
 # ---------------------------------------------------------------------------- refusals
 
 

@@ -2,6 +2,7 @@
  * transforms keeping what the reconcile core reads. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "kube/ctl/ctl_slim.h"
@@ -144,11 +145,42 @@ static void many_objects_and_owners(void **state)
     cache_store_free(s);
 }
 
+/* A key holds what it gives back: a namespace with a '/' (the separator) or a name or
+ * namespace with a NUL (cut as a C string) is refused, not stored under another object's key
+ * (found by fuzz_watch: "nt.sigs.k8s.io/jos" + "a" read back as "nt.sigs.k8s.io" + "jos/a"). */
+static void keys_that_cannot_be_given_back_are_refused(void **state)
+{
+    (void)state;
+    char key[512];
+    json_t *slash = json_pack("{s:{s:s,s:s}}", "metadata", "namespace", "a/b", "name", "c");
+    json_t *nul_ns = json_pack("{s:{s:s#,s:s}}", "metadata", "namespace", "a\0b", (size_t)3,
+                               "name", "c");
+    json_t *nul_name = json_pack("{s:{s:s,s:s#}}", "metadata", "namespace", "a", "name", "c\0d",
+                                 (size_t)3);
+    json_t *fine = json_pack("{s:{s:s,s:s}}", "metadata", "namespace", "a", "name", "b/c");
+    assert_false(cache_store_key(slash, key, sizeof(key)));
+    assert_false(cache_store_key(nul_ns, key, sizeof(key)));
+    assert_false(cache_store_key(nul_name, key, sizeof(key)));
+    assert_true(cache_store_key(fine, key, sizeof(key)));
+    struct cache_store *s = cache_store_new();
+    assert_int_equal(cache_store_put(s, slash), -EINVAL);
+    assert_int_equal(cache_store_put(s, fine), 1);
+    json_t *back = cache_store_get(s, "a", "b/c");
+    assert_true(json_equal(back, fine));
+    json_decref(back);
+    cache_store_free(s);
+    json_decref(slash);
+    json_decref(nul_ns);
+    json_decref(nul_name);
+    json_decref(fine);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(many_objects_and_owners),
         cmocka_unit_test(put_get_owner_index),
+        cmocka_unit_test(keys_that_cannot_be_given_back_are_refused),
         cmocka_unit_test(slim_job_keeps_what_the_core_reads),
         cmocka_unit_test(slim_service_only_jobset_owned),
     };

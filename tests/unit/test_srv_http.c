@@ -258,6 +258,65 @@ static void test_slow_client(void **state)
     srv_http_stop(h);
 }
 
+/* Slowloris: more clients than the connection limit, each dribbling a header byte now and
+ * then, cannot keep a probe out (a newcomer past the limit cuts the oldest of them), and none
+ * outlives the header timeout however steadily it dribbles (Go's ReadHeaderTimeout). */
+static void test_slowloris_cannot_starve_probes(void **state)
+{
+    (void)state;
+    struct srv_health hl = {.ready = true};
+    struct srv_http_route routes[SRV_HEALTH_N_ROUTES];
+    struct srv_http_limits lim = {.header_timeout_s = 2};
+    struct srv_http *h = NULL;
+    assert_int_equal(srv_http_start_with("127.0.0.1:0", routes, srv_health_routes(&hl, routes), &lim,
+                                       &h, NULL),
+                     0);
+    enum { N = SRV_HTTP_DEFAULT_MAX_CONNS + 8 };
+    int slow[N];
+    bool closed[N];
+    const char *req = "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: ";
+    for (int i = 0; i < N; i++) {
+        slow[i] = connect_to(srv_http_port(h));
+        closed[i] = false;
+        assert_int_equal(send(slow[i], req, 3, MSG_NOSIGNAL), 3);
+        loop_once(h, -1);
+    }
+    long t0 = now_ms();
+    for (int probe = 0; probe < 3; probe++) { /* answered at once, every time */
+        struct resp r;
+        long p0 = now_ms();
+        http(h, GET("/healthz"), &r);
+        assert_int_equal(r.status, 200);
+        assert_true(now_ms() - p0 < 1500);
+        resp_free(&r);
+    }
+    /* they keep dribbling a byte every 200 ms: every one is closed by the header timeout */
+    int open = N;
+    long next_byte = now_ms();
+    while (open > 0 && now_ms() < t0 + 8000) {
+        loop_once(h, -1);
+        bool dribble = now_ms() >= next_byte;
+        if (dribble)
+            next_byte = now_ms() + 200;
+        for (int i = 0; i < N; i++) {
+            if (closed[i])
+                continue;
+            char b;
+            ssize_t n = recv(slow[i], &b, 1, 0);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+                (dribble && send(slow[i], "x", 1, MSG_NOSIGNAL) < 0)) {
+                closed[i] = true;
+                open--;
+            }
+        }
+    }
+    assert_int_equal(open, 0);
+    assert_true(now_ms() - t0 >= 1000); /* not at once: at their deadline */
+    for (int i = 0; i < N; i++)
+        close(slow[i]);
+    srv_http_stop(h);
+}
+
 /* Headers past the per-connection memory are refused, not buffered. */
 static void test_big_headers(void **state)
 {
@@ -405,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_post),
         cmocka_unit_test(test_slow_client),
+        cmocka_unit_test(test_slowloris_cannot_starve_probes),
         cmocka_unit_test(test_big_headers),
         cmocka_unit_test(test_bind),
     };

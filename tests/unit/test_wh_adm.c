@@ -538,6 +538,125 @@ static void test_certs(void **state)
     wh_cert_release(&d);
 }
 
+/* controller-runtime's decoder refuses an object that is not one (400): a CREATE or UPDATE of
+ * `null`, a string or a number is not allowed by default. */
+static void test_object_not_an_object_is_refused(void **state)
+{
+    (void)state;
+    struct wh_ctx ctx = {0};
+    wh_adm_fn fns[] = {wh_jobset_default, wh_jobset_validate};
+    json_t *values[] = {json_null(), json_string("a string"), json_integer(7)};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t v = 0; v < 3; v++) {
+            json_t *req = json_pack("{s:s,s:s,s:s,s:O}", "uid", "u-2", "operation", "CREATE",
+                                    "namespace", "ns", "object", values[v]);
+            json_t *resp = review(fns[f], &ctx, req);
+            assert_string_equal(jx_str(resp, "uid"), "u-2");
+            assert_false(jx_bool_or(resp, "allowed", true));
+            assert_int_equal(jx_int_or(jx_obj(resp, "status"), "code", 0), 400);
+            assert_non_null(strstr(jx_str(jx_obj(resp, "status"), "message"), "not an object"));
+            json_decref(resp);
+            json_decref(req);
+        }
+    /* an UPDATE whose oldObject is a string: refused too */
+    json_t *js = tu_yaml(js_yaml);
+    json_t *req = json_pack("{s:s,s:s,s:s,s:O,s:s}", "uid", "u-3", "operation", "UPDATE",
+                            "namespace", "ns", "object", js, "oldObject", "x");
+    json_t *resp = review(wh_jobset_validate, &ctx, req);
+    assert_false(jx_bool_or(resp, "allowed", true));
+    assert_non_null(strstr(jx_str(jx_obj(resp, "status"), "message"), "request.oldObject"));
+    json_decref(resp);
+    json_decref(req);
+    json_decref(js);
+    for (size_t v = 0; v < 3; v++)
+        json_decref(values[v]);
+}
+
+/* JSON allows U+0000 in strings (kube-apiserver sends "\u0000" as it was written): a JobSet with
+ * one in an annotation is admitted like any other, its review answered with its uid. */
+static void test_nul_in_a_string_is_admitted(void **state)
+{
+    (void)state;
+    struct wh_ctx ctx = {0};
+    json_t *js = tu_yaml(js_yaml);
+    json_object_set_new(jx_obj(js, "metadata"), "annotations",
+                        json_pack("{s:s#}", "x", "a\0b", (size_t)3));
+    json_t *rev = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:O}}", "apiVersion", "admission.k8s.io/v1",
+                            "kind", "AdmissionReview", "request", "uid", "u-nul", "operation",
+                            "CREATE", "namespace", "ns", "object", js);
+    char *text = json_dumps(rev, JSON_COMPACT);
+    assert_non_null(strstr(text, "\\u0000"));
+    wh_adm_fn fns[] = {wh_jobset_default, wh_jobset_validate};
+    for (size_t f = 0; f < 2; f++) {
+        struct wh_adm_route route = {fns[f], &ctx};
+        struct sbuf body = {0};
+        const char *ctype = NULL;
+        assert_int_equal(wh_adm_serve(&route, "/x", text, strlen(text), &body, &ctype), 200);
+        json_t *out = tu_json(sb_str(&body));
+        assert_string_equal(jx_str(jx_obj(out, "response"), "uid"), "u-nul");
+        assert_true(jx_bool_or(jx_obj(out, "response"), "allowed", false));
+        json_decref(out);
+        sb_free(&body);
+    }
+    free(text);
+    json_decref(rev);
+    json_decref(js);
+}
+
+/* CPU seconds to default and validate a JobSet of n replicated jobs through wh_adm_serve. */
+static double admit_seconds(size_t n)
+{
+    json_t *js = tu_yaml(js_yaml);
+    json_t *rjs = jx_arr(jx_obj(js, "spec"), "replicatedJobs");
+    json_t *rj0 = json_deep_copy(json_array_get(rjs, 0));
+    json_array_clear(rjs);
+    for (size_t i = 0; i < n; i++) {
+        json_t *rj = json_deep_copy(rj0);
+        char name[32];
+        snprintf(name, sizeof(name), "r%zu", i);
+        json_object_set_new(rj, "name", json_string(name));
+        json_array_append_new(rjs, rj);
+    }
+    json_t *rev = json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:O}}", "apiVersion", "admission.k8s.io/v1",
+                            "kind", "AdmissionReview", "request", "uid", "u", "operation",
+                            "CREATE", "namespace", "ns", "object", js);
+    char *text = json_dumps(rev, JSON_COMPACT);
+    struct wh_ctx ctx = {0};
+    wh_adm_fn fns[] = {wh_jobset_default, wh_jobset_validate};
+    clock_t t0 = clock();
+    for (size_t f = 0; f < 2; f++) {
+        struct wh_adm_route route = {fns[f], &ctx};
+        struct sbuf body = {0};
+        const char *ctype = NULL;
+        assert_int_equal(wh_adm_serve(&route, "/x", text, strlen(text), &body, &ctype), 200);
+        assert_non_null(strstr(sb_str(&body), "\"allowed\":true"));
+        sb_free(&body);
+    }
+    double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    free(text);
+    json_decref(rev);
+    json_decref(rj0);
+    json_decref(js);
+    return s;
+}
+
+/* Admission work is linear in the request: 64 times the replicated jobs costs about 64 times
+ * the time (quadratic name checks made it thousands of times), measured as a ratio of CPU
+ * times so that the machine's speed and sanitizers do not matter. */
+static void test_admission_is_linear_in_replicated_jobs(void **state)
+{
+    (void)state;
+    double small = 1e9;
+    for (int i = 0; i < 3; i++) {
+        double s = admit_seconds(250);
+        small = s < small ? s : small;
+    }
+    double large = admit_seconds(250 * 64);
+    fprintf(stderr, "admission: 250 replicated jobs %.4f s, 16000: %.4f s (x%.0f)\n", small,
+            large, large / (small > 0 ? small : 1e-6));
+    assert_true(large < 250 * (small > 1e-3 ? small : 1e-3));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +665,9 @@ int main(void)
         cmocka_unit_test(test_jobset_update),
         cmocka_unit_test(test_pod_ids),
         cmocka_unit_test(test_bad_review),
+        cmocka_unit_test(test_object_not_an_object_is_refused),
+        cmocka_unit_test(test_nul_in_a_string_is_admitted),
+        cmocka_unit_test(test_admission_is_linear_in_replicated_jobs),
         cmocka_unit_test(test_jaxjob),
         cmocka_unit_test(test_trainjob),
         cmocka_unit_test(test_whconfig),

@@ -89,7 +89,7 @@ static void apply(struct cache_inf *i, const char *type, const json_t *obj)
 {
     char key[512];
     if (!cache_store_key(obj, key, sizeof(key))) {
-        note(i, "%s: skipping an object without metadata.name (%s)", i->o.name,
+        note(i, "%s: skipping an object without a usable metadata.name/namespace (%s)", i->o.name,
              jx_str(jx_obj(obj, "metadata"), "uid") ? jx_str(jx_obj(obj, "metadata"), "uid")
                                                     : "no uid");
         return;
@@ -141,15 +141,20 @@ struct seen {
     struct cache_inf *i;
 };
 
+/* The deletion delivered is the object as last cached, as client-go's reflector delivers a
+ * DeletedFinalStateUnknown holding the last known state (tools/cache/delta_fifo.go, Replace):
+ * its owner references are what lets the owner be requeued. */
 static void drop_unseen(void *arg, const char *ns, const char *name)
 {
     struct seen *s = arg;
     char key[512];
     snprintf(key, sizeof(key), "%s/%s", ns, name);
-    if (!json_object_get(s->keys, key))
-        json_array_append_new(json_object_get(s->keys, ""),
-                              json_pack("{s:{s:s,s:s}}", "metadata", "namespace", ns, "name",
-                                        name));
+    if (json_object_get(s->keys, key))
+        return;
+    json_t *last = cache_store_get(s->i->store, ns, name);
+    if (!last)
+        last = json_pack("{s:{s:s,s:s}}", "metadata", "namespace", ns, "name", name);
+    json_array_append_new(json_object_get(s->keys, ""), last);
 }
 
 /* After a relist: objects of the cache the list did not return were deleted meanwhile. */
@@ -225,6 +230,11 @@ static void on_event(void *arg, json_t *ev)
     struct cache_inf *i = arg;
     const char *type = jx_str(ev, "type");
     const json_t *obj = jx_obj(ev, "object");
+    if (type && strcmp(type, "UNDECODABLE") == 0) {
+        note(i, "%s: watch: skipping an event that cannot be read: %s", i->o.name,
+             jx_str(ev, "error") ? jx_str(ev, "error") : "?");
+        return;
+    }
     if (!type || !obj)
         return;
     if (strcmp(type, "ERROR") == 0) {

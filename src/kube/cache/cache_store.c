@@ -82,11 +82,20 @@ void cache_store_free(struct cache_store *s)
     free(s);
 }
 
+/* A name or namespace the key can hold and give back: no NUL (a C string would cut it), and
+ * for the namespace no '/' (the key's separator).  The API server allows neither. */
+static bool key_part_ok(const json_t *s, bool is_ns)
+{
+    const char *v = json_string_value(s);
+    return !v || (strlen(v) == json_string_length(s) && (!is_ns || !strchr(v, '/')));
+}
+
 bool cache_store_key(const json_t *obj, char *buf, size_t n)
 {
     const json_t *m = jx_obj(obj, "metadata");
     const char *ns = jx_str(m, "namespace"), *name = jx_str(m, "name");
-    if (!name)
+    if (!name || !key_part_ok(json_object_get(m, "name"), false) ||
+        !key_part_ok(json_object_get(m, "namespace"), true))
         return false;
     int w = snprintf(buf, n, "%s/%s", ns ? ns : "", name);
     return w > 0 && (size_t)w < n;
@@ -268,7 +277,7 @@ bool cache_store_del(struct cache_store *s, const char *ns, const char *name)
 /* A new tree of the entry, metadata.name and metadata.namespace put back from its key. */
 static json_t *decode(const struct kent *e)
 {
-    json_t *o = json_loads(e->text, 0, NULL), *m = jx_obj(o, "metadata");
+    json_t *o = json_loads(e->text, JSON_ALLOW_NUL, NULL), *m = jx_obj(o, "metadata");
     const char *slash = strchr(e->key, '/');
     if (!m || !slash)
         return o;

@@ -34,7 +34,8 @@ size_t cache_store_size(const struct cache_store *s);
 void cache_store_each(const struct cache_store *s, void (*fn)(void *arg, const char *ns, const char *name),
                  void *arg);
 
-/* "ns/name" of an object into buf (false when it has no name or it does not fit). */
+/* "ns/name" of an object into buf (false when it has no name, when its name or namespace
+ * holds a NUL or its namespace a '/', which no key could give back, or when it does not fit). */
 bool cache_store_key(const json_t *obj, char *buf, size_t n);
 /* The uid of the object's controller owner reference (controller: true), or NULL. */
 const char *cache_store_owner_uid(const json_t *obj);

@@ -17,6 +17,11 @@
 #define KC_MAX_TRIES 10
 #define KC_BACKOFF_MIN_MS 100
 #define KC_BACKOFF_MAX_MS 5000
+/* The longest a Retry-After may park a request.  client-go's withRetry (rest/with_retry.go,
+ * Before) sleeps max(backoff, Retry-After) under the request's context; a controller's
+ * requests are bounded by their timeouts, so no server, hostile or confused, parks one for
+ * longer than that.  Ours have no context: the wait is capped here. */
+#define KC_RETRY_AFTER_MAX_MS 10000
 
 int kc_new(struct kc_cfg *cfg, const struct kc_opts *o, struct kc **out, struct err *e)
 {
@@ -235,6 +240,12 @@ static int64_t backoff_ms(int tries)
     return d < KC_BACKOFF_MAX_MS ? d : KC_BACKOFF_MAX_MS;
 }
 
+static int64_t retry_after_ms(curl_off_t seconds)
+{
+    return seconds > KC_RETRY_AFTER_MAX_MS / 1000 ? KC_RETRY_AFTER_MAX_MS
+                                                  : (int64_t)seconds * 1000;
+}
+
 /* client-go rest.Request: a 429, or a 5xx with Retry-After, is tried again after the time the
  * server asks; a failed connection after a backoff; a 401 once more with fresh credentials. */
 static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
@@ -249,7 +260,7 @@ static bool retry(struct kc_req *r, CURLcode cc, long code, int64_t now)
     if (cc != CURLE_OK && code == 0)
         delay = backoff_ms(r->tries);
     else if (code == 429 || (code >= 500 && ra > 0))
-        delay = ra > 0 ? (int64_t)ra * 1000 : backoff_ms(r->tries);
+        delay = ra > 0 ? retry_after_ms(ra) : backoff_ms(r->tries);
     else if (code == 401 && !r->auth_retried) {
         r->auth_retried = true;
         kc_cfg_credentials_invalidate(r->c->cfg);

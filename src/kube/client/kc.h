@@ -87,12 +87,20 @@ void kc_refuse(struct kc *c, int rc, const char *why);
 /* Watches: GET `path` (which must hold watch=1 or be a ?watch stream) and calls `ev` with each
  * decoded event object ({"type","object"}), then `end` once when the stream ends for any reason
  * (rc 0 when the server closed it normally).  The watch object is freed after `end`.  A line
- * that is not JSON is reported through `end` with -EBADMSG.  NULL on OOM. */
+ * that does not decode (kc_watch_event) is skipped: `ev` gets an event of type "UNDECODABLE"
+ * with an "error", and the stream goes on, so that one object no watcher can read does not
+ * blind it (the next event or bookmark moves its resourceVersion past it).  NULL on OOM. */
 typedef void (*kc_event_fn)(void *arg, json_t *event);
 typedef void (*kc_end_fn)(void *arg, int rc, long code, const char *msg);
 struct kc_watch *kc_watch(struct kc *c, const char *path, kc_event_fn ev, kc_end_fn end,
                           void *arg);
 void kc_watch_cancel(struct kc_watch *w); /* no `end` call; frees it */
+
+/* One line of a watch stream decoded (pure; the watch-stream fuzz target's entry): the event
+ * object, or for a line that is not a JSON object, or an object without a string "type",
+ * {"type": "UNDECODABLE", "error": why}.  JSON allows U+0000 in strings (RFC 8259; Go's
+ * encoding/json, and so kube-apiserver, decode and encode it): it is accepted.  NULL on OOM. */
+json_t *kc_watch_event(const char *line, size_t len);
 
 /* A stream of text lines (pods/log with follow=true): as kc_watch, but `line` gets each line
  * as it came (without its newline; empty lines too; the last one even without a newline),

@@ -62,7 +62,7 @@ struct kc_watch {
     size_t scanned;  /* bytes of r->resp already searched for a newline */
     bool in_cb;      /* inside ev: a cancel is deferred */
     bool cancelled;
-    int bad;         /* -EBADMSG once a line did not decode */
+    int bad;         /* -ENOMEM once a line could not be decoded for want of memory */
 };
 
 struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,

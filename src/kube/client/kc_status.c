@@ -66,7 +66,7 @@ void kc__decode(struct kc_req *r, CURLcode cc, long code, struct kc_resp *out)
         out->msg = "answer too large or out of memory";
         return;
     }
-    out->body = r->resp.len ? json_loadb(r->resp.s, r->resp.len, 0, NULL) : NULL;
+    out->body = r->resp.len ? json_loadb(r->resp.s, r->resp.len, JSON_ALLOW_NUL, NULL) : NULL;
     const json_t *st = out->body;
     bool is_status = str_is_status(st);
     if (code >= 300 && is_status && jx_str(st, "reason"))

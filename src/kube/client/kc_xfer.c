@@ -243,8 +243,24 @@ void kc__req_free(struct kc_req *r)
 
 /* ---- watches --------------------------------------------------------------------------- */
 
-/* Delivers every complete line of the stream; 0 to abort (cancelled, or a line that is not
- * JSON, which ends the watch with -EBADMSG). */
+json_t *kc_watch_event(const char *line, size_t len)
+{
+    json_error_t je;
+    json_t *ev = json_loadb(line, len, JSON_ALLOW_NUL, &je);
+    if (ev && json_is_object(ev) && json_is_string(json_object_get(ev, "type")))
+        return ev;
+    char why[256];
+    if (ev)
+        snprintf(why, sizeof(why), "a line of %zu bytes is not an event object", len);
+    else
+        snprintf(why, sizeof(why), "a line of %zu bytes is not JSON: %s at %d", len, je.text,
+                 je.position);
+    json_decref(ev);
+    return json_pack("{s:s,s:s}", "type", "UNDECODABLE", "error", why);
+}
+
+/* Delivers every complete line of the stream; 0 to abort (cancelled, or out of memory, which
+ * ends the watch with -ENOMEM). */
 static bool watch_lines(struct kc_watch *w)
 {
     struct sbuf *b = &w->r->resp;
@@ -259,9 +275,9 @@ static bool watch_lines(struct kc_watch *w)
             if (w->cancelled)
                 return false;
         } else if (i > start) {
-            json_t *ev = json_loadb(b->s + start, i - start, 0, NULL);
+            json_t *ev = kc_watch_event(b->s + start, i - start);
             if (!ev) {
-                w->bad = -EBADMSG;
+                w->bad = -ENOMEM;
                 return false;
             }
             w->in_cb = true;
@@ -358,7 +374,7 @@ void kc__watch_finished(struct kc_req *r, CURLcode cc, long code)
         snprintf(msg, sizeof(msg), "watch %s: %s", r->path,
                  r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc));
     } else if (rc) {
-        snprintf(msg, sizeof(msg), "watch %s: a line of the stream is not JSON", r->path);
+        snprintf(msg, sizeof(msg), "watch %s: %s", r->path, strerror(-rc));
     }
     kc_end_fn end = w->end;
     void *arg = w->arg;

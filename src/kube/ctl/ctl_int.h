@@ -48,7 +48,7 @@ struct ctl {
     struct ctl_lease lease;
     int exit_rc; /* nonzero: the loop stopped for this reason (leadership lost) */
     const char *identity;
-    json_t *invalid_seen; /* "ns/name@generation" of invalid JobSets already logged */
+    json_t *invalid_seen; /* "ns/name" -> "uid@generation" of invalid JobSets logged */
     json_t *status_inflight; /* "ns/name" of JobSets whose status write is in flight */
     unsigned long reconciles, reconcile_errors;
     struct ctl_obs *obs;

@@ -21,7 +21,10 @@
 #define LOGGER "jobset"
 
 /* A JobSet the webhook would have refused is not reconciled (its errors are logged once per
- * generation); the core's input must be valid. */
+ * generation); the core's input must be valid.  invalid_seen holds one entry per invalid JobSet
+ * (key -> uid@generation last logged): a valid or deleted JobSet leaves it, so it stays as small
+ * as the set of JobSets that are invalid now, and a JobSet recreated under the same name is
+ * reported again. */
 static bool valid(struct ctl *c, const char *key, const json_t *js, long long *grace)
 {
     struct ferr_list errs;
@@ -29,12 +32,16 @@ static bool valid(struct ctl *c, const char *key, const json_t *js, long long *g
     int n = js_validate_gated(js, &c->o->gates, &errs);
     if (n == 0)
         n = local_ann_restart_grace(js, grace, &errs);
-    if (n != 0) {
+    if (n == 0) {
+        json_object_del(c->invalid_seen, key);
+    } else {
         const json_t *m = jx_obj(js, "metadata");
         char tag[600];
-        snprintf(tag, sizeof(tag), "%s@%lld", key, jx_int_or(m, "generation", 0));
-        if (!json_object_get(c->invalid_seen, tag)) {
-            json_object_set_new(c->invalid_seen, tag, json_true());
+        snprintf(tag, sizeof(tag), "%s@%lld", jx_str(m, "uid") ? jx_str(m, "uid") : "",
+                 jx_int_or(m, "generation", 0));
+        const char *seen = jx_str(c->invalid_seen, key);
+        if (!seen || strcmp(seen, tag) != 0) {
+            json_object_set_new(c->invalid_seen, key, json_string(tag));
             char *first = errs.n ? ferr_format(&errs.v[0]) : NULL;
             kc_log(KC_LOG_ERROR, LOGGER, key, "not reconciled: invalid (%d errors): %s", n,
                  first ? first : "out of memory");
@@ -126,8 +133,10 @@ int ctl_reconcile(struct ctl *c, const char *key, bool *requeued)
         return 0;
     snprintf(ns, sizeof(ns), "%.*s", (int)(slash - key), key);
     json_t *raw = cache_store_get(cache_inf_store(c->jobsets), ns, slash + 1);
-    if (!raw)
-        return 0; /* deleted: its Jobs go with it (owner references) */
+    if (!raw) { /* deleted: its Jobs go with it (owner references) */
+        json_object_del(c->invalid_seen, key);
+        return 0;
+    }
     json_t *js = json_deep_copy(raw);
     long long grace = -1;
     int rc = js && js_default(js) == 0 ? 0 : -ENOMEM;

@@ -17,6 +17,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "obj/ktime.h"
+
+/* One open connection, oldest first in khttpd's list (libmicrohttpd's socket context). */
+struct kconn {
+    struct kconn *prev, *next;
+    int fd;
+    int64_t since_ms;  /* when reading the current request's headers began */
+    bool headers_done; /* the current request's headers are in */
+    bool cut;          /* shut down by us; libmicrohttpd closes it on its next run */
+};
+
 struct srv_http {
     struct MHD_Daemon *d;
     int fd; /* libmicrohttpd's epoll fd */
@@ -27,6 +38,8 @@ struct srv_http {
     char *cert, *key;            /* PEM, owned; NULL: plain HTTP */
     struct srv_http_route *routes; /* paths owned */
     size_t n_routes;
+    struct kconn *first, *last; /* open connections, oldest first */
+    size_t n_conns;
 };
 
 /* A POST request's body while it arrives (libmicrohttpd's per-request pointer). */
@@ -227,6 +240,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     (void)version;
     const struct srv_http *h = cls;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct kconn *k = ci ? ci->socket_context : NULL;
+    if (k)
+        k->headers_done = true;
     struct sbuf body = {.max = h->body_max};
     const struct srv_http_route *r = find_route(h, url);
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
@@ -252,14 +270,106 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)c;
     (void)toe;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct kconn *k = ci ? ci->socket_context : NULL;
+    if (k) { /* a kept-alive connection: the next request's headers have their own deadline */
+        k->headers_done = false;
+        k->since_ms = kt_mono_ms();
+    }
     struct srv_http_req *q = *req_cls;
     if (q) {
         sb_free(&q->body);
         free(q);
         *req_cls = NULL;
     }
+}
+
+/* ---- slow clients ---------------------------------------------------------------------- */
+
+/* Slow clients are bounded as Go's http.Server bounds them with ReadHeaderTimeout (net/http,
+ * server.go, conn.readRequest): a request's headers must be in within the header timeout of
+ * when reading them began, however steadily they dribble (libmicrohttpd's own timeout counts
+ * inactivity only).  And the connection limit cannot starve a probe: past it, a new connection
+ * cuts the oldest one still sending its headers (libmicrohttpd's hard limit is higher by
+ * SRV_HTTP_CONN_RESERVE, so the newcomer is accepted to do so).  A cut connection is shut down
+ * here; libmicrohttpd sees the end of its stream and closes it on its next run. */
+#define SRV_HTTP_CONN_RESERVE 16
+
+static unsigned header_timeout_ms(const struct srv_http *h)
+{
+    return 1000u * (h->limits.header_timeout_s ? h->limits.header_timeout_s
+                                               : SRV_HTTP_DEFAULT_HEADER_TIMEOUT_S);
+}
+
+static void cut(struct kconn *k)
+{
+    if (k->cut)
+        return;
+    k->cut = true;
+    shutdown(k->fd, SHUT_RDWR);
+}
+
+static void cut_oldest_pending(struct srv_http *h)
+{
+    for (struct kconn *k = h->first; k; k = k->next)
+        if (!k->headers_done && !k->cut) {
+            cut(k);
+            return;
+        }
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct srv_http *h = cls;
+    struct kconn *k = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (!k)
+            return;
+        *(k->prev ? &k->prev->next : &h->first) = k->next;
+        *(k->next ? &k->next->prev : &h->last) = k->prev;
+        h->n_conns--;
+        free(k);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci || !(k = calloc(1, sizeof(*k))))
+        return; /* not tracked: bounded by libmicrohttpd's own limits only */
+    k->fd = ci->connect_fd;
+    k->since_ms = kt_mono_ms();
+    k->prev = h->last;
+    *(h->last ? &h->last->next : &h->first) = k;
+    h->last = k;
+    *socket_context = k;
+    unsigned soft = h->limits.max_conns ? h->limits.max_conns : SRV_HTTP_DEFAULT_MAX_CONNS;
+    if (++h->n_conns > soft)
+        cut_oldest_pending(h);
+}
+
+/* Forgets every tracked connection (after a daemon stopped: its connections are gone, and
+ * their descriptors may be reused, so none may be cut any more). */
+static void forget_conns(struct srv_http *h)
+{
+    while (h->first) {
+        struct kconn *k = h->first;
+        h->first = k->next;
+        free(k);
+    }
+    h->last = NULL;
+    h->n_conns = 0;
+}
+
+/* Cuts the connections past their header deadline. */
+static void cut_late(struct srv_http *h)
+{
+    int64_t now = kt_mono_ms();
+    for (struct kconn *k = h->first; k; k = k->next)
+        if (!k->headers_done && !k->cut && k->since_ms + header_timeout_ms(h) <= now)
+            cut(k);
 }
 
 /* ---- the server ------------------------------------------------------------------------ */
@@ -286,7 +396,8 @@ static struct MHD_Daemon *start_daemon(struct srv_http *h, int fd)
     const struct srv_http_limits *l = &h->limits;
     unsigned flags = MHD_USE_EPOLL | (h->v6 ? MHD_USE_IPv6 : 0);
     unsigned timeout = l->timeout_s ? l->timeout_s : SRV_HTTP_DEFAULT_TIMEOUT_S;
-    unsigned conns = l->max_conns ? l->max_conns : SRV_HTTP_DEFAULT_MAX_CONNS;
+    unsigned conns = (l->max_conns ? l->max_conns : SRV_HTTP_DEFAULT_MAX_CONNS) +
+                     SRV_HTTP_CONN_RESERVE;
     size_t mem = l->header_bytes ? l->header_bytes : SRV_HTTP_DEFAULT_HEADER_BYTES;
     if (h->cert)
         return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, h,
@@ -294,11 +405,13 @@ static struct MHD_Daemon *start_daemon(struct srv_http *h, int fd)
                                 MHD_OPTION_HTTPS_MEM_CERT, h->cert,
                                 MHD_OPTION_HTTPS_MEM_KEY, h->key,
                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                                 MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                                 MHD_OPTION_CONNECTION_LIMIT, conns,
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_END);
     return MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout,
                             MHD_OPTION_CONNECTION_LIMIT, conns,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, mem, MHD_OPTION_END);
@@ -426,6 +539,7 @@ int srv_http_set_tls(struct srv_http *h, const char *cert, const char *key, stru
         d = start_on_dup(h, fd);
     }
     MHD_stop_daemon(h->d);
+    forget_conns(h); /* the new daemon has run no connection yet */
     close(fd);
     h->d = d;
     h->fd = -1;
@@ -448,15 +562,29 @@ int srv_http_port(const struct srv_http *h)
 long srv_http_timeout_ms(const struct srv_http *h)
 {
     MHD_UNSIGNED_LONG_LONG ms;
-    if (!h || !h->d || MHD_get_timeout(h->d, &ms) != MHD_YES)
+    long t = -1;
+    if (!h || !h->d)
         return -1;
-    return ms > (MHD_UNSIGNED_LONG_LONG)LONG_MAX ? LONG_MAX : (long)ms;
+    if (MHD_get_timeout(h->d, &ms) == MHD_YES)
+        t = ms > (MHD_UNSIGNED_LONG_LONG)LONG_MAX ? LONG_MAX : (long)ms;
+    int64_t now = kt_mono_ms();
+    for (const struct kconn *k = h->first; k; k = k->next) {
+        if (k->headers_done || k->cut)
+            continue;
+        int64_t due = k->since_ms + header_timeout_ms(h) - now;
+        long d = due < 0 ? 0 : (long)due;
+        if (t < 0 || d < t)
+            t = d;
+    }
+    return t;
 }
 
 void srv_http_run(struct srv_http *h)
 {
-    if (h && h->d)
-        MHD_run(h->d);
+    if (!h || !h->d)
+        return;
+    MHD_run(h->d);
+    cut_late(h); /* what it cuts signals the epoll fd: the next run closes it */
 }
 
 void srv_http_stop(struct srv_http *h)
@@ -465,6 +593,7 @@ void srv_http_stop(struct srv_http *h)
         return;
     if (h->d)
         MHD_stop_daemon(h->d);
+    forget_conns(h);
     for (size_t i = 0; i < h->n_routes; i++)
         free((char *)h->routes[i].path);
     free(h->routes);

@@ -18,9 +18,11 @@
  * Allow header), exact paths (the query string is ignored), unknown paths 404; a request body
  * is read only for POST routes (the admission webhooks), up to a limit.  With a certificate
  * and key the server speaks HTTPS only.  Limits keep a slow or
- * hostile client from holding the server: a connection idle (or dribbling) for the timeout is
- * closed, a request's headers must fit in a small per-connection memory pool (else 431/414), and
- * only so many connections are open at once (others wait in the listen backlog).
+ * hostile client from holding the server: a connection idle for the timeout is closed, a
+ * request's headers must be in within the header timeout however steadily they dribble (Go's
+ * ReadHeaderTimeout) and fit in a small per-connection memory pool (else 431/414), and past the
+ * connection limit a newcomer cuts the oldest connection still sending headers, so that 32
+ * slow clients cannot keep a liveness probe out.
  */
 #ifndef JX_KUBE_SERVE_SRV_HTTP_H
 #define JX_KUBE_SERVE_SRV_HTTP_H
@@ -52,7 +54,10 @@ struct srv_http_route {
 
 struct srv_http_limits {
     unsigned timeout_s;  /* a connection with no progress for this long is closed (0: default) */
-    unsigned max_conns;  /* connections open at once (0: default) */
+    unsigned max_conns;  /* connections open at once (0: default); past it a new connection
+                          * cuts the oldest one still sending its headers */
+    unsigned header_timeout_s; /* a request's headers must be in within this (Go's
+                                * ReadHeaderTimeout), however steadily they come (0: default) */
     size_t header_bytes; /* per-connection memory for the request line and headers (0: default) */
     size_t body_max;     /* largest response body (0: default) */
     size_t request_max;  /* largest POST body; a longer one is answered 413 (0: default) */
@@ -61,6 +66,7 @@ struct srv_http_limits {
 };
 #define SRV_HTTP_DEFAULT_TIMEOUT_S 10
 #define SRV_HTTP_DEFAULT_MAX_CONNS 32
+#define SRV_HTTP_DEFAULT_HEADER_TIMEOUT_S 10
 #define SRV_HTTP_DEFAULT_HEADER_BYTES (16 * 1024)
 #define SRV_HTTP_DEFAULT_BODY_MAX (64 * 1024 * 1024)
 #define SRV_HTTP_DEFAULT_REQUEST_MAX (8 * 1024 * 1024)

@@ -176,16 +176,39 @@ static int answer(struct sbuf *body, const char **ctype, json_t *review)
     return 200;
 }
 
+/* controller-runtime's admission.Decoder (pkg/webhook/admission/decode.go) refuses, with
+ * admission.Errored(400), a request whose object does not decode into the kind: `null`, a
+ * string, a number.  A CREATE or UPDATE (the only operations whose object must be one) is
+ * refused so, rather than allowed because the handler found nothing to check. */
+static bool object_unreadable(const json_t *q, const char **which)
+{
+    const char *op = jx_str(q, "operation");
+    if (!op || (strcmp(op, "CREATE") != 0 && strcmp(op, "UPDATE") != 0))
+        return false;
+    *which = "object";
+    if (!json_is_object(json_object_get(q, "object")))
+        return true;
+    *which = "oldObject";
+    return strcmp(op, "UPDATE") == 0 && !json_is_object(json_object_get(q, "oldObject"));
+}
+
+static const char *json_kind(const json_t *v)
+{
+    static const char *names[] = {"an object", "an array", "a string", "a number", "a number",
+                                  "true", "false", "null"};
+    return v ? names[json_typeof(v)] : "missing";
+}
+
 int wh_adm_serve(void *arg, const char *path, const char *req, size_t req_len, struct sbuf *body,
               const char **content_type)
 {
     const struct wh_adm_route *route = arg;
     struct wh_adm_result r = {0};
     json_error_t je;
-    json_t *review = json_loadb(req, req_len, 0, &je);
+    json_t *review = json_loadb(req, req_len, JSON_ALLOW_NUL, &je);
     const json_t *q = jx_obj(review, "request");
     const char *api = jx_str(review, "apiVersion"), *kind = jx_str(review, "kind");
-    const char *uid = jx_str(q, "uid");
+    const char *uid = jx_str(q, "uid"), *which = NULL;
     int rc;
     if (!review || !q || !uid || !api || strcmp(api, "admission.k8s.io/v1") != 0 || !kind ||
         strcmp(kind, "AdmissionReview") != 0) {
@@ -193,6 +216,9 @@ int wh_adm_serve(void *arg, const char *path, const char *req, size_t req_len, s
                       !review ? "the request body is not JSON"
                               : "the request body is not an admission.k8s.io/v1 AdmissionReview "
                                 "with request.uid");
+    } else if (object_unreadable(q, &which)) {
+        rc = wh_adm_deny(&r, 400, "BadRequest", "request.%s is %s, not an object to admit", which,
+                      json_kind(json_object_get(q, which)));
     } else if ((rc = route->fn(route->arg, q, &r)) < 0) {
         wh_adm_result_release(&r);
         kc_log(KC_LOG_ERROR, LOGGER, NULL, "%s: %s", path, err_str(rc));
