@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "obj/dns.h"
 #include "obj/ferr.h"
 #include "obj/jx.h"
 
@@ -155,7 +156,7 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
         return rc;
     }
     case VK_PVC:
-        return 0;
+        return vol__claim_name_check(jx_str(src, "claimName"), p, err);
     case VK_DOWNWARD_API:
         return check_downward(pod_spec, jx_arr(src, "items"), p, err);
     case VK_PROJECTED:
@@ -168,18 +169,21 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
     }
 }
 
-/* mountPath: absolute, with no "..", not "/" itself; no subPathExpr. */
+/* mountPath: absolute, with no "..", not the root itself ("/", "/."); no subPathExpr. */
 static int check_mount(const json_t *vm, const char *p, struct err *err)
 {
     const char *mp = jx_str(vm, "mountPath");
-    bool up = false;
-    for (const char *c = mp ? mp : ""; *c; c += strcspn(c, "/"), c += *c == '/')
-        up |= strcspn(c, "/") == 2 && !strncmp(c, "..", 2);
+    bool up = false, root = true; /* "/", "//", "/.": the root */
+    for (const char *c = mp ? mp : ""; *c; c += strcspn(c, "/"), c += *c == '/') {
+        size_t n = strcspn(c, "/");
+        up |= n == 2 && !strncmp(c, "..", 2);
+        root &= n == 0 || (n == 1 && *c == '.');
+    }
     if (!mp || mp[0] != '/')
         return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": must be an absolute "
                                      "path: jaxset run mounts it in the pod's root",
                        p, mp ? mp : "");
-    if (up || !mp[strspn(mp, "/")])
+    if (up || root)
         return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": %s", p, mp,
                        up ? "must not contain '..'" : "cannot be mounted over the root");
     if (jx_str(vm, "subPathExpr"))
