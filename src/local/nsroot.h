@@ -52,12 +52,14 @@ void nsr_plan_release(struct nsr_plan *p);
 /* Appends the root's entries: each top-level entry of this machine's / bound at its place
  * (symbolic links copied).  0 or a negative errno. */
 int nsr_plan_root(struct nsr_plan *p);
-/* Appends a shadow of the host directory `dir`: a tmpfs (of dir's mode) over it holding its
- * entries, so that a mount point can be made in it without touching the host.  Up to
- * NSR_SHADOW_BINDS entries are bound back at their place; a larger directory (a busy /tmp)
- * is bound once at NSR_HOST<dir> and its entries are symbolic links into it, as thousands of
- * mounts would make every container's namespace slow to copy.  0 or a negative errno. */
-int nsr_plan_shadow(struct nsr_plan *p, const char *dir);
+/* Appends a shadow of the host directory `dir`, which the new root has at `at` (dir itself,
+ * or under NSR_HOST when dir lies in a larger shadowed directory): a tmpfs (of dir's mode)
+ * over it holding its entries, so that a mount point can be made in it without touching the
+ * host.  Up to NSR_SHADOW_BINDS entries are bound back at their place; a larger directory (a
+ * busy /tmp) is bound once at NSR_HOST<at> and its entries are symbolic links into it, as
+ * thousands of mounts would make every container's namespace slow to copy.  0 when bound, 1
+ * when linked (the entries of dir are then at NSR_HOST<at>/<name>), or a negative errno. */
+int nsr_plan_shadow(struct nsr_plan *p, const char *dir, const char *at);
 
 #define NSR_SHADOW_BINDS 256
 #define NSR_HOST "/.jaxset-host"
@@ -98,8 +100,13 @@ struct nsr_enter {
     size_t n;
 };
 
+/* Descriptors a container's process may hold besides its trees' while it enters: nsr__enter
+ * raises the soft limit of open files by e->n + NSR_FD_RESERVE, up to the hard limit. */
+#define NSR_FD_RESERVE 64
+
 /* In a spawned child, system calls only: joins e's namespaces, unshares the mount namespace
- * and mounts; `fds` is scratch for e->n descriptors.  0, or -1 with errno set and *failed the
+ * and mounts (a read-only mount's source on this machine covered read-only too); `fds` is
+ * scratch for e->n descriptors, the soft limit of open files raised while they are open.  0, or -1 with errno set and *failed the
  * index of the mount that failed (-1 when joining failed). */
 int nsr__enter(const struct nsr_enter *e, int *fds, long *failed);
 

@@ -49,6 +49,7 @@ static void set_release(struct strset *s)
 struct plan {
     struct nsr_plan *p;
     struct strset dirs, files, shadows; /* made by the plan, or shadowed */
+    struct strset linked;               /* shadows whose entries are links into NSR_HOST */
 };
 
 /* What a path is in the root built so far. */
@@ -69,14 +70,19 @@ static enum where where_is(const struct plan *x, const char *path, enum where pa
 }
 
 /* Makes `path` (a directory, or a file when last and !dir) in `parent`, shadowing a host
- * parent first. */
-static int make(struct plan *x, const char *parent, enum where pw, const char *path, bool dir)
+ * parent first; `at` and `parent_at` are where they lie in the new root. */
+static int make(struct plan *x, const char *parent, const char *parent_at, enum where pw,
+                const char *path, const char *at, bool dir)
 {
     int rc = 0;
-    if (pw == W_HOST_DIR && (rc = nsr_plan_shadow(x->p, parent)) == 0)
+    if (pw == W_HOST_DIR && (rc = nsr_plan_shadow(x->p, parent, parent_at)) >= 0) {
+        bool linked = rc == 1;
         rc = set_add(&x->shadows, parent);
+        if (rc == 0 && linked)
+            rc = set_add(&x->linked, parent);
+    }
     if (rc == 0)
-        rc = nsr_plan_add(x->p, dir ? NSR_OP_DIR : NSR_OP_FILE, path, NULL, false);
+        rc = nsr_plan_add(x->p, dir ? NSR_OP_DIR : NSR_OP_FILE, at, NULL, false);
     return rc < 0 ? rc : set_add(dir ? &x->dirs : &x->files, path);
 }
 
@@ -90,23 +96,36 @@ static int point_error(const char *path, enum where w, bool dir, struct err *err
                    path);
 }
 
+/* Where `name`, an entry of `parent_at` in the new root, lies: there, or, when it is an entry
+ * of the host that a shadow of links stands for, where the link leads (NSR_HOST<parent_at>).
+ * 0 or -ENAMETOOLONG. */
+static int place(char *at, const char *parent_at, bool via_link, const char *name, size_t len)
+{
+    int n = snprintf(at, PATH_MAX, "%s%s/%.*s", via_link ? NSR_HOST : "",
+                     strcmp(parent_at, "/") ? parent_at : "", (int)len, name);
+    return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
+}
+
 /* The mount point `path` (absolute, clean, not "/"), a directory or a file. */
 static int plan_point(struct plan *x, const char *path, bool dir, struct err *err)
 {
-    char cur[PATH_MAX], parent[PATH_MAX] = "/";
+    char cur[PATH_MAX], parent[PATH_MAX] = "/", at[PATH_MAX], parent_at[PATH_MAX] = "/";
     enum where w = W_SHADOW; /* the root: a tmpfs with the host's entries */
+    bool links = false;      /* parent's entries are links into NSR_HOST */
     for (size_t i = 1;;) {
         size_t e = i + strcspn(path + i, "/");
         bool last = path[e] == '\0';
         memcpy(cur, path, e);
         cur[e] = '\0';
         enum where c = where_is(x, cur, w);
-        if (c == W_NONE) {
-            int rc = make(x, parent, w, cur, dir || !last);
-            if (rc < 0)
-                return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
+        bool via = links && c != W_NONE && c != W_DIR && c != W_FILE;
+        int rc = place(at, parent_at, via, path + i, e - i);
+        if (rc == 0 && c == W_NONE)
+            rc = make(x, parent, parent_at, w, cur, at, dir || !last);
+        if (rc < 0)
+            return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
+        if (c == W_NONE)
             c = dir || !last ? W_DIR : W_FILE;
-        }
         bool is_dir = c == W_DIR || c == W_SHADOW || c == W_HOST_DIR;
         if (last && is_dir != dir)
             return point_error(cur, c, dir, err);
@@ -115,6 +134,8 @@ static int plan_point(struct plan *x, const char *path, bool dir, struct err *er
         if (last)
             return 0;
         memcpy(parent, cur, e + 1);
+        memcpy(parent_at, at, strlen(at) + 1);
+        links = set_has(&x->linked, cur);
         w = c;
         i = e + 1;
     }
@@ -152,6 +173,7 @@ int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err)
     set_release(&x.dirs);
     set_release(&x.files);
     set_release(&x.shadows);
+    set_release(&x.linked);
     return rc;
 }
 
