@@ -20,6 +20,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "obj/err.h"
 
@@ -44,6 +46,21 @@ struct nsr_plan {
     struct nsr_op *ops;
     size_t n, cap;
 };
+
+/* What planning reads of this machine's files (nothing else is read, nothing is written):
+ * the system calls themselves, or a stand-in (the fuzz target's file tree).  Each returns as
+ * the call it stands for (-1 with errno set); list() gives the entries of a directory, "."
+ * and ".." aside, in a new array of malloc'd names (0 or a negative errno). */
+struct nsr_host {
+    int (*lstat)(const char *path, struct stat *st);
+    int (*stat)(const char *path, struct stat *st);
+    ssize_t (*readlink)(const char *path, char *buf, size_t n);
+    char *(*realpath)(const char *path);
+    int (*list)(const char *dir, char ***names, size_t *n);
+};
+
+/* The view planning uses: this machine's by default. */
+extern const struct nsr_host *nsr_host;
 
 /* Appends an operation (path and arg copied).  0 or -ENOMEM. */
 int nsr_plan_add(struct nsr_plan *p, enum nsr_op_kind kind, const char *path, const char *arg,

@@ -66,10 +66,10 @@ static int plan_entry(struct nsr_plan *p, const char *dir, const char *at, const
         snprintf(target, sizeof(target), NSR_HOST "%s", dst);
         return nsr_plan_add(p, NSR_OP_SYMLINK, dst, target, false);
     }
-    if (lstat(path, &st) < 0)
+    if (nsr_host->lstat(path, &st) < 0)
         return errno == ENOENT ? 0 : -errno; /* gone since it was listed */
     if (S_ISLNK(st.st_mode)) {
-        ssize_t len = readlink(path, target, sizeof(target) - 1);
+        ssize_t len = nsr_host->readlink(path, target, sizeof(target) - 1);
         if (len < 0)
             return -errno;
         target[len] = '\0';
@@ -80,7 +80,7 @@ static int plan_entry(struct nsr_plan *p, const char *dir, const char *at, const
 }
 
 /* The entries of `dir` (. and .. aside) into a new array of names; 0 or a negative errno. */
-static int list(const char *dir, char ***out, size_t *n)
+static int host_list(const char *dir, char ***out, size_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -105,6 +105,14 @@ static int list(const char *dir, char ***out, size_t *n)
     return rc;
 }
 
+static char *host_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+static const struct nsr_host real_host = {lstat, stat, readlink, host_realpath, host_list};
+const struct nsr_host *nsr_host = &real_host;
+
 /* The host's directory `dir` bound at NSR_HOST<at> (the directories on the way made in the
  * root's tmpfs), for symbolic links to point into. */
 static int host_view(struct nsr_plan *p, const char *dir, const char *at)
@@ -128,7 +136,7 @@ static int plan_entries(struct nsr_plan *p, const char *dir, const char *at, siz
 {
     char **names;
     size_t n;
-    int rc = list(dir, &names, &n);
+    int rc = nsr_host->list(dir, &names, &n);
     bool links = n > max_binds;
     if (rc == 0 && links)
         rc = host_view(p, dir, at);
@@ -150,7 +158,7 @@ int nsr_plan_shadow(struct nsr_plan *p, const char *dir, const char *at)
 {
     struct stat st;
     char data[32];
-    if (stat(dir, &st) < 0)
+    if (nsr_host->stat(dir, &st) < 0)
         return -errno;
     snprintf(data, sizeof(data), "mode=%o", (unsigned)(st.st_mode & 07777));
     int rc = nsr_plan_add(p, NSR_OP_TMPFS, at, data, false);

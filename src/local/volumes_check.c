@@ -169,8 +169,7 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
     }
 }
 
-/* mountPath: absolute, with no "..", not the root itself ("/", "/."); no subPathExpr. */
-static int check_mount(const json_t *vm, const char *p, struct err *err)
+int vol__check_mount(const json_t *vm, const char *p, struct err *err)
 {
     const char *mp = jx_str(vm, "mountPath");
     bool up = false, root = true; /* "/", "//", "/.": the root */
@@ -208,7 +207,7 @@ static int check_pod(const struct manifest *m, const json_t *ps, const char *bas
         json_array_foreach (jx_arr(ps, ctr_lists[l]), i, c)
             json_array_foreach (jx_arr(c, "volumeMounts"), k, v) {
                 fpath_fmt(p, "%s.%s[%zu].volumeMounts[%zu]", base, ctr_lists[l], i, k);
-                int rc = check_mount(v, p, err);
+                int rc = vol__check_mount(v, p, err);
                 if (rc < 0)
                     return rc;
             }

@@ -64,7 +64,7 @@ static enum where where_is(const struct plan *x, const char *path, enum where pa
         return W_DIR;
     if (set_has(&x->files, path))
         return W_FILE;
-    if (parent == W_DIR || lstat(path, &st) < 0) /* a directory made holds what was made */
+    if (parent == W_DIR || nsr_host->lstat(path, &st) < 0) /* a directory made holds what was made */
         return W_NONE;
     return S_ISDIR(st.st_mode) ? W_HOST_DIR : W_HOST_OTHER;
 }
@@ -112,6 +112,9 @@ static int plan_point(struct plan *x, const char *path, bool dir, struct err *er
     char cur[PATH_MAX], parent[PATH_MAX] = "/", at[PATH_MAX], parent_at[PATH_MAX] = "/";
     enum where w = W_SHADOW; /* the root: a tmpfs with the host's entries */
     bool links = false;      /* parent's entries are links into NSR_HOST */
+    if (strlen(path) >= PATH_MAX)
+        return err_set(err, -ENAMETOOLONG, "mount point %.64s...: %s", path,
+                       strerror(ENAMETOOLONG));
     for (size_t i = 1;;) {
         size_t e = i + strcspn(path + i, "/");
         bool last = path[e] == '\0';
