@@ -188,11 +188,10 @@ static const struct nsr_host fz_host = {fz_lstat, fz_stat, fz_readlink, fz_realp
 /* What a path of the new root is, as the plan's ops so far have made it. */
 static char fz_made(const struct nsr_plan *p, size_t upto, const char *path)
 {
-    char kind = 0;
-    for (size_t i = 0; i < upto; i++)
+    for (size_t i = upto; i-- > 0;) /* the latest op there */
         if (!strcmp(p->ops[i].path, path))
-            kind = "dflbtu"[p->ops[i].kind];
-    return kind;
+            return "dflbtu"[p->ops[i].kind];
+    return 0;
 }
 
 static void fz_die(const struct nsr_plan *p, size_t i, const char *why)
