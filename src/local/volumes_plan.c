@@ -106,8 +106,10 @@ static int place(char *at, const char *parent_at, bool via_link, const char *nam
     return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
-/* The mount point `path` (absolute, clean, not "/"), a directory or a file. */
-static int plan_point(struct plan *x, const char *path, bool dir, struct err *err)
+/* The mount point `path` (absolute, clean, not "/"), a directory or a file, as far as its
+ * `level`th component (its earlier ones planned already). */
+static int plan_point(struct plan *x, const char *path, bool dir, size_t level,
+                      struct err *err)
 {
     char cur[PATH_MAX], parent[PATH_MAX] = "/", at[PATH_MAX], parent_at[PATH_MAX] = "/";
     enum where w = W_SHADOW; /* the root: a tmpfs with the host's entries */
@@ -115,7 +117,7 @@ static int plan_point(struct plan *x, const char *path, bool dir, struct err *er
     if (strlen(path) >= PATH_MAX)
         return err_set(err, -ENAMETOOLONG, "mount point %.64s...: %s", path,
                        strerror(ENAMETOOLONG));
-    for (size_t i = 1;;) {
+    for (size_t i = 1, k = 1;; k++) {
         size_t e = i + strcspn(path + i, "/");
         bool last = path[e] == '\0';
         memcpy(cur, path, e);
@@ -134,7 +136,7 @@ static int plan_point(struct plan *x, const char *path, bool dir, struct err *er
             return point_error(cur, c, dir, err);
         if (!last && !is_dir)
             return point_error(cur, c, true, err);
-        if (last)
+        if (last || k == level)
             return 0;
         memcpy(parent, cur, e + 1);
         memcpy(parent_at, at, strlen(at) + 1);
@@ -144,7 +146,10 @@ static int plan_point(struct plan *x, const char *path, bool dir, struct err *er
     }
 }
 
-/* Every mount point that lies in no other mount of its container, shallowest first. */
+/* Every mount point that lies in no other mount of its container, one level of directories
+ * at a time for all of them: a directory is shadowed before any in it, since a shadow made
+ * later would hide the earlier one's mount points (and what is made after it would be made
+ * in the host's directory bound back there). */
 static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err)
 {
     for (size_t depth = 1;; depth++) {
@@ -154,9 +159,9 @@ static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err
                 const struct vol__mnt *m = &t->ctr[c].m[i];
                 size_t d = vol__depth(m->dst);
                 deeper |= d > depth;
-                if (d != depth || m->inside >= 0)
+                if (d < depth || m->inside >= 0)
                     continue;
-                int rc = plan_point(x, m->dst, m->dir, err);
+                int rc = plan_point(x, m->dst, m->dir, depth, err);
                 if (rc < 0)
                     return rc;
             }

@@ -227,6 +227,33 @@ static void test_plan_point_in_a_big_shadows_subdirectory_lies_where_its_link_le
     free(d);
 }
 
+/* A shallow directory shadowed after a deeper one would hide the deeper shadow's mount points
+ * and what is made in it later would be made in the host's directory bound back there:
+ * shadows go shallowest first, whatever the depth of the mount points that need them. */
+static void test_plan_shadows_a_directory_before_the_directories_in_it(void **state)
+{
+    (void)state;
+    char *d = mkdtemp_in("/tmp/jaxset-unit-XXXXXX"), ckpt[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+    snprintf(ckpt, sizeof(ckpt), "%s/ckpt", d);
+    assert_int_equal(mkdir(ckpt, 0755), 0);
+    snprintf(a, sizeof(a), "%s/ckpt/x", d);       /* shadows d/ckpt */
+    snprintf(b, sizeof(b), "%s/new/a/b/c/d/e", d); /* deeper, shadows d */
+    const char *dst[] = {a, b};
+    const bool dir[] = {true, true};
+    struct fake f;
+    struct nsr_plan p = {0};
+    struct err e = {{0}};
+    fake(&f, 2, dst, dir);
+    assert_int_equal(vol__plan(&f.t, &p, &e), 0);
+    long outer = find_op(&p, NSR_OP_TMPFS, d), inner = find_op(&p, NSR_OP_TMPFS, ckpt);
+    assert_true(outer >= 0 && inner > outer);
+    assert_true(find_op(&p, NSR_OP_DIR, a) > inner);
+    nsr_plan_release(&p);
+    rmdir(ckpt);
+    rmdir(d);
+    free(d);
+}
+
 static void test_plan_conflict(void **state)
 {
     (void)state;
@@ -256,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_plan_points),
         cmocka_unit_test(test_plan_big_shadow_links),
         cmocka_unit_test(test_plan_point_in_a_big_shadows_subdirectory_lies_where_its_link_leads),
+        cmocka_unit_test(test_plan_shadows_a_directory_before_the_directories_in_it),
         cmocka_unit_test(test_plan_conflict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
