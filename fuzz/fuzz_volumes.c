@@ -2,8 +2,8 @@
  * accept (vol__check_mount), planned over a file tree of its own (nsr_host: nothing of this
  * machine is read, nothing is written).  Whatever the mounts, the plan (vol__ctrs_new,
  * vol__plan) either fails cleanly or makes every directory, file and link in a tmpfs of the
- * new root, never in a directory bound from the host, never through a link, with clean
- * absolute paths.  Built as a libFuzzer target with clang (-DJAXSET_FUZZ=ON) and linked with
+ * new root, never in a directory bound from the host, never through a link, never before a
+ * tmpfs that would hide it, with clean absolute paths.  Built as a libFuzzer target with clang (-DJAXSET_FUZZ=ON) and linked with
  * fuzz/replay.c as the CTest test fuzz/fuzz_volumes. */
 #include <errno.h>
 #include <limits.h>
@@ -203,7 +203,7 @@ static void fz_die(const struct nsr_plan *p, size_t i, const char *why)
 
 /* Each op's path is clean and absolute; what is made (a directory, file or link) is made in
  * a tmpfs (the root, a shadow, a directory made there), never in a bound host directory,
- * a file or through a link. */
+ * a file or through a link; nothing is planned in a directory before a tmpfs goes over it. */
 static void fz_check(const struct nsr_plan *p)
 {
     char parent[PATH_MAX];
@@ -213,6 +213,10 @@ static void fz_check(const struct nsr_plan *p)
             strstr(path, "/../") || (strlen(path) > 1 && path[strlen(path) - 1] == '/'))
             fz_die(p, i, "not a clean absolute path");
         enum nsr_op_kind k = p->ops[i].kind;
+        size_t len = strlen(path);
+        for (size_t j = 0; k == NSR_OP_TMPFS && j < i; j++) /* it would hide them */
+            if (!strncmp(p->ops[j].path, path, len) && p->ops[j].path[len] == '/')
+                fz_die(p, j, "made before a tmpfs over a directory it lies in");
         if (k != NSR_OP_DIR && k != NSR_OP_FILE && k != NSR_OP_SYMLINK)
             continue;
         if (k == NSR_OP_DIR && fz_made(p, i, path) == 'b')
