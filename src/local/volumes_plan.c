@@ -106,44 +106,61 @@ static int place(char *at, const char *parent_at, bool via_link, const char *nam
     return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
-/* The mount point `path` (absolute, clean, not "/"), a directory or a file, as far as its
- * `level`th component (its earlier ones planned already). */
-static int plan_point(struct plan *x, const char *path, bool dir, size_t level,
-                      struct err *err)
+/* A mount point `path` (absolute, clean, not "/"), a directory or a file, planned one
+ * component at a time: where it has got to. */
+struct walk {
+    const char *path;
+    bool dir, done;
+    size_t i;               /* the start of its next component */
+    enum where w;           /* what the parent (path[0..i-1]) is */
+    bool links;             /* the parent's entries are links into NSR_HOST */
+    char parent_at[PATH_MAX]; /* where the parent lies in the new root */
+};
+
+static void walk_init(struct walk *k, const char *path, bool dir)
 {
-    char cur[PATH_MAX], parent[PATH_MAX] = "/", at[PATH_MAX], parent_at[PATH_MAX] = "/";
-    enum where w = W_SHADOW; /* the root: a tmpfs with the host's entries */
-    bool links = false;      /* parent's entries are links into NSR_HOST */
+    *k = (struct walk){.path = path, .dir = dir, .i = 1, .w = W_SHADOW}; /* the root: a tmpfs */
+    strcpy(k->parent_at, "/");
+}
+
+/* The next component of k's mount point: made when missing (its parent shadowed when it is a
+ * host directory).  0 or a negative errno with err set. */
+static int walk_step(struct plan *x, struct walk *k, struct err *err)
+{
+    char cur[PATH_MAX], parent[PATH_MAX], at[PATH_MAX];
+    const char *path = k->path;
+    size_t e = k->i + strcspn(path + k->i, "/");
+    bool last = path[e] == '\0', dir = k->dir;
     if (strlen(path) >= PATH_MAX)
         return err_set(err, -ENAMETOOLONG, "mount point %.64s...: %s", path,
                        strerror(ENAMETOOLONG));
-    for (size_t i = 1, k = 1;; k++) {
-        size_t e = i + strcspn(path + i, "/");
-        bool last = path[e] == '\0';
-        memcpy(cur, path, e);
-        cur[e] = '\0';
-        enum where c = where_is(x, cur, w);
-        bool via = links && c != W_NONE && c != W_DIR && c != W_FILE;
-        int rc = place(at, parent_at, via, path + i, e - i);
-        if (rc == 0 && c == W_NONE)
-            rc = make(x, parent, parent_at, w, cur, at, dir || !last);
-        if (rc < 0)
-            return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
-        if (c == W_NONE)
-            c = dir || !last ? W_DIR : W_FILE;
-        bool is_dir = c == W_DIR || c == W_SHADOW || c == W_HOST_DIR;
-        if (last && is_dir != dir)
-            return point_error(cur, c, dir, err);
-        if (!last && !is_dir)
-            return point_error(cur, c, true, err);
-        if (last || k == level)
-            return 0;
-        memcpy(parent, cur, e + 1);
-        memcpy(parent_at, at, strlen(at) + 1);
-        links = set_has(&x->linked, cur);
-        w = c;
-        i = e + 1;
+    memcpy(cur, path, e);
+    cur[e] = '\0';
+    snprintf(parent, sizeof(parent), "%.*s", k->i > 1 ? (int)(k->i - 1) : 1, path);
+    if (k->w == W_HOST_DIR && set_has(&x->shadows, parent)) { /* by another mount since */
+        k->w = W_SHADOW;
+        k->links = set_has(&x->linked, parent);
     }
+    enum where c = where_is(x, cur, k->w);
+    bool via = k->links && c != W_NONE && c != W_DIR && c != W_FILE;
+    int rc = place(at, k->parent_at, via, path + k->i, e - k->i);
+    if (rc == 0 && c == W_NONE)
+        rc = make(x, parent, k->parent_at, k->w, cur, at, dir || !last);
+    if (rc < 0)
+        return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
+    if (c == W_NONE)
+        c = dir || !last ? W_DIR : W_FILE;
+    bool is_dir = c == W_DIR || c == W_SHADOW || c == W_HOST_DIR;
+    if (last && is_dir != dir)
+        return point_error(cur, c, dir, err);
+    if (!last && !is_dir)
+        return point_error(cur, c, true, err);
+    k->done = last;
+    memcpy(k->parent_at, at, strlen(at) + 1);
+    k->links = set_has(&x->linked, cur);
+    k->w = c;
+    k->i = e + 1;
+    return 0;
 }
 
 /* Every mount point that lies in no other mount of its container, one level of directories
@@ -152,22 +169,25 @@ static int plan_point(struct plan *x, const char *path, bool dir, size_t level,
  * in the host's directory bound back there). */
 static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err)
 {
-    for (size_t depth = 1;; depth++) {
-        bool deeper = false;
-        for (size_t c = 0; c < t->n_ctr; c++)
-            for (size_t i = 0; i < t->ctr[c].n; i++) {
-                const struct vol__mnt *m = &t->ctr[c].m[i];
-                size_t d = vol__depth(m->dst);
-                deeper |= d > depth;
-                if (d < depth || m->inside >= 0)
-                    continue;
-                int rc = plan_point(x, m->dst, m->dir, depth, err);
-                if (rc < 0)
-                    return rc;
-            }
-        if (!deeper)
-            return 0;
+    size_t n = 0, left = 0;
+    for (size_t c = 0; c < t->n_ctr; c++)
+        n += t->ctr[c].n;
+    struct walk *w = calloc(n + 1, sizeof(*w));
+    if (!w)
+        return err_set(err, -ENOMEM, "out of memory");
+    for (size_t c = 0; c < t->n_ctr; c++)
+        for (size_t i = 0; i < t->ctr[c].n; i++)
+            if (t->ctr[c].m[i].inside < 0)
+                walk_init(&w[left++], t->ctr[c].m[i].dst, t->ctr[c].m[i].dir);
+    int rc = 0;
+    for (bool more = true; rc == 0 && more;) {
+        more = false;
+        for (size_t i = 0; rc == 0 && i < left; i++)
+            if (!w[i].done && (rc = walk_step(x, &w[i], err)) == 0)
+                more |= !w[i].done;
     }
+    free(w);
+    return rc;
 }
 
 int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err)
