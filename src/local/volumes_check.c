@@ -172,10 +172,11 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
 int vol__check_mount(const json_t *vm, const char *p, struct err *err)
 {
     const char *mp = jx_str(vm, "mountPath");
-    bool up = false, root = true; /* "/", "//", "/.": the root */
+    bool up = false, root = true, ours = false; /* root: "/", "//", "/." */
     for (const char *c = mp ? mp : ""; *c; c += strcspn(c, "/"), c += *c == '/') {
         size_t n = strcspn(c, "/");
         up |= n == 2 && !strncmp(c, "..", 2);
+        ours |= root && n == strlen(NSR_HOST + 1) && !strncmp(c, NSR_HOST + 1, n);
         root &= n == 0 || (n == 1 && *c == '.');
     }
     if (!mp || mp[0] != '/')
@@ -185,6 +186,10 @@ int vol__check_mount(const json_t *vm, const char *p, struct err *err)
     if (up || root)
         return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": %s", p, mp,
                        up ? "must not contain '..'" : "cannot be mounted over the root");
+    if (ours)
+        return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": " NSR_HOST " is "
+                                     "jaxset run's own (the host's large shadowed directories "
+                                     "are there)", p, mp);
     if (jx_str(vm, "subPathExpr"))
         return err_set(err, -EINVAL, "%s.subPathExpr: Forbidden: not supported by jaxset run "
                                      "(use subPath)", p);

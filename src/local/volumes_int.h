@@ -84,7 +84,7 @@ void vol__src_release(struct vol__src *s);
  * FileOrCreate make what is missing.  0 or a negative errno with err set. */
 int vol__host_path_check(const json_t *host_path, bool create, struct err *err);
 /* A volumeMount's mountPath as jaxset run can mount it: absolute, with no "..", not the root
- * itself ("/", "/."); no subPathExpr.  0, or -EINVAL with err set, the field path `p` first. */
+ * itself ("/", "/."), not under NSR_HOST; no subPathExpr.  0, or -EINVAL with err set, the field path `p` first. */
 int vol__check_mount(const json_t *vm, const char *p, struct err *err);
 /* Whether a claimName can be a claim's directory: the name of a PersistentVolumeClaim (a
  * DNS-1123 subdomain: never "", ".", ".." or a path).  0, or -EINVAL with err set, the field

@@ -120,7 +120,7 @@ struct walk {
 static void walk_init(struct walk *k, const char *path, bool dir)
 {
     *k = (struct walk){.path = path, .dir = dir, .i = 1, .w = W_SHADOW}; /* the root: a tmpfs */
-    strcpy(k->parent_at, "/");
+    k->parent_at[0] = '/';
 }
 
 /* The next component of k's mount point: made when missing (its parent shadowed when it is a
@@ -131,9 +131,12 @@ static int walk_step(struct plan *x, struct walk *k, struct err *err)
     const char *path = k->path;
     size_t e = k->i + strcspn(path + k->i, "/");
     bool last = path[e] == '\0', dir = k->dir;
+    size_t hl = strlen(NSR_HOST);
     if (strlen(path) >= PATH_MAX)
         return err_set(err, -ENAMETOOLONG, "mount point %.64s...: %s", path,
                        strerror(ENAMETOOLONG));
+    if (!strncmp(path, NSR_HOST, hl) && (!path[hl] || path[hl] == '/')) /* vol_check's too */
+        return err_set(err, -EINVAL, "mount point %s: " NSR_HOST " is jaxset run's own", path);
     memcpy(cur, path, e);
     cur[e] = '\0';
     snprintf(parent, sizeof(parent), "%.*s", k->i > 1 ? (int)(k->i - 1) : 1, path);

@@ -415,6 +415,9 @@ INVALID = [
         {"key": "k", "path": "..data/x"}]}}], [mount("v", "/d")], [config_map("cm", {"k": "1"})]),
      f'{RJ_POD}.volumes[0].configMap.items[0].path: Invalid value: "..data/x": must not start '
      "with '..'"),
+    ("ours", invalid("ours", [{"name": "v"}], [mount("v", "//.jaxset-host/tmp/x")]),
+     f'{RJ_POD}.containers[0].volumeMounts[0].mountPath: Invalid value: "//.jaxset-host/tmp/x": '
+     "/.jaxset-host is jaxset run's own"),
     ("hostup", invalid("hostup", [{"name": "v", "hostPath": {"path": "/tmp/../etc"}}],
                        [mount("v", "/d")]),
      f'{RJ_POD}.volumes[0].hostPath.path: Invalid value: "/tmp/../etc": must not contain \'..\''),
