@@ -176,7 +176,7 @@ int vol__check_mount(const json_t *vm, const char *p, struct err *err)
     for (const char *c = mp ? mp : ""; *c; c += strcspn(c, "/"), c += *c == '/') {
         size_t n = strcspn(c, "/");
         up |= n == 2 && !strncmp(c, "..", 2);
-        ours |= root && n == strlen(NSR_HOST + 1) && !strncmp(c, NSR_HOST + 1, n);
+        ours |= root && n == strlen(&NSR_HOST[1]) && !strncmp(c, &NSR_HOST[1], n);
         root &= n == 0 || (n == 1 && *c == '.');
     }
     if (!mp || mp[0] != '/')
