@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/admission.h"
-#include "kube/wh_jobset.h"
+#include "kube/webhook/wh_adm.h"
+#include "kube/webhook/wh_jobset.h"
 #include "obj/b64.h"
 #include "obj/jx.h"
 #include "obj/sbuf.h"
@@ -83,7 +83,7 @@ static void check(const char *body)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wh_ctx ctx = {.jobset_get = get, .runtime_get = get_rt};
-    const adm_fn fns[] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
+    const wh_adm_fn fns[] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
                           wh_jaxjob_validate, wh_trainjob_validate};
     char *req = malloc(size + 1);
     if (!req)
@@ -91,10 +91,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(req, data, size);
     req[size] = '\0';
     for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
-        struct adm_route route = {fns[i], &ctx};
+        struct wh_adm_route route = {fns[i], &ctx};
         struct sbuf body = {0};
         const char *ctype = NULL;
-        int status = adm_serve(&route, "/fuzz", req, size, &body, &ctype);
+        int status = wh_adm_serve(&route, "/fuzz", req, size, &body, &ctype);
         if (status != 200)
             die("not answered 200", sb_str(&body));
         check(sb_str(&body));

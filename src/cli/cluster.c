@@ -76,16 +76,16 @@ bool cluster_wanted(const struct cluster *c)
      * service account's token */
     return c->flags || kubeconfig_present() ||
            (getenv("KUBERNETES_SERVICE_HOST") && getenv("KUBERNETES_SERVICE_PORT") &&
-            file_exists(KCFG_SA_DIR "/token"));
+            file_exists(KC_CFG_SA_DIR "/token"));
 }
 
 int cluster_connect(struct cluster *c)
 {
-    struct kcfg *cfg = NULL;
+    struct kc_cfg *cfg = NULL;
     struct err e = {{0}};
     struct kc_opts o = {.qps = 0, .burst = 1, .timeout_ms = c->timeout_ms,
                         .no_connect_retry = true};
-    if (kcfg_load(&c->k, &cfg, &e) < 0 || kc_new(cfg, &o, &c->kc, &e) < 0) {
+    if (kc_cfg_load(&c->k, &cfg, &e) < 0 || kc_new(cfg, &o, &c->kc, &e) < 0) {
         fprintf(stderr, "jaxset %s: %s\n", c->cmd, e.msg);
         return EXIT_CLUSTER;
     }
@@ -100,23 +100,23 @@ void cluster_close(struct cluster *c)
 }
 
 int cluster_request(struct cluster *c, const char *method, const char *path,
-                    const json_t *body, struct kcli_resp *out)
+                    const json_t *body, struct kc_cli_resp *out)
 {
-    return kcli_request(c->kc, method, path, body, NULL, out);
+    return kc_cli_request(c->kc, method, path, body, NULL, out);
 }
 
-int cluster_fail(const struct cluster *c, const struct kcli_resp *r)
+int cluster_fail(const struct cluster *c, const struct kc_cli_resp *r)
 {
     char buf[1024];
-    fprintf(stderr, "jaxset %s: %s\n", c->cmd, kcli_message(c->kc, r, buf, sizeof(buf)));
+    fprintf(stderr, "jaxset %s: %s\n", c->cmd, kc_cli_message(c->kc, r, buf, sizeof(buf)));
     return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
                                                                     : EXIT_CLUSTER;
 }
 
-int cluster_get(struct cluster *c, const struct kres *r, const char *name, json_t **out)
+int cluster_get(struct cluster *c, const struct kc_res *r, const char *name, json_t **out)
 {
-    struct kcli_resp resp;
-    char *path = kres_path(r, c->ns, name, NULL);
+    struct kc_cli_resp resp;
+    char *path = kc_res_path(r, c->ns, name, NULL);
     int rc = EXIT_OK;
     *out = NULL;
     if (!path) {
@@ -127,16 +127,16 @@ int cluster_get(struct cluster *c, const struct kres *r, const char *name, json_
         rc = cluster_fail(c, &resp);
     else
         *out = json_incref(resp.body);
-    kcli_resp_free(&resp);
+    kc_cli_resp_free(&resp);
     free(path);
     return rc;
 }
 
-int cluster_job_arg(const char *cmd, const char *arg, const struct kres **kind,
+int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind,
                     const char **name, char *buf, size_t len)
 {
     const char *slash = strchr(arg, '/');
-    *kind = kres_find("jobset");
+    *kind = kc_res_find("jobset");
     *name = arg;
     if (!slash)
         return *arg ? EXIT_OK : cli_usage_error(cmd, "an empty NAME");
@@ -144,11 +144,11 @@ int cluster_job_arg(const char *cmd, const char *arg, const struct kres **kind,
         return cli_usage_error(cmd, "KIND/NAME: KIND is too long");
     memcpy(buf, arg, (size_t)(slash - arg));
     buf[slash - arg] = 0;
-    *kind = kres_find(buf);
+    *kind = kc_res_find(buf);
     *name = slash + 1;
-    if (!*kind || (*kind)->family == KRES_OTHER) {
+    if (!*kind || (*kind)->family == KC_RES_OTHER) {
         char msg[256];
-        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kres_job_kinds());
+        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kc_res_job_kinds());
         return cli_usage_error(cmd, msg);
     }
     return **name && !strchr(*name, '/') ? EXIT_OK : cli_usage_error(cmd, "KIND/NAME: bad NAME");

@@ -1,6 +1,6 @@
 /* cluster: how a CLI verb reaches a cluster, with kubectl's flags and precedence:
  * --kubeconfig FILE, else $KUBECONFIG, else ~/.kube/config, else the in-cluster service
- * account (kube/kubeconfig.h); --context; the namespace from -n/--namespace, else the
+ * account (kube/client/kc_cfg.h); --context; the namespace from -n/--namespace, else the
  * context's, else "default"; --request-timeout for each request (connections are never tried
  * again: an unreachable server is one line on stderr within the timeout).
  *
@@ -12,17 +12,17 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "kube/kcli.h"
-#include "kube/kclient.h"
-#include "kube/kres.h"
-#include "kube/kubeconfig.h"
+#include "kube/client/kc_cli.h"
+#include "kube/client/kc.h"
+#include "kube/client/kc_res.h"
+#include "kube/client/kc_cfg.h"
 
 /* Default --request-timeout, milliseconds (kubectl has none; a CLI should end). */
 #define CLUSTER_TIMEOUT_MS 30000
 
 struct cluster {
     const char *cmd;      /* the subcommand, for messages */
-    struct kcfg_opts k;   /* --kubeconfig, --context, -n */
+    struct kc_cfg_opts k;   /* --kubeconfig, --context, -n */
     long timeout_ms;      /* --request-timeout; CLUSTER_TIMEOUT_MS unless given */
     bool local;           /* --local */
     bool flags;           /* a cluster flag was given */
@@ -72,22 +72,22 @@ bool cluster_wanted(const struct cluster *c);
 int cluster_connect(struct cluster *c);
 void cluster_close(struct cluster *c);
 
-/* One request (kube/kcli.h). */
+/* One request (kube/client/kc_cli.h). */
 int cluster_request(struct cluster *c, const char *method, const char *path,
-                    const json_t *body, struct kcli_resp *out);
+                    const json_t *body, struct kc_cli_resp *out);
 
 /* Prints "jaxset CMD: <what went wrong>" for a failed answer; returns the exit status:
  * EXIT_INVALID for NotFound, AlreadyExists and Invalid (the user's input), EXIT_CLUSTER
  * otherwise. */
-int cluster_fail(const struct cluster *c, const struct kcli_resp *r);
+int cluster_fail(const struct cluster *c, const struct kc_cli_resp *r);
 
 /* GETs one object (*out owned by the caller) or prints why not; EXIT_OK or an exit status as
  * cluster_fail. */
-int cluster_get(struct cluster *c, const struct kres *r, const char *name, json_t **out);
+int cluster_get(struct cluster *c, const struct kc_res *r, const char *name, json_t **out);
 
 /* A job named on the command line, "NAME" (a JobSet) or "KIND/NAME": *kind and *name point
  * into `arg` or are static.  EXIT_OK, or a usage error naming the known kinds. */
-int cluster_job_arg(const char *cmd, const char *arg, const struct kres **kind,
+int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind,
                     const char **name, char *buf, size_t len);
 
 #endif

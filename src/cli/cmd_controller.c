@@ -1,4 +1,4 @@
-/* jaxset controller: the JobSet controller for a Kubernetes cluster (kube/controller.h), with
+/* jaxset controller: the JobSet controller for a Kubernetes cluster (kube/ctl.h), with
  * upstream JobSet's and controller-runtime's flag names so that a Deployment written for the Go
  * controller needs no change of arguments. */
 #include "cli/cli.h"
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/controller.h"
-#include "kube/klog.h"
+#include "kube/ctl/ctl.h"
+#include "kube/client/kc_log.h"
 
 enum {
     OPT_KUBECONFIG = 2000, OPT_CONTEXT, OPT_QPS, OPT_BURST, OPT_LEADER_ELECT, OPT_LEASE_NS,
@@ -203,7 +203,7 @@ int cmd_controller(int argc, char **argv)
     if (a.o.renew_ms >= a.o.lease_ms || a.o.retry_ms >= a.o.renew_ms)
         return cli_usage_error("controller", "leader election needs retry-period < "
                                              "renew-deadline < lease-duration");
-    if (klog_setup(a.log_format, a.log_level) < 0)
+    if (kc_log_setup(a.log_format, a.log_level) < 0)
         return cli_usage_error("controller", "--log-format is text or json; --log-level is "
                                              "error, info or debug");
     struct err e = {{0}};

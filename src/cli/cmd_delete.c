@@ -34,14 +34,14 @@ struct delete_args {
 
 static int delete_cluster(struct delete_args *a)
 {
-    const struct kres *k;
+    const struct kc_res *k;
     const char *name;
-    char buf[64], q[KRES_QUALIFIED_MAX];
-    struct kcli_resp r;
+    char buf[64], q[KC_RES_QUALIFIED_MAX];
+    struct kc_cli_resp r;
     int rc = cluster_job_arg("delete", a->name, &k, &name, buf, sizeof(buf));
     if (rc != EXIT_OK || (rc = cluster_connect(&a->c)) != EXIT_OK)
         return rc;
-    char *path = kres_path(k, a->c.ns, name, NULL);
+    char *path = kc_res_path(k, a->c.ns, name, NULL);
     json_t *opts = json_pack("{s:s, s:s, s:s}", "apiVersion", "v1", "kind", "DeleteOptions",
                              "propagationPolicy", a->cascade);
     if (!path || !opts)
@@ -49,9 +49,9 @@ static int delete_cluster(struct delete_args *a)
     else if (cluster_request(&a->c, "DELETE", path, opts, &r) < 0)
         rc = cluster_fail(&a->c, &r);
     else
-        printf("%s \"%s\" deleted\n", kres_qualified(k, q), name);
+        printf("%s \"%s\" deleted\n", kc_res_qualified(k, q), name);
     if (path && opts)
-        kcli_resp_free(&r);
+        kc_cli_resp_free(&r);
     json_decref(opts);
     free(path);
     cluster_close(&a->c);

@@ -20,7 +20,7 @@
 
 struct desc {
     struct cluster *c;
-    const struct kres *k;
+    const struct kc_res *k;
     const char *name;
     json_t *obj, *jobset, *jobs, *pods; /* owned; jobset: the JobSet that runs it */
     struct kpods_ids ids;
@@ -274,12 +274,12 @@ static bool seen_uid(const json_t *rows, const char *uid)
 /* The events of one API (skipped quietly when the cluster does not serve it). */
 static void collect_events(struct desc *d, const char *res, json_t *rows)
 {
-    const struct kres core = {"Event", "", "v1", "events", "event", NULL, true, KRES_OTHER};
-    const struct kres ek = {"Event", "events.k8s.io", "v1", "events", "event", NULL, true,
-                            KRES_OTHER};
+    const struct kc_res core = {"Event", "", "v1", "events", "event", NULL, true, KC_RES_OTHER};
+    const struct kc_res ek = {"Event", "events.k8s.io", "v1", "events", "event", NULL, true,
+                            KC_RES_OTHER};
     bool is_core = !strcmp(res, "core");
-    char *path = kres_path(is_core ? &core : &ek, d->c->ns, NULL, NULL);
-    struct kcli_resp r = {0};
+    char *path = kc_res_path(is_core ? &core : &ek, d->c->ns, NULL, NULL);
+    struct kc_cli_resp r = {0};
     const json_t *e;
     size_t i;
     if (path && cluster_request(d->c, "GET", path, NULL, &r) == 0) {
@@ -295,7 +295,7 @@ static void collect_events(struct desc *d, const char *res, json_t *rows)
             json_decref(row);
         }
     }
-    kcli_resp_free(&r);
+    kc_cli_resp_free(&r);
     free(path);
 }
 
@@ -343,14 +343,14 @@ static int events_section(struct desc *d)
 /* The JobSet that runs the job: itself, or (TrainJob) the JobSet of its name. */
 static void find_jobset(struct desc *d)
 {
-    if (d->k->family == KRES_JOBSET) {
+    if (d->k->family == KC_RES_JOBSET) {
         d->jobset = json_incref(d->obj);
-    } else if (d->k->family == KRES_TRAINJOB) {
-        char *path = kres_path(kres_find("jobset"), d->c->ns, d->name, NULL);
-        struct kcli_resp r = {0};
+    } else if (d->k->family == KC_RES_TRAINJOB) {
+        char *path = kc_res_path(kc_res_find("jobset"), d->c->ns, d->name, NULL);
+        struct kc_cli_resp r = {0};
         if (path && cluster_request(d->c, "GET", path, NULL, &r) == 0)
             d->jobset = json_incref(r.body);
-        kcli_resp_free(&r);
+        kc_cli_resp_free(&r);
         free(path);
     }
 }

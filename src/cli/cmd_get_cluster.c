@@ -20,7 +20,7 @@ enum fmt { FMT_TABLE, FMT_WIDE, FMT_JSON, FMT_YAML, FMT_NAME };
 
 struct get {
     struct get_args *a;
-    const struct kres *kind;
+    const struct kc_res *kind;
     const char *name; /* NULL: every job of the kind */
     enum fmt fmt;
     struct table t;   /* header and every row printed so far (a watch aligns with them) */
@@ -132,14 +132,14 @@ static void typed(struct get *g, json_t *obj)
 /* One object, or a v1 List, as -o json|yaml|name prints it. */
 static int print_object(struct get *g, json_t *obj, bool first)
 {
-    char q[KRES_QUALIFIED_MAX];
+    char q[KC_RES_QUALIFIED_MAX];
     if (g->fmt == FMT_NAME) {
         const json_t *it;
         size_t i;
         if (!json_is_array(jx_arr(obj, "items")))
-            printf("%s/%s\n", kres_qualified(g->kind, q), jx_str(jx_obj(obj, "metadata"), "name"));
+            printf("%s/%s\n", kc_res_qualified(g->kind, q), jx_str(jx_obj(obj, "metadata"), "name"));
         json_array_foreach (jx_arr(obj, "items"), i, it)
-            printf("%s/%s\n", kres_qualified(g->kind, q), jx_str(jx_obj(it, "metadata"), "name"));
+            printf("%s/%s\n", kc_res_qualified(g->kind, q), jx_str(jx_obj(it, "metadata"), "name"));
     } else if (g->fmt == FMT_JSON) {
         json_dumpf(obj, stdout, JSON_INDENT(4));
         putchar('\n');
@@ -210,9 +210,9 @@ static int on_change(void *arg, const char *type, json_t *obj)
 static int watch(struct get *g, const char *rv)
 {
     struct err e = {{0}};
-    char *list = kres_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, NULL, NULL);
+    char *list = kc_res_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, NULL, NULL);
     char *sel = g->name ? sb_fmt("fieldSelector=metadata.name%%3D%s", g->name) : NULL;
-    int rc = list ? kcli_watch(g->a->c.kc, list, sel, rv, 0, on_change, g, &e) : -ENOMEM;
+    int rc = list ? kc_cli_watch(g->a->c.kc, list, sel, rv, 0, on_change, g, &e) : -ENOMEM;
     free(list);
     free(sel);
     if (rc < 0)
@@ -222,8 +222,8 @@ static int watch(struct get *g, const char *rv)
 
 static int run(struct get *g)
 {
-    struct kcli_resp r;
-    char *path = kres_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, g->name, NULL);
+    struct kc_cli_resp r;
+    char *path = kc_res_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, g->name, NULL);
     int rc = EXIT_OK;
     if (!path || cluster_request(&g->a->c, "GET", path, NULL, &r) < 0)
         rc = path ? cluster_fail(&g->a->c, &r) : EXIT_CLUSTER;
@@ -232,7 +232,7 @@ static int run(struct get *g)
     if (rc == EXIT_OK && g->a->watch)
         rc = watch(g, jx_str(jx_obj(r.body, "metadata"), "resourceVersion"));
     if (path)
-        kcli_resp_free(&r);
+        kc_cli_resp_free(&r);
     free(path);
     return rc;
 }
@@ -252,7 +252,7 @@ static int target(struct get *g)
 {
     char buf[64];
     const char *op = g->a->name;
-    g->kind = kres_find("jobset");
+    g->kind = kc_res_find("jobset");
     if (!op)
         return EXIT_OK;
     if (!g->a->all)
@@ -261,10 +261,10 @@ static int target(struct get *g)
     if (op[n] && op[n + 1])
         return cli_usage_error("get", "--all takes a KIND, not KIND/NAME");
     snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), op);
-    g->kind = kres_find(buf);
-    if (!g->kind || g->kind->family == KRES_OTHER) {
+    g->kind = kc_res_find(buf);
+    if (!g->kind || g->kind->family == KC_RES_OTHER) {
         char msg[256];
-        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kres_job_kinds());
+        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kc_res_job_kinds());
         return cli_usage_error("get", msg);
     }
     return EXIT_OK;

@@ -31,7 +31,7 @@ struct stream {
 
 struct lc {
     struct logs_cluster_args *a;
-    const struct kres *k;
+    const struct kc_res *k;
     const char *name;
     struct kpods_ids ids;
     json_t *jobset;
@@ -216,9 +216,9 @@ static int on_pod(void *arg, const char *type, json_t *pod)
 /* Whether the job has ended (or is gone): nothing more will be logged. */
 static bool job_over(struct lc *l)
 {
-    struct kcli_resp r;
+    struct kc_cli_resp r;
     struct jobview v;
-    char *path = kres_path(l->k, l->a->c.ns, l->name, NULL);
+    char *path = kc_res_path(l->k, l->a->c.ns, l->name, NULL);
     bool over = true;
     if (path && cluster_request(&l->a->c, "GET", path, NULL, &r) == 0) {
         jobview_read(l->k, r.body, &v);
@@ -227,7 +227,7 @@ static bool job_over(struct lc *l)
         over = false; /* a passing error: look again */
     }
     if (path)
-        kcli_resp_free(&r);
+        kc_cli_resp_free(&r);
     free(path);
     return over;
 }
@@ -235,7 +235,7 @@ static bool job_over(struct lc *l)
 /* -f: every stream at once, new pods' too, until the job is over and every stream ended. */
 static void follow(struct lc *l)
 {
-    char *list = kres_path(kres_find("pods"), l->a->c.ns, NULL, NULL);
+    char *list = kc_res_path(kc_res_find("pods"), l->a->c.ns, NULL, NULL);
     char *sel = kpods_selector(l->k, l->name);
     struct err e = {{0}};
     if (!list || !sel)
@@ -244,8 +244,8 @@ static void follow(struct lc *l)
         open_due(l);
         if (l->open == 0 && job_over(l))
             break;
-        int rc = kcli_watch(l->a->c.kc, list, sel, l->rv, kt_mono_ms() + 1000, on_pod, l, &e);
-        if (rc == -EIDRM) {
+        int rc = kc_cli_watch(l->a->c.kc, list, sel, l->rv, kt_mono_ms() + 1000, on_pod, l, &e);
+        if (rc == -JX_EGONE) {
             free(l->rv);
             l->rv = NULL;
         } else if (rc < 0) {
@@ -268,10 +268,10 @@ static int start(struct lc *l)
         json_decref(obj);
         return rc;
     }
-    if (l->k->family == KRES_JOBSET)
+    if (l->k->family == KC_RES_JOBSET)
         l->jobset = json_incref(obj);
-    else if (l->k->family == KRES_TRAINJOB)
-        cluster_get(&l->a->c, kres_find("jobset"), l->name, &l->jobset);
+    else if (l->k->family == KC_RES_TRAINJOB)
+        cluster_get(&l->a->c, kc_res_find("jobset"), l->name, &l->jobset);
     kpods_ids_init(&l->ids, l->jobset);
     kpods_sort(pods, &l->ids);
     l->color = cli_color(1, false);

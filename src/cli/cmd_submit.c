@@ -17,7 +17,7 @@
 
 /* One object to send. */
 struct item {
-    const struct kres *kind;
+    const struct kc_res *kind;
     json_t *obj;        /* owned */
     const char *source; /* borrowed: a file name or a manifest's source */
     bool job;
@@ -56,11 +56,11 @@ static json_t *converted(const struct manifest *m)
     return js;
 }
 
-static int add(struct submit *s, const struct kres *k, json_t *obj, const char *source)
+static int add(struct submit *s, const struct kc_res *k, json_t *obj, const char *source)
 {
     if (!obj)
         return -ENOMEM;
-    s->items[s->n++] = (struct item){k, obj, source, k->family != KRES_OTHER};
+    s->items[s->n++] = (struct item){k, obj, source, k->family != KC_RES_OTHER};
     return 0;
 }
 
@@ -82,15 +82,15 @@ static int collect_file(struct submit *s, const char *file, const struct manifes
     else
         s->items = nv;
     json_array_foreach (docs, i, d) {
-        const struct kres *k = kres_of(d);
+        const struct kc_res *k = kc_res_of(d);
         bool aichor = is_aichor(d);
         if (rc < 0 || (!aichor && !k))
             continue;
-        if ((aichor || k->family != KRES_OTHER) && *next < set->n) {
+        if ((aichor || k->family != KC_RES_OTHER) && *next < set->n) {
             const struct manifest *m = &set->v[(*next)++];
-            rc = add(s, aichor ? kres_find("jobset") : k,
+            rc = add(s, aichor ? kc_res_find("jobset") : k,
                      aichor ? converted(m) : json_incref(d), m->source);
-        } else if (!aichor && k->family == KRES_OTHER && strcmp(k->kind, "Job") &&
+        } else if (!aichor && k->family == KC_RES_OTHER && strcmp(k->kind, "Job") &&
                    strcmp(k->kind, "Pod") && strcmp(k->kind, "Event")) {
             rc = add(s, k, json_incref(d), file);
         }
@@ -122,7 +122,7 @@ static const char *ns_of(const struct submit *s, const struct item *it)
 }
 
 /* A refused object: 422 causes one per line as `validate` prints them; others one line. */
-static int refused(struct submit *s, const struct item *it, const struct kcli_resp *r)
+static int refused(struct submit *s, const struct item *it, const struct kc_cli_resp *r)
 {
     const json_t *cause;
     size_t i, n = 0;
@@ -136,15 +136,15 @@ static int refused(struct submit *s, const struct item *it, const struct kcli_re
     }
     if (n)
         return EXIT_INVALID;
-    char buf[1024], q[KRES_QUALIFIED_MAX];
+    char buf[1024], q[KC_RES_QUALIFIED_MAX];
     if (r->code == 404 && !jx_str(jx_obj(r->body, "details"), "name")) {
         fprintf(stderr, "jaxset submit: %s: the cluster does not serve %s/%s (is its "
                 "CustomResourceDefinition installed?)\n", it->source,
-                kres_qualified(it->kind, q), it->kind->version);
+                kc_res_qualified(it->kind, q), it->kind->version);
         return EXIT_CLUSTER;
     }
     fprintf(stderr, "jaxset submit: %s: %s\n", it->source,
-            kcli_message(s->c.kc, r, buf, sizeof(buf)));
+            kc_cli_message(s->c.kc, r, buf, sizeof(buf)));
     return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
                                                                     : EXIT_CLUSTER;
 }
@@ -152,19 +152,19 @@ static int refused(struct submit *s, const struct item *it, const struct kcli_re
 /* POSTs one object (`dry`: with dryRun=All, saying nothing unless --dry-run=server). */
 static int send_one(struct submit *s, struct item *it, bool dry)
 {
-    char q[KRES_QUALIFIED_MAX];
+    char q[KC_RES_QUALIFIED_MAX];
     const char *name = jx_str(jx_obj(it->obj, "metadata"), "name");
     const char *mark = !s->dry_run ? "" : !strcmp(s->dry_run, "server") ? " (server dry run)"
                                                                          : " (dry run)";
     int rc = EXIT_OK;
     if (s->dry_run && !strcmp(s->dry_run, "client")) {
-        printf("%s/%s created%s\n", kres_qualified(it->kind, q), name ? name : "", mark);
+        printf("%s/%s created%s\n", kc_res_qualified(it->kind, q), name ? name : "", mark);
         return EXIT_OK;
     }
-    char *path = kres_path(it->kind, ns_of(s, it), NULL, NULL), *full = NULL;
+    char *path = kc_res_path(it->kind, ns_of(s, it), NULL, NULL), *full = NULL;
     if (path && dry)
         full = sb_fmt("%s?dryRun=All", path);
-    struct kcli_resp r;
+    struct kc_cli_resp r;
     if (!path || (dry && !full)) {
         free(path);
         return EXIT_CLUSTER;
@@ -178,10 +178,10 @@ static int send_one(struct submit *s, struct item *it, bool dry)
         json_t *meta = jx_obj(it->obj, "metadata");
         if (got && meta) /* generateName: the name the server gave, for --wait */
             jx_set_str(meta, "name", got);
-        printf("%s/%s created%s\n", kres_qualified(it->kind, q), got ? got : "", mark);
+        printf("%s/%s created%s\n", kc_res_qualified(it->kind, q), got ? got : "", mark);
     }
     fflush(stdout);
-    kcli_resp_free(&r);
+    kc_cli_resp_free(&r);
     free(path);
     free(full);
     return rc;

@@ -43,7 +43,7 @@ int wait_for_parse(const char *cmd, const char *arg, struct wait_for *out)
 }
 
 /* -1 not yet, 0 met, 1 the other terminal state reached. */
-static int verdict(const struct kres *k, const json_t *obj, const struct wait_for *f,
+static int verdict(const struct kc_res *k, const json_t *obj, const struct wait_for *f,
                    const char **state)
 {
     struct jobview v;
@@ -60,7 +60,7 @@ static int verdict(const struct kres *k, const json_t *obj, const struct wait_fo
 }
 
 struct waiting {
-    const struct kres *k;
+    const struct kc_res *k;
     const struct wait_for *f;
     const char *state;
     int verdict;
@@ -86,40 +86,40 @@ static void want(const struct wait_for *f, char *buf, size_t len)
         snprintf(buf, len, "condition %s=%s", f->cond, f->status);
 }
 
-static int report(struct cluster *c, const struct kres *k, const char *name,
+static int report(struct cluster *c, const struct kc_res *k, const char *name,
                   const struct waiting *w, bool quiet)
 {
-    char q[KRES_QUALIFIED_MAX], what[200];
+    char q[KC_RES_QUALIFIED_MAX], what[200];
     want(w->f, what, sizeof(what));
     if (w->deleted) {
         fprintf(stderr, "jaxset %s: %s/%s was deleted before it was %s\n", c->cmd,
-                kres_qualified(k, q), name, what);
+                kc_res_qualified(k, q), name, what);
         return EXIT_JOB_FAILED;
     }
     if (w->verdict == 0) {
         if (!quiet)
-            printf("%s/%s condition met\n", kres_qualified(k, q), name);
+            printf("%s/%s condition met\n", kc_res_qualified(k, q), name);
         return EXIT_OK;
     }
     if (w->verdict == 1) {
         fprintf(stderr, "jaxset %s: %s/%s is %s, it will never be %s\n", c->cmd,
-                kres_qualified(k, q), name, w->state, what);
+                kc_res_qualified(k, q), name, w->state, what);
         return EXIT_JOB_FAILED;
     }
     fprintf(stderr, "jaxset %s: timed out waiting for %s/%s to be %s (it is %s)\n", c->cmd,
-            kres_qualified(k, q), name, what, w->state ? w->state : "unknown");
+            kc_res_qualified(k, q), name, what, w->state ? w->state : "unknown");
     return EXIT_TIMEOUT;
 }
 
-int wait_cluster_job(struct cluster *c, const struct kres *k, const char *name,
+int wait_cluster_job(struct cluster *c, const struct kc_res *k, const char *name,
                      const struct wait_for *f, int64_t deadline_ms, bool quiet)
 {
     struct waiting w = {.k = k, .f = f, .verdict = -1};
     struct err e = {{0}};
-    char *list = kres_path(k, c->ns, NULL, NULL);
+    char *list = kc_res_path(k, c->ns, NULL, NULL);
     char *sel = sb_fmt("fieldSelector=metadata.name%%3D%s", name);
-    int rc = list && sel ? -EIDRM : -ENOMEM;
-    while (rc == -EIDRM) { /* read, then watch from there; again when the version is gone */
+    int rc = list && sel ? -JX_EGONE : -ENOMEM;
+    while (rc == -JX_EGONE) { /* read, then watch from there; again when the version is gone */
         json_t *obj = NULL;
         int st = cluster_get(c, k, name, &obj);
         if (st != EXIT_OK) {
@@ -128,7 +128,7 @@ int wait_cluster_job(struct cluster *c, const struct kres *k, const char *name,
         }
         w.verdict = verdict(k, obj, f, &w.state);
         const char *rv = jx_str(jx_obj(obj, "metadata"), "resourceVersion");
-        rc = w.verdict >= 0 ? 1 : kcli_watch(c->kc, list, sel, rv, deadline_ms, on_event, &w, &e);
+        rc = w.verdict >= 0 ? 1 : kc_cli_watch(c->kc, list, sel, rv, deadline_ms, on_event, &w, &e);
         json_decref(obj);
     }
     free(list);
@@ -143,7 +143,7 @@ int wait_cluster_job(struct cluster *c, const struct kres *k, const char *name,
 /* A local run: its state as `jaxset get` shows it, its JobSet's conditions. */
 static int local_verdict(const struct runs_run *r, const struct wait_for *f, const char **state)
 {
-    static const struct kres local_kind = {.kind = "JobSet", .family = KRES_JOBSET};
+    static const struct kc_res local_kind = {.kind = "JobSet", .family = KC_RES_JOBSET};
     const char *st = runs_state(r);
     bool ended = strcmp(st, "Running") && strcmp(st, "Starting");
     int v = r->jobset ? verdict(&local_kind, r->jobset, f, state) : -1;
@@ -170,7 +170,7 @@ static int wait_local(const char *name, const struct wait_for *f, int64_t deadli
         nanosleep(&tick, NULL);
     }
     struct cluster c = cluster_new("wait");
-    static const struct kres run_kind = {.kind = "JobSet", .singular = "run", .group = ""};
+    static const struct kc_res run_kind = {.kind = "JobSet", .singular = "run", .group = ""};
     return report(&c, &run_kind, name, &w, false);
 }
 
@@ -209,7 +209,7 @@ static int on_arg(void *ctx, int code, const char *arg)
 
 static int wait_cluster(struct wait_args *a, int64_t deadline)
 {
-    const struct kres *k;
+    const struct kc_res *k;
     const char *name;
     char buf[64];
     int rc = cluster_job_arg("wait", a->name, &k, &name, buf, sizeof(buf));

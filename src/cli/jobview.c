@@ -110,15 +110,15 @@ static const char *state(const json_t *obj, const struct jobview *v)
     return cond_true(obj, "Created") ? "Created" : "Pending";
 }
 
-void jobview_read(const struct kres *r, const json_t *obj, struct jobview *out)
+void jobview_read(const struct kc_res *r, const json_t *obj, struct jobview *out)
 {
     memset(out, 0, sizeof(*out));
     out->restarts = -1;
-    if (r->family == KRES_JOBSET)
+    if (r->family == KC_RES_JOBSET)
         read_jobset(obj, out);
-    else if (r->family == KRES_TRAINJOB)
+    else if (r->family == KC_RES_TRAINJOB)
         read_trainjob(obj, out);
-    else if (r->family == KRES_JAXJOB)
+    else if (r->family == KC_RES_JAXJOB)
         read_jaxjob(obj, out);
     out->state = state(obj, out);
 }

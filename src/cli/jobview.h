@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "kube/kres.h"
+#include "kube/client/kc_res.h"
 
 #define JOBVIEW_MAX_RJ 32
 
@@ -27,7 +27,7 @@ struct jobview {
 };
 
 /* Reads `obj` of kind `r` (borrowed: the view points into it). */
-void jobview_read(const struct kres *r, const json_t *obj, struct jobview *out);
+void jobview_read(const struct kc_res *r, const json_t *obj, struct jobview *out);
 
 /* The condition of `type` in status.conditions, or NULL (borrowed). */
 const json_t *jobview_condition(const json_t *obj, const char *type);

@@ -10,12 +10,12 @@
 #include "obj/jx.h"
 #include "obj/sbuf.h"
 
-static const char *selector_label(const struct kres *k)
+static const char *selector_label(const struct kc_res *k)
 {
-    return k->family == KRES_JAXJOB ? "training.kubeflow.org/job-name" : LBL_JOBSET_NAME;
+    return k->family == KC_RES_JAXJOB ? "training.kubeflow.org/job-name" : LBL_JOBSET_NAME;
 }
 
-char *kpods_selector(const struct kres *k, const char *name)
+char *kpods_selector(const struct kc_res *k, const char *name)
 {
     char *label = sb_fmt("%s=%s", selector_label(k), name);
     char *esc = label ? kc_escape(label) : NULL;
@@ -48,12 +48,12 @@ static void sort_items(json_t *arr, int (*cmp)(const void *, const void *))
     free(v);
 }
 
-int kpods_list(struct cluster *c, const char *res, const struct kres *k, const char *name,
+int kpods_list(struct cluster *c, const char *res, const struct kc_res *k, const char *name,
                json_t **out)
 {
-    const struct kres *r = kres_find(res);
-    char *list = kres_path(r, c->ns, NULL, NULL), *sel = kpods_selector(k, name), *path = NULL;
-    struct kcli_resp resp = {0};
+    const struct kc_res *r = kc_res_find(res);
+    char *list = kc_res_path(r, c->ns, NULL, NULL), *sel = kpods_selector(k, name), *path = NULL;
+    struct kc_cli_resp resp = {0};
     int rc = EXIT_CLUSTER;
     *out = NULL;
     if (list && sel && (path = sb_fmt("%s?%s", list, sel))) {
@@ -64,7 +64,7 @@ int kpods_list(struct cluster *c, const char *res, const struct kres *k, const c
     }
     if (rc == EXIT_OK)
         sort_items(*out, by_name);
-    kcli_resp_free(&resp);
+    kc_cli_resp_free(&resp);
     free(list);
     free(sel);
     free(path);

@@ -17,12 +17,12 @@
 /* The objects of `res` ("jobs" of batch/v1, "pods") that belong to job `name` of kind `k`,
  * sorted by name.  EXIT_OK with *out (a new array), or an
  * exit status after printing why. */
-int kpods_list(struct cluster *c, const char *res, const struct kres *k, const char *name,
+int kpods_list(struct cluster *c, const char *res, const struct kc_res *k, const char *name,
                json_t **out);
 
 /* "labelSelector=<escaped>" that selects the Jobs and pods of job `name` of kind `k`
  * (malloc'd; NULL on OOM). */
-char *kpods_selector(const struct kres *k, const char *name);
+char *kpods_selector(const struct kc_res *k, const char *name);
 
 /* The JAX numbering of one JobSet (a copy of it, defaulted). */
 struct kpods_ids {

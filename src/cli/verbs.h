@@ -43,7 +43,7 @@ int wait_for_parse(const char *cmd, const char *arg, struct wait_for *out);
  * "<kind>/<name> condition met" unless quiet), until it reached the other terminal state
  * (EXIT_JOB_FAILED), or until the monotonic time `deadline_ms` (0: none; EXIT_TIMEOUT).
  * Other errors as cluster_fail. */
-int wait_cluster_job(struct cluster *c, const struct kres *k, const char *name,
+int wait_cluster_job(struct cluster *c, const struct kc_res *k, const char *name,
                      const struct wait_for *f, int64_t deadline_ms, bool quiet);
 
 #endif

@@ -180,13 +180,13 @@ static int key_ref(const json_t *ref, bool secret, size_t i, const char *name,
         free(val);
         return rc;
     }
-    if ((rc == -ENOENT || rc == -ENOKEY) && jx_bool_or(ref, "optional", false))
+    if ((rc == -ENOENT || rc == -JX_EMISSINGKEY) && jx_bool_or(ref, "optional", false))
         return 0; /* an optional reference that resolves to nothing sets nothing */
     if (rc == -ENOENT)
         return err_set(err, -EINVAL, "env[%zu] (%s): %s \"%s\" not found: only the %ss in the "
                                      "manifest files can be read on one machine",
                        i, name, what, obj ? obj : "", what);
-    if (rc == -ENOKEY)
+    if (rc == -JX_EMISSINGKEY)
         return err_set(err, -EINVAL, "env[%zu] (%s): %s \"%s\" has no key \"%s\"", i, name,
                        what, obj ? obj : "", jx_str(ref, "key") ? jx_str(ref, "key") : "");
     return rc == -EINVAL ? err_set(err, rc, "env[%zu] (%s): Secret \"%s\": data is not base64",

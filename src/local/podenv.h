@@ -61,7 +61,7 @@ int podenv_build(const json_t *container, const struct podenv_pod *pod, const ch
 
 /* ConfigMap (secret false) or Secret `ref` {name, key} of namespace ns among `objects`: 0 with
  * *out (malloc'd; a Secret's data base64-decoded, or its stringData), -ENOENT no such object,
- * -ENOKEY no such key, -EINVAL bad base64, -ENOMEM. */
+ * -JX_EMISSINGKEY no such key, -EINVAL bad base64, -ENOMEM. */
 int podenv_ref_value(const json_t *objects, const char *ns, const json_t *ref, bool secret,
                      char **out);
 /* Calls fn for every key of the ConfigMap or Secret `src` {name} (a Secret's values decoded).

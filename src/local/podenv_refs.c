@@ -38,14 +38,14 @@ char *podenv_b64_decode(const char *in, size_t *len)
 }
 
 /* The value of `key` in the object: a ConfigMap's data, a Secret's data (base64) or
- * stringData.  Returns 0 with *out (malloc'd), -ENOKEY, -EINVAL (bad base64) or -ENOMEM. */
+ * stringData.  Returns 0 with *out (malloc'd), -JX_EMISSINGKEY, -EINVAL (bad base64) or -ENOMEM. */
 static int object_value(const json_t *o, bool secret, const char *key, char **out)
 {
     const char *v = jx_str(jx_obj(o, "data"), key);
     if (secret && !v && (v = jx_str(jx_obj(o, "stringData"), key)))
         secret = false;
     if (!v)
-        return -ENOKEY;
+        return -JX_EMISSINGKEY;
     *out = secret ? podenv_b64_decode(v, NULL) : strdup(v);
     return *out ? 0 : secret ? -EINVAL : -ENOMEM;
 }
@@ -58,7 +58,7 @@ int podenv_ref_value(const json_t *objects, const char *ns, const json_t *ref, b
     const json_t *o = name ? podenv_object(objects, kind, ns, name) : NULL;
     if (!o)
         return -ENOENT;
-    return key ? object_value(o, secret, key, out) : -ENOKEY;
+    return key ? object_value(o, secret, key, out) : -JX_EMISSINGKEY;
 }
 
 int podenv_ref_each(const json_t *objects, const char *ns, const json_t *src, bool secret,

@@ -72,7 +72,7 @@ static int write_item(const char *dir, const char *rel, const char *data, size_t
 }
 
 /* The value of `key` in a ConfigMap (data, binaryData base64) or a Secret (stringData, data
- * base64): 0 with *out (malloc'd) and *len, -ENOKEY, -EINVAL (bad base64) or -ENOMEM. */
+ * base64): 0 with *out (malloc'd) and *len, -JX_EMISSINGKEY, -EINVAL (bad base64) or -ENOMEM. */
 static int object_value(const json_t *o, bool secret, const char *key, char **out, size_t *len)
 {
     const char *v = jx_str(jx_obj(o, secret ? "stringData" : "data"), key);
@@ -82,7 +82,7 @@ static int object_value(const json_t *o, bool secret, const char *key, char **ou
         return *out ? 0 : -ENOMEM;
     }
     if (!(v = jx_str(jx_obj(o, secret ? "data" : "binaryData"), key)))
-        return -ENOKEY;
+        return -JX_EMISSINGKEY;
     *out = podenv_b64_decode(v, len);
     return *out ? 0 : -EINVAL;
 }
@@ -101,9 +101,9 @@ static int write_key(const struct src *x, const json_t *o, bool secret, const ch
     char *v = NULL;
     size_t len = 0;
     int rc = object_value(o, secret, key, &v, &len);
-    if (rc == -ENOKEY && optional)
+    if (rc == -JX_EMISSINGKEY && optional)
         return 0;
-    if (rc == -ENOKEY)
+    if (rc == -JX_EMISSINGKEY)
         return err_set(err, rc, "%s \"%s\" has no key \"%s\"", secret ? "Secret" : "ConfigMap",
                        jx_str(jx_obj(o, "metadata"), "name"), key);
     if (rc < 0)

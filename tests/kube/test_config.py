@@ -214,7 +214,7 @@ def deployment_is_hardened():
                                     "protocol": "TCP"}], svc)
     check(kustomization("default")["namespace"] == NS)
     # the webhooks: the Service reaches the container's webhook port; each configuration
-    # names it and the paths the controller serves (src/kube/wh_jobset.h)
+    # names it and the paths the controller serves (src/kube/webhook/wh_jobset.h)
     wsvc = decode(os.path.join(CONFIG, "webhook", "service.yaml"))[0]
     check(wsvc["spec"]["selector"] == spec["selector"]["matchLabels"], wsvc)
     check(wsvc["spec"]["ports"] == [{"name": "webhook", "port": 443, "targetPort": "webhook",

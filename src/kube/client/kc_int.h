@@ -1,0 +1,80 @@
+/* kc (the REST client) internals shared by kc.c, kc_xfer.c and kc_status.c. */
+#ifndef JX_KUBE_CLIENT_KC_INT_H
+#define JX_KUBE_CLIENT_KC_INT_H
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kube/client/kc.h"
+#include "obj/sbuf.h"
+
+#define KC_VERSION "0.1.0"
+#define KC_MAX_CONNS 64
+#define KC_BODY_MAX (512u * 1024u * 1024u)
+
+/* Ended requests' easy handles kept for reuse: an easy handle is a large allocation (curl's
+ * buffers), and making one per request showed in the controller's profile. */
+#define KC_SPARE_EASY 64
+
+struct kc {
+    struct kc_cfg *cfg;
+    CURLM *m;
+    struct kc_opts o;
+    char *ua;
+    double tokens;
+    int64_t tokens_at_ms;
+    struct kc_req *reqs, *tail; /* every request and watch, queued or running */
+    size_t n_pending;    /* requests (not watches) not yet ended */
+    kc_observe_fn observe;
+    void *observe_arg;
+    CURL *spare[KC_SPARE_EASY]; /* easy handles of ended requests, for the next ones */
+    size_t n_spare;
+    int refuse;                 /* kc_refuse: new requests end with this */
+    char refuse_msg[128];
+};
+
+struct kc_req {
+    struct kc *c;
+    struct kc_req *prev, *next;
+    char *method, *path, *body, *ctype;
+    size_t body_len;
+    kc_done_fn fn;
+    void *arg;
+    CURL *easy;
+    struct curl_slist *hdrs, *connect_to;
+    struct sbuf resp;
+    struct sbuf msg;  /* kc_resp.msg */
+    int tries;
+    int start_rc; /* kc__req_start failed: ended with this by kc_run */
+    int64_t due_ms, start_ms;
+    bool running, finished, auth_retried;
+    char errbuf[CURL_ERROR_SIZE];
+    struct kc_watch *w; /* set for a watch stream */
+};
+
+struct kc_watch {
+    struct kc_req *r;
+    kc_event_fn ev;
+    kc_line_fn line; /* kc_stream: raw lines instead of events */
+    kc_end_fn end;
+    void *arg;
+    size_t scanned;  /* bytes of r->resp already searched for a newline */
+    bool in_cb;      /* inside ev: a cancel is deferred */
+    bool cancelled;
+    int bad;         /* -EBADMSG once a line did not decode */
+};
+
+struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,
+                           const json_t *body, const char *ctype);
+/* Marks a request not yet started to end with the client's refusal (kc_refuse). */
+void kc__req_refuse(struct kc_req *r);
+int kc__req_start(struct kc_req *r);
+void kc__req_stop(struct kc_req *r);
+void kc__req_free(struct kc_req *r);
+void kc__watch_finished(struct kc_req *r, CURLcode cc, long code);
+/* Fills *out from the answer (out->body owned by the caller; msg points into r). */
+void kc__decode(struct kc_req *r, CURLcode cc, long code, struct kc_resp *out);
+
+#endif

@@ -1,0 +1,175 @@
+/* The JAXJob controller (kubeflow.org/v1), in the JobSet controller's process: each JAXJob owns
+ * one JobSet of its name, built by the converter (api/convert.h conv_for_cluster), whose pods
+ * carry the Training Operator's training.kubeflow.org/{job-name,operator-name,replica-type}
+ * labels; the JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
+ * follows with the Training Operator v1 rules (api/jaxjob_status.h; upstream
+ * kubeflow/training-operator pkg/controller.v1/jax/jaxjob_controller.go and
+ * pkg/controller.v1/common/job.go).  runPolicy.suspend is the JobSet's spec.suspend;
+ * ttlSecondsAfterFinished deletes the JAXJob (the JobSet goes with it), so the JobSet gets none
+ * of its own.  A JAXJob that cannot be converted is Failed with a Warning Event naming the field,
+ * and nothing is created.  Spec changes other than suspend are not applied to a JobSet that
+ * exists (as the Training Operator leaves existing pods alone). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/convert.h"
+#include "api/jaxjob_status.h"
+#include "api/keys.h"
+#include "kube/ctl/ctl_int.h"
+#include "kube/client/kc_log.h"
+#include "obj/ferr.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+
+#define LOGGER "jaxjob"
+
+struct jj_pass {
+    struct ctl *c;
+    const json_t *jj;
+    char ns[256];
+    const char *name, *uid, *key;
+    json_t *js, *jobs;  /* the JobSet and its Jobs (owned) */
+    char *invalid;      /* why it cannot run (owned) */
+};
+
+/* The Worker pods get the Training Operator's labels (replicaStatuses.Worker.selector). */
+static int label_pods(json_t *js, const char *name)
+{
+    json_t *rj = json_array_get(jx_path(js, "spec.replicatedJobs"), 0);
+    json_t *pt = jx_ensure_obj(jx_ensure_obj(jx_ensure_obj(jx_ensure_obj(rj, "template"), "spec"),
+                                             "template"),
+                               "metadata");
+    json_t *want = jjs_pod_labels(name), *labels = jx_ensure_obj(pt, "labels");
+    int rc = want && labels ? json_object_update(labels, want) : -ENOMEM;
+    json_decref(want);
+    return rc < 0 ? -ENOMEM : 0;
+}
+
+/* The converter's JobSet, or NULL with p->invalid set (or on OOM). */
+static json_t *build(struct jj_pass *p)
+{
+    struct ferr_list errs;
+    ferr_list_init(&errs);
+    json_t *js = conv_for_cluster("JAXJob", p->jj, NULL, &p->c->o->gates, &errs);
+    if (!js && errs.n)
+        p->invalid = ferr_format(&errs.v[0]);
+    ferr_list_release(&errs);
+    if (js)
+        (void)json_object_del(jx_obj(js, "spec"), "ttlSecondsAfterFinished");
+    if (js && label_pods(js, p->name) < 0) {
+        json_decref(js);
+        js = NULL;
+    }
+    return js;
+}
+
+static int create_jobset(struct jj_pass *p)
+{
+    struct err e = {{0}};
+    json_t *js = build(p);
+    if (!js)
+        return p->invalid ? 0 : -ENOMEM;
+    int rc = ctl_kind_create_jobset(p->c, &ctl_kind_jaxjob, p->jj, js, &p->js, &e);
+    json_decref(js);
+    if (rc < 0)
+        kc_log(KC_LOG_ERROR, LOGGER, p->key, "creating its JobSet: %s", e.msg);
+    return rc;
+}
+
+/* The JobSet (created when missing and the JAXJob has not finished) and its Jobs. */
+static int observe(struct jj_pass *p)
+{
+    bool foreign = false;
+    p->js = ctl_kind_jobset(p->c, p->ns, p->name, p->uid, &foreign);
+    if (foreign && asprintf(&p->invalid, "metadata.name: a JobSet named %s exists and is not "
+                            "controlled by this JAXJob", p->name) < 0)
+        return -ENOMEM;
+    int rc = 0;
+    if (!p->js && !foreign && !jjs_finished(jx_obj(p->jj, "status")))
+        rc = create_jobset(p);
+    const char *uid = jx_str(jx_obj(p->js, "metadata"), "uid");
+    p->jobs = uid ? cache_store_owned(cache_inf_store(p->c->jobs), uid) : json_array();
+    return rc < 0 ? rc : p->jobs ? 0 : -ENOMEM;
+}
+
+/* What the result asks beside the status: pods, the JobSet or the JAXJob deleted. */
+static int act(struct jj_pass *p, const struct jjs_result *r)
+{
+    struct err e = {{0}};
+    int rc = 0;
+    if (r->delete_jobset && p->js)
+        rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name,
+                             jx_str(jx_obj(p->js, "metadata"), "uid"), "Background", &e);
+    if (rc == 0 && r->cleanup != JJS_CLEAN_NONE && !r->delete_jaxjob)
+        rc = ctl_kind_clean_pods(p->c, p->ns, p->name, r->cleanup == JJS_CLEAN_RUNNING, &e);
+    if (rc == 0 && r->delete_jaxjob) {
+        rc = ctl_kind_delete(p->c, ctl_kind_jaxjob.prefix, "jaxjobs", p->ns, p->name, p->uid,
+                             "Background", &e);
+        if (rc == 0)
+            kc_log(KC_LOG_INFO, LOGGER, p->key, "deleted (ttlSecondsAfterFinished)");
+    }
+    if (rc < 0)
+        kc_log(KC_LOG_ERROR, LOGGER, p->key, "%s", e.msg);
+    return rc;
+}
+
+static int write_status(struct jj_pass *p, const struct jjs_result *r)
+{
+    struct err e = {{0}};
+    if (!r->changed)
+        return 0;
+    int rc = ctl_kind_put_status(p->c, &ctl_kind_jaxjob, p->c->jaxjobs, p->jj, r->status, &e);
+    if (rc < 0) {
+        kc_log(rc == -JX_ECONFLICT ? KC_LOG_DEBUG : KC_LOG_ERROR, LOGGER, p->key, "writing status: %s",
+             e.msg);
+        return rc;
+    }
+    ctl_kind_events(p->c, &ctl_kind_jaxjob, p->jj, r->events);
+    return 0;
+}
+
+static int pass(struct jj_pass *p, bool *requeued)
+{
+    struct jjs_result r;
+    int rc = observe(p);
+    if (rc == 0)
+        rc = jjs_finished(jx_obj(p->jj, "status")) /* runPolicy.suspend is the JobSet's */
+                 ? 0
+                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
+                                         jx_bool_or(jx_path(p->jj, "spec.runPolicy"), "suspend",
+                                                    false));
+    if (rc < 0)
+        return rc;
+    struct jjs_obs obs = {p->js, p->jobs, p->invalid};
+    if ((rc = jjs_compute(p->jj, &obs, kt_now_ms(), &r)) < 0)
+        return rc;
+    rc = write_status(p, &r);
+    if (rc == 0)
+        rc = act(p, &r);
+    if (rc == 0 && r.requeue_ms >= 0 && !r.delete_jaxjob)
+        ctl_kind_requeue(p->c, &ctl_kind_jaxjob, p->key, r.requeue_ms, requeued);
+    jjs_result_release(&r);
+    return rc;
+}
+
+int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued)
+{
+    struct jj_pass p = {.c = c, .key = key};
+    *requeued = false;
+    if (!c->jaxjobs || !ctl_split_key(key, p.ns, sizeof(p.ns), &p.name))
+        return 0;
+    json_t *jj = cache_store_get(cache_inf_store(c->jaxjobs), p.ns, p.name);
+    const json_t *m = jx_obj(jj, "metadata");
+    int rc = 0;
+    p.jj = jj;
+    p.uid = jx_str(m, "uid");
+    if (jj && !json_object_get(m, "deletionTimestamp"))
+        rc = pass(&p, requeued);
+    json_decref(p.js);
+    json_decref(p.jobs);
+    free(p.invalid);
+    json_decref(jj);
+    return rc;
+}

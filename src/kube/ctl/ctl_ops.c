@@ -1,0 +1,462 @@
+/* The cluster backend's plan operations (core/plan_exec.h rec_ops) over the REST client:
+ * creates and deletes of a pass run in parallel, at most ctl_opts.max_parallel in flight
+ * (upstream: workqueue.ParallelizeUntil with constants.MaxParallelism). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/keys.h"
+#include "kube/ctl/ctl_int.h"
+#include "kube/client/kc_log.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+#include "obj/sbuf.h"
+
+#define LOGGER "jobset"
+
+char *ctl_path(const char *prefix, const char *resource, const char *ns, const char *name,
+               const char *sub)
+{
+    struct sbuf b = SBUF_INIT;
+    sb_printf(&b, "%s/namespaces/%s/%s", prefix, ns, resource);
+    if (name)
+        sb_printf(&b, "/%s", name);
+    if (sub)
+        sb_printf(&b, "/%s", sub);
+    return sb_detach(&b);
+}
+
+/* ---- parallel writes ------------------------------------------------------------------- */
+
+struct wreq {
+    const char *method;
+    char *path;
+    json_t *body;  /* owned */
+    bool ok_exists, ok_missing, ok_conflict;
+    struct cache_inf *observe; /* the answer (the object written) goes into this cache, or NULL */
+};
+
+struct batch {
+    struct ctl *c;
+    struct wreq *w;
+    size_t n, sent, done;
+    bool all_done;
+    int *rcs;
+    struct err *errs;
+    struct bslot { struct batch *b; size_t i; } *slots;
+};
+
+static void send_next(struct batch *b);
+
+static void batch_done(void *arg, const struct kc_resp *r)
+{
+    struct bslot *s = arg;
+    struct batch *b = s->b;
+    const struct wreq *w = &b->w[s->i];
+    int rc = r->rc;
+    if ((rc == -EEXIST && w->ok_exists) || (rc == -ENOENT && w->ok_missing) ||
+        (rc == -JX_ECONFLICT && w->ok_conflict))
+        rc = 0;
+    b->rcs[s->i] = rc;
+    if (r->rc == 0 && w->observe && r->body)
+        cache_inf_observe(w->observe, r->body);
+    if (rc < 0)
+        err_set(&b->errs[s->i], rc, "%s", r->msg);
+    b->done++;
+    send_next(b);
+    b->all_done = b->done == b->n;
+}
+
+static void send_next(struct batch *b)
+{
+    int max = b->c->o->max_parallel > 0 ? b->c->o->max_parallel : 50;
+    while (b->sent < b->n && b->sent - b->done < (size_t)max) {
+        size_t i = b->sent++;
+        int rc = kc_send(b->c->kc, b->w[i].method, b->w[i].path, b->w[i].body, NULL,
+                         batch_done, &b->slots[i]);
+        if (rc < 0) {
+            b->rcs[i] = rc;
+            err_set(&b->errs[i], rc, "out of memory");
+            b->done++;
+        }
+    }
+}
+
+/* Sends every request, waits for all; rcs[i]/errs[i] per request. */
+static void run_batch(struct ctl *c, struct wreq *w, size_t n, int *rcs, struct err *errs)
+{
+    struct batch b = {.c = c, .w = w, .n = n, .rcs = rcs, .errs = errs};
+    b.slots = calloc(n, sizeof(*b.slots));
+    if (!b.slots) {
+        for (size_t i = 0; i < n; i++)
+            rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        b.slots[i] = (struct bslot){&b, i};
+    send_next(&b);
+    b.all_done = b.done == n;
+    kc_wait(c->kc, &b.all_done);
+    free(b.slots);
+}
+
+static void free_wreqs(struct wreq *w, size_t n)
+{
+    for (size_t i = 0; w && i < n; i++) {
+        free(w[i].path);
+        json_decref(w[i].body);
+    }
+    free(w);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------- */
+
+static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, struct err *errs)
+{
+    struct ctl_pass *ps = ctx;
+    struct wreq *w = calloc(n, sizeof(*w));
+    for (size_t i = 0; w && i < n; i++)
+        w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
+                             json_incref(jobs[i]), true, false, false, ps->c->jobs};
+    if (!w) {
+        for (size_t i = 0; i < n; i++)
+            rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
+        return;
+    }
+    run_batch(ps->c, w, n, rcs, errs);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok += rcs[i] == 0;
+    kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: created %zu of %zu jobs", ps->name, ok, n);
+    free_wreqs(w, n);
+}
+
+static int op_create_job(void *ctx, json_t *job, struct err *e)
+{
+    int rc = 0;
+    op_create_jobs(ctx, &job, 1, &rc, e);
+    return rc;
+}
+
+/* With jaxset.dev/restart-grace-seconds, the pods of the deleted Jobs are deleted again with
+ * that grace period (a second delete shortens a pod's grace, as kubectl delete --grace-period
+ * does), so that workers that take SIGTERM as a preemption notice do not hold a restart. */
+static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
+{
+    char *sel = NULL, *esc = NULL, *path = NULL;
+    json_t *list = NULL;
+    int rc = -ENOMEM;
+    if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) < 0 || !(esc = kc_escape(sel)))
+        goto out;
+    char *base = ctl_path("/api/v1", "pods", ps->ns, NULL, NULL);
+    rc = base && asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0 ? 0 : -ENOMEM;
+    free(base);
+    struct err e;
+    if (rc < 0 || (rc = kc_call(ps->c->kc, "GET", path, NULL, NULL, &list, &e)) < 0)
+        goto out;
+    size_t i, n = 0;
+    json_t *pod, *items = jx_arr(list, "items");
+    struct wreq *w = calloc(json_array_size(items) + 1, sizeof(*w));
+    json_array_foreach (items, i, pod) {
+        const json_t *m = jx_obj(pod, "metadata");
+        const char *uid = jx_get_meta(m, "labels", LBL_K8S_CONTROLLER_UID_LEGACY);
+        /* a pod already terminating (the garbage collector deleting the Job's pods with
+         * their own grace) is deleted again unless its grace is already as short */
+        const json_t *dg = json_object_get(m, "deletionGracePeriodSeconds");
+        if (!w || !uid || !json_object_get(uids, uid) ||
+            (json_object_get(m, "deletionTimestamp") && json_is_integer(dg) &&
+             json_integer_value(dg) <= ps->grace))
+            continue;
+        w[n++] = (struct wreq){"DELETE", ctl_path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
+                               json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
+                                         "v1", "gracePeriodSeconds", (json_int_t)ps->grace),
+                               false, true, false, NULL};
+    }
+    int *rcs = calloc(n + 1, sizeof(*rcs));
+    struct err *errs = calloc(n + 1, sizeof(*errs));
+    if (w && rcs && errs)
+        run_batch(ps->c, w, n, rcs, errs);
+    kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted %zu pods with grace %llds", ps->name, n,
+         ps->grace);
+    free(rcs);
+    free(errs);
+    free_wreqs(w, n);
+out:
+    json_decref(list);
+    free(sel);
+    free(esc);
+    free(path);
+    return rc;
+}
+
+static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    struct wreq *w = calloc(n, sizeof(*w));
+    int *rcs = calloc(n, sizeof(*rcs));
+    struct err *errs = calloc(n, sizeof(*errs));
+    json_t *uids = json_object();
+    int rc = 0;
+    for (size_t i = 0; w && i < n; i++) {
+        json_t *j = cache_store_get(cache_inf_store(ps->c->jobs), ps->ns, d[i].name);
+        const char *uid = jx_str(jx_obj(j, "metadata"), "uid");
+        json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
+                                 "propagationPolicy", d[i].foreground ? "Foreground" : "Background");
+        /* The Job as observed, by uid: Job names are reused by the next attempt, and a delete
+         * that reaches the server late (sent by a controller that died meanwhile) must not
+         * remove its successor; a Conflict means that one is already gone. */
+        if (uid) {
+            json_object_set_new(uids, uid, json_true());
+            json_object_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
+        }
+        json_decref(j);
+        w[i] = (struct wreq){"DELETE", ctl_path("/apis/batch/v1", "jobs", ps->ns, d[i].name, NULL),
+                             opts, false, true, uid != NULL, NULL};
+    }
+    if (!w || !rcs || !errs) {
+        rc = err_set(e, -ENOMEM, "out of memory");
+        goto out;
+    }
+    run_batch(ps->c, w, n, rcs, errs);
+    for (size_t i = 0; i < n && !rc; i++)
+        if ((rc = rcs[i]) < 0)
+            *e = errs[i];
+    kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted %zu jobs", ps->name, n);
+    if (!rc && ps->grace >= 0 && json_object_size(uids))
+        delete_pods_with_grace(ps, uids);
+out:
+    json_decref(uids);
+    free_wreqs(w, n);
+    free(rcs);
+    free(errs);
+    return rc;
+}
+
+static int op_delete_job(void *ctx, const char *name, bool fg, struct err *e)
+{
+    struct rec_delete d = {(char *)name, fg};
+    return op_delete_jobs(ctx, &d, 1, e);
+}
+
+/* dst[key] gains src[key]'s entries (maps: src wins; arrays: items dst lacks). */
+static void merge_field(json_t *dst, const json_t *src, const char *key)
+{
+    json_t *from = json_object_get(src, key), *to = json_object_get(dst, key), *v;
+    if (!from)
+        return;
+    if (!to || json_typeof(to) != json_typeof(from)) {
+        json_object_set(dst, key, from);
+        return;
+    }
+    if (json_is_object(from)) {
+        json_object_update(to, from);
+        return;
+    }
+    size_t i, k;
+    json_t *x;
+    json_array_foreach (from, i, v) {
+        bool has = false;
+        json_array_foreach (to, k, x)
+            has = has || json_equal(x, v);
+        if (!has)
+            json_array_append(to, v);
+    }
+}
+
+/* The suspend/resume Update on the whole Job: the cache holds only part of it, so the Job is
+ * read, the fields the core changed are applied, and it is written back with its
+ * resourceVersion (a Conflict fails the pass, which is retried). */
+static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    char *path = ctl_path("/apis/batch/v1", "jobs", ps->ns, pa->name, NULL);
+    char *spath = ctl_path("/apis/batch/v1", "jobs", ps->ns, pa->name, "status");
+    json_t *job = NULL;
+    int rc = path && spath ? kc_call(ps->c->kc, "GET", path, NULL, NULL, &job, e)
+                           : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && pa->clear_start_time && json_object_get(jx_obj(job, "status"), "startTime")) {
+        json_object_del(jx_obj(job, "status"), "startTime");
+        json_t *upd = NULL;
+        rc = kc_call(ps->c->kc, "PUT", spath, job, NULL, &upd, e);
+        if (rc == 0) {
+            json_decref(job);
+            job = upd;
+        }
+    }
+    if (rc == 0) {
+        json_t *spec = jx_ensure_obj(job, "spec"), *pt = jx_ensure_obj(spec, "template");
+        const json_t *want = jx_path(pa->job, "spec.template");
+        jx_set_bool(spec, "suspend", pa->suspend);
+        merge_field(jx_ensure_obj(pt, "metadata"), jx_obj(want, "metadata"), "labels");
+        merge_field(jx_ensure_obj(pt, "metadata"), jx_obj(want, "metadata"), "annotations");
+        for (const char *const *k = (const char *const[]){"nodeSelector", "tolerations",
+                                                          "schedulingGates", NULL};
+             *k; k++)
+            merge_field(jx_ensure_obj(pt, "spec"), jx_obj(want, "spec"), *k);
+        rc = kc_call(ps->c->kc, "PUT", path, job, NULL, NULL, e);
+    }
+    if (rc == 0)
+        kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: job %s %s", ps->name, pa->name,
+             pa->suspend ? "suspended" : "resumed");
+    json_decref(job);
+    free(path);
+    free(spath);
+    return rc;
+}
+
+/* ---- service, claims, status, events, jobset ------------------------------------------- */
+
+static int create_unless_exists(struct ctl_pass *ps, const char *prefix, const char *res,
+                                json_t *obj, struct err *e)
+{
+    char *path = ctl_path(prefix, res, ps->ns, NULL, NULL);
+    int rc = path ? kc_call(ps->c->kc, "POST", path, obj, NULL, NULL, e)
+                  : err_set(e, -ENOMEM, "out of memory");
+    free(path);
+    return rc == -EEXIST ? 0 : rc;
+}
+
+static int op_create_service(void *ctx, json_t *svc, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    json_t *have = cache_store_get(cache_inf_store(ps->c->services), ps->ns,
+                              jx_str(jx_obj(svc, "metadata"), "name"));
+    json_decref(have);
+    return have ? 0 : create_unless_exists(ps, "/api/v1", "services", svc, e);
+}
+
+static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
+{
+    return create_unless_exists(ctx, "/api/v1", "persistentvolumeclaims", pvc, e);
+}
+
+/* PUT .../status of the JobSet as observed (its resourceVersion: a Conflict means another
+ * writer came first; the pass fails and the key is retried with the newer object). */
+/* A status write in flight and the events of its pass, sent once it succeeded (upstream
+ * records a pass's events only after its status update).  The write does not hold up the
+ * next JobSet's reconcile: the key itself is not reconciled again until the answer is in
+ * (ctl_main.c), then it is queued at once, as upstream's reconcile follows its own write. */
+struct ctl_pstatus {
+    struct ctl *c;
+    char *key, *ns, *name;
+    json_t *events;
+    bool finished, failed; /* the write moves the JobSet to a terminal state */
+};
+
+static void pstatus_free(struct ctl_pstatus *p)
+{
+    json_decref(p->events);
+    free(p->key);
+    free(p->ns);
+    free(p->name);
+    free(p);
+}
+
+static void status_written(void *arg, const struct kc_resp *r)
+{
+    struct ctl_pstatus *p = arg;
+    struct ctl *c = p->c;
+    json_object_del(c->status_inflight, p->key);
+    if (r->rc < 0) {
+        kc_log(r->rc == -JX_ECONFLICT ? KC_LOG_DEBUG : KC_LOG_ERROR, LOGGER, p->key, "writing status: %s",
+             r->msg);
+        cache_queue_retry(c->q, p->key, kt_mono_ms());
+        pstatus_free(p);
+        return;
+    }
+    if (r->body) {
+        cache_inf_observe(c->jobsets, r->body);
+        ctl_owner_changed(c, r->body); /* the cache took the change without a callback */
+    }
+    size_t i;
+    json_t *ev;
+    json_array_foreach (p->events, i, ev)
+        ctl_event_send(c, ev);
+    if (p->finished)
+        ctl_obs_finished(c, p->ns, p->name, p->failed);
+    cache_queue_forget(c->q, p->key);
+    cache_queue_add(c->q, p->key);
+    pstatus_free(p);
+}
+
+/* PUT .../status of the JobSet as observed (its resourceVersion: a Conflict means another
+ * writer came first; the key is retried with the newer object). */
+static int op_write_status(void *ctx, json_t *status, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    json_t *js = json_copy((json_t *)ps->raw);
+    char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name,
+                          "status");
+    struct ctl_pstatus *p = calloc(1, sizeof(*p));
+    int rc = -ENOMEM;
+    if (!js || !path || !p || json_object_set(js, "status", status) < 0)
+        goto out;
+    const char *was = jx_str(jx_obj(ps->raw, "status"), "terminalState");
+    const char *now = jx_str(status, "terminalState");
+    *p = (struct ctl_pstatus){ps->c, strdup(ps->key), strdup(ps->ns), strdup(ps->name),
+                              json_array(), !was && now, now && strcmp(now, "Failed") == 0};
+    if (!p->key || !p->ns || !p->name || !p->events ||
+        json_object_set_new(ps->c->status_inflight, ps->key, json_true()) < 0 ||
+        kc_send(ps->c->kc, "PUT", path, js, NULL, status_written, p) < 0) {
+        json_object_del(ps->c->status_inflight, ps->key);
+        pstatus_free(p);
+        p = NULL;
+        goto out;
+    }
+    ps->pending = p;
+    p = NULL;
+    rc = 0;
+out:
+    if (rc < 0)
+        err_set(e, rc, "out of memory");
+    free(p);
+    json_decref(js);
+    free(path);
+    return rc;
+}
+
+
+/* A core/v1 Event as client-go's EventRecorder writes it (tools/record: name
+ * "<object>.<unix nanoseconds in hex>", source component "jobset"), sent without waiting. */
+static void op_record_event(void *ctx, enum rec_event_type type, const char *reason,
+                            const char *message)
+{
+    struct ctl_pass *ps = ctx;
+    json_t *ev = ctl_event_new(ps->c, &ctl_kind_js, jx_obj(ps->raw, "metadata"),
+                               type == REC_EVENT_WARNING ? "Warning" : "Normal", reason,
+                               message);
+    if (ev && ps->pending)
+        json_array_append(ps->pending->events, ev);
+    else
+        ctl_event_send(ps->c, ev);
+    json_decref(ev);
+}
+
+static int op_delete_jobset(void *ctx, struct err *e)
+{
+    struct ctl_pass *ps = ctx;
+    char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name, NULL);
+    json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
+                             "propagationPolicy", "Foreground");
+    int rc = path && opts ? kc_call(ps->c->kc, "DELETE", path, opts, NULL, NULL, e)
+                          : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0)
+        kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted (ttlSecondsAfterFinished)", ps->name);
+    json_decref(opts);
+    free(path);
+    return rc == -ENOENT ? 0 : rc;
+}
+
+const struct rec_ops ctl_ops = {
+    .delete_job = op_delete_job,
+    .create_service = op_create_service,
+    .create_pvc = op_create_pvc,
+    .create_job = op_create_job,
+    .update_job = op_update_job,
+    .write_status = op_write_status,
+    .record_event = op_record_event,
+    .delete_jobset = op_delete_jobset,
+    .delete_jobs = op_delete_jobs,
+    .create_jobs = op_create_jobs,
+};

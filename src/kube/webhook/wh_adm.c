@@ -1,0 +1,208 @@
+/* AdmissionReview v1 decoding, dispatching and answering (see wh_adm.h). */
+#include "kube/webhook/wh_adm.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube/client/kc_log.h"
+#include "obj/b64.h"
+#include "obj/jpatch.h"
+#include "obj/jx.h"
+#include "obj/sbuf.h"
+
+#define LOGGER "webhook"
+
+void wh_adm_result_release(struct wh_adm_result *r)
+{
+    free(r->message);
+    json_decref(r->causes);
+    json_decref(r->details);
+    json_decref(r->mutated);
+    json_decref(r->warnings);
+    memset(r, 0, sizeof(*r));
+}
+
+int wh_adm_deny(struct wh_adm_result *r, int code, const char *reason, const char *fmt, ...)
+{
+    va_list ap;
+    struct sbuf b = {0};
+    va_start(ap, fmt);
+    sb_vprintf(&b, fmt, ap);
+    va_end(ap);
+    if (sb_failed(&b)) {
+        sb_free(&b);
+        return -ENOMEM;
+    }
+    free(r->message);
+    r->message = sb_detach(&b);
+    r->denied = true;
+    r->code = code;
+    r->reason = reason;
+    return 0;
+}
+
+/* The kind of cause (metav1.CauseType) of a field error. */
+static const char *cause_type(enum ferr_type t)
+{
+    switch (t) {
+    case FERR_INVALID: return "FieldValueInvalid";
+    case FERR_REQUIRED: return "FieldValueRequired";
+    case FERR_NOT_SUPPORTED: return "FieldValueNotSupported";
+    case FERR_DUPLICATE: return "FieldValueDuplicate";
+    case FERR_FORBIDDEN: return "FieldValueForbidden";
+    case FERR_TOO_LONG: return "FieldValueTooLong";
+    case FERR_TOO_MANY: return "FieldValueTooMany";
+    case FERR_NOT_FOUND: return "FieldValueNotFound";
+    case FERR_UNKNOWN_FIELD: return "FieldValueInvalid";
+    case FERR_INTERNAL: break;
+    }
+    return "InternalError";
+}
+
+int wh_adm_deny_invalid(struct wh_adm_result *r, const char *group, const char *kind, const char *name,
+                     const struct ferr_list *errs)
+{
+    struct sbuf b = {0};
+    json_t *causes = json_array();
+    sb_printf(&b, "%s.%s \"%s\" is invalid: %s", kind, group, name ? name : "",
+              errs->n > 1 ? "[" : "");
+    for (size_t i = 0; causes && i < errs->n; i++) {
+        char *line = ferr_format(&errs->v[i]);
+        if (!line)
+            break;
+        sb_printf(&b, "%s%s", i ? ", " : "", line);
+        /* the cause's message is the line less its "<path>: " */
+        size_t pl = strlen(errs->v[i].path ? errs->v[i].path : "");
+        const char *msg = pl && strncmp(line, errs->v[i].path, pl) == 0 && line[pl] == ':'
+                              ? line + pl + 2 : line;
+        json_array_append_new(causes, json_pack("{s:s,s:s,s:s}", "reason",
+                                                cause_type(errs->v[i].type), "message", msg,
+                                                "field", errs->v[i].path ? errs->v[i].path : ""));
+        free(line);
+    }
+    if (errs->n > 1)
+        sb_puts(&b, "]");
+    if (sb_failed(&b) || !causes || json_array_size(causes) != errs->n) {
+        sb_free(&b);
+        json_decref(causes);
+        return -ENOMEM;
+    }
+    free(r->message);
+    json_decref(r->causes);
+    json_decref(r->details);
+    r->message = sb_detach(&b);
+    r->causes = causes;
+    r->details = json_pack("{s:s,s:s,s:s}", "name", name ? name : "", "group", group, "kind",
+                           kind);
+    r->denied = true;
+    r->code = 422;
+    r->reason = "Invalid";
+    return r->details ? 0 : -ENOMEM;
+}
+
+static json_t *status_of(const struct wh_adm_result *r)
+{
+    json_t *st = json_pack("{s:s,s:s,s:s,s:i}", "apiVersion", "v1", "kind", "Status", "status",
+                           "Failure", "code", r->code ? r->code : 403);
+    if (!st)
+        return NULL;
+    if (r->message)
+        json_object_set_new(st, "message", json_string(r->message));
+    if (r->reason)
+        json_object_set_new(st, "reason", json_string(r->reason));
+    if (r->details || r->causes) {
+        json_t *d = r->details ? json_deep_copy(r->details) : json_object();
+        if (d && r->causes)
+            json_object_set(d, "causes", r->causes);
+        json_object_set_new(st, "details", d);
+    }
+    return st;
+}
+
+/* response.patch and patchType from the difference between `original` and r->mutated. */
+static int add_patch(json_t *resp, const json_t *original, const json_t *mutated)
+{
+    json_t *ops = jpatch_diff(original, mutated);
+    if (!ops)
+        return -ENOMEM;
+    int rc = 0;
+    if (json_array_size(ops) > 0) {
+        char *text = json_dumps(ops, JSON_COMPACT);
+        char *b64 = text ? b64_encode(text, strlen(text)) : NULL;
+        rc = b64 && json_object_set_new(resp, "patch", json_string(b64)) == 0 &&
+                     json_object_set_new(resp, "patchType", json_string("JSONPatch")) == 0
+                 ? 0 : -ENOMEM;
+        free(b64);
+        free(text);
+    }
+    json_decref(ops);
+    return rc;
+}
+
+json_t *wh_adm_response(const char *uid, const json_t *original, const struct wh_adm_result *r)
+{
+    json_t *resp = json_pack("{s:s,s:b}", "uid", uid ? uid : "", "allowed", !r->denied);
+    json_t *review = resp ? json_pack("{s:s,s:s,s:o}", "apiVersion", "admission.k8s.io/v1",
+                                      "kind", "AdmissionReview", "response", resp)
+                          : NULL;
+    if (!review)
+        return NULL;
+    int rc = 0;
+    if (r->denied)
+        rc = json_object_set_new(resp, "status", status_of(r));
+    else if (r->mutated)
+        rc = add_patch(resp, original, r->mutated);
+    if (rc == 0 && r->warnings && json_array_size(r->warnings) > 0)
+        rc = json_object_set(resp, "warnings", r->warnings);
+    if (rc < 0) {
+        json_decref(review);
+        return NULL;
+    }
+    return review;
+}
+
+static int answer(struct sbuf *body, const char **ctype, json_t *review)
+{
+    char *text = review ? json_dumps(review, JSON_COMPACT) : NULL;
+    json_decref(review);
+    if (!text)
+        return 500;
+    sb_puts(body, text);
+    free(text);
+    *ctype = "application/json";
+    return 200;
+}
+
+int wh_adm_serve(void *arg, const char *path, const char *req, size_t req_len, struct sbuf *body,
+              const char **content_type)
+{
+    const struct wh_adm_route *route = arg;
+    struct wh_adm_result r = {0};
+    json_error_t je;
+    json_t *review = json_loadb(req, req_len, 0, &je);
+    const json_t *q = jx_obj(review, "request");
+    const char *api = jx_str(review, "apiVersion"), *kind = jx_str(review, "kind");
+    const char *uid = jx_str(q, "uid");
+    int rc;
+    if (!review || !q || !uid || !api || strcmp(api, "admission.k8s.io/v1") != 0 || !kind ||
+        strcmp(kind, "AdmissionReview") != 0) {
+        rc = wh_adm_deny(&r, 400, "BadRequest", "%s",
+                      !review ? "the request body is not JSON"
+                              : "the request body is not an admission.k8s.io/v1 AdmissionReview "
+                                "with request.uid");
+    } else if ((rc = route->fn(route->arg, q, &r)) < 0) {
+        wh_adm_result_release(&r);
+        kc_log(KC_LOG_ERROR, LOGGER, NULL, "%s: %s", path, strerror(-rc));
+        rc = wh_adm_deny(&r, 500, "InternalError", "%s: %s", path, strerror(-rc));
+    }
+    if (r.denied)
+        kc_log(KC_LOG_DEBUG, LOGGER, NULL, "%s denied %s %s/%s: %s", path, jx_str(q, "operation"),
+             jx_str(q, "namespace"), jx_str(q, "name"), r.message ? r.message : "");
+    int status = rc < 0 ? 500 : answer(body, content_type, wh_adm_response(uid, jx_obj(q, "object"), &r));
+    wh_adm_result_release(&r);
+    json_decref(review);
+    return status;
+}

@@ -1,0 +1,54 @@
+/* wh_jobset, wh_pod: the controller's admission handlers (kube/wh_adm.h), as upstream
+ * JobSet's pkg/webhooks serve them:
+ *   /mutate-jobset-x-k8s-io-v1alpha2-jobset    JobSet defaults (js_default), on CREATE
+ *   /validate-jobset-x-k8s-io-v1alpha2-jobset  CREATE: what `jaxset validate` checks
+ *                                              (js_validate_admission); UPDATE: immutability
+ *                                              (js_validate_update)
+ *   /mutate--v1-pod                            the JAX process id of a JobSet's pod (wh_pod.c)
+ *   /validate-kubeflow-org-v1-jaxjob           Kubeflow JAXJob validation, upstream's
+ *                                              messages (wh_kubeflow.c)
+ *   /validate-trainer-kubeflow-org-v1alpha1-trainjob  Kubeflow Trainer v2 TrainJob validation,
+ *                                              kubeflow/trainer's messages (wh_trainer.c)
+ * Refusals carry the field errors `jaxset validate` prints, in apierrors.NewInvalid's form. */
+#ifndef JX_KUBE_WEBHOOK_WH_JOBSET_H
+#define JX_KUBE_WEBHOOK_WH_JOBSET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "api/features.h"
+#include "kube/webhook/wh_adm.h"
+
+#define WH_PATH_MUTATE_JOBSET "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
+#define WH_PATH_VALIDATE_JOBSET "/validate-jobset-x-k8s-io-v1alpha2-jobset"
+#define WH_PATH_MUTATE_POD "/mutate--v1-pod"
+#define WH_PATH_VALIDATE_JAXJOB "/validate-kubeflow-org-v1-jaxjob"
+#define WH_PATH_VALIDATE_TRAINJOB "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
+
+/* What the handlers read: the feature gates, and for pods the JobSet as the controller's cache
+ * holds it (a new tree the caller decrefs, or NULL when not cached). */
+struct wh_ctx {
+    const struct feature_gates *gates;
+    json_t *(*jobset_get)(void *arg, const char *ns, const char *name);
+    /* A TrainingRuntime (ns/name) or ClusterTrainingRuntime (name) from the TrainJob
+     * controller's caches: 0 with *out a new tree or NULL (not found), -ENOSYS (no cache), or
+     * -errno.  May be NULL (no cache). */
+    int (*runtime_get)(void *arg, bool cluster, const char *ns, const char *name, json_t **out);
+    void *arg;
+};
+
+/* wh_adm_fn handlers; `arg` is a struct wh_ctx. */
+int wh_jobset_default(void *arg, const json_t *req, struct wh_adm_result *r);
+int wh_jobset_validate(void *arg, const json_t *req, struct wh_adm_result *r);
+int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r);
+int wh_jaxjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
+int wh_trainjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
+
+/* The TrainJob webhook's rules as pure functions (wh_trainer.c), appending to `errs`; `old` is
+ * NULL on CREATE.  The CRD's rules (CEL messages); the runtime plugins' rules for TrainJob `tj`
+ * whose runtime is `rt` and JobSet `js` (NULL: none).  0 or -ENOMEM. */
+int wh_trainjob_crd_rules(const json_t *tj, const json_t *old, struct ferr_list *errs);
+int wh_trainjob_rules(const json_t *tj, const json_t *old, const json_t *rt, const json_t *js,
+                      struct ferr_list *errs);
+
+#endif

@@ -1,0 +1,163 @@
+/* The pod webhook: the exact JAX process id of each pod of a JobSet (see wh_jobset.h).
+ *
+ * A Job only knows its pods' completion indexes, so when a Job's first pod is not process 0
+ * (several replicated jobs, replicas > 1, a coordinator that is not the first pod) its pod
+ * template cannot carry the id (api/jaxrt.h jaxrt_apply_job leaves it out and marks the
+ * template with jaxset.dev/jax-process-id-offset).  On CREATE of a pod with that annotation,
+ * the handler reads the pod's JobSet labels (jobset-name, replicatedjob-name, job-index) and
+ * completion index, the JobSet from the controller's cache, and numbers the pod as `jaxset run`
+ * does (jaxrt_process_id): every container gets the flavour's id variables as literal values
+ * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/jaxrt.h"
+#include "api/jobset.h"
+#include "api/keys.h"
+#include "kube/webhook/wh_jobset.h"
+#include "obj/jx.h"
+
+/* A non-negative decimal label or annotation value; -1 when absent or malformed. */
+static long long index_of(const char *s)
+{
+    if (!s || !*s || strlen(s) > 9 || strspn(s, "0123456789") != strlen(s))
+        return -1;
+    return strtoll(s, NULL, 10);
+}
+
+/* Sets name=value in env: the first entry of that name becomes {name, value}, others of the
+ * same name are removed; appended when absent.  0 or -ENOMEM. */
+static int env_set(json_t *ctr, const char *name, const char *value)
+{
+    json_t *env = jx_ensure_arr(ctr, "env");
+    bool done = false;
+    if (!env)
+        return -ENOMEM;
+    for (size_t k = 0; k < json_array_size(env);) {
+        const char *n = jx_str(json_array_get(env, k), "name");
+        if (!n || strcmp(n, name) != 0) {
+            k++;
+            continue;
+        }
+        if (done) {
+            json_array_remove(env, k);
+            continue;
+        }
+        if (json_array_set_new(env, k, json_pack("{s:s,s:s}", "name", name, "value", value)) < 0)
+            return -ENOMEM;
+        done = true;
+        k++;
+    }
+    if (!done && json_array_append_new(env, json_pack("{s:s,s:s}", "name", name, "value", value)) < 0)
+        return -ENOMEM;
+    return 0;
+}
+
+static int set_ids(json_t *pod, const json_t *vars, enum jaxrt_flavor f, long long id)
+{
+    json_t *ctrs = jx_arr(jx_obj(pod, "spec"), "containers");
+    for (size_t c = 0; c < json_array_size(ctrs); c++) {
+        for (size_t k = 0; k < json_array_size(vars); k++) {
+            const json_t *e = json_array_get(vars, k);
+            if (jaxrt_is_id_var(f, jx_str(e, "name")) &&
+                env_set(json_array_get(ctrs, c), jx_str(e, "name"), jx_str(e, "value")) < 0)
+                return -ENOMEM;
+        }
+    }
+    char v[32];
+    snprintf(v, sizeof(v), "%lld", id);
+    return jx_set_meta(jx_ensure_obj(pod, "metadata"), "annotations", ANN_JAX_PROCESS_ID, v);
+}
+
+struct pod_ids {
+    const char *js, *rj;
+    long long job, pod;
+};
+
+/* Numbers the pod from its JobSet `js` (as cached); 0 with r->mutated set, or denied, or
+ * untouched when the JobSet does not run JAX processes there.  -ENOMEM. */
+static int number(const json_t *pod, json_t *js, const struct pod_ids *p, struct wh_adm_result *r)
+{
+    struct js_view v = {0};
+    struct jaxrt rt = {0};
+    struct ferr_list errs;
+    json_t *vars = NULL;
+    bool have_view = false;
+    int rc;
+    ferr_list_init(&errs);
+    if ((rc = js_default(js)) < 0)
+        goto out;
+    if ((rc = js_view_init(&v, js)) < 0) {
+        rc = rc == -EINVAL ? wh_adm_deny(r, 500, "InternalError", "JobSet %s is not valid", p->js) : rc;
+        goto out;
+    }
+    have_view = true;
+    if ((rc = jaxrt_init(&rt, js, &v, &errs)) != 0) {
+        rc = rc < 0 ? rc : wh_adm_deny(r, 500, "InternalError", "JobSet %s: its JAX runtime "
+                                    "annotations are not valid", p->js);
+        goto out;
+    }
+    long rj = js_view_find(&v, p->rj);
+    long long ppj = rj >= 0 ? v.rj[rj].pods_per_job : 0, pod_idx = p->pod;
+    if (rj >= 0 && pod_idx < 0 && ppj == 1)
+        pod_idx = 0;
+    if (rj < 0 || p->job < 0 || p->job >= v.rj[rj].replicas || pod_idx < 0 || pod_idx >= ppj) {
+        rc = wh_adm_deny(r, 400, "BadRequest", "pod of JobSet %s: replicated job \"%s\", job index "
+                      "%lld, completion index %lld name no pod of it", p->js, p->rj, p->job,
+                      pod_idx);
+        goto out;
+    }
+    long long id = jaxrt_process_id(&rt, &v, (size_t)rj, p->job, pod_idx);
+    if (id < 0)
+        goto out; /* not a JAX replicated job */
+    vars = jaxrt_pod_env(&rt, &v, (size_t)rj, p->job, pod_idx, NULL, 0);
+    json_t *m = json_deep_copy(pod);
+    if (!vars || !m || set_ids(m, vars, rt.flavor, id) < 0) {
+        json_decref(m);
+        rc = -ENOMEM;
+        goto out;
+    }
+    r->mutated = m;
+out:
+    json_decref(vars);
+    jaxrt_release(&rt);
+    if (have_view)
+        js_view_release(&v);
+    ferr_list_release(&errs);
+    return rc < 0 ? rc : 0;
+}
+
+int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
+{
+    const struct wh_ctx *x = arg;
+    const json_t *pod = jx_obj(req, "object");
+    const json_t *meta = jx_obj(pod, "metadata");
+    const char *op = jx_str(req, "operation");
+    if (!op || strcmp(op, "CREATE") != 0 || !pod)
+        return 0;
+    struct pod_ids p = {
+        .js = jx_get_meta(meta, "labels", LBL_JOBSET_NAME),
+        .rj = jx_get_meta(meta, "labels", LBL_RJ_NAME),
+        .job = index_of(jx_get_meta(meta, "labels", LBL_JOB_INDEX)),
+        .pod = index_of(jx_get_meta(meta, "annotations", ANN_JOB_COMPLETION_INDEX)),
+    };
+    if (p.pod < 0)
+        p.pod = index_of(jx_get_meta(meta, "labels", ANN_JOB_COMPLETION_INDEX));
+    /* Only pods of JAX replicated jobs: their templates carry the offset annotation. */
+    if (!p.js || !jx_get_meta(meta, "annotations", ANN_PROCESS_ID_OFFSET))
+        return 0;
+    const char *ns = jx_str(meta, "namespace") ? jx_str(meta, "namespace") : jx_str(req, "namespace");
+    if (!p.rj || p.job < 0)
+        return wh_adm_deny(r, 400, "BadRequest", "pod of JobSet %s without the %s and %s labels",
+                        p.js, LBL_RJ_NAME, LBL_JOB_INDEX);
+    json_t *js = x->jobset_get ? x->jobset_get(x->arg, ns ? ns : "", p.js) : NULL;
+    if (!js)
+        return wh_adm_deny(r, 503, "ServiceUnavailable", "JobSet %s/%s is not in the controller's "
+                        "cache yet: cannot number the JAX process (the Job controller retries)",
+                        ns ? ns : "", p.js);
+    int rc = number(pod, js, &p, r);
+    json_decref(js);
+    return rc;
+}
