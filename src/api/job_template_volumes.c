@@ -1,14 +1,20 @@
 /* The API server's rules for a pod template's volumes and volumeMounts (kubernetes
- * pkg/apis/core/validation/validation.go: validateVolumeSources, ValidateVolumeMounts and
- * validateLocalDescendingPath), as far as a job's pods rely on them: one source per volume, a
+ * pkg/apis/core/validation/validation.go: validateVolumeSources, ValidateVolumeMounts,
+ * validateKeyToPath, validateDownwardAPIVolumeFile, validateHostPathVolumeSource,
+ * validatePersistentClaimVolumeSource, ValidateLocalNonReservedPath, validateLocalDescendingPath
+ * and validatePathNoBacksteps), as far as a job's pods rely on them: one source per volume, a
  * mount names a volume of the pod (or a claim of spec.volumeClaimPolicies, which the JobSet
  * controller adds to the child Job's pods), mountPaths unique in a container, a subPath
- * relative and without "..". */
+ * relative and without ".."; the items[].path of configMap, secret, downwardAPI and projected
+ * volumes relative, without "..", not starting with ".."; a hostPath's path without "..";
+ * a claimName (the API server asks for one only: the claim's name rules are the claim's). */
 #include "api/jobset_validate_int.h"
 #include "obj/jx.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "obj/ferr.h"
 
 static bool has_dotdot(const char *p)
 {
@@ -60,6 +66,70 @@ static void check_mount(struct jsv *c, const json_t *ps, const json_t *mounts, s
                      "must not contain '..'");
 }
 
+/* ValidateLocalNonReservedPath of an items[].path (or a required one). */
+static void check_item_path(struct jsv *c, const json_t *item, const char *ip)
+{
+    const char *path = jx_str(item, "path");
+    char p[FPATH_MAX];
+    fpath_field(p, ip, "path");
+    if (!path || !*path)
+        ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, NULL);
+    else if (path[0] == '/')
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, path, "must be a relative path");
+    else if (has_dotdot(path))
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, path, "must not contain '..'");
+    else if (!strncmp(path, "..", 2))
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, path, "must not start with '..'");
+}
+
+/* The items of a configMap, secret or downwardAPI source at sp. */
+static void check_items(struct jsv *c, const json_t *src, const char *sp)
+{
+    size_t i;
+    const json_t *it;
+    char p[FPATH_MAX];
+    json_array_foreach (jx_arr(src, "items"), i, it) {
+        fpath_fmt(p, "%s.items[%zu]", sp, i);
+        check_item_path(c, it, p);
+    }
+}
+
+static void check_projected(struct jsv *c, const json_t *pr, const char *pp)
+{
+    static const char *const kinds[] = {"configMap", "secret", "downwardAPI"};
+    size_t i;
+    const json_t *s;
+    char p[FPATH_MAX];
+    json_array_foreach (jx_arr(pr, "sources"), i, s)
+        for (size_t k = 0; k < 3; k++)
+            if (jx_obj(s, kinds[k])) {
+                fpath_fmt(p, "%s.sources[%zu].%s", pp, i, kinds[k]);
+                check_items(c, jx_obj(s, kinds[k]), p);
+            }
+}
+
+/* The paths of a volume's source. */
+static void check_paths(struct jsv *c, const json_t *vol, const char *vp)
+{
+    static const char *const with_items[] = {"configMap", "secret", "downwardAPI"};
+    const json_t *hp = jx_obj(vol, "hostPath"), *pvc = jx_obj(vol, "persistentVolumeClaim");
+    char p[FPATH_MAX];
+    for (size_t k = 0; k < 3; k++)
+        if (jx_obj(vol, with_items[k]))
+            check_items(c, jx_obj(vol, with_items[k]), fpath_field(p, vp, with_items[k]));
+    if (jx_obj(vol, "projected"))
+        check_projected(c, jx_obj(vol, "projected"), fpath_field(p, vp, "projected"));
+    const char *path = jx_str(hp, "path"), *claim = jx_str(pvc, "claimName");
+    fpath_fmt(p, "%s.hostPath.path", vp);
+    if (hp && (!path || !*path))
+        ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, NULL);
+    else if (hp && has_dotdot(path))
+        ferr_add_str(c->chk.errs, FERR_INVALID, p, path, "must not contain '..'");
+    fpath_fmt(p, "%s.persistentVolumeClaim.claimName", vp);
+    if (pvc && (!claim || !*claim))
+        ferr_add(c->chk.errs, FERR_REQUIRED, p, NULL, NULL);
+}
+
 /* A volume has at most one source (none: the API server defaults it to emptyDir). */
 static void check_sources(struct jsv *c, const json_t *vol, const char *vp)
 {
@@ -87,6 +157,7 @@ void jsv__volumes(struct jsv *c, const json_t *ps, const char *psp)
     json_array_foreach (jx_arr(ps, "volumes"), i, v) {
         fpath_index(p, psp, "volumes", i);
         check_sources(c, v, p);
+        check_paths(c, v, p);
     }
     for (size_t l = 0; l < 2; l++)
         json_array_foreach (jx_arr(ps, lists[l]), i, v) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -287,12 +288,56 @@ void nsr_close(struct nsr_ns *ns)
     *ns = NSR_NS_NONE;
 }
 
+/* A read-only volume is read-only wherever the container finds it: its source on this
+ * machine (a claim's <run dir>/volumes/<claim>, a hostPath, a pod's ConfigMap files), which
+ * the container's root shows too, is covered by a read-only clone of itself.  "/" is left
+ * as it is (a read-only hostPath "/" would make the container's whole root read-only). */
+NSR_CHILD static int cover_source(const struct nsr_mount *m)
+{
+    const char *s = m->src, *d = m->dst;
+    while (*s && *s == *d)
+        s++, d++;
+    if (!(m->flags & NSR_RDONLY) || (!*s && !*d) || !m->src[1])
+        return 0;
+    int fd = open_tree(AT_FDCWD, m->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+    unsigned rec = m->flags & NSR_RECURSIVE ? AT_RECURSIVE : 0;
+    int rc = fd < 0 ? -1 : mount_setattr(fd, "", AT_EMPTY_PATH | rec, &ro, sizeof(ro));
+    if (rc == 0)
+        rc = move_mount(fd, "", AT_FDCWD, m->src, MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS);
+    if (fd >= 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return rc;
+}
+
+/* Room for every tree's descriptor at once: the soft limit of open files raised by n and a
+ * reserve (up to the hard one, which vol_tmpl_new checks before the run starts) while they
+ * are open; *old is the limit to restore. */
+NSR_CHILD static int fds_room(size_t n, struct rlimit *old)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, old) < 0)
+        return -1;
+    r = *old;
+    if (r.rlim_cur == RLIM_INFINITY || n == 0)
+        return 0;
+    r.rlim_cur += n + NSR_FD_RESERVE; /* every descriptor open now lies below the old one */
+    if (r.rlim_max != RLIM_INFINITY && r.rlim_cur > r.rlim_max)
+        r.rlim_cur = r.rlim_max;
+    return r.rlim_cur == old->rlim_cur ? 0 : setrlimit(RLIMIT_NOFILE, &r);
+}
+
 NSR_CHILD int nsr__enter(const struct nsr_enter *e, int *fds, long *failed)
 {
+    struct rlimit old;
     *failed = -1;
     if (e->ns.user_fd >= 0 && setns(e->ns.user_fd, CLONE_NEWUSER) < 0)
         return -1;
-    if (setns(e->ns.mnt_fd, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
+    if (setns(e->ns.mnt_fd, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0 ||
+        fds_room(e->n, &old) < 0)
         return -1;
     for (size_t i = 0; i < e->n; i++) { /* every tree first: a mount hides nothing yet */
         *failed = (long)i;
@@ -308,11 +353,16 @@ NSR_CHILD int nsr__enter(const struct nsr_enter *e, int *fds, long *failed)
     }
     for (size_t i = 0; i < e->n; i++) {
         *failed = (long)i;
+        if (cover_source(&e->m[i]) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        *failed = (long)i;
         if (move_mount(fds[i], "", AT_FDCWD, e->m[i].dst,
                        MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS) < 0)
             return -1;
     }
-    return 0;
+    return setrlimit(RLIMIT_NOFILE, &old); /* the trees' descriptors close on exec */
 }
 
 struct probe {

@@ -20,6 +20,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "obj/err.h"
 
@@ -45,6 +47,21 @@ struct nsr_plan {
     size_t n, cap;
 };
 
+/* What planning reads of this machine's files (nothing else is read, nothing is written):
+ * the system calls themselves, or a stand-in (the fuzz target's file tree).  Each returns as
+ * the call it stands for (-1 with errno set); list() gives the entries of a directory, "."
+ * and ".." aside, in a new array of malloc'd names (0 or a negative errno). */
+struct nsr_host {
+    int (*lstat)(const char *path, struct stat *st);
+    int (*stat)(const char *path, struct stat *st);
+    ssize_t (*readlink)(const char *path, char *buf, size_t n);
+    char *(*realpath)(const char *path);
+    int (*list)(const char *dir, char ***names, size_t *n);
+};
+
+/* The view planning uses: this machine's by default. */
+extern const struct nsr_host *nsr_host;
+
 /* Appends an operation (path and arg copied).  0 or -ENOMEM. */
 int nsr_plan_add(struct nsr_plan *p, enum nsr_op_kind kind, const char *path, const char *arg,
                  bool optional);
@@ -52,12 +69,14 @@ void nsr_plan_release(struct nsr_plan *p);
 /* Appends the root's entries: each top-level entry of this machine's / bound at its place
  * (symbolic links copied).  0 or a negative errno. */
 int nsr_plan_root(struct nsr_plan *p);
-/* Appends a shadow of the host directory `dir`: a tmpfs (of dir's mode) over it holding its
- * entries, so that a mount point can be made in it without touching the host.  Up to
- * NSR_SHADOW_BINDS entries are bound back at their place; a larger directory (a busy /tmp)
- * is bound once at NSR_HOST<dir> and its entries are symbolic links into it, as thousands of
- * mounts would make every container's namespace slow to copy.  0 or a negative errno. */
-int nsr_plan_shadow(struct nsr_plan *p, const char *dir);
+/* Appends a shadow of the host directory `dir`, which the new root has at `at` (dir itself,
+ * or under NSR_HOST when dir lies in a larger shadowed directory): a tmpfs (of dir's mode)
+ * over it holding its entries, so that a mount point can be made in it without touching the
+ * host.  Up to NSR_SHADOW_BINDS entries are bound back at their place; a larger directory (a
+ * busy /tmp) is bound once at NSR_HOST<at> and its entries are symbolic links into it, as
+ * thousands of mounts would make every container's namespace slow to copy.  0 when bound, 1
+ * when linked (the entries of dir are then at NSR_HOST<at>/<name>), or a negative errno. */
+int nsr_plan_shadow(struct nsr_plan *p, const char *dir, const char *at);
 
 #define NSR_SHADOW_BINDS 256
 #define NSR_HOST "/.jaxset-host"
@@ -98,8 +117,13 @@ struct nsr_enter {
     size_t n;
 };
 
+/* Descriptors a container's process may hold besides its trees' while it enters: nsr__enter
+ * raises the soft limit of open files by e->n + NSR_FD_RESERVE, up to the hard limit. */
+#define NSR_FD_RESERVE 64
+
 /* In a spawned child, system calls only: joins e's namespaces, unshares the mount namespace
- * and mounts; `fds` is scratch for e->n descriptors.  0, or -1 with errno set and *failed the
+ * and mounts (a read-only mount's source on this machine covered read-only too); `fds` is
+ * scratch for e->n descriptors, the soft limit of open files raised while they are open.  0, or -1 with errno set and *failed the
  * index of the mount that failed (-1 when joining failed). */
 int nsr__enter(const struct nsr_enter *e, int *fds, long *failed);
 

@@ -50,35 +50,37 @@ void nsr_plan_release(struct nsr_plan *p)
     }
 }
 
-/* The entry `name` of host directory `dir` at the same place: a symbolic link copied, a
- * directory or another file bound over a mount point of its kind; with `links`, a symbolic
- * link to it under NSR_HOST. */
-static int plan_entry(struct nsr_plan *p, const char *dir, const char *name, bool links)
+/* The entry `name` of host directory `dir` at its place in directory `at` of the new root: a
+ * symbolic link copied, a directory or another file bound over a mount point of its kind;
+ * with `links`, a symbolic link to it under NSR_HOST<at>. */
+static int plan_entry(struct nsr_plan *p, const char *dir, const char *at, const char *name,
+                      bool links)
 {
-    char path[PATH_MAX], target[PATH_MAX + sizeof(NSR_HOST)];
+    char path[PATH_MAX], dst[PATH_MAX], target[PATH_MAX + sizeof(NSR_HOST)];
     struct stat st;
     int n = snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", name);
-    if (n < 0 || (size_t)n >= sizeof(path) - sizeof(NSR_HOST))
+    int m = snprintf(dst, sizeof(dst), "%s/%s", strcmp(at, "/") ? at : "", name);
+    if (n < 0 || m < 0 || (size_t)n >= sizeof(path) || (size_t)m >= sizeof(dst) - sizeof(NSR_HOST))
         return -ENAMETOOLONG;
     if (links) {
-        snprintf(target, sizeof(target), NSR_HOST "%s", path);
-        return nsr_plan_add(p, NSR_OP_SYMLINK, path, target, false);
+        snprintf(target, sizeof(target), NSR_HOST "%s", dst);
+        return nsr_plan_add(p, NSR_OP_SYMLINK, dst, target, false);
     }
-    if (lstat(path, &st) < 0)
+    if (nsr_host->lstat(path, &st) < 0)
         return errno == ENOENT ? 0 : -errno; /* gone since it was listed */
     if (S_ISLNK(st.st_mode)) {
-        ssize_t len = readlink(path, target, sizeof(target) - 1);
+        ssize_t len = nsr_host->readlink(path, target, sizeof(target) - 1);
         if (len < 0)
             return -errno;
         target[len] = '\0';
-        return nsr_plan_add(p, NSR_OP_SYMLINK, path, target, false);
+        return nsr_plan_add(p, NSR_OP_SYMLINK, dst, target, false);
     }
-    int rc = nsr_plan_add(p, S_ISDIR(st.st_mode) ? NSR_OP_DIR : NSR_OP_FILE, path, NULL, false);
-    return rc < 0 ? rc : nsr_plan_add(p, NSR_OP_BIND, path, path, true);
+    int rc = nsr_plan_add(p, S_ISDIR(st.st_mode) ? NSR_OP_DIR : NSR_OP_FILE, dst, NULL, false);
+    return rc < 0 ? rc : nsr_plan_add(p, NSR_OP_BIND, dst, path, true);
 }
 
 /* The entries of `dir` (. and .. aside) into a new array of names; 0 or a negative errno. */
-static int list(const char *dir, char ***out, size_t *n)
+static int host_list(const char *dir, char ***out, size_t *n)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -103,12 +105,20 @@ static int list(const char *dir, char ***out, size_t *n)
     return rc;
 }
 
-/* The host's directory `dir` bound at NSR_HOST<dir> (the directories on the way made in the
+static char *host_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+static const struct nsr_host real_host = {lstat, stat, readlink, host_realpath, host_list};
+const struct nsr_host *nsr_host = &real_host;
+
+/* The host's directory `dir` bound at NSR_HOST<at> (the directories on the way made in the
  * root's tmpfs), for symbolic links to point into. */
-static int host_view(struct nsr_plan *p, const char *dir)
+static int host_view(struct nsr_plan *p, const char *dir, const char *at)
 {
     char path[PATH_MAX];
-    int n = snprintf(path, sizeof(path), NSR_HOST "%s", dir);
+    int n = snprintf(path, sizeof(path), NSR_HOST "%s", at);
     int rc = n > 0 && (size_t)n < sizeof(path) ? 0 : -ENAMETOOLONG;
     for (char *c = path + 1; rc == 0 && c; c = strchr(c + 1, '/')) {
         char save = *c;
@@ -121,34 +131,36 @@ static int host_view(struct nsr_plan *p, const char *dir)
     return rc < 0 ? rc : nsr_plan_add(p, NSR_OP_BIND, path, dir, false);
 }
 
-static int plan_entries(struct nsr_plan *p, const char *dir, size_t max_binds)
+/* 1 when the entries are links into NSR_HOST<at>, 0 when bound, or a negative errno. */
+static int plan_entries(struct nsr_plan *p, const char *dir, const char *at, size_t max_binds)
 {
     char **names;
     size_t n;
-    int rc = list(dir, &names, &n);
+    int rc = nsr_host->list(dir, &names, &n);
     bool links = n > max_binds;
     if (rc == 0 && links)
-        rc = host_view(p, dir);
+        rc = host_view(p, dir, at);
     for (size_t i = 0; rc == 0 && i < n; i++)
-        rc = plan_entry(p, dir, names[i], links);
+        rc = plan_entry(p, dir, at, names[i], links);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    return rc;
+    return rc < 0 ? rc : links;
 }
 
 int nsr_plan_root(struct nsr_plan *p)
 {
-    return plan_entries(p, "/", SIZE_MAX);
+    int rc = plan_entries(p, "/", "/", SIZE_MAX);
+    return rc < 0 ? rc : 0;
 }
 
-int nsr_plan_shadow(struct nsr_plan *p, const char *dir)
+int nsr_plan_shadow(struct nsr_plan *p, const char *dir, const char *at)
 {
     struct stat st;
     char data[32];
-    if (stat(dir, &st) < 0)
+    if (nsr_host->stat(dir, &st) < 0)
         return -errno;
     snprintf(data, sizeof(data), "mode=%o", (unsigned)(st.st_mode & 07777));
-    int rc = nsr_plan_add(p, NSR_OP_TMPFS, dir, data, false);
-    return rc < 0 ? rc : plan_entries(p, dir, NSR_SHADOW_BINDS);
+    int rc = nsr_plan_add(p, NSR_OP_TMPFS, at, data, false);
+    return rc < 0 ? rc : plan_entries(p, dir, at, NSR_SHADOW_BINDS);
 }

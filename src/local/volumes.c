@@ -2,13 +2,15 @@
 #include "local/volumes_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "local/rundir.h"
-#include "obj/fs.h"
 #include "obj/jx.h"
 #include "obj/sbuf.h"
 
@@ -44,6 +46,28 @@ static int make_host_paths(const json_t *pod_spec, struct err *err)
     return 0;
 }
 
+/* A container's volumeMounts are each held open at once while it starts (nsr__enter): more
+ * than the hard limit of open files lets it hold is refused before the run starts. */
+static int check_fd_limit(const json_t *pod_spec, struct err *err)
+{
+    static const char *const lists[] = {"initContainers", "containers"};
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) < 0 || r.rlim_max == RLIM_INFINITY)
+        return 0;
+    for (size_t l = 0; l < 2; l++) {
+        size_t i, n;
+        const json_t *c;
+        json_array_foreach (jx_arr(pod_spec, lists[l]), i, c)
+            if ((n = json_array_size(jx_arr(c, "volumeMounts"))) + NSR_FD_RESERVE > r.rlim_max)
+                return err_set(err, -EMFILE, "container %s: %zu volumeMounts: its process holds "
+                                             "each one open while it starts, and the limit of "
+                                             "open files here is %llu (ulimit -Hn; %zu needed)",
+                               jx_str(c, "name") ? jx_str(c, "name") : "", n,
+                               (unsigned long long)r.rlim_max, n + NSR_FD_RESERVE);
+    }
+    return 0;
+}
+
 void vol_tmpl_free(struct vol_tmpl *t)
 {
     if (!t)
@@ -67,7 +91,7 @@ int vol_tmpl_new(const struct vol_run *vr, json_t *pod_spec, const char *ns,
         return err_set(err, -ENOMEM, "out of memory");
     t->ns = NSR_NS_NONE;
     t->spec = json_incref(pod_spec);
-    if ((rc = make_host_paths(pod_spec, err)) < 0 ||
+    if ((rc = check_fd_limit(pod_spec, err)) < 0 || (rc = make_host_paths(pod_spec, err)) < 0 ||
         (rc = vol__ctrs_new(pod_spec, vr, ns, &t->ctr, &t->n_ctr, err)) < 0 ||
         (rc = vol__plan(t, &plan, err)) < 0)
         goto out;
@@ -94,6 +118,78 @@ static const struct vol__src *find_src(const struct vol_pod *vp, const char *nam
     return NULL;
 }
 
+/* The real path of descriptor fd, malloc'd; NULL with errno set. */
+static char *fd_path(int fd)
+{
+    char proc[64];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    return realpath(proc, NULL);
+}
+
+static bool lies_in(const char *real, const char *base)
+{
+    size_t bl = strlen(base);
+    return !strcmp(base, "/") ||
+           (!strncmp(real, base, bl) && (real[bl] == '\0' || real[bl] == '/'));
+}
+
+/* The next component of `name` under directory dfd, made when missing (a directory, or an
+ * empty file when `file`), a symbolic link followed: an O_PATH descriptor, or a negative
+ * errno. */
+static int step_in(int dfd, const char *name, bool file)
+{
+    int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        int made = file ? openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                                O_CLOEXEC, 0644)
+                        : mkdirat(dfd, name, 0755);
+        if (made < 0 && errno != EEXIST)
+            return -errno;
+        if (file)
+            close(made);
+        fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    }
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+        close(fd); /* where it leads is checked by the caller before anything is made there */
+        fd = openat(dfd, name, O_PATH | O_CLOEXEC);
+    }
+    return fd < 0 ? -errno : fd;
+}
+
+/* `rel` (a subPath, or a mount point's path in its volume) under the volume `base`, resolved
+ * one component at a time: a missing one made (a directory, the last one a file when `file`)
+ * only in a directory already known to lie in the volume, a symbolic link followed only when
+ * where it leads still lies in it, so nothing is ever made outside (as the kubelet makes
+ * subPaths, kubernetes pkg/volume/util/subpath/subpath_linux.go, doSafeMakeDir).  *real: the
+ * resolved path (malloc'd).  0, -EXDEV when it leads out of the volume, or a negative errno. */
+static int resolve_in(const char *base, const char *rel, bool file, char **real)
+{
+    char *root = realpath(base, NULL), *copy = strdup(rel), *save = NULL;
+    int rc = root && copy ? 0 : -errno, fd = -1;
+    if (rc == 0 && (fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        rc = -errno;
+    for (char *c = rc == 0 ? strtok_r(copy, "/", &save) : NULL; c && rc == 0;) {
+        char *next = strtok_r(NULL, "/", &save);
+        if (strcmp(c, ".")) {
+            int nfd = step_in(fd, c, file && !next);
+            char *at = nfd >= 0 ? fd_path(nfd) : NULL;
+            rc = nfd < 0 ? nfd : !at ? -errno : lies_in(at, root) ? 0 : -EXDEV;
+            free(at);
+            close(fd);
+            fd = nfd;
+        }
+        c = next;
+    }
+    if (rc == 0 && !(*real = fd_path(fd)))
+        rc = -errno;
+    if (fd >= 0)
+        close(fd);
+    free(root);
+    free(copy);
+    return rc;
+}
+
 /* The mount's source: the volume, or its subPath, made when missing (as the kubelet makes
  * subPath directories) and never a way out of the volume. */
 static int mount_src(struct vol__mnt *m, struct err *err)
@@ -101,51 +197,43 @@ static int mount_src(struct vol__mnt *m, struct err *err)
     const struct vol__src *v = m->vol;
     const char *sub = jx_str(m->vm, "subPath");
     struct stat st;
-    m->src = sub && *sub ? sb_fmt("%s/%s", v->host, sub) : strdup(v->host);
-    if (!m->src)
-        return err_set(err, -ENOMEM, "out of memory");
-    if (v->memory) { /* made in the pod's tmpfs */
+    int rc = 0;
+    if (v->memory || !sub || !*sub) { /* a tmpfs source's subPath is made in the pod's tmpfs */
+        m->src = sub && *sub ? sb_fmt("%s/%s", v->host, sub) : strdup(v->host);
+        if (!m->src)
+            return err_set(err, -ENOMEM, "out of memory");
+    } else if ((rc = resolve_in(v->host, sub, false, &m->src)) == -EXDEV) {
+        return err_set(err, rc, "subPath %s leads out of the volume", sub);
+    } else if (rc < 0) {
+        return err_set(err, rc, "subPath %s of %s: %s", sub, v->host, strerror(-rc));
+    }
+    if (v->memory) {
         m->dir = true;
         return 0;
     }
-    int rc = sub && *sub && stat(m->src, &st) < 0 ? fs_mkdir_p(m->src, 0755) : 0;
-    char *real = rc == 0 ? realpath(m->src, NULL) : NULL, *base = realpath(v->host, NULL);
-    size_t bl = base ? strlen(base) : 0;
-    if (rc == 0 && (!real || !base || stat(real, &st) < 0))
-        rc = -errno;
-    else if (rc == 0 && (strncmp(real, base, bl) || (real[bl] && real[bl] != '/')))
-        rc = -EXDEV;
-    m->dir = rc == 0 && S_ISDIR(st.st_mode);
-    free(real);
-    free(base);
-    if (rc == -EXDEV)
-        return err_set(err, rc, "subPath %s leads out of the volume", sub);
-    return rc < 0 ? err_set(err, rc, "%s: %s", m->src, strerror(-rc)) : 0;
+    if (stat(m->src, &st) < 0)
+        return err_set(err, -errno, "%s: %s", m->src, strerror(errno));
+    m->dir = S_ISDIR(st.st_mode);
+    return 0;
 }
 
 /* The mount point of a mount inside another, made in that one's source on the host (as a
- * container runtime makes it in the volume); in a tmpfs source vol__plan_memory makes it. */
+ * container runtime makes it in the volume, never outside it); in a tmpfs source
+ * vol__plan_memory makes it. */
 static int inner_point(const struct vol__ctr *c, const struct vol__mnt *m, struct err *err)
 {
     const struct vol__mnt *outer = &c->m[m->inside];
     if (outer->vol->memory)
         return 0;
-    char *p = sb_fmt("%s%s", outer->src, m->dst + strlen(outer->dst));
-    int rc = p ? 0 : -ENOMEM;
-    if (rc == 0 && m->dir) {
-        rc = fs_mkdir_p(p, 0755);
-    } else if (rc == 0) {
-        char *slash = strrchr(p, '/');
-        *slash = '\0';
-        rc = fs_mkdir_p(p, 0755);
-        *slash = '/';
-        FILE *f = rc == 0 ? fopen(p, "ae") : NULL;
-        rc = rc < 0 ? rc : f ? fclose(f) : -errno;
-    }
-    if (rc < 0)
-        err_set(err, rc, "mount point %s: %s", p ? p : m->dst, strerror(-rc));
-    free(p);
-    return rc;
+    char *real = NULL;
+    int rc = resolve_in(outer->src, m->dst + strlen(outer->dst) + 1, !m->dir, &real);
+    free(real);
+    if (rc == -EXDEV)
+        return err_set(err, rc, "mount point %s leads out of the volume %s", m->dst,
+                       outer->src);
+    return rc < 0 ? err_set(err, rc, "mount point %s in %s: %s", m->dst, outer->src,
+                            strerror(-rc))
+                  : 0;
 }
 
 /* Whether the template made dst as a directory (true when it did not make it). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "obj/dns.h"
 #include "obj/ferr.h"
 #include "obj/jx.h"
 
@@ -155,7 +156,7 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
         return rc;
     }
     case VK_PVC:
-        return 0;
+        return vol__claim_name_check(jx_str(src, "claimName"), p, err);
     case VK_DOWNWARD_API:
         return check_downward(pod_spec, jx_arr(src, "items"), p, err);
     case VK_PROJECTED:
@@ -168,20 +169,27 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
     }
 }
 
-/* mountPath: absolute, with no "..", not "/" itself; no subPathExpr. */
-static int check_mount(const json_t *vm, const char *p, struct err *err)
+int vol__check_mount(const json_t *vm, const char *p, struct err *err)
 {
     const char *mp = jx_str(vm, "mountPath");
-    bool up = false;
-    for (const char *c = mp ? mp : ""; *c; c += strcspn(c, "/"), c += *c == '/')
-        up |= strcspn(c, "/") == 2 && !strncmp(c, "..", 2);
+    bool up = false, root = true, ours = false; /* root: "/", "//", "/." */
+    for (const char *c = mp ? mp : ""; *c; c += strcspn(c, "/"), c += *c == '/') {
+        size_t n = strcspn(c, "/");
+        up |= n == 2 && !strncmp(c, "..", 2);
+        ours |= root && n == strlen(&NSR_HOST[1]) && !strncmp(c, &NSR_HOST[1], n);
+        root &= n == 0 || (n == 1 && *c == '.');
+    }
     if (!mp || mp[0] != '/')
         return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": must be an absolute "
                                      "path: jaxset run mounts it in the pod's root",
                        p, mp ? mp : "");
-    if (up || !mp[strspn(mp, "/")])
+    if (up || root)
         return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": %s", p, mp,
                        up ? "must not contain '..'" : "cannot be mounted over the root");
+    if (ours)
+        return err_set(err, -EINVAL, "%s.mountPath: Invalid value: \"%s\": " NSR_HOST " is "
+                                     "jaxset run's own (the host's large shadowed directories "
+                                     "are there)", p, mp);
     if (jx_str(vm, "subPathExpr"))
         return err_set(err, -EINVAL, "%s.subPathExpr: Forbidden: not supported by jaxset run "
                                      "(use subPath)", p);
@@ -204,7 +212,7 @@ static int check_pod(const struct manifest *m, const json_t *ps, const char *bas
         json_array_foreach (jx_arr(ps, ctr_lists[l]), i, c)
             json_array_foreach (jx_arr(c, "volumeMounts"), k, v) {
                 fpath_fmt(p, "%s.%s[%zu].volumeMounts[%zu]", base, ctr_lists[l], i, k);
-                int rc = check_mount(v, p, err);
+                int rc = vol__check_mount(v, p, err);
                 if (rc < 0)
                     return rc;
             }

@@ -49,7 +49,7 @@ static char *resolve_dst(const char *mount_path)
     for (size_t len = strlen(p);;) {
         char save = p[len];
         p[len] = '\0';
-        char *real = realpath(len ? p : "/", NULL);
+        char *real = nsr_host->realpath(len ? p : "/");
         p[len] = save;
         if (real) {
             char *out = sb_fmt("%s%s", strcmp(real, "/") ? real : "", p + len);

@@ -83,6 +83,13 @@ void vol__src_release(struct vol__src *s);
 /* hostPath's `type` check on this machine's files; with `create`, DirectoryOrCreate and
  * FileOrCreate make what is missing.  0 or a negative errno with err set. */
 int vol__host_path_check(const json_t *host_path, bool create, struct err *err);
+/* A volumeMount's mountPath as jaxset run can mount it: absolute, with no "..", not the root
+ * itself ("/", "/."), not under NSR_HOST; no subPathExpr.  0, or -EINVAL with err set, the field path `p` first. */
+int vol__check_mount(const json_t *vm, const char *p, struct err *err);
+/* Whether a claimName can be a claim's directory: the name of a PersistentVolumeClaim (a
+ * DNS-1123 subdomain: never "", ".", ".." or a path).  0, or -EINVAL with err set, the field
+ * path `p` (may be NULL) first. */
+int vol__claim_name_check(const char *claim, const char *p, struct err *err);
 /* Removes a directory tree without following symbolic links or leaving its file system. */
 void vol__rm_tree(const char *path);
 /* A Kubernetes quantity ("1Gi", "500m", "2", 1.5e3, or a JSON number) in base units.  0 or

@@ -49,6 +49,7 @@ static void set_release(struct strset *s)
 struct plan {
     struct nsr_plan *p;
     struct strset dirs, files, shadows; /* made by the plan, or shadowed */
+    struct strset linked;               /* shadows whose entries are links into NSR_HOST */
 };
 
 /* What a path is in the root built so far. */
@@ -63,20 +64,25 @@ static enum where where_is(const struct plan *x, const char *path, enum where pa
         return W_DIR;
     if (set_has(&x->files, path))
         return W_FILE;
-    if (parent == W_DIR || lstat(path, &st) < 0) /* a directory made holds what was made */
+    if (parent == W_DIR || nsr_host->lstat(path, &st) < 0) /* a directory made holds what was made */
         return W_NONE;
     return S_ISDIR(st.st_mode) ? W_HOST_DIR : W_HOST_OTHER;
 }
 
 /* Makes `path` (a directory, or a file when last and !dir) in `parent`, shadowing a host
- * parent first. */
-static int make(struct plan *x, const char *parent, enum where pw, const char *path, bool dir)
+ * parent first; `at` and `parent_at` are where they lie in the new root. */
+static int make(struct plan *x, const char *parent, const char *parent_at, enum where pw,
+                const char *path, const char *at, bool dir)
 {
     int rc = 0;
-    if (pw == W_HOST_DIR && (rc = nsr_plan_shadow(x->p, parent)) == 0)
+    if (pw == W_HOST_DIR && (rc = nsr_plan_shadow(x->p, parent, parent_at)) >= 0) {
+        bool linked = rc == 1;
         rc = set_add(&x->shadows, parent);
+        if (rc == 0 && linked)
+            rc = set_add(&x->linked, parent);
+    }
     if (rc == 0)
-        rc = nsr_plan_add(x->p, dir ? NSR_OP_DIR : NSR_OP_FILE, path, NULL, false);
+        rc = nsr_plan_add(x->p, dir ? NSR_OP_DIR : NSR_OP_FILE, at, NULL, false);
     return rc < 0 ? rc : set_add(dir ? &x->dirs : &x->files, path);
 }
 
@@ -90,55 +96,101 @@ static int point_error(const char *path, enum where w, bool dir, struct err *err
                    path);
 }
 
-/* The mount point `path` (absolute, clean, not "/"), a directory or a file. */
-static int plan_point(struct plan *x, const char *path, bool dir, struct err *err)
+/* Where `name`, an entry of `parent_at` in the new root, lies: there, or, when it is an entry
+ * of the host that a shadow of links stands for, where the link leads (NSR_HOST<parent_at>).
+ * 0 or -ENAMETOOLONG. */
+static int place(char *at, const char *parent_at, bool via_link, const char *name, size_t len)
 {
-    char cur[PATH_MAX], parent[PATH_MAX] = "/";
-    enum where w = W_SHADOW; /* the root: a tmpfs with the host's entries */
-    for (size_t i = 1;;) {
-        size_t e = i + strcspn(path + i, "/");
-        bool last = path[e] == '\0';
-        memcpy(cur, path, e);
-        cur[e] = '\0';
-        enum where c = where_is(x, cur, w);
-        if (c == W_NONE) {
-            int rc = make(x, parent, w, cur, dir || !last);
-            if (rc < 0)
-                return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
-            c = dir || !last ? W_DIR : W_FILE;
-        }
-        bool is_dir = c == W_DIR || c == W_SHADOW || c == W_HOST_DIR;
-        if (last && is_dir != dir)
-            return point_error(cur, c, dir, err);
-        if (!last && !is_dir)
-            return point_error(cur, c, true, err);
-        if (last)
-            return 0;
-        memcpy(parent, cur, e + 1);
-        w = c;
-        i = e + 1;
-    }
+    int n = snprintf(at, PATH_MAX, "%s%s/%.*s", via_link ? NSR_HOST : "",
+                     strcmp(parent_at, "/") ? parent_at : "", (int)len, name);
+    return n > 0 && n < PATH_MAX ? 0 : -ENAMETOOLONG;
 }
 
-/* Every mount point that lies in no other mount of its container, shallowest first. */
+/* A mount point `path` (absolute, clean, not "/"), a directory or a file, planned one
+ * component at a time: where it has got to. */
+struct walk {
+    const char *path;
+    bool dir, done;
+    size_t i;               /* the start of its next component */
+    enum where w;           /* what the parent (path[0..i-1]) is */
+    bool links;             /* the parent's entries are links into NSR_HOST */
+    char parent_at[PATH_MAX]; /* where the parent lies in the new root */
+};
+
+static void walk_init(struct walk *k, const char *path, bool dir)
+{
+    *k = (struct walk){.path = path, .dir = dir, .i = 1, .w = W_SHADOW}; /* the root: a tmpfs */
+    k->parent_at[0] = '/';
+}
+
+/* The next component of k's mount point: made when missing (its parent shadowed when it is a
+ * host directory).  0 or a negative errno with err set. */
+static int walk_step(struct plan *x, struct walk *k, struct err *err)
+{
+    char cur[PATH_MAX], parent[PATH_MAX], at[PATH_MAX];
+    const char *path = k->path;
+    size_t e = k->i + strcspn(path + k->i, "/");
+    bool last = path[e] == '\0', dir = k->dir;
+    size_t hl = strlen(NSR_HOST);
+    if (strlen(path) >= PATH_MAX)
+        return err_set(err, -ENAMETOOLONG, "mount point %.64s...: %s", path,
+                       strerror(ENAMETOOLONG));
+    if (!strncmp(path, NSR_HOST, hl) && (!path[hl] || path[hl] == '/')) /* vol_check's too */
+        return err_set(err, -EINVAL, "mount point %s: " NSR_HOST " is jaxset run's own", path);
+    memcpy(cur, path, e);
+    cur[e] = '\0';
+    snprintf(parent, sizeof(parent), "%.*s", k->i > 1 ? (int)(k->i - 1) : 1, path);
+    if (k->w == W_HOST_DIR && set_has(&x->shadows, parent)) { /* by another mount since */
+        k->w = W_SHADOW;
+        k->links = set_has(&x->linked, parent);
+    }
+    enum where c = where_is(x, cur, k->w);
+    bool via = k->links && c != W_NONE && c != W_DIR && c != W_FILE;
+    int rc = place(at, k->parent_at, via, path + k->i, e - k->i);
+    if (rc == 0 && c == W_NONE)
+        rc = make(x, parent, k->parent_at, k->w, cur, at, dir || !last);
+    if (rc < 0)
+        return err_set(err, rc, "mount point %s: %s", cur, strerror(-rc));
+    if (c == W_NONE)
+        c = dir || !last ? W_DIR : W_FILE;
+    bool is_dir = c == W_DIR || c == W_SHADOW || c == W_HOST_DIR;
+    if (last && is_dir != dir)
+        return point_error(cur, c, dir, err);
+    if (!last && !is_dir)
+        return point_error(cur, c, true, err);
+    k->done = last;
+    memcpy(k->parent_at, at, strlen(at) + 1);
+    k->links = set_has(&x->linked, cur);
+    k->w = c;
+    k->i = e + 1;
+    return 0;
+}
+
+/* Every mount point that lies in no other mount of its container, one level of directories
+ * at a time for all of them: a directory is shadowed before any in it, since a shadow made
+ * later would hide the earlier one's mount points (and what is made after it would be made
+ * in the host's directory bound back there). */
 static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err)
 {
-    for (size_t depth = 1;; depth++) {
-        bool deeper = false;
-        for (size_t c = 0; c < t->n_ctr; c++)
-            for (size_t i = 0; i < t->ctr[c].n; i++) {
-                const struct vol__mnt *m = &t->ctr[c].m[i];
-                size_t d = vol__depth(m->dst);
-                deeper |= d > depth;
-                if (d != depth || m->inside >= 0)
-                    continue;
-                int rc = plan_point(x, m->dst, m->dir, err);
-                if (rc < 0)
-                    return rc;
-            }
-        if (!deeper)
-            return 0;
+    size_t n = 0, left = 0;
+    for (size_t c = 0; c < t->n_ctr; c++)
+        n += t->ctr[c].n;
+    struct walk *w = calloc(n + 1, sizeof(*w));
+    if (!w)
+        return err_set(err, -ENOMEM, "out of memory");
+    for (size_t c = 0; c < t->n_ctr; c++)
+        for (size_t i = 0; i < t->ctr[c].n; i++)
+            if (t->ctr[c].m[i].inside < 0)
+                walk_init(&w[left++], t->ctr[c].m[i].dst, t->ctr[c].m[i].dir);
+    int rc = 0;
+    for (bool more = true; rc == 0 && more;) {
+        more = false;
+        for (size_t i = 0; rc == 0 && i < left; i++)
+            if (!w[i].done && (rc = walk_step(x, &w[i], err)) == 0)
+                more |= !w[i].done;
     }
+    free(w);
+    return rc;
 }
 
 int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err)
@@ -152,6 +204,7 @@ int vol__plan(const struct vol_tmpl *t, struct nsr_plan *plan, struct err *err)
     set_release(&x.dirs);
     set_release(&x.files);
     set_release(&x.shadows);
+    set_release(&x.linked);
     return rc;
 }
 

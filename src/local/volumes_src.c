@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "local/rundir.h"
+#include "obj/dns.h"
 #include "obj/fs.h"
 #include "obj/jx.h"
 #include "obj/sbuf.h"
@@ -276,17 +277,30 @@ int vol_pvc_check(const char *arg, struct err *err)
     return 0;
 }
 
+int vol__claim_name_check(const char *claim, const char *p, struct err *err)
+{
+    struct dns_msgs msgs;
+    if (claim && !dns_1123_subdomain(claim, &msgs))
+        return 0;
+    return err_set(err, -EINVAL, "%s%sclaimName: Invalid value: \"%s\": %s (a claim is a "
+                                 "PersistentVolumeClaim, named so; jaxset run makes it "
+                                 "<run dir>/volumes/<claimName>)",
+                   p ? p : "", p ? "." : "", claim ? claim : "",
+                   claim ? msgs.v[0] : "a claim's name is required");
+}
+
 static int make_claim(struct vol_pod *vp, const json_t *pvc, struct vol__src *s,
                       struct err *err)
 {
     const char *claim = jx_str(pvc, "claimName");
-    if (!claim || !*claim || strchr(claim, '/'))
-        return err_set(err, -EINVAL, "claimName: must be a claim's name");
+    int rc = vol__claim_name_check(claim, NULL, err);
+    if (rc < 0)
+        return rc;
     s->ro = jx_bool_or(pvc, "readOnly", false);
     s->host = vol_claim_dir(vp->vr, claim);
     if (!s->host)
         return err_set(err, -ENOMEM, "out of memory");
-    int rc = fs_mkdir_p(s->host, 0700); /* an existing one (--pvc, an earlier pod) is kept */
+    rc = fs_mkdir_p(s->host, 0700); /* an existing one (--pvc, an earlier pod) is kept */
     return rc < 0 ? err_set(err, rc, "%s: %s", s->host, strerror(-rc)) : 0;
 }
 

@@ -45,6 +45,8 @@ def main():
     check_cluster_admits_what_fails_later(suite)
     check_no_replicated_jobs_admitted(suite)
     check_jaxjob_image_required(suite)
+    check_volume_paths_refused_as_the_api_server_refuses_them(suite)
+    check_claim_names_that_are_no_claims_refused_by_run(suite)
     suite.finish()
 
 
@@ -115,6 +117,106 @@ def check_validate_modes(suite):
         rc, out, err = run(cmd, "--validate=maybe", "examples/jaxjob.yaml")
         suite.check(f"{cmd} --validate=maybe: usage error",
                     rc == 2 and "--validate" in err and out == "", f"rc={rc}\n{out}{err}")
+
+
+VOL_JOBSET = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm}
+data: {k: v}
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: vols}
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: c
+              command: ["true"]
+              volumeMounts: [{name: v, mountPath: %s}]
+            volumes:
+            - name: v
+              %s
+"""
+POD = "spec.replicatedJobs[0].template.spec.template.spec"
+
+
+def validate_volume(tmp, mount_path, source, *flags):
+    path = os.path.join(tmp, "vols.yaml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(VOL_JOBSET % (mount_path, source))
+    return run("validate", *flags, path)
+
+
+def check_volume_paths_refused_as_the_api_server_refuses_them(suite):
+    """kubernetes validation.go: validateKeyToPath and validateDownwardAPIVolumeFile
+    (ValidateLocalNonReservedPath: relative, no '..' element, not starting with '..') for
+    items[].path of configMap, secret, downwardAPI and projected sources;
+    validateHostPathVolumeSource (validatePathNoBacksteps)."""
+    import tempfile
+    item = "{key: k, path: %s}"
+    down = "{path: %s, fieldRef: {fieldPath: metadata.name}}"
+    cases = []
+    for path, why in (("../x", "must not contain '..'"), ("/abs/x", "must be a relative path"),
+                      ("..data/x", "must not start with '..'"), ("..a", "must not start with '..'"),
+                      ("a/../b", "must not contain '..'")):
+        cases += [
+            (f"configMap: {{name: cm, items: [{item % path}]}}",
+             f"volumes[0].configMap.items[0].path: Invalid value: \"{path}\": {why}"),
+            (f"secret: {{secretName: s, optional: true, items: [{item % path}]}}",
+             f"volumes[0].secret.items[0].path: Invalid value: \"{path}\": {why}"),
+            (f"downwardAPI: {{items: [{down % path}]}}",
+             f"volumes[0].downwardAPI.items[0].path: Invalid value: \"{path}\": {why}"),
+            (f"projected: {{sources: [{{configMap: {{name: cm, items: [{item % path}]}}}}]}}",
+             f"volumes[0].projected.sources[0].configMap.items[0].path: Invalid value: "
+             f"\"{path}\": {why}"),
+        ]
+    cases += [("hostPath: {path: /tmp/../etc}",
+               "volumes[0].hostPath.path: Invalid value: \"/tmp/../etc\": must not contain '..'"),
+              ("persistentVolumeClaim: {claimName: ''}",
+               "volumes[0].persistentVolumeClaim.claimName: Required value")]
+    with tempfile.TemporaryDirectory() as d:
+        for source, want in cases:
+            for flags in (("--cluster",), ()):
+                rc, out, err = validate_volume(d, "/d", source, *flags)
+                suite.check(f"{source} {flags}: exit 2 naming the field",
+                            rc == 2 and f"{POD}.{want}" in err, f"rc={rc}\n{out}{err}")
+        for path in ("..b", "a..", "b/..c", "./x"):  # what the API server lets through
+            rc, out, err = validate_volume(d, "/d", f"configMap: {{name: cm, items: "
+                                                   f"[{item % repr(path)}]}}", "--cluster")
+            ok = not path.startswith("..")
+            suite.check(f"items path {path!r}: as the API server", (rc == 0) == ok, err)
+        # mountPath "/." is the API server's to accept (ValidateVolumeMounts asks only for one,
+        # unique); jaxset run cannot mount over the root it is
+        rc, out, err = validate_volume(d, "/.", "emptyDir: {}", "--cluster")
+        suite.check("mountPath /.: valid for the cluster", rc == 0, err)
+        for mp in ("/.", "//", "/./."):
+            rc, out, err = validate_volume(d, mp, "emptyDir: {}")
+            suite.check(f"mountPath {mp}: refused by run's validation",
+                        rc == 2 and f'volumeMounts[0].mountPath: Invalid value: "{mp}": cannot '
+                        "be mounted over the root" in err, f"rc={rc}\n{err}")
+
+
+def check_claim_names_that_are_no_claims_refused_by_run(suite):
+    """The API server asks a claimName to be set only (validatePersistentClaimVolumeSource);
+    no claim can be named "." or ".." (a PersistentVolumeClaim's name is a DNS-1123
+    subdomain), and jaxset run would make <run dir>/volumes/.. of it: validate and run refuse
+    such a name with its field path."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for claim in (".", "..", "a/b", "UP"):
+            src = f"persistentVolumeClaim: {{claimName: '{claim}'}}"
+            rc, out, err = validate_volume(d, "/d", src, "--cluster")
+            suite.check(f"claimName {claim!r}: the API server's to accept", rc == 0, err)
+            rc, out, err = validate_volume(d, "/d", src)
+            suite.check(f"claimName {claim!r}: refused for jaxset run",
+                        rc == 2 and f"{POD}.volumes[0].persistentVolumeClaim.claimName: "
+                        f"Invalid value: \"{claim}\"" in err, f"rc={rc}\n{err}")
 
 
 ALWAYS_JOBSET = """apiVersion: jobset.x-k8s.io/v1alpha2

@@ -10,9 +10,9 @@ includes: a file of src/<layer>/ includes headers of its own layer and of the la
 only (obj <- api <- core <- {local, kube} <- cli: local and kube never include each other);
 src/kube is itself a stack of rooms, each using only the rooms below it (kube/client <-
 kube/cache <- kube/serve <- kube/webhook <- kube/ctl); a private header (*_int.h) is included
-only from its own folder, or by a unit test of that layer (tests/unit/test_*.c whose lowest
-included layer, the one it links, is that layer); libyaml's header only in obj, libcurl's only
-in kube/client, libmicrohttpd's only in kube/serve, OpenSSL's only in kube/webhook; src/ and
+only from its own folder, or by a unit test or fuzz target of that layer (tests/unit/test_*.c,
+fuzz/fuzz_*.c whose lowest included layer, the one it links, is that layer); libyaml's header
+only in obj, libcurl's only in kube/client, libmicrohttpd's only in kube/serve, OpenSSL's only in kube/webhook; src/ and
 src/kube hold no folder that is not a layer or a room.
 links: each layer's (and room's) library links only layers above it, libyaml only in obj,
 libcurl only in kube/client, libmicrohttpd only in kube/serve, libcrypto only in kube/webhook.
@@ -121,7 +121,8 @@ def check_file(path, layer, errors):
             errors.append(f"{where}: {layer} may not include {other} (it is not above {layer})")
         if hrel.endswith("_int.h"):
             own = layer == other
-            unit_test = (rel.startswith(os.path.join("tests", "unit", "test_"))
+            unit_test = (rel.startswith((os.path.join("tests", "unit", "test_"),
+                                         os.path.join("fuzz", "fuzz_")))
                          and tests == {other})
             if not (own or unit_test):
                 errors.append(f"{where}: {hrel} is private to src/{other}")

@@ -401,6 +401,26 @@ INVALID = [
      f"{RJ_POD}.volumes[0].hostPath: /nonexistent/jaxset-file (type File): No such file"),
     ("initmnt", invalid("initmnt", [], [], init=[py("i", "pass", [mount("w", "/d")])]),
      f'{RJ_POD}.initContainers[0].volumeMounts[0].name: Not found: "w"'),
+    # no claim is named so; the run directory itself or every claim would be mounted
+    ("dotdot", invalid("dotdot", [{"name": "v", "persistentVolumeClaim": {"claimName": ".."}}],
+                       [mount("v", "/d")]),
+     f'{RJ_POD}.volumes[0].persistentVolumeClaim.claimName: Invalid value: ".."'),
+    ("dot", invalid("dot", [{"name": "v", "persistentVolumeClaim": {"claimName": "."}}],
+                    [mount("v", "/d")]),
+     f'{RJ_POD}.volumes[0].persistentVolumeClaim.claimName: Invalid value: "."'),
+    ("rootdot", invalid("rootdot", [{"name": "v"}], [mount("v", "/.")]),
+     f'{RJ_POD}.containers[0].volumeMounts[0].mountPath: Invalid value: "/.": cannot be '
+     "mounted over the root"),
+    ("itemup", invalid("itemup", [{"name": "v", "configMap": {"name": "cm", "items": [
+        {"key": "k", "path": "..data/x"}]}}], [mount("v", "/d")], [config_map("cm", {"k": "1"})]),
+     f'{RJ_POD}.volumes[0].configMap.items[0].path: Invalid value: "..data/x": must not start '
+     "with '..'"),
+    ("ours", invalid("ours", [{"name": "v"}], [mount("v", "//.jaxset-host/tmp/x")]),
+     f'{RJ_POD}.containers[0].volumeMounts[0].mountPath: Invalid value: "//.jaxset-host/tmp/x": '
+     "/.jaxset-host is jaxset run's own"),
+    ("hostup", invalid("hostup", [{"name": "v", "hostPath": {"path": "/tmp/../etc"}}],
+                       [mount("v", "/d")]),
+     f'{RJ_POD}.volumes[0].hostPath.path: Invalid value: "/tmp/../etc": must not contain \'..\''),
 ]
 
 
@@ -414,6 +434,120 @@ def invalid_volumes_exit_2_in_validate_and_run():
         assert r.rc == 2 and want in r.err, (name, r.describe())
         assert not os.path.exists(os.path.join(r.home, "runs")), (name, os.listdir(r.home))
         assert not r.leftovers(), name
+
+
+@test
+def sub_path_through_a_link_out_of_the_volume_makes_nothing_outside():
+    # kubernetes subpath_linux.go doSafeMakeDir: checked before anything is made, not after
+    r0 = Run("")
+    vol, out = os.path.join(r0.home, "vol"), os.path.join(r0.home, "outside")
+    os.makedirs(os.path.join(vol, "real"))
+    os.makedirs(out)
+    os.symlink(out, os.path.join(vol, "link"))
+    os.symlink("real", os.path.join(vol, "in"))  # a link that stays in the volume is followed
+    for kind, source, args in (
+            ("hostPath", {"hostPath": {"path": vol}}, ()),
+            ("pvc", {"persistentVolumeClaim": {"claimName": "data"}}, ("--pvc", f"data={vol}"))):
+        for sub, ok in (("link/new/deeper", False), ("in/new", True)):
+            c = py("c", "open('/d/f', 'w').write('x'); print('ran')", [mount("v", "/d",
+                                                                                 subPath=sub)])
+            r = Run(manifest(jobset(f"sub{kind.lower()}", [c], [dict(name="v", **source)])),
+                    *args).run()
+            if ok:
+                assert r.rc == 0 and "] ran" in r.out, (kind, r.describe())
+                assert os.path.exists(os.path.join(vol, "real", "new", "f")), kind
+                continue
+            assert r.rc != 0 and "subPath link/new/deeper leads out of the volume" in \
+                r.out + r.err, (kind, r.describe())
+            assert os.listdir(out) == [], (kind, os.listdir(out))  # nothing made at the target
+            assert not r.leftovers(), kind
+
+
+RO_CLAIM = """import errno, os
+for p in ('/ckpt/x', os.environ['CLAIM'] + '/x', os.environ['HP'] + '/x', '/rw/x'):
+    try:
+        open(p, 'w').write('x')
+        print('wrote', p)
+    except OSError as e:
+        print('refused', p, errno.errorcode[e.errno])
+"""
+
+
+@test
+def read_only_volumes_are_read_only_where_their_source_lies_too():
+    # a pod finds the run directory (NSS_WRAPPER_HOSTS): a read-only claim's directory there,
+    # and a read-only hostPath at its own path, refuse writes as the mount does
+    r = Run("")
+    hp = os.path.join(r.home, "hp")
+    os.makedirs(hp)
+    claim = os.path.join(r.home, "runs", "roclaim", "latest", "volumes", "ckpt")
+    c = py("c", RO_CLAIM, [mount("ckpt", "/ckpt"), mount("hp", "/hp", readOnly=True),
+                           mount("rw", "/rw")],
+           env=[{"name": "CLAIM", "value": claim}, {"name": "HP", "value": hp}])
+    vols = [{"name": "ckpt", "persistentVolumeClaim": {"claimName": "ckpt", "readOnly": True}},
+            {"name": "hp", "hostPath": {"path": hp}}, {"name": "rw", "emptyDir": {}}]
+    with open(r.path, "w", encoding="utf-8") as f:
+        f.write(manifest(jobset("roclaim", [c], vols)))
+    r.run()
+    assert r.rc == 0, r.describe()
+    for p in ("/ckpt/x", claim + "/x", hp + "/x"):
+        assert f"[roclaim-w-0-0] refused {p} EROFS" in r.out, r.describe()
+    assert "[roclaim-w-0-0] wrote /rw/x" in r.out, r.describe()
+    assert os.listdir(hp) == [] and not os.path.exists(os.path.join(r.run_dir("roclaim"),
+                                                                    "volumes", "ckpt", "x"))
+
+
+NESTED = """import os
+d = os.environ['D']
+for p in (d + '/x/f', d + '/sub/y/f'):
+    open(p, 'w').write(p)
+print('entries', len(os.listdir(d)), os.path.exists(d + '/e299'), sorted(os.listdir(d + '/sub')))
+"""
+
+
+@test
+def nested_mounts_in_a_host_directory_of_more_than_256_entries():
+    # the directory is shadowed by links into /.jaxset-host; its subdirectory sub, shadowed
+    # in turn for y, lies where the link leads
+    d = tempfile.mkdtemp(prefix="jaxset-big-")
+    try:
+        for i in range(300):
+            open(os.path.join(d, f"e{i}"), "w").close()
+        os.makedirs(os.path.join(d, "sub", "kept"))
+        host = Host(os.path.join(d, "x"), os.path.join(d, "sub", "y"))
+        c = py("c", NESTED, [mount("a", d + "/x"), mount("b", d + "/sub/y")],
+               env=[{"name": "D", "value": d}])
+        r = Run(manifest(jobset("nested", [c], [{"name": "a", "emptyDir": {}},
+                                                {"name": "b", "emptyDir": {}}]))).run()
+        assert r.rc == 0, r.describe()
+        assert "[nested-w-0-0] entries 302 True ['kept', 'y']" in r.out, r.describe()
+        host.check(r)
+    finally:
+        shutil.rmtree(d)
+
+
+MANY = """n = sum(1 for line in open('/proc/self/mountinfo') if line.split()[4].startswith('/m/'))
+print('mounts', n)
+"""
+
+
+@test
+def a_thousand_volume_mounts_start_or_are_refused_before_anything_starts():
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    c = py("c", MANY, [mount("v", f"/m/{i}") for i in range(1100)])
+    text = manifest(jobset("many", [c], [{"name": "v", "emptyDir": {}}]))
+    if hard == resource.RLIM_INFINITY or hard >= 2000:  # the soft limit is raised for them
+        r = Run(text)
+        r.args = ["prlimit", "--nofile=1024:" + str(min(hard, 65536)), "--"] + r.args
+        r.run(timeout=120)
+        assert r.rc == 0 and "[many-w-0-0] mounts 1100" in r.out, r.describe()
+    r = Run(text)
+    r.args = ["prlimit", "--nofile=1024:1024", "--"] + r.args
+    r.run()
+    assert r.rc == 2 and "container c: 1100 volumeMounts" in r.err and \
+        "limit of open files here is 1024" in r.err, r.describe()
+    assert "[many-" not in r.out, r.describe()  # nothing started
 
 
 if __name__ == "__main__":

@@ -188,6 +188,72 @@ static void test_plan_big_shadow_links(void **state)
     free(d);
 }
 
+/* A directory of a big shadow is a link into NSR_HOST: a mount point in it is made where the
+ * link leads (its shadow there), not at the link (a tmpfs there would find no directory). */
+static void test_plan_point_in_a_big_shadows_subdirectory_lies_where_its_link_leads(void **state)
+{
+    (void)state;
+    char *d = mkdtemp_in("/tmp/jaxset-unit-XXXXXX"), x[PATH_MAX], y[PATH_MAX], sub[PATH_MAX];
+    char at[PATH_MAX + 64], name[16];
+    for (int i = 0; i <= NSR_SHADOW_BINDS; i++) {
+        snprintf(name, sizeof(name), "e%d", i);
+        touch(d, name);
+    }
+    snprintf(sub, sizeof(sub), "%s/sub", d);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(x, sizeof(x), "%s/x", d);
+    snprintf(y, sizeof(y), "%s/sub/y", d);
+    const char *dst[] = {x, y};
+    const bool dir[] = {true, true};
+    struct fake f;
+    struct nsr_plan p = {0};
+    struct err e = {{0}};
+    fake(&f, 2, dst, dir);
+    assert_int_equal(vol__plan(&f.t, &p, &e), 0);
+    assert_true(find_op(&p, NSR_OP_DIR, x) >= 0);            /* in d's shadow */
+    assert_int_equal(find_op(&p, NSR_OP_TMPFS, sub), -1);     /* not at the link */
+    snprintf(at, sizeof(at), NSR_HOST "%s", sub);
+    long shadow = find_op(&p, NSR_OP_TMPFS, at);
+    assert_true(shadow >= 0);
+    snprintf(at, sizeof(at), NSR_HOST "%s/sub/y", d);
+    assert_true(find_op(&p, NSR_OP_DIR, at) > shadow);
+    nsr_plan_release(&p);
+    for (int i = 0; i <= NSR_SHADOW_BINDS; i++) {
+        snprintf(at, sizeof(at), "%s/e%d", d, i);
+        unlink(at);
+    }
+    rmdir(sub);
+    rmdir(d);
+    free(d);
+}
+
+/* A shallow directory shadowed after a deeper one would hide the deeper shadow's mount points
+ * and what is made in it later would be made in the host's directory bound back there:
+ * shadows go shallowest first, whatever the depth of the mount points that need them. */
+static void test_plan_shadows_a_directory_before_the_directories_in_it(void **state)
+{
+    (void)state;
+    char *d = mkdtemp_in("/tmp/jaxset-unit-XXXXXX"), ckpt[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+    snprintf(ckpt, sizeof(ckpt), "%s/ckpt", d);
+    assert_int_equal(mkdir(ckpt, 0755), 0);
+    snprintf(a, sizeof(a), "%s/ckpt/x", d);       /* shadows d/ckpt */
+    snprintf(b, sizeof(b), "%s/new/a/b/c/d/e", d); /* deeper, shadows d */
+    const char *dst[] = {a, b};
+    const bool dir[] = {true, true};
+    struct fake f;
+    struct nsr_plan p = {0};
+    struct err e = {{0}};
+    fake(&f, 2, dst, dir);
+    assert_int_equal(vol__plan(&f.t, &p, &e), 0);
+    long outer = find_op(&p, NSR_OP_TMPFS, d), inner = find_op(&p, NSR_OP_TMPFS, ckpt);
+    assert_true(outer >= 0 && inner > outer);
+    assert_true(find_op(&p, NSR_OP_DIR, a) > inner);
+    nsr_plan_release(&p);
+    rmdir(ckpt);
+    rmdir(d);
+    free(d);
+}
+
 static void test_plan_conflict(void **state)
 {
     (void)state;
@@ -216,6 +282,8 @@ int main(void)
         cmocka_unit_test(test_files_has),
         cmocka_unit_test(test_plan_points),
         cmocka_unit_test(test_plan_big_shadow_links),
+        cmocka_unit_test(test_plan_point_in_a_big_shadows_subdirectory_lies_where_its_link_leads),
+        cmocka_unit_test(test_plan_shadows_a_directory_before_the_directories_in_it),
         cmocka_unit_test(test_plan_conflict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
