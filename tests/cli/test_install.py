@@ -47,6 +47,16 @@ def main():
         modules = [os.path.join(d, f) for d, _, fs in os.walk(prefix) for f in fs
                    if f == "libjaxset_rx.so"]
         suite.check("the RE2 module is installed", len(modules) == 1, str(modules))
+        for rel in ("share/man/man1/jaxset.1", "share/bash-completion/completions/jaxset",
+                    "share/zsh/vendor-completions/_jaxset"):
+            path = os.path.join(prefix, rel)
+            ok = os.path.isfile(path) and os.path.getsize(path) > 0
+            suite.check(f"{rel} is installed", ok, path)
+        with open(os.path.join(prefix, "share/man/man1/jaxset.1"), encoding="utf-8") as f:
+            man = f.read()
+        help_run = subprocess.run([BIN, "help", "run"], capture_output=True, text=True).stdout
+        suite.check("the manual page holds every command's help",
+                    ".SH RUN" in man and help_run.splitlines()[0] in man, man[:300])
         path = os.path.join(tmp, "pat.yaml")
         with open(path, "w", encoding="utf-8") as f:
             f.write(JOB)

@@ -113,8 +113,12 @@ static void deep_stacks(void **state)
     unsigned r1 = 0, r2 = 0;
     struct kc_fiber *f1 = kc_fiber_new(deep_fiber, &r1, 0), *f2 = kc_fiber_new(deep_fiber, &r2, 0);
     int resumes = 0;
-    while (!(kc_fiber_resume(f1) & kc_fiber_resume(f2)))
+    for (;;) { /* both resumed every round, whether or not the other one is done */
+        bool done1 = kc_fiber_resume(f1), done2 = kc_fiber_resume(f2);
+        if (done1 && done2)
+            break;
         resumes++;
+    }
     unsigned want = 0;
     for (int n = 1; n <= 300; n++)
         want += (unsigned)(n & 0xff);

@@ -567,7 +567,7 @@ static const char *const tricky[] = {
     "---", "...", "--- x", "? x", "?", ":", ": x", "a:", "a: b", "a:b", "a #b", "a#b", "#c",
     "&a", "*a", "!t", "|", ">", "'q'", "\"d\"", "%p", "@a", "`b", "[x]", "{x}", ",", "<<",
     "=", "tab\there", "\t", "cr\r", "x\r\ny", "nul\0x", "é ✓", "\xc2\x85", "\xe2\x80\xa8",
-    "\xef\xbb\xbf" "bom", "\x7f", "\xc2\x9f", "\n", "\n\n", "a\n", "a\nb", "a\n\n", "\na",
+    ("\xef\xbb\xbf" "bom"), "\x7f", "\xc2\x9f", "\n", "\n\n", "a\n", "a\nb", "a\n\n", "\na",
     " a\nb", "a\n b\n", "a \nb", "a\n  \n", "  \n  x", "a\tb\nc", "# not\n# comment",
     "key: value\n- item\n", "--- doc\n...", "x\n---\ny", "\"", "'", "\\", "\\n",
 };
