@@ -90,6 +90,7 @@ class View:
     record: Record
     jobset: Dict[str, Any]
     pods: List[Dict[str, Any]]
+    jaxjob: Optional[Dict[str, Any]] = None  # a JAXJob's run: the JAXJob with its status
 
     @property
     def state(self) -> str:
@@ -260,7 +261,9 @@ class Store:
         items = self._get(rec.name)
         if not items or annotation(items[0], RUN_DIR) != rec.run_dir:
             raise NotFoundError(f"{rec.kind} {rec.namespace}/{rec.name} not found")
-        return View(record=rec, jobset=items[0], pods=items[1:])
+        return View(record=rec, jobset=items[0],
+                    pods=[i for i in items[1:] if i.get("kind") == "Pod"],
+                    jaxjob=next((i for i in items if i.get("kind") == "JAXJob"), None))
 
     def events(self, rec: Record, kind: str = "JobSet") -> List[Event]:
         """The run's events (events.log) as Events about the job, and why jaxset ended when

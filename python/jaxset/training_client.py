@@ -44,69 +44,8 @@ JOB_CONDITIONS = {CREATED, RUNNING, RESTARTING, SUCCEEDED, FAILED}
 Job = Dict[str, Any]
 
 
-def _cond(ctype: str, status: str, reason: str, message: str, when: str) -> Dict[str, str]:
-    return {"type": ctype, "status": status, "reason": reason, "message": message,
-            "lastUpdateTime": when, "lastTransitionTime": when}
-
-
 def has_condition(conditions: List[Mapping[str, Any]], ctype: str) -> bool:
     return any(c.get("type") == ctype and c.get("status") == "True" for c in conditions)
-
-
-def _restarting(v: _local.View, pods: Dict[int, Dict[str, Any]]) -> bool:
-    """A process waits for its in-place restart, or a gang restart is bringing pods back."""
-    for p in pods.values():
-        for cs in (p.get("status") or {}).get("containerStatuses") or []:
-            if "terminated" in (cs.get("state") or {}) and _local.pod_phase(p) == "Running":
-                return True
-    restarts = int(v.jobset_status.get("restarts") or 0)
-    running = sum(1 for p in pods.values() if _local.pod_phase(p) == "Running")
-    return restarts > 0 and running < len(pods)
-
-
-def job_status(v: _local.View) -> Dict[str, Any]:
-    """The JAXJob status (Training Operator v1 JobStatus) derived from the run."""
-    rec = v.record
-    label = f"{rec.namespace}/{rec.name}"
-    pods = _local.select_pods(v, WORKER_RJOB)
-    phases = [_local.pod_phase(p) for p in pods.values()]
-    active = phases.count("Running")
-    now = _local.now_rfc3339()
-    started, updated = rec.created, now
-    conds = [_cond(CREATED, "True", "JAXJobCreated", f"JAXJob {rec.name} is created.",
-                   rec.created)]
-    term = v.terminal
-    if term:
-        if pods:
-            conds.append(_cond(RUNNING, "False", "JAXJobRunning",
-                               f"JAXJob {label} is running.", started))
-        jc = v.jobset_condition("Completed" if term == "Completed" else "Failed") or {}
-        when = jc.get("lastTransitionTime") or updated
-        if term == "Completed":
-            conds.append(_cond(SUCCEEDED, "True", "JAXJobSucceeded",
-                               f"JAXJob {label} successfully completed.", when))
-        else:
-            conds.append(_cond(FAILED, "True", "JAXJobFailed", v.failure_message, when))
-    elif v.jobset_condition("Suspended"):
-        conds.append(_cond(SUSPENDED, "True", "JAXJobSuspended",
-                           f"JAXJob {rec.name} is suspended.", updated))
-    elif _restarting(v, pods):
-        conds.append(_cond(RESTARTING, "True", "JAXJobRestarting",
-                           f"JAXJob {label} is restarting because a worker failed.", updated))
-    elif active > 0:
-        conds.append(_cond(RUNNING, "True", "JAXJobRunning", f"JAXJob {label} is running.",
-                           started))
-    status: Dict[str, Any] = {
-        "conditions": conds,
-        "replicaStatuses": {"Worker": {"active": active,
-                                       "succeeded": phases.count("Succeeded"),
-                                       "failed": phases.count("Failed")}},
-        "startTime": started,
-        "lastReconcileTime": updated,
-    }
-    if term == "Completed":
-        status["completionTime"] = conds[-1]["lastTransitionTime"]
-    return status
 
 
 class LocalTrainingBackend:
@@ -152,7 +91,7 @@ class LocalTrainingBackend:
         meta = obj.setdefault("metadata", {})
         meta.update({"name": rec.name, "namespace": rec.namespace,
                      "creationTimestamp": rec.created})
-        obj["status"] = job_status(self.store.view(rec))
+        obj["status"] = (self.store.view(rec).jaxjob or {}).get("status") or {}
         return obj
 
     def jobs(self, namespace: Optional[str]) -> List[Job]:

@@ -135,9 +135,20 @@ static int list_all(const char *fmt)
     return rc;
 }
 
+/* The JobSet and its pods; for a JAXJob's run, then the JAXJob with the status the run kept
+ * (local/runner_state.c), created when the run started. */
 static int print_objects(const struct runs_run *r, bool json)
 {
-    return print_list(pods_run_list(r->jobset, r->pods, r->jobs, runs_state(r), r->dir), json);
+    json_t *list = pods_run_list(r->jobset, r->pods, r->jobs, runs_state(r), r->dir);
+    json_t *jj = json_deep_copy(jx_obj(r->run, "jaxjob"));
+    if (list && jj) {
+        json_t *meta = jx_obj(jj, "metadata");
+        if (json_is_object(meta) && jx_str(r->run, "startTime"))
+            jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
+        json_array_append(jx_arr(list, "items"), jj);
+    }
+    json_decref(jj);
+    return print_list(list, json);
 }
 
 static int show(const char *name, const char *fmt)
