@@ -15,7 +15,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
-from . import _binary
+from . import _binary, _local
 from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, KubeConfigError,
                      parse_field_errors)
 from .types import Event, KubernetesBackendConfig
@@ -210,32 +210,9 @@ class Kube:
 
     def follow_pods(self, kind: str, name: str, pods: List[str], container: str,
                     ns: Optional[str] = None) -> Dict[str, str]:
-        """`logs -f --pod P` of each pod at once: prints ``[Pod <name>]: <line>`` as lines
-        come; returns every pod's text once every log ended."""
-        out: "queue.Queue[tuple]" = queue.Queue()
-
-        def pump(pod: str) -> None:
-            try:
-                for line in self.stream("logs", f"{kind}/{name}", "-f", "--pod", pod, "-c",
-                                        container, ns=ns):
-                    out.put((pod, line, None))
-                out.put((pod, None, None))
-            except Exception as e:  # noqa: BLE001 - handed to the caller
-                out.put((pod, None, e))
-        for p in pods:
-            threading.Thread(target=pump, args=(p,), daemon=True).start()
-        logs: Dict[str, List[str]] = {p: [] for p in pods}
-        left, err = len(pods), None
-        while left:
-            pod, line, e = out.get()
-            if line is None:
-                left, err = left - 1, err or e
-                continue
-            print(f"[Pod {pod}]: {line}", flush=True)
-            logs[pod].append(line)
-        if err is not None:
-            raise err
-        return {p: "".join(f"{ln}\n" for ln in lines) for p, lines in logs.items()}
+        """`logs -f --pod P` of each pod at once (see _local.follow_pods)."""
+        return _local.follow_pods({p: (lambda p=p: self.stream(
+            "logs", f"{kind}/{name}", "-f", "--pod", p, "-c", container, ns=ns)) for p in pods})
 
     def wait_until(self, check: Callable[[], Any], timeout: float,
                    watches: Sequence[Sequence[str]]) -> Any:

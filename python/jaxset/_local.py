@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import subprocess
 import tempfile
@@ -351,3 +352,44 @@ def select_pods(v: View, rjob: str) -> Dict[int, Dict[str, Any]]:
         if idx not in out or key >= out[idx][:2]:
             out[idx] = (key[0], key[1], p)
     return {i: t[2] for i, t in sorted(out.items())}
+
+
+def poll_until(check: Callable[[], Any], timeout: float, interval: float) -> Any:
+    """check() every `interval` seconds until it returns something other than None (returned)
+    or `timeout` seconds pass (None)."""
+    end = time.monotonic() + timeout
+    while True:
+        out = check()
+        left = end - time.monotonic()
+        if out is not None or left <= 0:
+            return out
+        time.sleep(min(interval, left))
+
+
+def follow_pods(streams: Mapping[str, Callable[[], Iterator[str]]]) -> Dict[str, str]:
+    """Reads every pod's stream (`streams`: pod name -> its lines) at once, printing
+    ``[Pod <name>]: <line>`` as lines come; returns every pod's text once every stream ended
+    (the first stream's error raised then)."""
+    out: "queue.Queue[Tuple[str, Optional[str], Optional[BaseException]]]" = queue.Queue()
+
+    def pump(pod: str) -> None:
+        try:
+            for line in streams[pod]():
+                out.put((pod, line, None))
+            out.put((pod, None, None))
+        except Exception as e:  # noqa: BLE001 - handed to the caller
+            out.put((pod, None, e))
+    for p in streams:
+        threading.Thread(target=pump, args=(p,), daemon=True).start()
+    logs: Dict[str, List[str]] = {p: [] for p in streams}
+    left, err = len(logs), None
+    while left:
+        pod, line, e = out.get()
+        if line is None:
+            left, err = left - 1, err or e
+            continue
+        print(f"[Pod {pod}]: {line}", flush=True)
+        logs[pod].append(line)
+    if err is not None:
+        raise err
+    return {p: "".join(f"{ln}\n" for ln in lines) for p, lines in logs.items()}

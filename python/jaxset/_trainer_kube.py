@@ -11,8 +11,9 @@ from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Optional, Set, Union
 
 from . import _func, _kubecli as kj, runtimes
-from ._trainer_local import (INITIALIZERS, JOB_STATUSES, STEP_RJOBS, job_name, node_fields,
-                             print_runtime_packages, runtime_name)
+from ._trainer_local import (INITIALIZERS, STEP_RJOBS, TRAINJOB_KIND,
+                             node_fields, print_runtime_packages, runtime_name, train_options,
+                             trainjob_object, wait_args)
 from .errors import ApiNotFoundError, NotFoundError
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
                     UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
@@ -20,7 +21,6 @@ from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJ
 
 logger = logging.getLogger(__name__)
 
-TRAINJOB_KIND, TRAINJOB_API_VERSION = "TrainJob", f"{runtimes.GROUP}/v1alpha1"
 RUNTIME_KINDS = (runtimes.NAMESPACED_KIND, runtimes.CLUSTER_KIND)  # looked for in this order
 _STEP = re.compile(r"^node-(\d+)$")
 
@@ -130,23 +130,13 @@ class KubeTrainerBackend:
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
-        if initializer is not None:
-            raise ValueError("initializers are not supported by jaxset's TrainerClient yet")
-        if options:
-            raise ValueError("options are not supported by jaxset's TrainerClient yet")
+        train_options(initializer, options)
         rt_name = runtime_name(runtime)
         spec = self._trainer_spec(trainer)  # bad input fails before the server is asked
         cr = self._runtime_object(rt_name)
         runtimes.to_runtime(cr)  # a runtime the SDK cannot read is refused here
-        name = job_name()
-        body: Dict[str, Any] = {
-            "apiVersion": TRAINJOB_API_VERSION, "kind": TRAINJOB_KIND,
-            "metadata": {"name": name, "namespace": self.namespace},
-            "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
-                                    "kind": cr.get("kind") or runtimes.CLUSTER_KIND}},
-        }
-        if spec:
-            body["spec"]["trainer"] = spec
+        body = trainjob_object(self.namespace, cr, spec)
+        name = body["metadata"]["name"]
         self.kc.create(body)
         logger.debug("TrainJob %s/%s has been created", self.namespace, name)
         return name
@@ -278,11 +268,7 @@ class KubeTrainerBackend:
 
     def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
                             timeout: float = 600, polling_interval: float = 2) -> TrainJob:
-        if not set(status) <= JOB_STATUSES:
-            raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
-        if polling_interval > timeout:
-            raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
-                             f"{timeout}")
+        wait_args(status, timeout, polling_interval)
         rt: List[Runtime] = []
 
         def check() -> Optional[TrainJob]:

@@ -5,7 +5,6 @@ import logging
 import os
 import random
 import string
-import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Union
@@ -106,6 +105,37 @@ def _print_packages():
     print(pip.stdout if pip.returncode == 0 else "pip is not available")
 
 
+def wait_args(status: Set[str], timeout: float, polling_interval: float) -> None:
+    """wait_for_job_status's arguments as Kubeflow Trainer's SDK checks them."""
+    if not set(status) <= JOB_STATUSES:
+        raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
+    if polling_interval > timeout:
+        raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
+                         f"{timeout}")
+
+
+def train_options(initializer: Any, options: Optional[list]) -> None:
+    """What neither backend supports yet (ValueError)."""
+    if initializer is not None:
+        raise ValueError("initializers are not supported by jaxset's TrainerClient yet")
+    if options:
+        raise ValueError("options are not supported by jaxset's TrainerClient yet")
+
+
+def trainjob_object(ns: str, runtime: Mapping[str, Any], spec: Dict[str, Any]) -> Dict[str, Any]:
+    """A new TrainJob (a generated name) of `runtime` (the runtime object), with `spec` as
+    spec.trainer when any, as Kubeflow Trainer's SDK creates it."""
+    tj: Dict[str, Any] = {
+        "apiVersion": runtimes.API_VERSION, "kind": TRAINJOB_KIND,
+        "metadata": {"name": job_name(), "namespace": ns},
+        "spec": {"runtimeRef": {"name": (runtime.get("metadata") or {}).get("name"),
+                                "apiGroup": runtimes.GROUP,
+                                "kind": runtime.get("kind") or runtimes.CLUSTER_KIND}}}
+    if spec:
+        tj["spec"]["trainer"] = spec
+    return tj
+
+
 def print_runtime_packages(backend: Any, runtime: Any, **wait: Any) -> None:
     """get_runtime_packages for either backend: a one-node job of `runtime` prints Python's
     version and `pip list`, its log is printed, the job deleted (`wait`: wait_for_job_status's
@@ -177,10 +207,7 @@ class LocalTrainerBackend:
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
-        if initializer is not None:
-            raise ValueError("initializers are not supported by the local backend")
-        if options:
-            raise ValueError("options are not supported by the local backend")
+        train_options(initializer, options)
         rt_name = runtime_name(runtime)
         cr = self._runtime_object(rt_name)
         rt = runtimes.to_runtime(cr)
@@ -188,15 +215,8 @@ class LocalTrainerBackend:
         ns = self.cfg.namespace
         if cr.get("kind") == runtimes.NAMESPACED_KIND:
             cr.setdefault("metadata", {})["namespace"] = ns
-        name = job_name()
-        trainjob: Dict[str, Any] = {
-            "apiVersion": runtimes.API_VERSION, "kind": TRAINJOB_KIND,
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
-                                    "kind": cr.get("kind")}},
-        }
-        if spec:
-            trainjob["spec"]["trainer"] = spec
+        trainjob = trainjob_object(ns, cr, spec)
+        name = trainjob["metadata"]["name"]
         self.store.start(name, TRAINJOB_KIND, [trainjob, cr], ns, runtime=rt_name,
                          num_nodes=spec.get("numNodes", rt.trainer.num_nodes))
         logger.debug("TrainJob %s/%s has been created", ns, name)
@@ -290,25 +310,18 @@ class LocalTrainerBackend:
 
     def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
                             timeout: float = 600, polling_interval: float = 2) -> TrainJob:
-        if not set(status) <= JOB_STATUSES:
-            raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
-        if polling_interval > timeout:
-            raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
-                             f"{timeout}")
-        end = time.monotonic() + timeout
-        while True:
+        wait_args(status, timeout, polling_interval)
+        def check() -> Optional[TrainJob]:
             job = self.get_job(name)
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
                 why = self.store.view(self.store.record(name, TRAINJOB_KIND)).failure_message
                 raise RuntimeError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""))
-            if job.status in status:
-                return job
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            time.sleep(min(polling_interval, left))
-        raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: {status} "
-                           "status")
+            return job if job.status in status else None
+        job = _local.poll_until(check, timeout, polling_interval)
+        if job is None:
+            raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
+                               f"{status} status")
+        return job
 
     def delete_job(self, name: str) -> None:
         self.store.delete(self.store.record(name, TRAINJOB_KIND))

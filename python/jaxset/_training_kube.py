@@ -5,8 +5,6 @@ JAXJob); worker pods are found by the Training Operator's labels
 (``training.kubeflow.org/job-name``) or, for a JAXJob run as a JobSet, by the JobSet's."""
 from __future__ import annotations
 
-import copy
-import os
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import _binary, _kubecli as kj
@@ -48,23 +46,8 @@ class KubeTrainingBackend:
     def _ns(self, namespace: Optional[str]) -> str:
         return namespace or self.namespace
 
-    def _load(self, job: Any) -> Job:
-        if isinstance(job, Mapping):
-            return copy.deepcopy(dict(job))
-        if isinstance(job, (str, os.PathLike)):
-            path = os.fspath(job)
-            if not os.path.isfile(path):
-                raise ValueError(f"job manifest {path}: no such file")
-            docs = [d for d in _binary.decode_files(self.kc.bin, [path])
-                    if d.get("kind") == JAXJOB_KIND]
-            if len(docs) != 1:
-                raise ValueError(f"{path} must hold exactly one JAXJob, it holds {len(docs)}")
-            return docs[0]
-        raise ValueError(f"job must be a JAXJob dict or a manifest path, not "
-                         f"{type(job).__name__}")
-
     def create_job(self, job: Any, name: Optional[str], namespace: Optional[str]) -> str:
-        obj = self._load(job)
+        obj = _binary.load_job(self.kc.bin, job, JAXJOB_KIND)
         if obj.get("kind") != JAXJOB_KIND:
             raise ValueError(f"job must be a {JAXJOB_KIND}, got kind {obj.get('kind')!r}")
         av = obj.setdefault("apiVersion", JAXJOB_API_VERSION)
