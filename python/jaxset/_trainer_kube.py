@@ -11,13 +11,12 @@ from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Optional, Set, Union
 
 from . import _func, _kubecli as kj, runtimes
-from ._trainer_local import (INITIALIZERS, STEP_RJOBS, TRAINJOB_KIND,
-                             node_fields, print_runtime_packages, runtime_name, train_options,
-                             trainjob_object, wait_args)
+from ._trainer_local import (INITIALIZERS, STEP_RJOBS, TRAINJOB_KIND, node_fields,
+                             print_runtime_packages, runtime_name, step_of, train_options,
+                             trainjob_object, trainjob_status, wait_args)
 from .errors import ApiNotFoundError, NotFoundError
-from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
-                    UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
-                    KubernetesBackendConfig, Runtime, Step, TrainJob)
+from .types import (TRAINJOB_COMPLETE, TRAINJOB_FAILED, UNKNOWN, CustomTrainer,
+                    CustomTrainerContainer, Event, KubernetesBackendConfig, Runtime, TrainJob)
 
 logger = logging.getLogger(__name__)
 
@@ -152,17 +151,6 @@ class KubeTrainerBackend:
             return f"{runtimes.NODE}-{idx if idx is not None else 0}"
         return None
 
-    def _step(self, name: str, pod: Dict[str, Any]) -> Step:
-        step = Step(name=name, status=str((pod.get("status") or {}).get("phase") or "Pending"),
-                    pod_name=kj.name_of(pod))
-        want = name if name in INITIALIZERS else runtimes.NODE
-        containers = (pod.get("spec") or {}).get("containers") or []
-        c = next((c for c in containers if c.get("name") == want), None)
-        devices = runtimes.container_devices((c or {}).get("resources"))
-        if devices:
-            step.device, step.device_count = devices
-        return step
-
     def _runtime_of(self, tj: Dict[str, Any]) -> Runtime:
         ref = (tj.get("spec") or {}).get("runtimeRef") or {}
         rname = str(ref.get("name") or UNKNOWN)
@@ -178,22 +166,14 @@ class KubeTrainerBackend:
                   rt: Optional[Runtime] = None) -> TrainJob:
         rt = rt or self._runtime_of(tj)
         latest = kj.newest(pods, self._step_name)
-        steps = [self._step(n, p) for n, p in latest.items()]
+        steps = [step_of(n, p) for n, p in latest.items()]
         nodes = ((tj.get("spec") or {}).get("trainer") or {}).get("numNodes")
         num_nodes = nodes if isinstance(nodes, int) else rt.trainer.num_nodes
-        job = TrainJob(name=kj.name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
-                       creation_timestamp=datetime.fromtimestamp(kj.created(tj), timezone.utc),
-                       status=TRAINJOB_CREATED)
-        if _condition(tj, TRAINJOB_COMPLETE):
-            job.status = TRAINJOB_COMPLETE
-        elif _condition(tj, TRAINJOB_FAILED):
-            job.status = TRAINJOB_FAILED
-        else:
-            up = sum(1 for s in steps if _STEP.match(s.name) and
-                     s.status in ("Running", "Succeeded"))
-            if num_nodes and up >= num_nodes:
-                job.status = TRAINJOB_RUNNING
-        return job
+        terminal = next((t for t in (TRAINJOB_COMPLETE, TRAINJOB_FAILED) if _condition(tj, t)),
+                        None)
+        return TrainJob(name=kj.name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
+                        creation_timestamp=datetime.fromtimestamp(kj.created(tj), timezone.utc),
+                        status=trainjob_status(terminal, steps, num_nodes))
 
     def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
         want = runtime.name if isinstance(runtime, Runtime) else runtime

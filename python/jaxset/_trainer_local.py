@@ -105,6 +105,30 @@ def _print_packages():
     print(pip.stdout if pip.returncode == 0 else "pip is not available")
 
 
+def step_of(name: str, pod: Mapping[str, Any]) -> Step:
+    """The Step of a pod: its phase and the devices its step's container asks for."""
+    step = Step(name=name, status=str((pod.get("status") or {}).get("phase") or "Pending"),
+                pod_name=str((pod.get("metadata") or {}).get("name")))
+    want = name if name in INITIALIZERS else runtimes.NODE
+    c = next((c for c in (pod.get("spec") or {}).get("containers") or []
+              if c.get("name") == want), None)
+    devices = runtimes.container_devices((c or {}).get("resources"))
+    if devices:
+        step.device, step.device_count = devices
+    return step
+
+
+def trainjob_status(terminal: Optional[str], steps: List[Step], num_nodes: Any) -> str:
+    """Kubeflow Trainer SDK's TrainJob status: Complete or Failed as the job ended
+    (`terminal`: "Complete", "Failed" or None), else Running once every node's step runs (or
+    ran), else Created."""
+    if terminal in (TRAINJOB_COMPLETE, TRAINJOB_FAILED):
+        return terminal
+    up = sum(1 for s in steps if s.name.startswith(runtimes.NODE + "-") and
+             s.status in ("Running", "Succeeded"))
+    return TRAINJOB_RUNNING if num_nodes and up >= num_nodes else TRAINJOB_CREATED
+
+
 def wait_args(status: Set[str], timeout: float, polling_interval: float) -> None:
     """wait_for_job_status's arguments as Kubeflow Trainer's SDK checks them."""
     if not set(status) <= JOB_STATUSES:
@@ -227,17 +251,11 @@ class LocalTrainerBackend:
     def _step(self, pod: Mapping[str, Any]) -> Step:
         rj = _local.pod_label(pod, "jobset.sigs.k8s.io/replicatedjob-name") or ""
         name = rj if rj in INITIALIZERS else f"{runtimes.NODE}-{_local.pod_index(pod)}"
-        step = Step(name=name, status=_local.pod_phase(pod),
-                    pod_name=str((pod.get("metadata") or {}).get("name")))
-        containers = (pod.get("spec") or {}).get("containers") or []
-        want = rj if rj in INITIALIZERS else runtimes.NODE
-        c = next((c for c in containers if c.get("name") == want), None)
-        res = (c or {}).get("resources") or {}
-        devices = runtimes.container_devices(res)
-        if devices:
-            step.device, step.device_count = devices
-        else:  # no accelerator asked for: on this machine the process sees none
-            cpu = (res.get("requests") or {}).get("cpu")
+        step = step_of(name, pod)
+        if step.device == UNKNOWN:  # no accelerator asked for: on this machine none is seen
+            c = next((c for c in (pod.get("spec") or {}).get("containers") or []
+                      if c.get("name") == (rj if rj in INITIALIZERS else runtimes.NODE)), {})
+            cpu = ((c.get("resources") or {}).get("requests") or {}).get("cpu")
             step.device, step.device_count = "cpu", str(cpu) if cpu is not None else UNKNOWN
         return step
 
@@ -253,20 +271,12 @@ class LocalTrainerBackend:
                  if _local.pod_label(p, "jobset.sigs.k8s.io/replicatedjob-name") in STEP_RJOBS]
         num_nodes = rec.num_nodes or rt.trainer.num_nodes
         created = _local.parse_time(rec.created) or datetime.now(timezone.utc)
-        job = TrainJob(name=rec.name, runtime=rt, steps=steps, num_nodes=num_nodes,
-                       creation_timestamp=created, status=TRAINJOB_CREATED)
-        terminal = v.terminal
-        if terminal == "Completed":
-            job.status = TRAINJOB_COMPLETE
-        elif terminal == "Failed":
-            job.status = TRAINJOB_FAILED
-        else:
-            latest = _local.select_pods(v, runtimes.NODE)
-            up = sum(1 for p in latest.values()
-                     if _local.pod_phase(p) in ("Running", "Succeeded"))
-            if up == num_nodes:
-                job.status = TRAINJOB_RUNNING
-        return job
+        terminal = {"Completed": TRAINJOB_COMPLETE, "Failed": TRAINJOB_FAILED}.get(
+            v.terminal or "")
+        latest = [self._step(p) for p in _local.select_pods(v, runtimes.NODE).values()]
+        return TrainJob(name=rec.name, runtime=rt, steps=steps, num_nodes=num_nodes,
+                        creation_timestamp=created,
+                        status=trainjob_status(terminal, latest, num_nodes))
 
     def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
         want = runtime.name if isinstance(runtime, Runtime) else runtime
