@@ -1,6 +1,7 @@
 """Finding and calling the jaxset binary; manifests handed to it as files."""
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -70,6 +71,22 @@ def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]
         raise ValidationError(parse_field_errors(p.stderr, files), p.stderr)
     docs = json.loads(p.stdout)
     return [d for d in docs if isinstance(d, dict)]
+
+
+def load_job(binary: str, job: Union[Manifest, Any], kind: str) -> Dict[str, Any]:
+    """A job given as a dict (a deep copy), or the one document of `kind` in a manifest file
+    (decoded by the binary)."""
+    if isinstance(job, Mapping):
+        return copy.deepcopy(dict(job))
+    if isinstance(job, (str, os.PathLike)):
+        path = os.fspath(job)
+        if not os.path.isfile(path):
+            raise ValueError(f"job manifest {path}: no such file")
+        docs = [d for d in decode_files(binary, [path]) if d.get("kind") == kind]
+        if len(docs) != 1:
+            raise ValueError(f"{path} must hold exactly one {kind}, it holds {len(docs)}")
+        return docs[0]
+    raise ValueError(f"job must be a {kind} dict or a manifest path, not {type(job).__name__}")
 
 
 def label_of(doc: Mapping[str, Any], i: int) -> str:

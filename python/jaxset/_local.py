@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import subprocess
 import tempfile
@@ -90,6 +91,7 @@ class View:
     record: Record
     jobset: Dict[str, Any]
     pods: List[Dict[str, Any]]
+    jaxjob: Optional[Dict[str, Any]] = None  # a JAXJob's run: the JAXJob with its status
 
     @property
     def state(self) -> str:
@@ -260,7 +262,9 @@ class Store:
         items = self._get(rec.name)
         if not items or annotation(items[0], RUN_DIR) != rec.run_dir:
             raise NotFoundError(f"{rec.kind} {rec.namespace}/{rec.name} not found")
-        return View(record=rec, jobset=items[0], pods=items[1:])
+        return View(record=rec, jobset=items[0],
+                    pods=[i for i in items[1:] if i.get("kind") == "Pod"],
+                    jaxjob=next((i for i in items if i.get("kind") == "JAXJob"), None))
 
     def events(self, rec: Record, kind: str = "JobSet") -> List[Event]:
         """The run's events (events.log) as Events about the job, and why jaxset ended when
@@ -348,3 +352,44 @@ def select_pods(v: View, rjob: str) -> Dict[int, Dict[str, Any]]:
         if idx not in out or key >= out[idx][:2]:
             out[idx] = (key[0], key[1], p)
     return {i: t[2] for i, t in sorted(out.items())}
+
+
+def poll_until(check: Callable[[], Any], timeout: float, interval: float) -> Any:
+    """check() every `interval` seconds until it returns something other than None (returned)
+    or `timeout` seconds pass (None)."""
+    end = time.monotonic() + timeout
+    while True:
+        out = check()
+        left = end - time.monotonic()
+        if out is not None or left <= 0:
+            return out
+        time.sleep(min(interval, left))
+
+
+def follow_pods(streams: Mapping[str, Callable[[], Iterator[str]]]) -> Dict[str, str]:
+    """Reads every pod's stream (`streams`: pod name -> its lines) at once, printing
+    ``[Pod <name>]: <line>`` as lines come; returns every pod's text once every stream ended
+    (the first stream's error raised then)."""
+    out: "queue.Queue[Tuple[str, Optional[str], Optional[BaseException]]]" = queue.Queue()
+
+    def pump(pod: str) -> None:
+        try:
+            for line in streams[pod]():
+                out.put((pod, line, None))
+            out.put((pod, None, None))
+        except Exception as e:  # noqa: BLE001 - handed to the caller
+            out.put((pod, None, e))
+    for p in streams:
+        threading.Thread(target=pump, args=(p,), daemon=True).start()
+    logs: Dict[str, List[str]] = {p: [] for p in streams}
+    left, err = len(logs), None
+    while left:
+        pod, line, e = out.get()
+        if line is None:
+            left, err = left - 1, err or e
+            continue
+        print(f"[Pod {pod}]: {line}", flush=True)
+        logs[pod].append(line)
+    if err is not None:
+        raise err
+    return {p: "".join(f"{ln}\n" for ln in lines) for p, lines in logs.items()}

@@ -10,22 +10,17 @@ import shlex
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Optional, Set, Union
 
-from . import _func, _kubejobs as kj, runtimes
-from ._kube import PODS, Resource, parse_time
-from ._trainer_local import (INITIALIZERS, JOB_STATUSES, STEP_RJOBS, job_name, node_fields,
-                             print_runtime_packages, runtime_name)
+from . import _func, _kubecli as kj, runtimes
+from ._trainer_local import (INITIALIZERS, STEP_RJOBS, TRAINJOB_KIND, node_fields,
+                             print_runtime_packages, runtime_name, step_of, train_options,
+                             trainjob_object, trainjob_status, wait_args)
 from .errors import ApiNotFoundError, NotFoundError
-from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
-                    UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
-                    KubernetesBackendConfig, Runtime, Step, TrainJob)
+from .types import (TRAINJOB_COMPLETE, TRAINJOB_FAILED, UNKNOWN, CustomTrainer,
+                    CustomTrainerContainer, Event, KubernetesBackendConfig, Runtime, TrainJob)
 
 logger = logging.getLogger(__name__)
 
-VERSION = "v1alpha1"
-TRAINJOBS = Resource(runtimes.GROUP, VERSION, "trainjobs", "TrainJob")
-CLUSTER_RUNTIMES = Resource(runtimes.GROUP, VERSION, "clustertrainingruntimes",
-                            runtimes.CLUSTER_KIND, namespaced=False)
-RUNTIMES = Resource(runtimes.GROUP, VERSION, "trainingruntimes", runtimes.NAMESPACED_KIND)
+RUNTIME_KINDS = (runtimes.NAMESPACED_KIND, runtimes.CLUSTER_KIND)  # looked for in this order
 _STEP = re.compile(r"^node-(\d+)$")
 
 RuntimeRef = Union[Runtime, str, None]
@@ -66,15 +61,16 @@ class KubeTrainerBackend:
 
     def __init__(self, cfg: KubernetesBackendConfig):
         self.cfg = cfg
-        self.kc, self.namespace = kj.connect(cfg)
+        self.kc = kj.Kube(cfg)
+        self.namespace = self.kc.namespace
 
     # -- runtimes -------------------------------------------------------------------------
 
     def _runtime_objects(self) -> List[Dict[str, Any]]:
         out: List[Dict[str, Any]] = []
-        for res, ns in ((RUNTIMES, self.namespace), (CLUSTER_RUNTIMES, None)):
+        for kind in RUNTIME_KINDS:
             try:
-                out += self.kc.list(res, ns)["items"]
+                out += self.kc.list(kind)
             except ApiNotFoundError:  # that kind is not served (its CRD is not installed)
                 pass
         return out
@@ -95,10 +91,10 @@ class KubeTrainerBackend:
     def _runtime_object(self, name: str) -> Dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise ValueError(f"a runtime name is a non-empty string, got {name!r}")
-        for res, ns in ((RUNTIMES, self.namespace), (CLUSTER_RUNTIMES, None)):
+        for kind in RUNTIME_KINDS:
             try:
-                cr = self.kc.get(res, name, ns)
-                cr.setdefault("kind", res.kind)
+                cr = self.kc.get(kind, name)
+                cr.setdefault("kind", kind)
                 return cr
             except ApiNotFoundError:
                 continue
@@ -133,24 +129,14 @@ class KubeTrainerBackend:
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
-        if initializer is not None:
-            raise ValueError("initializers are not supported by jaxset's TrainerClient yet")
-        if options:
-            raise ValueError("options are not supported by jaxset's TrainerClient yet")
+        train_options(initializer, options)
         rt_name = runtime_name(runtime)
         spec = self._trainer_spec(trainer)  # bad input fails before the server is asked
         cr = self._runtime_object(rt_name)
         runtimes.to_runtime(cr)  # a runtime the SDK cannot read is refused here
-        name = job_name()
-        body: Dict[str, Any] = {
-            "apiVersion": TRAINJOBS.api_version, "kind": TRAINJOBS.kind,
-            "metadata": {"name": name, "namespace": self.namespace},
-            "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
-                                    "kind": cr.get("kind") or runtimes.CLUSTER_KIND}},
-        }
-        if spec:
-            body["spec"]["trainer"] = spec
-        self.kc.create(TRAINJOBS, body, self.namespace)
+        body = trainjob_object(self.namespace, cr, spec)
+        name = body["metadata"]["name"]
+        self.kc.create(body)
         logger.debug("TrainJob %s/%s has been created", self.namespace, name)
         return name
 
@@ -165,23 +151,13 @@ class KubeTrainerBackend:
             return f"{runtimes.NODE}-{idx if idx is not None else 0}"
         return None
 
-    def _step(self, name: str, pod: Dict[str, Any]) -> Step:
-        step = Step(name=name, status=kj.phase(pod), pod_name=kj.name_of(pod))
-        want = name if name in INITIALIZERS else runtimes.NODE
-        containers = (pod.get("spec") or {}).get("containers") or []
-        c = next((c for c in containers if c.get("name") == want), None)
-        devices = runtimes.container_devices((c or {}).get("resources"))
-        if devices:
-            step.device, step.device_count = devices
-        return step
-
     def _runtime_of(self, tj: Dict[str, Any]) -> Runtime:
         ref = (tj.get("spec") or {}).get("runtimeRef") or {}
         rname = str(ref.get("name") or UNKNOWN)
-        res = RUNTIMES if ref.get("kind") == runtimes.NAMESPACED_KIND else CLUSTER_RUNTIMES
+        kind = runtimes.NAMESPACED_KIND if ref.get("kind") == runtimes.NAMESPACED_KIND \
+            else runtimes.CLUSTER_KIND
         try:
-            cr = self.kc.get(res, rname, self.namespace if res.namespaced else None)
-            return runtimes.to_runtime(cr)
+            return runtimes.to_runtime(self.kc.get(kind, rname))
         except (ApiNotFoundError, ValueError):
             return Runtime(name=rname,
                            trainer=runtimes.to_runtime(runtimes.jax_distributed()).trainer)
@@ -190,34 +166,23 @@ class KubeTrainerBackend:
                   rt: Optional[Runtime] = None) -> TrainJob:
         rt = rt or self._runtime_of(tj)
         latest = kj.newest(pods, self._step_name)
-        steps = [self._step(n, p) for n, p in latest.items()]
+        steps = [step_of(n, p) for n, p in latest.items()]
         nodes = ((tj.get("spec") or {}).get("trainer") or {}).get("numNodes")
         num_nodes = nodes if isinstance(nodes, int) else rt.trainer.num_nodes
-        created = parse_time((tj.get("metadata") or {}).get("creationTimestamp"))
-        job = TrainJob(name=kj.name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
-                       creation_timestamp=datetime.fromtimestamp(created or 0, timezone.utc),
-                       status=TRAINJOB_CREATED)
-        if _condition(tj, TRAINJOB_COMPLETE):
-            job.status = TRAINJOB_COMPLETE
-        elif _condition(tj, TRAINJOB_FAILED):
-            job.status = TRAINJOB_FAILED
-        else:
-            up = sum(1 for s in steps if _STEP.match(s.name) and
-                     s.status in ("Running", "Succeeded"))
-            if num_nodes and up >= num_nodes:
-                job.status = TRAINJOB_RUNNING
-        return job
+        terminal = next((t for t in (TRAINJOB_COMPLETE, TRAINJOB_FAILED) if _condition(tj, t)),
+                        None)
+        return TrainJob(name=kj.name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
+                        creation_timestamp=datetime.fromtimestamp(kj.created(tj), timezone.utc),
+                        status=trainjob_status(terminal, steps, num_nodes))
 
     def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
         want = runtime.name if isinstance(runtime, Runtime) else runtime
-        items = self.kc.list(TRAINJOBS, self.namespace)["items"]
+        items = self.kc.list("trainjobs")
         if want is not None:
             items = [t for t in items
                      if ((t.get("spec") or {}).get("runtimeRef") or {}).get("name") == want]
-        items.sort(key=lambda t: (parse_time((t.get("metadata") or {}).get(
-            "creationTimestamp")) or 0, kj.name_of(t)))
-        pods = self.kc.list(PODS, self.namespace, label_selector=kj.JOBSET_NAME)["items"] \
-            if items else []
+        items.sort(key=lambda t: (kj.created(t), kj.name_of(t)))
+        pods = self.kc.list("pods", selector=kj.JOBSET_NAME) if items else []
         by_job: Dict[str, List[Dict[str, Any]]] = {}
         for p in pods:
             by_job.setdefault(kj.labels(p).get(kj.JOBSET_NAME, ""), []).append(p)
@@ -234,11 +199,14 @@ class KubeTrainerBackend:
     def _get(self, name: str) -> Dict[str, Any]:
         if not isinstance(name, str) or not name:
             raise ValueError(f"a TrainJob name is a non-empty string, got {name!r}")
-        return self.kc.get(TRAINJOBS, name, self.namespace)
+        return self.kc.get("trainjob", name)
 
     def get_job(self, name: str) -> TrainJob:
         tj = self._get(name)
-        return self._trainjob(tj, kj.jobset_pods(self.kc, self.namespace, name))
+        return self._trainjob(tj, self._pods(name))
+
+    def _pods(self, name: str) -> List[Dict[str, Any]]:
+        return self.kc.list("pods", selector=f"{kj.JOBSET_NAME}={name}")
 
     def get_job_logs(self, name: str, follow: Optional[bool] = False,
                      step: str = runtimes.NODE + "-0") -> Iterator[str]:
@@ -249,55 +217,52 @@ class KubeTrainerBackend:
         return self._logs(name, step, bool(follow))
 
     def _find(self, name: str, step: str) -> Optional[Dict[str, Any]]:
-        pods = kj.jobset_pods(self.kc, self.namespace, name)
-        return kj.newest(pods, self._step_name).get(step)
+        return kj.newest(self._pods(name), self._step_name).get(step)
 
     def _logs(self, name: str, step: str, follow: bool) -> Iterator[str]:
         container = step if step in INITIALIZERS else runtimes.NODE
-        if follow:
-            def alive() -> bool:
+        if follow:  # the step's pod may not be there yet: wait for it while the job lives
+            def ready() -> Any:
                 try:
                     tj = self._get(name)
                 except ApiNotFoundError:
                     return False
-                return not (_condition(tj, TRAINJOB_COMPLETE) or
-                            _condition(tj, TRAINJOB_FAILED))
-            yield from kj.follow_log(
-                self.kc, self.namespace, lambda: self._find(name, step), alive,
-                [(PODS, self.namespace, f"{kj.JOBSET_NAME}={name}", None),
-                 (TRAINJOBS, self.namespace, None, f"metadata.name={name}")], container)
+                if _condition(tj, TRAINJOB_COMPLETE) or _condition(tj, TRAINJOB_FAILED):
+                    return self._find(name, step) or False
+                return self._find(name, step)
+            pod = None
+            while pod is None:
+                pod = self.kc.wait_until(ready, 300, [
+                    ["trainjobs", "--all"], ["pods", "--all", "-l", f"{kj.JOBSET_NAME}={name}"]])
+            if pod:
+                yield from self.kc.stream("logs", f"trainjob/{name}", "-f", "--pod",
+                                          kj.name_of(pod), "-c", container)
             return
         pod = self._find(name, step)
         if pod is not None:
-            yield from kj.read_log(self.kc, self.namespace, kj.name_of(pod),
-                                   kj.pod_container(pod, container))
+            yield from self.kc.log("trainjob", name, kj.name_of(pod), container)
 
     def get_job_events(self, name: str) -> List[Event]:
         self._get(name)
-        return kj.job_events(self.kc, self.namespace, {(TRAINJOBS.kind, name)}, name)
+        return self.kc.events(self.namespace, {(TRAINJOB_KIND, name)}, name)
 
     def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
                             timeout: float = 600, polling_interval: float = 2) -> TrainJob:
-        if not set(status) <= JOB_STATUSES:
-            raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
-        if polling_interval > timeout:
-            raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
-                             f"{timeout}")
+        wait_args(status, timeout, polling_interval)
         rt: List[Runtime] = []
 
         def check() -> Optional[TrainJob]:
             tj = self._get(name)
             if not rt:
                 rt.append(self._runtime_of(tj))
-            job = self._trainjob(tj, kj.jobset_pods(self.kc, self.namespace, name), rt[0])
+            job = self._trainjob(tj, self._pods(name), rt[0])
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
                 why = (_condition(tj, TRAINJOB_FAILED) or {}).get("message")
                 raise RuntimeError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""))
             return job if job.status in status else None
 
-        job = kj.wait_until(self.kc, check, timeout, [
-            (TRAINJOBS, self.namespace, None, f"metadata.name={name}"),
-            (PODS, self.namespace, f"{kj.JOBSET_NAME}={name}", None)])
+        job = self.kc.wait_until(check, timeout, [
+            ["trainjobs", "--all"], ["pods", "--all", "-l", f"{kj.JOBSET_NAME}={name}"]])
         if job is None:
             raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
                                f"{status} status")
@@ -306,5 +271,5 @@ class KubeTrainerBackend:
     def delete_job(self, name: str) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"a TrainJob name is a non-empty string, got {name!r}")
-        self.kc.delete(TRAINJOBS, name, self.namespace, propagation="Background")
+        self.kc.delete("trainjob", name, cascade="Background")
         logger.debug("TrainJob %s/%s has been deleted", self.namespace, name)

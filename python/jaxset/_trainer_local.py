@@ -5,7 +5,6 @@ import logging
 import os
 import random
 import string
-import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Union
@@ -106,6 +105,61 @@ def _print_packages():
     print(pip.stdout if pip.returncode == 0 else "pip is not available")
 
 
+def step_of(name: str, pod: Mapping[str, Any]) -> Step:
+    """The Step of a pod: its phase and the devices its step's container asks for."""
+    step = Step(name=name, status=str((pod.get("status") or {}).get("phase") or "Pending"),
+                pod_name=str((pod.get("metadata") or {}).get("name")))
+    want = name if name in INITIALIZERS else runtimes.NODE
+    c = next((c for c in (pod.get("spec") or {}).get("containers") or []
+              if c.get("name") == want), None)
+    devices = runtimes.container_devices((c or {}).get("resources"))
+    if devices:
+        step.device, step.device_count = devices
+    return step
+
+
+def trainjob_status(terminal: Optional[str], steps: List[Step], num_nodes: Any) -> str:
+    """Kubeflow Trainer SDK's TrainJob status: Complete or Failed as the job ended
+    (`terminal`: "Complete", "Failed" or None), else Running once every node's step runs (or
+    ran), else Created."""
+    if terminal in (TRAINJOB_COMPLETE, TRAINJOB_FAILED):
+        return terminal
+    up = sum(1 for s in steps if s.name.startswith(runtimes.NODE + "-") and
+             s.status in ("Running", "Succeeded"))
+    return TRAINJOB_RUNNING if num_nodes and up >= num_nodes else TRAINJOB_CREATED
+
+
+def wait_args(status: Set[str], timeout: float, polling_interval: float) -> None:
+    """wait_for_job_status's arguments as Kubeflow Trainer's SDK checks them."""
+    if not set(status) <= JOB_STATUSES:
+        raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
+    if polling_interval > timeout:
+        raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
+                         f"{timeout}")
+
+
+def train_options(initializer: Any, options: Optional[list]) -> None:
+    """What neither backend supports yet (ValueError)."""
+    if initializer is not None:
+        raise ValueError("initializers are not supported by jaxset's TrainerClient yet")
+    if options:
+        raise ValueError("options are not supported by jaxset's TrainerClient yet")
+
+
+def trainjob_object(ns: str, runtime: Mapping[str, Any], spec: Dict[str, Any]) -> Dict[str, Any]:
+    """A new TrainJob (a generated name) of `runtime` (the runtime object), with `spec` as
+    spec.trainer when any, as Kubeflow Trainer's SDK creates it."""
+    tj: Dict[str, Any] = {
+        "apiVersion": runtimes.API_VERSION, "kind": TRAINJOB_KIND,
+        "metadata": {"name": job_name(), "namespace": ns},
+        "spec": {"runtimeRef": {"name": (runtime.get("metadata") or {}).get("name"),
+                                "apiGroup": runtimes.GROUP,
+                                "kind": runtime.get("kind") or runtimes.CLUSTER_KIND}}}
+    if spec:
+        tj["spec"]["trainer"] = spec
+    return tj
+
+
 def print_runtime_packages(backend: Any, runtime: Any, **wait: Any) -> None:
     """get_runtime_packages for either backend: a one-node job of `runtime` prints Python's
     version and `pip list`, its log is printed, the job deleted (`wait`: wait_for_job_status's
@@ -177,10 +231,7 @@ class LocalTrainerBackend:
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
-        if initializer is not None:
-            raise ValueError("initializers are not supported by the local backend")
-        if options:
-            raise ValueError("options are not supported by the local backend")
+        train_options(initializer, options)
         rt_name = runtime_name(runtime)
         cr = self._runtime_object(rt_name)
         rt = runtimes.to_runtime(cr)
@@ -188,15 +239,8 @@ class LocalTrainerBackend:
         ns = self.cfg.namespace
         if cr.get("kind") == runtimes.NAMESPACED_KIND:
             cr.setdefault("metadata", {})["namespace"] = ns
-        name = job_name()
-        trainjob: Dict[str, Any] = {
-            "apiVersion": runtimes.API_VERSION, "kind": TRAINJOB_KIND,
-            "metadata": {"name": name, "namespace": ns},
-            "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
-                                    "kind": cr.get("kind")}},
-        }
-        if spec:
-            trainjob["spec"]["trainer"] = spec
+        trainjob = trainjob_object(ns, cr, spec)
+        name = trainjob["metadata"]["name"]
         self.store.start(name, TRAINJOB_KIND, [trainjob, cr], ns, runtime=rt_name,
                          num_nodes=spec.get("numNodes", rt.trainer.num_nodes))
         logger.debug("TrainJob %s/%s has been created", ns, name)
@@ -207,17 +251,11 @@ class LocalTrainerBackend:
     def _step(self, pod: Mapping[str, Any]) -> Step:
         rj = _local.pod_label(pod, "jobset.sigs.k8s.io/replicatedjob-name") or ""
         name = rj if rj in INITIALIZERS else f"{runtimes.NODE}-{_local.pod_index(pod)}"
-        step = Step(name=name, status=_local.pod_phase(pod),
-                    pod_name=str((pod.get("metadata") or {}).get("name")))
-        containers = (pod.get("spec") or {}).get("containers") or []
-        want = rj if rj in INITIALIZERS else runtimes.NODE
-        c = next((c for c in containers if c.get("name") == want), None)
-        res = (c or {}).get("resources") or {}
-        devices = runtimes.container_devices(res)
-        if devices:
-            step.device, step.device_count = devices
-        else:  # no accelerator asked for: on this machine the process sees none
-            cpu = (res.get("requests") or {}).get("cpu")
+        step = step_of(name, pod)
+        if step.device == UNKNOWN:  # no accelerator asked for: on this machine none is seen
+            c = next((c for c in (pod.get("spec") or {}).get("containers") or []
+                      if c.get("name") == (rj if rj in INITIALIZERS else runtimes.NODE)), {})
+            cpu = ((c.get("resources") or {}).get("requests") or {}).get("cpu")
             step.device, step.device_count = "cpu", str(cpu) if cpu is not None else UNKNOWN
         return step
 
@@ -233,20 +271,12 @@ class LocalTrainerBackend:
                  if _local.pod_label(p, "jobset.sigs.k8s.io/replicatedjob-name") in STEP_RJOBS]
         num_nodes = rec.num_nodes or rt.trainer.num_nodes
         created = _local.parse_time(rec.created) or datetime.now(timezone.utc)
-        job = TrainJob(name=rec.name, runtime=rt, steps=steps, num_nodes=num_nodes,
-                       creation_timestamp=created, status=TRAINJOB_CREATED)
-        terminal = v.terminal
-        if terminal == "Completed":
-            job.status = TRAINJOB_COMPLETE
-        elif terminal == "Failed":
-            job.status = TRAINJOB_FAILED
-        else:
-            latest = _local.select_pods(v, runtimes.NODE)
-            up = sum(1 for p in latest.values()
-                     if _local.pod_phase(p) in ("Running", "Succeeded"))
-            if up == num_nodes:
-                job.status = TRAINJOB_RUNNING
-        return job
+        terminal = {"Completed": TRAINJOB_COMPLETE, "Failed": TRAINJOB_FAILED}.get(
+            v.terminal or "")
+        latest = [self._step(p) for p in _local.select_pods(v, runtimes.NODE).values()]
+        return TrainJob(name=rec.name, runtime=rt, steps=steps, num_nodes=num_nodes,
+                        creation_timestamp=created,
+                        status=trainjob_status(terminal, latest, num_nodes))
 
     def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
         want = runtime.name if isinstance(runtime, Runtime) else runtime
@@ -290,25 +320,18 @@ class LocalTrainerBackend:
 
     def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
                             timeout: float = 600, polling_interval: float = 2) -> TrainJob:
-        if not set(status) <= JOB_STATUSES:
-            raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
-        if polling_interval > timeout:
-            raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
-                             f"{timeout}")
-        end = time.monotonic() + timeout
-        while True:
+        wait_args(status, timeout, polling_interval)
+        def check() -> Optional[TrainJob]:
             job = self.get_job(name)
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
                 why = self.store.view(self.store.record(name, TRAINJOB_KIND)).failure_message
                 raise RuntimeError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""))
-            if job.status in status:
-                return job
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            time.sleep(min(polling_interval, left))
-        raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: {status} "
-                           "status")
+            return job if job.status in status else None
+        job = _local.poll_until(check, timeout, polling_interval)
+        if job is None:
+            raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
+                               f"{status} status")
+        return job
 
     def delete_job(self, name: str) -> None:
         self.store.delete(self.store.record(name, TRAINJOB_KIND))

@@ -21,11 +21,7 @@ classes.  Locally a JAXJob runs as the JobSet jaxset converts it to: its pods ar
 from __future__ import annotations
 
 import copy
-import os
-import queue
-import threading
-import time
-from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Tuple, Union
 
 from . import _binary, _local
 from .errors import NotFoundError
@@ -44,69 +40,8 @@ JOB_CONDITIONS = {CREATED, RUNNING, RESTARTING, SUCCEEDED, FAILED}
 Job = Dict[str, Any]
 
 
-def _cond(ctype: str, status: str, reason: str, message: str, when: str) -> Dict[str, str]:
-    return {"type": ctype, "status": status, "reason": reason, "message": message,
-            "lastUpdateTime": when, "lastTransitionTime": when}
-
-
 def has_condition(conditions: List[Mapping[str, Any]], ctype: str) -> bool:
     return any(c.get("type") == ctype and c.get("status") == "True" for c in conditions)
-
-
-def _restarting(v: _local.View, pods: Dict[int, Dict[str, Any]]) -> bool:
-    """A process waits for its in-place restart, or a gang restart is bringing pods back."""
-    for p in pods.values():
-        for cs in (p.get("status") or {}).get("containerStatuses") or []:
-            if "terminated" in (cs.get("state") or {}) and _local.pod_phase(p) == "Running":
-                return True
-    restarts = int(v.jobset_status.get("restarts") or 0)
-    running = sum(1 for p in pods.values() if _local.pod_phase(p) == "Running")
-    return restarts > 0 and running < len(pods)
-
-
-def job_status(v: _local.View) -> Dict[str, Any]:
-    """The JAXJob status (Training Operator v1 JobStatus) derived from the run."""
-    rec = v.record
-    label = f"{rec.namespace}/{rec.name}"
-    pods = _local.select_pods(v, WORKER_RJOB)
-    phases = [_local.pod_phase(p) for p in pods.values()]
-    active = phases.count("Running")
-    now = _local.now_rfc3339()
-    started, updated = rec.created, now
-    conds = [_cond(CREATED, "True", "JAXJobCreated", f"JAXJob {rec.name} is created.",
-                   rec.created)]
-    term = v.terminal
-    if term:
-        if pods:
-            conds.append(_cond(RUNNING, "False", "JAXJobRunning",
-                               f"JAXJob {label} is running.", started))
-        jc = v.jobset_condition("Completed" if term == "Completed" else "Failed") or {}
-        when = jc.get("lastTransitionTime") or updated
-        if term == "Completed":
-            conds.append(_cond(SUCCEEDED, "True", "JAXJobSucceeded",
-                               f"JAXJob {label} successfully completed.", when))
-        else:
-            conds.append(_cond(FAILED, "True", "JAXJobFailed", v.failure_message, when))
-    elif v.jobset_condition("Suspended"):
-        conds.append(_cond(SUSPENDED, "True", "JAXJobSuspended",
-                           f"JAXJob {rec.name} is suspended.", updated))
-    elif _restarting(v, pods):
-        conds.append(_cond(RESTARTING, "True", "JAXJobRestarting",
-                           f"JAXJob {label} is restarting because a worker failed.", updated))
-    elif active > 0:
-        conds.append(_cond(RUNNING, "True", "JAXJobRunning", f"JAXJob {label} is running.",
-                           started))
-    status: Dict[str, Any] = {
-        "conditions": conds,
-        "replicaStatuses": {"Worker": {"active": active,
-                                       "succeeded": phases.count("Succeeded"),
-                                       "failed": phases.count("Failed")}},
-        "startTime": started,
-        "lastReconcileTime": updated,
-    }
-    if term == "Completed":
-        status["completionTime"] = conds[-1]["lastTransitionTime"]
-    return status
 
 
 class LocalTrainingBackend:
@@ -117,21 +52,8 @@ class LocalTrainingBackend:
         self.namespace = namespace
         self.store = _local.Store(cfg)
 
-    def _load(self, job: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Job:
-        if isinstance(job, Mapping):
-            return copy.deepcopy(dict(job))
-        if isinstance(job, (str, os.PathLike)):
-            docs = [d for d in _binary.decode_files(self.store.binary, [job])
-                    if d.get("kind") == JAXJOB_KIND]
-            if len(docs) != 1:
-                raise ValueError(f"{os.fspath(job)} must hold exactly one JAXJob, it holds "
-                                 f"{len(docs)}")
-            return docs[0]
-        raise ValueError(f"job must be a JAXJob dict or a manifest path, not "
-                         f"{type(job).__name__}")
-
     def create_job(self, job: Any, name: Optional[str], namespace: Optional[str]) -> str:
-        obj = self._load(job)
+        obj = _binary.load_job(self.store.binary, job, JAXJOB_KIND)
         if obj.get("kind") != JAXJOB_KIND:
             raise ValueError(f"job must be a {JAXJOB_KIND}, got kind {obj.get('kind')!r}")
         meta = obj.setdefault("metadata", {})
@@ -152,7 +74,7 @@ class LocalTrainingBackend:
         meta = obj.setdefault("metadata", {})
         meta.update({"name": rec.name, "namespace": rec.namespace,
                      "creationTimestamp": rec.created})
-        obj["status"] = job_status(self.store.view(rec))
+        obj["status"] = (self.store.view(rec).jaxjob or {}).get("status") or {}
         return obj
 
     def jobs(self, namespace: Optional[str]) -> List[Job]:
@@ -309,38 +231,23 @@ class TrainingClient:
                              f"{JOB_CONDITIONS}")
         kind = _kind(job_kind or self.job_kind)
         ns = namespace or self.namespace
-        if self.kube is not None:
-            def check(job: Job) -> Optional[Job]:
-                conds = self.get_job_conditions(job=job)
-                if callback:
-                    callback(job)
-                if FAILED not in expected_conditions and has_condition(conds, FAILED):
-                    raise RuntimeError(f"{kind} {ns}/{name} is Failed. {kind} conditions: "
-                                       f"{conds}")
-                if any(has_condition(conds, c) for c in expected_conditions):
-                    return job
-                return None
-            found = self.kube.wait(name, ns, check, wait_timeout)
-            if found is None:
-                raise TimeoutError(f"Timeout waiting for {kind}: {ns}/{name} to reach expected "
-                                   f"conditions: {expected_conditions}")
-            return found
-        end = time.monotonic() + wait_timeout
-        while True:
-            job = self.get_job(name, namespace, job_kind, timeout)
+
+        def check(job: Job) -> Optional[Job]:
             conds = self.get_job_conditions(job=job)
             if callback:
                 callback(job)
             if FAILED not in expected_conditions and has_condition(conds, FAILED):
                 raise RuntimeError(f"{kind} {ns}/{name} is Failed. {kind} conditions: {conds}")
-            if any(has_condition(conds, c) for c in expected_conditions):
-                return job
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            time.sleep(min(polling_interval, left))
-        raise TimeoutError(f"Timeout waiting for {kind}: {ns}/{name} to reach expected "
-                           f"conditions: {expected_conditions}")
+            return job if any(has_condition(conds, c) for c in expected_conditions) else None
+        if self.kube is not None:
+            found = self.kube.wait(name, ns, check, wait_timeout)
+        else:
+            found = _local.poll_until(lambda: check(self.get_job(name, namespace, job_kind)),
+                                      wait_timeout, polling_interval)
+        if found is None:
+            raise TimeoutError(f"Timeout waiting for {kind}: {ns}/{name} to reach expected "
+                               f"conditions: {expected_conditions}")
+        return found
 
     def get_job_pod_names(self, name: str, namespace: Optional[str] = None,
                           is_master: bool = False, replica_type: Optional[str] = None,
@@ -385,7 +292,7 @@ class TrainingClient:
         names = [str(p["metadata"]["name"]) for p in pods]
         logs: Dict[str, str] = {}
         if follow:
-            logs = self._follow(rec, names)
+            logs = _local.follow_pods({n: self._follower(rec, n) for n in names})
         else:
             for p, n in zip(pods, names):
                 logs[n] = self.backend.store.read_log(rec, p)
@@ -396,31 +303,9 @@ class TrainingClient:
             events = {n: list(lines) for n in names}
         return logs, events
 
-    def _follow(self, rec: _local.Record, names: List[str]) -> Dict[str, str]:
-        out: "queue.Queue[Tuple[str, Optional[str]]]" = queue.Queue()
-        store = self.backend.store
-
-        def pump(pod_name: str) -> None:
-            def pick(v: _local.View) -> Optional[Mapping[str, Any]]:
-                return next((p for p in v.pods if p["metadata"]["name"] == pod_name), None)
-            try:
-                for line in store.follow(rec, pick):
-                    out.put((pod_name, line))
-            finally:
-                out.put((pod_name, None))
-
-        for n in names:
-            threading.Thread(target=pump, args=(n,), daemon=True).start()
-        logs: Dict[str, List[str]] = {n: [] for n in names}
-        left = len(names)
-        while left:
-            pod, line = out.get()
-            if line is None:
-                left -= 1
-                continue
-            print(f"[Pod {pod}]: {line}", flush=True)
-            logs[pod].append(line)
-        return {n: "".join(f"{ln}\n" for ln in lines) for n, lines in logs.items()}
+    def _follower(self, rec: _local.Record, pod: str) -> Callable[[], Iterator[str]]:
+        return lambda: self.backend.store.follow(
+            rec, lambda v: next((p for p in v.pods if p["metadata"]["name"] == pod), None))
 
     def delete_job(self, name: str, namespace: Optional[str] = None,
                    job_kind: Optional[str] = None, delete_options: Any = None) -> None:

@@ -179,24 +179,23 @@ class KubernetesBackendConfig:
         client = TrainerClient(backend_config=KubernetesBackendConfig(context="prod",
                                                                       namespace="team-a"))
 
-    - `config_file`: a kubeconfig file (only that one; never in-cluster).  Default:
-      $KUBECONFIG (several files merged, the first naming an entry wins), else
-      ~/.kube/config, else the in-cluster configuration (service account token re-read when
-      it rotates, its CA, KUBERNETES_SERVICE_HOST/PORT).  YAML files are decoded by the
-      jaxset binary (`jaxset_bin`, found as LocalBackendConfig finds it); JSON files need none.
-    - `context`: the kubeconfig context (default: its current-context).
-    - `namespace`: where jobs are created and looked for; default the context's namespace,
-      in a cluster the pod's, else ``default``.
-    - `client_configuration`: accepted for Kubeflow compatibility; a value is refused
-      (ValueError): this SDK has its own standard-library client.
-    - `request_timeout`: seconds to connect and for each answer (30); an unreachable server
-      raises ApiConnectionError within it.
-    - `jaxset_bin`: the binary used to decode YAML kubeconfigs and manifests.
+    Every call runs the jaxset binary's cluster verbs (``get -o json``, ``get -w``,
+    ``submit``, ``logs``, ``delete``), which reach the cluster as kubectl does:
 
-    Credentials: bearer tokens and token files, client certificates and keys (files or
-    inline data, handed to ssl through memory, never written to disk), exec plugins
-    (client.authentication.k8s.io v1 and v1beta1, their credential kept until its
-    expirationTimestamp), basic auth; insecure-skip-tls-verify only when the file says so.
+    - `config_file`: a kubeconfig file (``--kubeconfig``: only that one; never in-cluster).
+      Default: $KUBECONFIG (several files merged), else ~/.kube/config, else the in-cluster
+      configuration.
+    - `context`: the kubeconfig context (``--context``; default: its current-context).
+    - `namespace`: where jobs are created and looked for (``-n``); default the context's
+      namespace, in a cluster the pod's, else ``default``.
+    - `client_configuration`: accepted for Kubeflow compatibility; a value is refused
+      (ValueError).
+    - `request_timeout`: seconds for each request (``--request-timeout``, 30); an unreachable
+      server raises ApiConnectionError within it.
+    - `jaxset_bin`: the binary, found as LocalBackendConfig finds it.
+
+    Credentials are the binary's: bearer tokens and token files, client certificates, exec
+    plugins (client.authentication.k8s.io v1 and v1beta1), basic auth.
     """
 
     namespace: Optional[str] = None

@@ -392,6 +392,7 @@ static int make_manifest(struct manifest *m, const struct doc *d, const struct d
     }
     if (!(m->dir = file_dir(d->file)))
         return -ENOMEM;
+    m->doc = json_incref(d->obj);
     struct ferr_list kerrs;
     ferr_list_init(&kerrs);
     enum doc_kind k = classify(d->obj, &m->kind, &kerrs);
@@ -613,6 +614,7 @@ void manifest_set_release(struct manifest_set *s)
             js_view_release(&m->view);
         }
         json_decref(m->jobset);
+        json_decref(m->doc);
     }
     for (size_t i = 0; s && i < s->n_skipped; i++)
         free(s->skipped[i]);

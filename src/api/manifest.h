@@ -18,6 +18,8 @@ struct manifest {
     char *source;          /* "job.yaml", or "job.yaml[2]" when the file holds several jobs */
     char *dir;             /* the file's directory, absolute (the current one for stdin) */
     const char *kind;      /* kind as written in the input: "JobSet", "JAXJob", ... (static) */
+    json_t *doc;           /* the document as written (owned): what a JAXJob's local run
+                            * keeps its status on (local/runner_state.c) */
     json_t *jobset;        /* defaulted JobSet (owned); NULL when conversion failed */
     struct ferr_list errs; /* empty = valid */
     struct ferr_list warnings; /* unknown fields under MANIFEST_VALIDATE_WARN, failure-policy

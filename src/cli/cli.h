@@ -34,6 +34,7 @@ int cmd_wait(int argc, char **argv);
 int cmd_completion(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 /* What a command returns after printing its --help: main exits 0 for it. */
 #define CLI_HELP_SHOWN (-1)

@@ -33,6 +33,11 @@ int cluster_opt(struct cluster *c, int code, const char *arg)
         c->timeout_ms = (long)ms;
         break;
     case CLUSTER_OPT_LOCAL: c->local = true; return EXIT_OK;
+    case CLUSTER_OPT_ERRORS:
+        if (strcmp(arg, "json") && strcmp(arg, "text"))
+            return cli_usage_error(c->cmd, "--errors must be text or json");
+        c->errors_json = !strcmp(arg, "json");
+        return EXIT_OK;
     default: return -1;
     }
     c->flags = true;
@@ -105,10 +110,30 @@ int cluster_request(struct cluster *c, const char *method, const char *path,
     return kc_cli_request(c->kc, method, path, body, NULL, out);
 }
 
+void cluster_status_line(const struct cluster *c, const struct kc_cli_resp *r)
+{
+    char buf[1024];
+    json_t *st = NULL;
+    if (!c->errors_json || r->code <= 0)
+        return;
+    if (json_is_object(r->body) && jx_str(r->body, "kind") &&
+        !strcmp(jx_str(r->body, "kind"), "Status"))
+        st = json_incref(r->body);
+    else /* an answer that is no Status (a proxy's, plain text) */
+        st = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "kind", "Status", "apiVersion", "v1",
+                       "status", "Failure", "message",
+                       kc_cli_message(c->kc, r, buf, sizeof(buf)), "reason",
+                       r->reason ? r->reason : "", "code", (json_int_t)r->code);
+    if (st && json_dumpf(st, stderr, JSON_COMPACT) == 0)
+        fputc('\n', stderr);
+    json_decref(st);
+}
+
 int cluster_fail(const struct cluster *c, const struct kc_cli_resp *r)
 {
     char buf[1024];
     fprintf(stderr, "jaxset %s: %s\n", c->cmd, kc_cli_message(c->kc, r, buf, sizeof(buf)));
+    cluster_status_line(c, r);
     return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
                                                                     : EXIT_CLUSTER;
 }

@@ -27,6 +27,7 @@ struct cluster {
     long timeout_ms;      /* --request-timeout; CLUSTER_TIMEOUT_MS unless given */
     bool local;           /* --local */
     bool flags;           /* a cluster flag was given */
+    bool errors_json;     /* --errors=json: a refusal also prints its v1 Status on stderr */
     struct kc *kc;        /* after cluster_connect; owned */
     const char *ns;       /* the namespace in effect, after cluster_connect (borrowed) */
 };
@@ -37,13 +38,15 @@ enum {
     CLUSTER_OPT_CONTEXT,
     CLUSTER_OPT_TIMEOUT,
     CLUSTER_OPT_LOCAL,
+    CLUSTER_OPT_ERRORS,
 };
 #define CLUSTER_SHORTOPTS "n:"
 #define CLUSTER_LONGOPTS                                                                       \
     {"kubeconfig", required_argument, NULL, CLUSTER_OPT_KUBECONFIG},                           \
         {"context", required_argument, NULL, CLUSTER_OPT_CONTEXT},                             \
         {"namespace", required_argument, NULL, 'n'},                                           \
-        {"request-timeout", required_argument, NULL, CLUSTER_OPT_TIMEOUT}
+        {"request-timeout", required_argument, NULL, CLUSTER_OPT_TIMEOUT},                     \
+        {"errors", required_argument, NULL, CLUSTER_OPT_ERRORS}
 #define CLUSTER_LOCAL_LONGOPT {"local", no_argument, NULL, CLUSTER_OPT_LOCAL}
 #define CLUSTER_HELP                                                                           \
     {"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, ~/.kube/config, then "  \
@@ -51,7 +54,10 @@ enum {
         {"--context NAME", "this context of the kubeconfig"},                                  \
         {"-n, --namespace NS", "the namespace (else the context's, else default)"},            \
         {"--request-timeout D", "time limit of each request: 30s, 1m, or seconds (30s; 0: "    \
-                                "none)"}
+                                "none)"},                                                \
+        {"--errors=json", "a request the API server refuses also prints its v1 Status (code, "  \
+                          "reason, details.causes) on stderr as one line of JSON, after the " \
+                          "message (programs: the Python SDK)"}
 #define CLUSTER_LOCAL_HELP                                                                     \
     {"--local", "act on the runs of this machine (`jaxset run`), also the default when no "   \
                 "cluster is configured"}
@@ -81,6 +87,10 @@ int cluster_request(struct cluster *c, const char *method, const char *path,
  * EXIT_INVALID for NotFound, AlreadyExists and Invalid (the user's input), EXIT_CLUSTER
  * otherwise. */
 int cluster_fail(const struct cluster *c, const struct kc_cli_resp *r);
+
+/* With --errors=json: the Status of a refused answer on stderr as one JSON line (the server's,
+ * else one made of its code and message); nothing when no answer came. */
+void cluster_status_line(const struct cluster *c, const struct kc_cli_resp *r);
 
 /* GETs one object (*out owned by the caller) or prints why not; EXIT_OK or an exit status as
  * cluster_fail. */

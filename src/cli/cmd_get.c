@@ -135,9 +135,20 @@ static int list_all(const char *fmt)
     return rc;
 }
 
+/* The JobSet and its pods; for a JAXJob's run, then the JAXJob with the status the run kept
+ * (local/runner_state.c), created when the run started. */
 static int print_objects(const struct runs_run *r, bool json)
 {
-    return print_list(pods_run_list(r->jobset, r->pods, r->jobs, runs_state(r), r->dir), json);
+    json_t *list = pods_run_list(r->jobset, r->pods, r->jobs, runs_state(r), r->dir);
+    json_t *jj = json_deep_copy(jx_obj(r->run, "jaxjob"));
+    if (list && jj) {
+        json_t *meta = jx_obj(jj, "metadata");
+        if (json_is_object(meta) && jx_str(r->run, "startTime"))
+            jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
+        json_array_append(jx_arr(list, "items"), jj);
+    }
+    json_decref(jj);
+    return print_list(list, json);
 }
 
 static int show(const char *name, const char *fmt)
@@ -176,6 +187,9 @@ static int on_arg(void *ctx, int code, const char *arg)
     case 'A':
         a->all_ns = true;
         return EXIT_OK;
+    case 'l':
+        a->selector = arg;
+        return EXIT_OK;
     case 'o':
         a->fmt = cli_output_value(arg);
         return EXIT_OK;
@@ -196,9 +210,10 @@ int cmd_get(int argc, char **argv)
     static const struct option longopts[] = {
         CLI_OUTPUT_LONGOPT, CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT,
         {"watch", no_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
-        {"all-namespaces", no_argument, NULL, 'A'}, {0}};
+        {"all-namespaces", no_argument, NULL, 'A'}, {"selector", required_argument, NULL, 'l'},
+        {0}};
     struct get_args a = {.c = cluster_new("get")};
-    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "wA", longopts, on_arg,
+    int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "wAl:", longopts, on_arg,
                        &a);
     const char *name = a.name, *fmt = a.fmt;
     if (rc != EXIT_OK)
@@ -207,6 +222,8 @@ int cmd_get(int argc, char **argv)
         return get_cluster(&a);
     if (a.watch || a.all_ns)
         return cli_usage_error("get", "-w and -A need a cluster (local runs: jaxset logs -f)");
+    if (a.selector)
+        return cli_usage_error("get", "-l needs a cluster");
     if (a.all && name)
         return cli_usage_error("get", "--all lists every run; no NAME with it");
     if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))

@@ -208,13 +208,40 @@ static int on_change(void *arg, const char *type, json_t *obj)
     return print_object(g, obj, false) == EXIT_OK ? 0 : 1;
 }
 
+/* "labelSelector=<escaped>" of -l (malloc'd), or NULL when none was given (or on OOM). */
+static char *label_query(const char *selector)
+{
+    char *esc = selector ? kc_escape(selector) : NULL;
+    char *q = esc ? sb_fmt("labelSelector=%s", esc) : NULL;
+    free(esc);
+    return q;
+}
+
+/* The list's (or one object's) path, with -l's selector on a list. */
+static char *get_path(struct get *g)
+{
+    char *path = kc_res_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, g->name, NULL);
+    char *q = g->name ? NULL : label_query(g->a->selector), *full = NULL;
+    if (!path || !q) {
+        free(q);
+        return path;
+    }
+    full = sb_fmt("%s?%s", path, q);
+    free(path);
+    free(q);
+    return full;
+}
+
 /* -w: every change after the version printed, until interrupted. */
 static int watch(struct get *g, const char *rv)
 {
     struct err e = {{0}};
     char *list = kc_res_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, NULL, NULL);
-    char *sel = g->name ? sb_fmt("fieldSelector=metadata.name%%3D%s", g->name) : NULL;
-    int rc = list ? kc_cli_watch(g->a->c.kc, list, sel, rv, 0, on_change, g, &e) : -ENOMEM;
+    char *sel = g->name ? sb_fmt("fieldSelector=metadata.name%%3D%s", g->name)
+                        : label_query(g->a->selector);
+    int rc = list && (sel || (!g->name && !g->a->selector))
+                 ? kc_cli_watch(g->a->c.kc, list, sel, rv, 0, on_change, g, &e)
+                 : -ENOMEM;
     free(list);
     free(sel);
     if (rc < 0)
@@ -225,7 +252,7 @@ static int watch(struct get *g, const char *rv)
 static int run(struct get *g)
 {
     struct kc_cli_resp r;
-    char *path = kc_res_path(g->kind, g->a->all_ns ? NULL : g->a->c.ns, g->name, NULL);
+    char *path = get_path(g);
     int rc = EXIT_OK;
     if (!path || cluster_request(&g->a->c, "GET", path, NULL, &r) < 0)
         rc = path ? cluster_fail(&g->a->c, &r) : EXIT_CLUSTER;
@@ -257,19 +284,26 @@ static int target(struct get *g)
     g->kind = kc_res_find("jobset");
     if (!op)
         return EXIT_OK;
-    if (!g->a->all)
-        return cluster_job_arg("get", op, &g->kind, &g->name, buf, sizeof(buf));
     size_t n = strcspn(op, "/");
-    if (op[n] && op[n + 1])
+    if (!g->a->all && !op[n])
+        return cluster_job_arg("get", op, &g->kind, &g->name, buf, sizeof(buf));
+    if (g->a->all && op[n] && op[n + 1])
         return cli_usage_error("get", "--all takes a KIND, not KIND/NAME");
     snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), op);
     g->kind = kc_res_find(buf);
-    if (!g->kind || g->kind->family == KC_RES_OTHER) {
-        char msg[256];
-        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kc_res_job_kinds());
+    if (!g->kind || (g->kind->family == KC_RES_OTHER && (g->fmt == FMT_TABLE ||
+                                                         g->fmt == FMT_WIDE))) {
+        char msg[320];
+        snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s (with -o json, yaml or "
+                 "name also pods, jobs, events, configmaps, secrets, trainingruntimes, "
+                 "clustertrainingruntimes)", buf, kc_res_job_kinds());
         return cli_usage_error("get", msg);
     }
-    return EXIT_OK;
+    if (g->a->all)
+        return EXIT_OK;
+    g->name = op + n + 1;
+    return *g->name && !strchr(g->name, '/') ? EXIT_OK
+                                             : cli_usage_error("get", "KIND/NAME: bad NAME");
 }
 
 int get_cluster(struct get_args *a)

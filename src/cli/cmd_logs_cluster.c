@@ -233,7 +233,21 @@ static bool job_over(struct lc *l)
     return over;
 }
 
-/* -f: every stream at once, new pods' too, until the job is over and every stream ended. */
+/* --pod P naming a pod (not a hostname) whose every stream ended: as `kubectl logs -f pod/P`,
+ * nothing more will come (a restart makes a pod of another name). */
+static bool named_pod_over(const struct lc *l)
+{
+    bool named = false;
+    for (size_t i = 0; l->a->pod && i < l->n; i++) {
+        if (!l->v[i]->done)
+            return false;
+        named |= !strcmp(l->v[i]->pod, l->a->pod);
+    }
+    return named;
+}
+
+/* -f: every stream at once, new pods' too, until the job is over and every stream ended (or
+ * the one pod --pod names ended). */
 static void follow(struct lc *l)
 {
     char *list = kc_res_path(kc_res_find("pods"), l->a->c.ns, NULL, NULL);
@@ -243,7 +257,7 @@ static void follow(struct lc *l)
         l->rc = EXIT_CLUSTER;
     while (l->rc == EXIT_OK) {
         open_due(l);
-        if (l->open == 0 && job_over(l))
+        if (l->open == 0 && (named_pod_over(l) || job_over(l)))
             break;
         int rc = kc_cli_watch(l->a->c.kc, list, sel, l->rv, kt_mono_ms() + 1000, on_pod, l, &e);
         if (rc == -JX_EGONE) {

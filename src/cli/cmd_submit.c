@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/verbs.h"
@@ -126,6 +127,7 @@ static int refused(struct submit *s, const struct item *it, const struct kc_cli_
 {
     const json_t *cause;
     size_t i, n = 0;
+    cluster_status_line(&s->c, r);
     if (r->code == 422) {
         json_array_foreach (jx_arr(jx_obj(r->body, "details"), "causes"), i, cause) {
             const char *f = jx_str(cause, "field"), *m = jx_str(cause, "message");
@@ -235,20 +237,38 @@ static int wait_all(struct submit *s)
     return worst;
 }
 
+/* cli_load of the files, with the cluster's runtimes their TrainJobs name (not sent). */
+static int load(struct submit *s, bool client, struct manifest_set *set)
+{
+    char *tmp = NULL;
+    int rc = client ? EXIT_OK : submit_runtimes(&s->c, s->files, s->n_files, &tmp);
+    if (rc != EXIT_OK)
+        return rc;
+    s->files[s->n_files] = tmp; /* files has room for one more (cmd_submit) */
+    rc = cli_load(s->files, s->n_files + (tmp != NULL), &s->load, set);
+    s->files[s->n_files] = NULL;
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
 static int submit(struct submit *s)
 {
     struct manifest_set set;
     size_t next = 0;
-    int rc = cli_load(s->files, s->n_files, &s->load, &set);
-    if (rc != EXIT_OK)
+    bool client = s->dry_run && !strcmp(s->dry_run, "client");
+    int rc = load(s, client, &set);
+    if (rc != EXIT_OK) {
+        cluster_close(&s->c);
         return rc;
+    }
     for (size_t i = 0; rc == EXIT_OK && i < s->n_files; i++)
         if (collect_file(s, s->files[i], &set, &next) < 0)
             rc = EXIT_INVALID;
     if (rc == EXIT_OK)
         rc = check_namespaces(s);
-    bool client = s->dry_run && !strcmp(s->dry_run, "client");
-    if (rc == EXIT_OK && !client)
+    if (rc == EXIT_OK && !client && !s->c.kc)
         rc = cluster_connect(&s->c);
     if (rc == EXIT_OK) {
         rc = send_all(s);
@@ -292,7 +312,7 @@ int cmd_submit(int argc, char **argv)
         CLUSTER_LONGOPTS, CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
         CLI_FEATURE_GATES_LONGOPT, {"dry-run", optional_argument, NULL, 'D'},
         {"wait", no_argument, NULL, 'W'}, {"timeout", required_argument, NULL, 'T'}, {0}};
-    struct submit s = {.c = cluster_new("submit"), .files = calloc((size_t)argc, sizeof(char *))};
+    struct submit s = {.c = cluster_new("submit"), .files = calloc((size_t)argc + 1, sizeof(char *))};
     int rc = s.files ? cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &s)
                      : EXIT_INVALID;
     if (rc == EXIT_OK && s.n_files == 0)

@@ -143,7 +143,8 @@ static const struct cli_help helps[] = {
     {
         .name = "get",
         .summary = "list jobs (a cluster's, or the runs of this machine) or show one",
-        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-A] [-o wide|json|yaml|name] [-w]\n"
+        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-A] [-l SEL] [-o wide|json|yaml|name] "
+                 "[-w]\n"
                  "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
                  "[--request-timeout D] [--local]",
         .text = "On a cluster (a kubeconfig, --context, -n or in-cluster; not --local): one "
@@ -159,9 +160,13 @@ static const struct cli_help helps[] = {
                 "List of the JobSet with its status followed by one Pod per pod of every "
                 "restart attempt (oldest first), with its Job's pod spec, phase, times, "
                 "restart count and each container's state, exit code and signal (pods left "
-                "running by a Lost run are Failed); without NAME, a v1 List of every run's "
+                "running by a Lost run are Failed), then, for a JAXJob's run, the JAXJob with "
+                "the status its controller would write; without NAME, a v1 List of every run's "
                 "JobSet. The JobSets carry the run's STATE and directory as the annotations "
-                "jaxset.dev/run-state and jaxset.dev/run-dir.",
+                "jaxset.dev/run-state and jaxset.dev/run-dir. On a cluster, -o json, yaml or "
+                "name also read the kinds around a job, as kubectl does: pods, jobs, events, "
+                "configmaps, secrets, trainingruntimes and clustertrainingruntimes "
+                "(`get pod/NAME -o json`, `get pods --all -l SEL -o json`).",
         .opts = {{"-o, --output FORMAT", "wide: also each replicated job's "
                                          "name:ready/active/succeeded/failed (locally: PODS, "
                                          "EXIT and RUN DIRECTORY); json or yaml: the exact "
@@ -170,6 +175,8 @@ static const struct cli_help helps[] = {
                  {"-w, --watch", "cluster: after the list, one more line (object) per change, "
                                  "from a watch, until interrupted"},
                  {"--all", "every job of KIND (the default without NAME)"},
+                 {"-l, --selector SEL", "cluster: only the objects of the list (and watch) "
+                                        "with these labels, as kubectl's -l"},
                  {"-A, --all-namespaces", "cluster: every job of KIND in every namespace, with "
                                           "a NAMESPACE column"},
                  CLUSTER_HELP, CLUSTER_LOCAL_HELP},
@@ -220,7 +227,8 @@ static const struct cli_help helps[] = {
         .opts = {{"-f, --follow", "then print new lines as they come, pods created by "
                                   "restarts included, until the job (run) ends"},
                  {"--process-id N", "cluster: the pod of JAX process N (its JAX_PROCESS_ID)"},
-                 {"--pod P", "cluster: the pod named P, or of hostname P"},
+                 {"--pod P", "cluster: the pod named P, or of hostname P (with -f and a pod "
+                             "name: until that pod's log ends, as kubectl logs -f pod/P)"},
                  {"--replicated-job R", "cluster: the pods of replicated job R"},
                  {"-c, --container C", "cluster: only container C of each pod"},
                  {"--since D", "cluster: only lines newer than D (10s, 5m, 1h)"},
@@ -273,6 +281,22 @@ static const struct cli_help helps[] = {
         .exit = "0 deleted; 1 when --force could not stop the run; 2 when there is no such job "
                 "or run, a run is going without --force, or on usage; 3 when the cluster "
                 "cannot be reached or refuses the request",
+    },
+    {
+        .name = "config",
+        .summary = "show the cluster configuration the other verbs use",
+        .usage = "jaxset config view [--minify] [-o json|yaml] [-n NS] [--context NAME] "
+                 "[--kubeconfig FILE]",
+        .text = "Prints the configuration `get`, `submit`, `wait`, `logs` and `delete` would "
+                "use (the kubeconfig files, --context and -n, or the in-cluster service "
+                "account) as `kubectl config view --minify` does: a v1 Config with the one "
+                "context (its namespace the one in effect), its cluster's server and no "
+                "credential. Nothing is sent to the server.",
+        .opts = {{"--minify", "accepted for kubectl's sake: this is the only view"},
+                 {"-o, --output FORMAT", "yaml (the default) or json"},
+                 CLUSTER_HELP},
+        .exit = "0; 2 on usage; 3 when the configuration cannot be used (the message names the "
+                "file and the entry)",
     },
     {
         .name = "suspend",

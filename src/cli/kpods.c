@@ -68,6 +68,12 @@ int kpods_list(struct cluster *c, const char *res, const struct kc_res *k, const
     free(list);
     free(sel);
     free(path);
+    /* a JAXJob jaxset's controller runs is a JobSet of its name: its pods carry the JobSet's
+     * labels, not the Training Operator's */
+    if (rc == EXIT_OK && k->family == KC_RES_JAXJOB && json_array_size(*out) == 0) {
+        json_decref(*out);
+        return kpods_list(c, res, kc_res_find("jobset"), name, out);
+    }
     return rc;
 }
 

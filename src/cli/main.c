@@ -19,7 +19,7 @@ static const struct command {
     {"decode", cmd_decode},     {"controller", cmd_controller},
     {"crds", cmd_crds},         {"wait", cmd_wait},
     {"submit", cmd_submit},     {"delete", cmd_delete},
-    {"completion", cmd_completion},
+    {"config", cmd_config},     {"completion", cmd_completion},
 
 };
 

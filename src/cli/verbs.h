@@ -11,6 +11,7 @@
 struct get_args {
     struct cluster c;
     const char *name, *fmt; /* operand ([KIND/]NAME, or KIND with --all); -o */
+    const char *selector;   /* -l/--selector: a label selector of the list (and watch) */
     bool all, watch, all_ns; /* --all, -w, -A/--all-namespaces */
 };
 int get_cluster(struct get_args *a); /* cmd_get_cluster.c */
@@ -45,5 +46,11 @@ int wait_for_parse(const char *cmd, const char *arg, struct wait_for *out);
  * Other errors as cluster_fail. */
 int wait_cluster_job(struct cluster *c, const struct kc_res *k, const char *name,
                      const struct wait_for *f, int64_t deadline_ms, bool quiet);
+
+/* submit: the training runtimes the TrainJobs of `files` name and no file holds, read from the
+ * cluster (connecting `c` when needed) and written to a temporary file, *tmp (malloc'd; NULL
+ * when there is none), to be loaded with the files but not sent.  EXIT_OK, or an exit status
+ * after printing why (submit_rt.c). */
+int submit_runtimes(struct cluster *c, const char *const *files, size_t n, char **tmp);
 
 #endif

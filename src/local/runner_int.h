@@ -68,6 +68,8 @@ struct run {
     const struct manifest *m;
     const struct runner_opts *o;
     json_t *js;                  /* the JobSet with its live status */
+    json_t *jaxjob;              /* a JAXJob's run: the JAXJob with the status its controller
+                                  * would write (api/jaxjob_status.h), kept in run.json */
     struct sup *sup;
     int sigfd;
     int signal;                  /* SIGINT/SIGTERM received, 0 none */

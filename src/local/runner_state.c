@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/jaxjob_status.h"
 #include "local/rundir.h"
 #include "obj/fs.h"
 #include "obj/jx.h"
@@ -67,6 +68,21 @@ static void write_json(struct run *r, const char *name, const json_t *v)
         run__state_failed(r, name, rc);
 }
 
+/* A JAXJob's run: its status as the Training Operator's controller would write it from the
+ * JobSet and Jobs (api/jaxjob_status.h; what the cluster controller ctl/ctl_jaxjob.c writes),
+ * kept from one write to the next as a controller keeps it on the object; put in run.json as
+ * "jaxjob". */
+static void jaxjob_status(struct run *r, json_t *jobs, json_t *run)
+{
+    struct jjs_obs obs = {.jobset = r->js, .jobs = jobs};
+    struct jjs_result res;
+    if (!r->jaxjob || !run || jjs_compute(r->jaxjob, &obs, kt_now_ms(), &res) < 0)
+        return;
+    json_object_set(r->jaxjob, "status", res.status);
+    json_object_set(run, "jaxjob", r->jaxjob);
+    jjs_result_release(&res);
+}
+
 void run__state_write(struct run *r, const char *state, int exit_status)
 {
     char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
@@ -82,6 +98,7 @@ void run__state_write(struct run *r, const char *state, int exit_status)
                             r->coord_port);
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
+    jaxjob_status(r, jobs, run);
     /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
      * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
     int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? run__pods_write(r, path)

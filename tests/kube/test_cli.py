@@ -500,6 +500,80 @@ def trainjob_every_verb(env):
     env.server.delete(f"{api}/clustertrainingruntimes/{runtime}")
 
 
+@test
+def submit_trainjob_with_the_clusters_runtime(env):
+    """A TrainJob whose runtime is on the cluster only is validated with it, and only the
+    TrainJob is sent."""
+    c = new_case(env, "tjr")
+    runtime = f"rt-{c.ns}"
+    rt, tj = trainjob("tjr", runtime)
+    expect(env.server.post("/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes", rt),
+           201, "runtime")
+    try:
+        out = submit(env, c, tj, name="tj-only.json")
+        check(out == "trainjob.trainer.kubeflow.org/tjr created\n", out)
+        bad = dict(tj, metadata={"name": "tjr2"})
+        bad["spec"] = dict(tj["spec"], trainer={"numNodes": -1})
+        rc, _, err = jaxset(env, "submit", "-n", c.ns, env.write(f"{c.ns}-bad.json", [bad]))
+        check(rc == 2 and "numNodes" in err, f"{rc} {err}")
+    finally:
+        env.server.delete(f"/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes/"
+                          f"{runtime}")
+
+
+@test
+def programs_read_objects_and_refusals(env):
+    """What the Python SDK reads: any kind around a job as JSON (one name, or a List under a
+    label selector), the configuration in effect, and a refusal's Status with --errors=json."""
+    c = new_case(env, "pr")
+    for i, lab in enumerate(("a", "a", "b")):
+        expect(c.s.post(c.path("pods", api="/api/v1"), {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p{i}", "labels": {"team": lab}},
+            "spec": {"containers": [container("c")]}}), 201, "pod")
+    rc, out, err = jaxset(env, "get", "pods", "--all", "-l", "team=a", "-n", c.ns, "-o", "json")
+    check(rc == 0, err)
+    lst = json.loads(out)
+    check(lst["kind"] == "List" and [p["metadata"]["name"] for p in lst["items"]] ==
+          ["p0", "p1"], out)
+    rc, out, err = jaxset(env, "get", "pod/p2", "-n", c.ns, "-o", "json")
+    check(rc == 0 and json.loads(out)["metadata"]["labels"] == {"team": "b"}, err)
+    rc, _, err = jaxset(env, "get", "pods", "--all", "-n", c.ns)
+    check(rc == 2 and "unknown kind" in err, err)  # no table of pods: -o json, yaml or name
+    rc, out, err = jaxset(env, "get", "jaxjob/nope", "-n", c.ns, "--errors=json")
+    status = json.loads(err.splitlines()[-1])
+    check(rc == 2 and status["kind"] == "Status" and status["code"] == 404 and
+          status["reason"] == "NotFound" and 'jaxjobs.kubeflow.org "nope"' in err, err)
+    rc, out, err = jaxset(env, "get", "jaxjob/nope", "-n", c.ns)
+    check(rc == 2 and "{" not in err, err)  # people read one line
+    rc, out, err = jaxset(env, "config", "view", "--minify", "-o", "json", "-n", c.ns)
+    cfg = json.loads(out)
+    check(rc == 0 and cfg["contexts"][0]["context"]["namespace"] == c.ns and
+          cfg["clusters"][0]["cluster"]["server"].startswith("http") and cfg["users"] == [],
+          f"{out} {err}")
+    rc, out, err = jaxset(env, "config", "view", "--kubeconfig", "/nonexistent/kc")
+    check(rc == 3 and "/nonexistent/kc" in err, err)
+
+
+@test
+def follow_one_pod_ends_with_its_log(env):
+    """`logs -f --pod P` of a JAXJob ends when pod P's log ends, the job still running (as
+    `kubectl logs -f pod/P`); a JAXJob's pods with the JobSet's labels are found too."""
+    need_logs(env)
+    c = new_case(env, "fp")
+    submit(env, c, jaxjob("fp"))
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "fp-worker-0-0-x", "labels": {
+               "jobset.sigs.k8s.io/jobset-name": "fp",
+               "jobset.sigs.k8s.io/replicatedjob-name": "worker"}},
+           "spec": {"containers": [container("jax")]}}
+    expect(c.s.post(c.path("pods", api="/api/v1"), pod), 201, "pod")
+    log_lines(env, c, "fp-worker-0-0-x", "one\ntwo\n", close=True)
+    rc, out, err = jaxset(env, "logs", "jaxjob/fp", "-f", "--pod", "fp-worker-0-0-x", "-n", c.ns,
+                          timeout=20)
+    check(rc == 0 and out == "one\ntwo\n", f"{rc} {out!r} {err}")
+
+
 # ====================================================================== AIchor
 
 

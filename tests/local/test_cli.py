@@ -150,6 +150,37 @@ def get_output_is_a_list_of_the_jobset_and_its_pods():
     assert out.count("\n  kind: Pod\n") == 4 and "terminalState: Failed" in out, out
 
 
+@test
+def get_json_of_a_jaxjobs_run_carries_the_jaxjob_with_its_status():
+    """The JAXJob of a local run with the status its controller would write
+    (api/jaxjob_status.h), kept by the run from one change to the next: Running turned False
+    when it Succeeded."""
+    r = Run("""apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: jj}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - {name: jax, image: x, command: ["sh", "-c", "sleep 0.3"]}
+""").run()
+    assert r.rc == 0, r.describe()
+    rc, out, err = jaxset(r.home, "get", "jj", "-o", "json")
+    assert rc == 0, err
+    items = json.loads(out)["items"]
+    assert [i["kind"] for i in items] == ["JobSet", "Pod", "Pod", "JAXJob"], items
+    jj = items[-1]
+    assert jj["metadata"]["namespace"] == "default" and jj["metadata"]["creationTimestamp"], jj
+    conds = [(c["type"], c["status"], c["reason"]) for c in jj["status"]["conditions"]]
+    assert conds == [("Created", "True", "JAXJobCreated"), ("Running", "False", "JAXJobRunning"),
+                     ("Succeeded", "True", "JAXJobSucceeded")], conds
+    worker = jj["status"]["replicaStatuses"]["Worker"]
+    assert (worker["active"], worker["succeeded"], worker["failed"]) == (0, 2, 0), worker
+
+
 def fake_run(home, name, start_ago, state, end_after=None, pid=None, terminal=None,
              restarts=0, pods=0, exit_status=None):
     """A run directory as a run leaves it, started `start_ago` seconds ago."""

@@ -72,15 +72,17 @@ def pid_gone(pid, timeout=5.0):
 
 
 def wait_files(directory, n, timeout=20.0):
-    """Waits until `directory` holds `n` files; their contents as ints (pids)."""
+    """Waits until `directory` holds `n` files, each written (a file is created before its
+    pid is written in it); their contents as ints (pids)."""
     end = time.monotonic() + timeout
-    while len(os.listdir(directory)) < n and time.monotonic() < end:
+    while True:
+        texts = []
+        for name in sorted(os.listdir(directory)):
+            with open(os.path.join(directory, name), encoding="utf-8") as f:
+                texts.append(f.read().strip())
+        if (len(texts) >= n and all(texts)) or time.monotonic() >= end:
+            return [int(t) for t in texts]
         time.sleep(0.02)
-    out = []
-    for name in sorted(os.listdir(directory)):
-        with open(os.path.join(directory, name), encoding="utf-8") as f:
-            out.append(int(f.read()))
-    return out
 
 
 def main():
