@@ -11,7 +11,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from localtest import BIN, Run, condition, main, test, wait_for  # noqa: E402
+from localtest import BIN, SRC as SRC_DIR, Run, condition, main, test, wait_for  # noqa: E402
 
 PY = "python3"
 
@@ -688,6 +688,72 @@ def grace_period_then_sigkill():
     # --grace 5 (set by the harness): SIGTERM is ignored, SIGKILL comes after the grace period
     assert 4.5 <= took < 15, f"stopped after {took:.1f}s, want about the 5 s grace period"
     assert not r.leftovers()
+
+
+class Tty:
+    """The run's stderr on a pseudo-terminal (the live line is drawn on a terminal only),
+    read as it comes."""
+
+    def __init__(self, r):
+        import pty
+        import threading
+        master, slave = pty.openpty()
+        r.proc = subprocess.Popen(r.args, cwd=SRC_DIR, env=r.env, stdout=subprocess.DEVNULL,
+                                  stderr=slave)
+        os.close(slave)
+        self.data = b""
+        self.lock = threading.Lock()
+
+        def read():
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    os.close(master)
+                    return
+                with self.lock:
+                    self.data += chunk
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
+
+    def text(self):
+        with self.lock:
+            return self.data.decode("utf-8", "replace")
+
+    def live_lines(self):
+        """Every state the live line was drawn in (what follows a clear and ends without a
+        newline: the notes printed after a clear end with one)."""
+        return [s for s in self.text().split("\r\033[K")[1:] if s and "\n" not in s]
+
+    def wait_live(self, pattern, timeout=30):
+        return wait_for(lambda: any(re.fullmatch(pattern, l) for l in self.live_lines()),
+                        timeout, f"a live line {pattern!r}; got {self.live_lines()[-3:]}")
+
+
+@test
+def the_live_line_counts_pods_running_terminating_and_done_and_every_interrupt_says_so():
+    # pod 0 ends at once; pods 1 and 2 ignore SIGTERM (so they stay in their grace period)
+    script = ("import os, signal, time; i = os.environ['JOB_COMPLETION_INDEX']; "
+              "i == '0' and exit(0); signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+              "open(os.environ['JAXSET_HOME'] + '/ready.' + i, 'w').close(); time.sleep(120)")
+    r = Run(jobset("live", [rj("w", script, pods=3)]), "--grace", "60")
+    tty = Tty(r)
+    tty.wait_live(r"jaxset: \d+s  pods 2 running, 0 terminating, 1 done of 3  restarts 0")
+    r.proc.send_signal(signal.SIGINT)
+    tty.wait_live(r"jaxset: \d+s  pods 0 running, 2 terminating, 1 done of 3  restarts 0  "
+                  r"stopping \(interrupt again to kill\)")
+    r.proc.send_signal(signal.SIGINT)
+    r.proc.wait(30)
+    tty.reader.join(10)
+    assert r.proc.returncode == 130, tty.text()
+    out = tty.text()
+    assert "jaxset: received SIGINT: stopping every pod" in out, out
+    assert "jaxset: received SIGINT again: killing every pod now (SIGKILL)" in out, out
+    for line in tty.live_lines():  # no "[0m08s": the minutes never look like an escape
+        assert re.match(r"jaxset: (\d+h)?(\d+m)?\d+s  pods ", line), line
+    assert not r.leftovers(), r.leftovers()
 
 
 @test
