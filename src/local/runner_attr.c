@@ -201,3 +201,12 @@ void run__failure_block(const struct run *r, struct sbuf *b)
         s += n + (s[n] != 0);
     }
 }
+
+char *run__container_said(const struct run *r, const struct rpod *p, const struct rcont *c)
+{
+    char log[PATH_MAX];
+    rd_log(log, sizeof(log), r->o->run_dir, p->name, p->n_c > 1 ? jx_str(c->spec, "name") : NULL);
+    char *m = run__log_excerpt(log), *line = m ? run__excerpt_line(m) : NULL;
+    free(m);
+    return line;
+}

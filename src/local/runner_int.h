@@ -207,6 +207,8 @@ const json_t *run__pick_failed(const json_t *pods, const char *job);
  * attributed failure as a table for the run's summary.  -ENOMEM or 0. */
 int run__attribute(struct run *r, const char *job, struct sbuf *line);
 void run__failure_block(const struct run *r, struct sbuf *b);
+/* What container c of pod p said last, on one line (run__excerpt_line); NULL: nothing. */
+char *run__container_said(const struct run *r, const struct rpod *p, const struct rcont *c);
 /* The end of a container's log reduced (runner_excerpt.c): a Python traceback's last frame and
  * exception line, else the last lines; malloc'd, NULL when there is nothing (or no memory).
  * run__excerpt_line: the same on one line. */

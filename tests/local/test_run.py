@@ -690,6 +690,27 @@ def grace_period_then_sigkill():
     assert not r.leftovers()
 
 
+@test
+def an_in_place_restart_says_what_the_failed_container_said():
+    script = ("import os, sys, time\n"
+              "def load():\n"
+              "    raise RuntimeError('bad batch')\n"
+              "f = os.environ['JAXSET_HOME'] + '/failed'\n"
+              "if os.environ['JOB_COMPLETION_INDEX'] == '1':\n"
+              "    os.path.exists(f) or (open(f, 'w').close(), load())\n"
+              "    open(f + '.again', 'w').close()\n"
+              "while not os.path.exists(f + '.again'):\n"
+              "    time.sleep(0.02)\n")
+    w = rj("w", script, pods=2, backoff=2147483647,
+           extra_spec="\n        podReplacementPolicy: Failed")
+    spec = "\n  failurePolicy:\n    maxRestarts: 2\n    restartStrategy: InPlaceRestart"
+    r = Run(jobset("ipx", [w], spec), "--feature-gates", "InPlaceRestart=true").run()
+    assert r.rc == 0, r.describe()
+    assert re.search(r"pod ipx-w-0-1-\w{5}: container c exited 1: the pod restarts in place "
+                     r"\(in-place restart attempt 1\): RuntimeError: bad batch \(File "
+                     r"\"<string>\", line 3, in load\)\n", r.err), r.describe()
+
+
 class Tty:
     """The run's stderr on a pseudo-terminal (the live line is drawn on a terminal only),
     read as it comes."""
