@@ -169,6 +169,8 @@ int run__attribute(struct run *r, const char *job, struct sbuf *line)
         return -ENOMEM;
     json_decref(r->failure);
     r->failure = f;
+    const char *ts = jx_str(jx_obj(r->js, "status"), "terminalState"); /* written before events */
+    r->failure_final = ts && !strcmp(ts, "Failed");
     r->status_dirty = true; /* pods.json and run.json name it */
     one_line(f, line);
     return 0;

@@ -84,16 +84,21 @@ static bool blank(const char *s)
     return s[strspn(s, " \t")] == 0;
 }
 
-/* The length of the valid UTF-8 sequence at s, 0 when it is not one. */
+/* The length of the valid UTF-8 sequence at s (no overlong form, surrogate or code point past
+ * U+10FFFF: what JSON takes), 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s)
 {
+    static const unsigned long min[] = {0, 0, 0x80, 0x800, 0x10000};
     size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3
                            : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (s[0] >= 0x80 && s[0] < 0xc2)
-        return 0;
-    for (size_t i = 1; i < n; i++)
+    unsigned long cp = n == 1 ? s[0] : n == 2 ? s[0] & 0x1f : n == 3 ? s[0] & 0x0f : s[0] & 0x07;
+    for (size_t i = 1; i < n; i++) {
         if ((s[i] & 0xc0) != 0x80)
             return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (n == 0 || cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
     return n;
 }
 

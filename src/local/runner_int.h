@@ -109,6 +109,7 @@ struct run {
     struct vol_run vr;           /* what pods' volumes share; vr.run_dir absolute (owned) */
     struct vol_tmpl **vol_tmpl;  /* each replicated job's namespace (NULL: no volumeMounts) */
     json_t *failure;             /* the latest failure attributed (runner_attr.c); NULL: none */
+    bool failure_final;          /* ... and it failed the JobSet */
     char *failure_event;         /* the message of the failure event already shown in this
                                   * pass: its twin (the condition's event) is not shown again */
     int signals;                 /* SIGINT/SIGTERM/SIGHUP received */

@@ -82,7 +82,9 @@ void run__state_write(struct run *r, const char *state, int exit_status)
                             r->coord_port);
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
-    if (run && r->failure) /* the first failed pod of the latest failure (runner_attr.c) */
+    /* the first failed pod of the latest failure (runner_attr.c); at the end, only of the one
+     * that failed the JobSet */
+    if (run && r->failure && (exit_status < 0 || r->failure_final))
         json_object_set(run, "failure", r->failure);
     /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
      * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
@@ -148,11 +150,9 @@ static void failure_event_line(struct run *r, const char *type, const char *reas
     free(r->failure_event);
     r->failure_event = strdup(msg);
     snprintf(job, sizeof(job), "%.*s", (int)(n < sizeof(job) ? n : sizeof(job) - 1), name);
-    sb_printf(line, "jaxset: %s %s: %.*s", type, reason, (int)(at - msg),
-              msg);
-    while (line->len && line->s[line->len - 1] == ' ')
-        line->s[--line->len] = 0;
-    sb_puts(line, ": ");
+    int len = (int)(at - msg);
+    len -= len > 0 && msg[len - 1] == ' ';
+    sb_printf(line, "jaxset: %s %s: %.*s: ", type, reason, len, msg);
     if (run__attribute(r, job, line) < 0)
         sb_printf(line, "first failed job %s", job);
     sb_puts(line, "\n");
@@ -300,14 +300,15 @@ void run__summary(struct run *r, int exit_status)
                                                                           : "Interrupted";
     char failed[512]; /* "pod <name> (container <name> ...)": names are DNS labels */
     json_t *pods = exit_status == 1 ? run__pods_json(r) : NULL;
-    const json_t *f = exit_status == 1 && jx_str(r->failure, "pod") ? r->failure : NULL;
+    bool final = exit_status == 1 && r->failure_final;
+    const json_t *f = final && jx_str(r->failure, "pod") ? r->failure : NULL;
     if (f && jx_str(f, "signal"))
         snprintf(failed, sizeof(failed), "pod %s (container %s killed by SIG%s)",
                  jx_str(f, "pod"), jx_str(f, "container"), jx_str(f, "signal"));
     else if (f)
         snprintf(failed, sizeof(failed), "pod %s (container %s exited with code %lld)",
                  jx_str(f, "pod"), jx_str(f, "container"), jx_int_or(f, "exitCode", 0));
-    if (exit_status == 1 && r->failure && !f) /* a Job failed with no failed pod */
+    if (final && !f) /* a Job failed with no failed pod */
         run__note(r, "the first failure: job %s failed: %s: %s", jx_str(r->failure, "job"),
                   jx_str(r->failure, "reason"), jx_str(r->failure, "message"));
     else if (f || (pods && run__first_failed(pods, failed, sizeof(failed))))

@@ -39,6 +39,9 @@ static const struct {
     {"1\n2\n3\n4\n\n5\n6\n\n", "2\n3\n4\n5\n6"},
     /* a progress bar keeps its last state; escapes dropped, control bytes and bad UTF-8 as ? */
     {"\r10%\r50%\r100%\n\033[31mred\033[0m \x01\xff caf\xc3\xa9\n", "100%\nred ?? caf\xc3\xa9"},
+    /* overlong forms and surrogates are not UTF-8 JSON takes */
+    {"a\xc0\xaf" "b\xed\xa0\x80" "c\xf4\x90\x80\x80" "d\xf0\x9f\x98\x80\n",
+     "a??b???c????d\xf0\x9f\x98\x80"},
     {"", NULL},
     {"\n  \n", NULL},
 };
