@@ -22,7 +22,7 @@ The Training Operator's client for JAXJob: ``TrainingClient(backend_config=...)`
 """
 from .commands import RunResult, decode, run, validate
 from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, BinaryNotFoundError,
-                     FieldError, KubeConfigError, NotFoundError, ValidationError)
+                     FieldError, JobFailedError, KubeConfigError, NotFoundError, ValidationError)
 from .trainer_client import TrainerClient
 from .training_client import TrainingClient
 from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
@@ -53,6 +53,6 @@ __all__ = [
     "CustomTrainer", "CustomTrainerContainer", "LocalBackendConfig", "KubernetesBackendConfig",
     "Runtime", "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event",
     "run", "validate", "decode", "RunResult",
-    "ValidationError", "FieldError", "BinaryNotFoundError", "NotFoundError",
+    "ValidationError", "FieldError", "JobFailedError", "BinaryNotFoundError", "NotFoundError",
     "KubeConfigError", "ApiError", "ApiNotFoundError", "ApiConnectionError",
 ]

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import _binary
-from .errors import NotFoundError
+from .errors import NotFoundError, failure_line
 from .types import Event, LocalBackendConfig
 
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -121,11 +121,23 @@ class View:
         return None if self.alive else "Failed"
 
     @property
+    def failure(self) -> Dict[str, Any]:
+        """The first failed pod of the last failure, as jaxset attributed it (run.json's
+        "failure"); {} when none."""
+        try:
+            with open(os.path.join(self.record.run_dir, "run.json"), encoding="utf-8") as f:
+                return dict(json.load(f).get("failure") or {})
+        except (OSError, ValueError, TypeError, AttributeError):
+            return {}
+
+    @property
     def failure_message(self) -> str:
         c = self.jobset_condition("Failed")
-        if c:
-            return str(c.get("message") or c.get("reason") or "")
-        return f"jaxset run ended: {self.state or 'gone'}"
+        if not c:
+            return f"jaxset run ended: {self.state or 'gone'}"
+        why = str(c.get("message") or c.get("reason") or "")
+        first = failure_line(self.failure)
+        return f"{why}; first failed: {first}" if first else why
 
 
 def pod_label(pod: Mapping[str, Any], key: str) -> Optional[str]:

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Union
 
 from . import _binary, _func, _local, runtimes
-from .errors import NotFoundError
+from .errors import JobFailedError, NotFoundError
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
                     UNKNOWN, CustomTrainer, CustomTrainerContainer, Event, LocalBackendConfig,
                     Runtime, Step, TrainJob)
@@ -324,8 +324,10 @@ class LocalTrainerBackend:
         def check() -> Optional[TrainJob]:
             job = self.get_job(name)
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
-                why = self.store.view(self.store.record(name, TRAINJOB_KIND)).failure_message
-                raise RuntimeError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""))
+                v = self.store.view(self.store.record(name, TRAINJOB_KIND))
+                why = v.failure_message
+                raise JobFailedError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""),
+                                     v.failure)
             return job if job.status in status else None
         job = _local.poll_until(check, timeout, polling_interval)
         if job is None:

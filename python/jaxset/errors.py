@@ -49,6 +49,46 @@ class NotFoundError(RuntimeError, LookupError):
     """No runtime or job of that name."""
 
 
+class JobFailedError(RuntimeError):
+    """A job Failed.  Besides the message, what jaxset attributed the failure to, as torchrun's
+    root-cause table: the first failed pod of the last attempt.  `failure` is that record
+    ({} when none is known): pod, hostname, job, restartAttempt, jaxProcessId, container,
+    exitCode, signal, message (the end of its log: a Python traceback's last frame and
+    exception line, else its last lines) and log (the log file's path)."""
+
+    def __init__(self, message: str, failure: Optional[Dict[str, Any]] = None):
+        self.failure: Dict[str, Any] = dict(failure or {})
+        f = self.failure
+        self.hostname: Optional[str] = f.get("hostname")
+        self.pod: Optional[str] = f.get("pod")
+        self.process_id: Optional[int] = f.get("jaxProcessId")
+        self.container: Optional[str] = f.get("container")
+        self.exit_code: Optional[int] = f.get("exitCode")
+        self.signal: Optional[str] = f.get("signal")
+        self.error: str = f.get("message") or ""
+        self.log_path: Optional[str] = f.get("log")
+        super().__init__(message + "".join(f"\n  {line}" for line in self.error.splitlines()))
+
+
+def failure_line(f: Optional[Dict[str, Any]]) -> str:
+    """A failure record (JobFailedError.failure) on one line, as `jaxset run` prints it:
+    "node-0-1 (JAX process 1, pod ..., container node) exited with code 1: ValueError: x
+    (File "train.py", line 3, in step)"; "" for none."""
+    if not f:
+        return ""
+    lines = (f.get("message") or "").splitlines()
+    said = lines[-1] if lines else ""
+    if len(lines) > 1 and lines[0].startswith('File "'):
+        said = f"{said} ({lines[0]})"
+    if not f.get("pod"):
+        return f"job {f.get('job')} failed: {f.get('reason')}" + (f": {said}" if said else "")
+    who = f"JAX process {f['jaxProcessId']}, " if f.get("jaxProcessId") is not None else ""
+    who += f"pod {f['pod']}" + (f", container {f['container']}" if f.get("container") else "")
+    how = (f"was killed by SIG{f['signal']}" if f.get("signal") else
+           f"exited with code {f.get('exitCode')}" if f.get("container") else "failed")
+    return f"{f.get('hostname')} ({who}) {how}" + (f": {said}" if said else "")
+
+
 class KubeConfigError(ValueError):
     """The Kubernetes configuration (kubeconfig, in-cluster files, a credential plugin) cannot
     be used; the message names the file and the entry."""

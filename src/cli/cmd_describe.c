@@ -248,6 +248,57 @@ static int pods_section(const json_t *pods)
     }
 }
 
+/* A container's message on one line: a traceback's exception line and its last frame
+ * ("ValueError: boom (File "train.py", line 3, in f)"), else its last line. */
+static void message_cell(struct table *t, const char *m)
+{
+    const char *last = m ? strrchr(m, '\n') : NULL;
+    if (!m || !*m)
+        table_cell(t, "-");
+    else if (!last)
+        table_cell(t, "%s", m);
+    else if (!strncmp(m, "File \"", 6))
+        table_cell(t, "%s (%.*s)", last + 1, (int)strcspn(m, "\n"), m);
+    else
+        table_cell(t, "%s", last + 1);
+}
+
+/* The pod the runner named first failed at each restart and at the end (pods.json's
+ * firstFailure), with what its container said last. */
+static int failures_section(const json_t *pods)
+{
+    static const char *const head[] = {"Attempt", "Hostname", "JAX Process", "Pod",
+                                       "Exit", "Error"};
+    struct table t = table_new(6);
+    const json_t *p, *c, *who;
+    size_t i, k, n = 0;
+    for (size_t h = 0; h < 6; h++)
+        table_cell(&t, "%s", head[h]);
+    json_array_foreach (pods, i, p) {
+        if (!jx_bool_or(p, "firstFailure", false))
+            continue;
+        who = NULL;
+        json_array_foreach (jx_arr(p, "containers"), k, c)
+            if (!who && jx_str(c, "message"))
+                who = c;
+        table_cell(&t, "%lld", jx_int_or(p, "restartAttempt", 0));
+        table_cell(&t, "%s", or_dash(jx_str(p, "hostname")));
+        if (jx_int_or(p, "jaxProcessId", -1) >= 0)
+            table_cell(&t, "%lld", jx_int_or(p, "jaxProcessId", -1));
+        else
+            table_cell(&t, "-");
+        table_cell(&t, "%s", or_dash(jx_str(p, "name")));
+        pod_exit(&t, p);
+        message_cell(&t, jx_str(who, "message"));
+        n++;
+    }
+    if (!n) {
+        table_free(&t);
+        return 0;
+    }
+    return section("First Failures:", &t, 2);
+}
+
 /* Events: "<time> <type> <reason>: <message>" lines of events.log, and the runner's
  * "Note <message>" lines (no time). */
 static int events(const char *dir, int64_t now)
@@ -298,6 +349,7 @@ static int describe(const char *name)
     rc |= replicated_jobs(st);
     rc |= jobs_section(r.jobs);
     rc |= pods_section(r.pods);
+    rc |= failures_section(r.pods);
     rc |= events(r.dir, now);
     runs_free(&r);
     if (rc) {

@@ -10,8 +10,11 @@
  *
  *   jobset.json   the JobSet with its status, rewritten on every change
  *   jobs.json     the child Jobs with their status
- *   pods.json     every pod, of every restart attempt: phase, times, restarts, container states
- *   run.json      name, source, state, pid, start and update times, coordinator port, exit status
+ *   pods.json     every pod, of every restart attempt: phase, times, restarts, container states;
+ *                 the pod named first failed at a restart or at the end: "firstFailure", and its
+ *                 failed container's "message" (runner_excerpt.c)
+ *   run.json      name, source, state, pid, start and update times, coordinator port, exit
+ *                 status, "failure": the latest first failed pod (runner_attr.c)
  *   events.log    the events, one a line
  *   hosts         the hosts file the pods resolve their names with
  *   logs/         one <pod>.log per pod, or <pod>.<container>.log for pods of several containers

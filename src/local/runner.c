@@ -305,6 +305,8 @@ static int apply_plan(struct run *r, const struct rec_plan *p, int64_t now, bool
     struct rec_exec_result res;
     r->held = false;
     r->held_until_ms = INT64_MAX;
+    free(r->failure_event); /* a failure event is shown once a pass (runner_state.c) */
+    r->failure_event = NULL;
     int rc = rec_plan_execute(p, &run_ops, &ps, &res, err);
     if (rc < 0)
         return rc;
@@ -389,9 +391,16 @@ static void on_signal(struct run *r, int64_t now)
         }
         bool second = r->signal != 0;
         const char *abbrev = sigabbrev_np((int)si.ssi_signo);
+        r->signals++;
         if (!second)
             run__note(r, "received SIG%s: stopping every pod (grace period applies; again to "
                          "force)", abbrev ? abbrev : "?");
+        else if (r->signals == 2)
+            run__note(r, "received SIG%s again: killing every pod now (SIGKILL)",
+                      abbrev ? abbrev : "?");
+        else
+            run__note(r, "received SIG%s again: every pod is being killed already, waiting "
+                         "for %zu to exit", abbrev ? abbrev : "?", run__alive(r));
         r->signal = (int)si.ssi_signo;
         for (size_t i = 0; i < r->n_jobs; i++) {
             run__kill_job(r, r->jobs[i], now);
@@ -675,6 +684,8 @@ static void teardown(struct run *r)
     json_decref(r->js);
     json_decref(r->jaxjob);
     json_decref(r->pod_history);
+    json_decref(r->failure);
+    free(r->failure_event);
     free(r->job_backoff);
     run__volumes_release(r);
 }

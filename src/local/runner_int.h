@@ -11,6 +11,7 @@
 #include "local/sup.h"
 #include "local/volumes.h"
 #include "obj/ktime.h"
+#include "obj/sbuf.h"
 
 #define RUN_NAME_MAX 256
 #define RUN_MAX_GPUS 64
@@ -25,6 +26,8 @@ struct rcont {
     bool done;                   /* ran and exited (code/sig valid) */
     uint64_t sup_id;
     int code, sig;
+    char *message;               /* what it said last when it failed (runner_excerpt.c), owned;
+                                  * NULL: not looked at */
 };
 
 struct rpod {
@@ -45,6 +48,7 @@ struct rpod {
     struct vol_pod *vol;         /* its volumes and namespace; NULL: none */
     char *vol_err;               /* why its volumes could not be made: its containers fail to
                                   * start with it; NULL: none */
+    bool first_failure;          /* named as the first failed pod of a restart or of the end */
 };
 
 /* A process runs for one of the pod's containers. */
@@ -106,6 +110,11 @@ struct run {
     json_t *pod_history;         /* pods of Jobs already deleted (runner_pods.c) */
     struct vol_run vr;           /* what pods' volumes share; vr.run_dir absolute (owned) */
     struct vol_tmpl **vol_tmpl;  /* each replicated job's namespace (NULL: no volumeMounts) */
+    json_t *failure;             /* the latest failure attributed (runner_attr.c); NULL: none */
+    bool failure_final;          /* ... and it failed the JobSet */
+    char *failure_event;         /* the message of the failure event already shown in this
+                                  * pass: its twin (the condition's event) is not shown again */
+    int signals;                 /* SIGINT/SIGTERM/SIGHUP received */
 };
 
 
@@ -191,6 +200,23 @@ json_t *run__pods_json(const struct run *r);
 /* Describes the first failed pod of the last restart attempt into out; false when none
  * failed. */
 bool run__first_failed(const json_t *pods, char *out, size_t n);
+/* The first failed pod of the latest attempt among `pods` (of Job `job` only, unless NULL);
+ * NULL when none failed. */
+const json_t *run__pick_failed(const json_t *pods, const char *job);
+
+/* Failure attribution (runner_attr.c).  run__attribute: the core reported a failure of Job
+ * `job` (its event's "first failed job"): its first failed pod is named (pods.json, run.json's
+ * "failure", r->failure) and described in one line into `line`.  run__failure_block: the
+ * attributed failure as a table for the run's summary.  -ENOMEM or 0. */
+int run__attribute(struct run *r, const char *job, struct sbuf *line);
+void run__failure_block(const struct run *r, struct sbuf *b);
+/* What container c of pod p said last, on one line (run__excerpt_line); NULL: nothing. */
+char *run__container_said(const struct run *r, const struct rpod *p, const struct rcont *c);
+/* The end of a container's log reduced (runner_excerpt.c): a Python traceback's last frame and
+ * exception line, else the last lines; malloc'd, NULL when there is nothing (or no memory).
+ * run__excerpt_line: the same on one line. */
+char *run__log_excerpt(const char *path);
+char *run__excerpt_line(const char *message);
 
 /* Volumes (runner_volumes.c): r->vr, the --pvc claims, and each replicated job's namespace,
  * before anything starts.  0 or a negative errno with err set. */
@@ -209,6 +235,8 @@ void run__state_failed(struct run *r, const char *what, int rc);
 void run__event(struct run *r, const char *type, const char *reason, const char *msg);
 void run__live(struct run *r, bool force);
 void run__live_clear(struct run *r);
+/* "8s", "1m08s", "2h01m08s": an elapsed time as the live line shows it. */
+void run__elapsed_text(int64_t ms, struct sbuf *b);
 void run__summary(struct run *r, int exit_status);
 void run__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -18,6 +18,7 @@
 #include "local/runner_int.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -101,10 +102,12 @@ bool run__ipr_exited(struct run *r, struct rjob *j, struct rpod *p, const struct
     }
     if (c->code == 0 || c->sidecar)
         return false; /* a success ends as it would anyway */
+    char *said = run__container_said(r, p, c);
     run__note(r, "pod %s: container %s exited %d: the pod restarts in place (in-place restart "
-                 "attempt %lld)",
+                 "attempt %lld)%s%s",
               p->name, jx_str(c->spec, "name") ? jx_str(c->spec, "name") : "", c->code,
-              p->ipr_attempt + 1);
+              p->ipr_attempt + 1, said ? ": " : "", said ? said : "");
+    free(said);
     r->ipr_noted = p->ipr_attempt + 1;
     restart_begin(r, j, p, now);
     return true;

@@ -230,6 +230,8 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     podenv_strv_free(&argv);
     free(cwd);
     c->done = false;
+    free(c->message); /* what it said when it failed before */
+    c->message = NULL;
     if (rc == 0) {
         c->alive = true;
         return;
@@ -289,6 +291,8 @@ static void pod_free(struct rpod *p)
     vol_pod_free(p->vol);
     free(p->vol_err);
     json_decref(p->meta);
+    for (size_t i = 0; p->c && i < p->n_c; i++)
+        free(p->c[i].message);
     free(p->c);
     free(p);
 }

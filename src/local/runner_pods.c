@@ -43,6 +43,8 @@ static json_t *container_json(const struct rcont *c)
             rc = jx_set_str(o, "signal", sigabbrev_np(c->sig) ? sigabbrev_np(c->sig) : "?");
         if (rc == 0)
             rc = jx_set_str(o, "reason", code == 0 ? "Completed" : "Error");
+        if (rc == 0 && c->message) /* as the kubelet's terminated.message */
+            rc = jx_set_str(o, "message", c->message);
     }
     if (rc < 0) {
         json_decref(o);
@@ -74,6 +76,8 @@ static int pod_fields(const struct run *r, const struct rjob *j, const struct rp
         rc = jx_set_int(o, "inPlaceRestartAttempt", p->ipr_attempt);
     if (!rc && id >= 0)
         rc = jx_set_int(o, "jaxProcessId", id);
+    if (!rc && p->first_failure)
+        rc = jx_set_bool(o, "firstFailure", true);
     rc = rc ? rc : jx_set_str(o, "phase", phases[p->jp.phase]);
     rc = rc ? rc : set_time(o, "startTime", p->jp.start_ms);
     if (!rc && (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED))
@@ -175,8 +179,8 @@ int run__pods_write(const struct run *r, const char *path)
 }
 
 /* Whether failed pod `p` ended the run before `best`: a later restart attempt wins (its failure
- * is what ended the run), then a later in-place restart attempt (the pod that restarted in
- * place last), then a pod that exited by itself over one stopped by a signal (finish times are
+ * is what ended the run), then a later restart of its own Job (RestartJob), then a later
+ * in-place restart attempt (the pod that restarted in place last), then a pod that exited by itself over one stopped by a signal (finish times are
  * to the second: a teardown in the same second would tie), then the earlier finish. */
 static bool failed_first(const json_t *p, const json_t *best)
 {
@@ -184,8 +188,12 @@ static bool failed_first(const json_t *p, const json_t *best)
     long long ia = jx_int_or(p, "inPlaceRestartAttempt", 0);
     long long ib = jx_int_or(best, "inPlaceRestartAttempt", 0);
     const char *fin = jx_str(p, "finishTime"), *bfin = jx_str(best, "finishTime");
+    long long ja = jx_int_or(p, "jobRestartAttempt", 0);
+    long long jb = jx_int_or(best, "jobRestartAttempt", 0);
     if (a != b)
         return a > b;
+    if (ja != jb)
+        return ja > jb;
     if (ia != ib)
         return ia > ib;
     if (exited_by_itself(p) != exited_by_itself(best))
@@ -195,15 +203,24 @@ static bool failed_first(const json_t *p, const json_t *best)
 
 /* "pod <name> (container <c> exited with code N | killed by SIGX)" of the first failed pod of
  * the last restart attempt, into out; false when no pod failed. */
-bool run__first_failed(const json_t *pods, char *out, size_t n)
+const json_t *run__pick_failed(const json_t *pods, const char *job)
 {
     const json_t *best = NULL, *p;
     size_t i;
     json_array_foreach (pods, i, p) {
-        const char *ph = jx_str(p, "phase");
+        const char *ph = jx_str(p, "phase"), *pj = jx_str(p, "job");
+        if (job && (!pj || strcmp(pj, job)))
+            continue;
         if (ph && !strcmp(ph, "Failed") && (!best || failed_first(p, best)))
             best = p;
     }
+    return best;
+}
+
+bool run__first_failed(const json_t *pods, char *out, size_t n)
+{
+    const json_t *best = run__pick_failed(pods, NULL);
+    size_t i;
     if (!best)
         return false;
     const json_t *c, *who = NULL;

@@ -99,6 +99,10 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
     jaxjob_status(r, jobs, run);
+    /* the first failed pod of the latest failure (runner_attr.c); at the end, only of the one
+     * that failed the JobSet */
+    if (run && r->failure && (exit_status < 0 || r->failure_final))
+        json_object_set(run, "failure", r->failure);
     /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
      * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
     int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? run__pods_write(r, path)
@@ -147,19 +151,49 @@ void run__note(struct run *r, const char *fmt, ...)
     sb_free(&msg);
 }
 
+#define FIRST_FAILED "(first failed job: "
+
+/* A failure event of the core names the first failed Job: the terminal line names its first
+ * failed pod instead.  The condition's event and the action's event of one restart say the same:
+ * the second is not shown (events.log keeps both, as a cluster's events). */
+static void failure_event_line(struct run *r, const char *type, const char *reason,
+                               const char *msg, const char *at, struct sbuf *line)
+{
+    char job[RUN_NAME_MAX];
+    const char *name = at + strlen(FIRST_FAILED);
+    size_t n = strcspn(name, ")");
+    if (r->failure_event && !strcmp(r->failure_event, msg))
+        return;
+    free(r->failure_event);
+    r->failure_event = strdup(msg);
+    snprintf(job, sizeof(job), "%.*s", (int)(n < sizeof(job) ? n : sizeof(job) - 1), name);
+    int len = (int)(at - msg);
+    len -= len > 0 && msg[len - 1] == ' ';
+    sb_printf(line, "jaxset: %s %s: %.*s: ", type, reason, len, msg);
+    if (run__attribute(r, job, line) < 0)
+        sb_printf(line, "first failed job %s", job);
+    sb_puts(line, "\n");
+}
+
 void run__event(struct run *r, const char *type, const char *reason, const char *msg)
 {
     char ts[KT_RFC3339_MAX];
+    const char *at = strstr(msg, FIRST_FAILED);
     kt_format(run__now(r), ts);
     if (r->events) {
         fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
         if (fflush(r->events) != 0)
             run__state_failed(r, RD_EVENTS, -errno);
     }
-    run__live_clear(r);
     struct sbuf line = SBUF_INIT;
-    sb_printf(&line, "jaxset: %s %s: %s\n", type, reason, msg);
-    out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    if (at)
+        failure_event_line(r, type, reason, msg, at, &line);
+    else
+        sb_printf(&line, "jaxset: %s %s: %s\n", type, reason, msg);
+    if (line.len || sb_failed(&line)) {
+        run__live_clear(r);
+        out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    }
     sb_free(&line);
 }
 
@@ -194,16 +228,71 @@ static void status_text(const struct run *r, struct sbuf *b)
     sb_printf(b, "  (ready/active/succeeded/failed)");
 }
 
+/* "8s", "1m08s", "2h01m08s": the elapsed time of the live line. */
+void run__elapsed_text(int64_t ms, struct sbuf *b)
+{
+    long long t = ms / 1000, h = t / 3600, m = t / 60 % 60, sec = t % 60;
+    if (h)
+        sb_printf(b, "%lldh%02lldm%02llds", h, m, sec);
+    else if (m)
+        sb_printf(b, "%lldm%02llds", m, sec);
+    else
+        sb_printf(b, "%llds", sec);
+}
+
+/* The pods of the current attempt: running, terminating (in their grace period: stopped by a
+ * restart, a deletion, an interrupt, or ended with processes left), and done (succeeded). */
+static void pod_counts(const struct run *r, size_t *running, size_t *stopping, size_t *done)
+{
+    *running = *stopping = *done = 0;
+    for (size_t k = 0; k < r->n_jobs; k++) {
+        const struct rjob *j = r->jobs[k];
+        for (size_t i = 0; i < j->n_pods; i++) {
+            const struct rpod *p = j->pods[i];
+            bool ended = p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED;
+            if (run__pod_alive(p) &&
+                (j->deleting || p->jp.terminating || ended || p->ipr_restarting))
+                (*stopping)++;
+            else if (run__pod_alive(p))
+                (*running)++;
+            else if (!j->deleting && p->jp.phase == JOBCTL_SUCCEEDED)
+                (*done)++;
+        }
+    }
+}
+
+static long long total_pods(const struct run *r)
+{
+    long long n = 0;
+    for (size_t i = 0; i < r->m->view.n_rj; i++)
+        n += r->m->view.rj[i].replicas * r->m->view.rj[i].pods_per_job;
+    return n;
+}
+
+/* "jaxset: 1m08s  pods 3 running, 1 terminating, 0 done of 4  restarts 1" */
+static void live_text(const struct run *r, struct sbuf *b)
+{
+    size_t running, stopping, done;
+    const json_t *st = jx_obj(r->js, "status");
+    pod_counts(r, &running, &stopping, &done);
+    sb_puts(b, "jaxset: ");
+    run__elapsed_text(run__now(r) - r->started_ms, b);
+    sb_printf(b, "  pods %zu running, %zu terminating, %zu done of %lld  restarts %lld", running,
+              stopping, done, total_pods(r), jx_int_or(st, "restarts", 0));
+    gated_restarts_text(st, b);
+    if (r->signals == 1)
+        sb_puts(b, "  stopping (interrupt again to kill)");
+    else if (r->signals > 1)
+        sb_puts(b, "  killing");
+}
+
 /* The live line is one terminal line: it is cut at sizeof(last_line) - 1 bytes on purpose. */
 void run__live(struct run *r, bool force)
 {
     struct sbuf b = {.max = sizeof(r->last_line) - 1};
     if (!r->o->live)
         return;
-    int64_t secs = (run__now(r) - r->started_ms) / 1000;
-    sb_printf(&b, "[%lldm%02llds  %zu pods running] ", (long long)(secs / 60),
-              (long long)(secs % 60), run__alive(r));
-    status_text(r, &b);
+    live_text(r, &b);
     const char *line = sb_str(&b);
     if (force || strcmp(line, r->last_line) != 0) {
         memcpy(r->last_line, line, b.len + 1);
@@ -228,9 +317,22 @@ void run__summary(struct run *r, int exit_status)
                                                                           : "Interrupted";
     char failed[512]; /* "pod <name> (container <name> ...)": names are DNS labels */
     json_t *pods = exit_status == 1 ? run__pods_json(r) : NULL;
-    if (pods && run__first_failed(pods, failed, sizeof(failed)))
+    bool final = exit_status == 1 && r->failure_final;
+    const json_t *f = final && jx_str(r->failure, "pod") ? r->failure : NULL;
+    if (f && jx_str(f, "signal"))
+        snprintf(failed, sizeof(failed), "pod %s (container %s killed by SIG%s)",
+                 jx_str(f, "pod"), jx_str(f, "container"), jx_str(f, "signal"));
+    else if (f)
+        snprintf(failed, sizeof(failed), "pod %s (container %s exited with code %lld)",
+                 jx_str(f, "pod"), jx_str(f, "container"), jx_int_or(f, "exitCode", 0));
+    if (final && !f) /* a Job failed with no failed pod */
+        run__note(r, "the first failure: job %s failed: %s: %s", jx_str(r->failure, "job"),
+                  jx_str(r->failure, "reason"), jx_str(r->failure, "message"));
+    else if (f || (pods && run__first_failed(pods, failed, sizeof(failed))))
         run__note(r, "the first pod to fail: %s", failed);
     json_decref(pods);
+    if (f)
+        run__failure_block(r, &line);
     uint64_t skipped = r->sup ? sup_skipped_bytes(r->sup) : 0;
     if (skipped)
         run__note(r, "%llu bytes of pod output were not forwarded: the output was not read "

@@ -114,6 +114,19 @@ def describe_shows_pods_of_every_attempt_with_exit_codes():
 
 
 @test
+def describe_names_the_first_failed_pod_of_every_attempt_and_what_it_said():
+    r = failed_run()
+    rc, out, err = jaxset(r.home, "describe", "dfail")
+    assert rc == 0, err
+    rows = section(out, "First Failures:", "Events:").splitlines()
+    assert re.fullmatch(r"  Attempt +Hostname +JAX Process +Pod +Exit +Error", rows[1]), rows
+    for attempt, row in enumerate(rows[2:]):
+        assert re.fullmatch(rf"  {attempt} +dfail-w-0-1 +1 +dfail-w-0-1-\w{{5}} +3 +"
+                            rf"hi dfail-w-0-1 attempt {attempt}", row), rows
+    assert len(rows) == 4, rows
+
+
+@test
 def describe_usage_and_missing_run():
     home = tempfile.mkdtemp(prefix="jaxset-test-")
     assert jaxset(home, "describe")[0] == 2

@@ -2,6 +2,7 @@
 ordering, in-place restarts, signals, concurrency, invalid input."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -10,7 +11,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from localtest import BIN, Run, condition, main, test, wait_for  # noqa: E402
+from localtest import BIN, SRC as SRC_DIR, Run, condition, main, test, wait_for  # noqa: E402
 
 PY = "python3"
 
@@ -106,8 +107,9 @@ def gang_restart(strategy):
     assert js["status"].get("restartsCountTowardsMax") == 1, js["status"]
     for i in range(3):
         assert f"[gang-w-0-{i}] attempt 1 index {i}" in r.out, r.describe()
-    assert ("Warning RestartJobSetFailurePolicyAction: applying RestartJobSet failure policy "
-            "action (first failed job: gang-w-0)") in r.err, r.describe()
+    assert re.search(r"Warning DefaultFailurePolicy: applying RestartJobSet failure policy "
+                     r"action: gang-w-0-1 \(pod gang-w-0-1-\w{5}, container c\) exited with "
+                     r"code 3: attempt 0 index 1\n", r.err), r.describe()
     c = [c for c in js["status"]["conditions"] if c["type"] == "RestartingJobSet"]
     assert c and c[0]["status"] == "False" and c[0]["reason"] == "JobSetCompleted", c
     assert not r.leftovers()
@@ -215,6 +217,91 @@ def the_pod_that_failed_is_named_not_the_one_torn_down():
     assert r.rc == 1, r.describe()
     assert "the first pod to fail: pod named-w-0-1-" in r.err, r.describe()
     assert "(container c exited with code 3)" in r.err, r.describe()
+
+
+# Attempt 0: JAX process 2 (pod w-0-2) raises in a function, the others wait; attempt 1: the
+# same again; maxRestarts 1, so the JobSet fails after one restart.
+RAISES = ("import os, sys, time\n"
+          "def step(n):\n"
+          "    raise ValueError(f'loss is nan at step {n}')\n"
+          "print('training', flush=True)\n"
+          "os.environ['JOB_COMPLETION_INDEX'] == '2' and (time.sleep(0.3), step(7))\n"
+          "time.sleep(60)\n")
+JAX_ANN = "\n  annotations: {jaxset.dev/jax-runtime: jobset}"
+
+
+def raising_run(name):
+    w = rj("w", RAISES, pods=3)
+    r = Run(jobset(name, [w], "\n  failurePolicy:\n    maxRestarts: 1", JAX_ANN)).run()
+    assert r.rc == 1, r.describe()
+    return r
+
+
+@test
+def a_restart_is_one_line_naming_the_failed_pod_process_and_error():
+    r = raising_run("attr")
+    restart = [l for l in r.err.splitlines() if "applying RestartJobSet" in l]
+    assert len(restart) == 1, r.describe()  # not the condition's and the action's events both
+    assert re.fullmatch(r"jaxset: Warning DefaultFailurePolicy: applying RestartJobSet failure "
+                        r"policy action: attr-w-0-2 \(JAX process 2, pod attr-w-0-2-\w{5}, "
+                        r"container c\) exited with code 1: ValueError: loss is nan at step 7 "
+                        r"\(File \"<string>\", line 3, in step\)", restart[0]), restart
+    lines = r.err.splitlines()
+    assert len(lines) == len(set(lines)), r.describe()  # no two lines alike
+    # events.log keeps both events, as a cluster's events
+    with open(os.path.join(r.run_dir("attr"), "events.log"), encoding="utf-8") as f:
+        assert f.read().count("applying RestartJobSet failure policy action") == 2
+
+
+@test
+def a_failed_run_ends_with_the_root_cause_in_the_terminal_pods_json_and_run_json():
+    r = raising_run("root")
+    block = r.err.split("jaxset: root cause (first observed failure, restart attempt 1):\n")
+    assert len(block) == 2, r.describe()
+    rows = block[1].split("\njaxset: JobSet root Failed")[0].splitlines()
+    assert rows[0] == "  host        : root-w-0-2", rows
+    assert re.fullmatch(r"  pod         : root-w-0-2-\w{5} \(job root-w-0\)", rows[1]), rows
+    assert rows[2:5] == ["  JAX process : 2", "  container   : c", "  exit code   : 1"], rows
+    assert re.fullmatch(r"  log         : .*/logs/root-w-0-2-\w{5}\.log", rows[5]), rows
+    assert rows[6:] == ['  error       : File "<string>", line 3, in step',
+                        "                ValueError: loss is nan at step 7"], rows
+    pods = pods_json(r, "root")
+    first = [p for p in pods if p.get("firstFailure")]
+    assert [(p["restartAttempt"], p["hostname"]) for p in first] == \
+        [(0, "root-w-0-2"), (1, "root-w-0-2")], pods
+    msg = 'File "<string>", line 3, in step\nValueError: loss is nan at step 7'
+    assert all(p["containers"][0]["message"] == msg for p in first), first
+    with open(os.path.join(r.run_dir("root"), "run.json"), encoding="utf-8") as f:
+        failure = json.load(f)["failure"]
+    assert failure["pod"] == first[1]["name"] and failure["jaxProcessId"] == 2, failure
+    assert failure["exitCode"] == 1 and failure["container"] == "c", failure
+    assert failure["message"] == msg and failure["restartAttempt"] == 1, failure
+
+
+@test
+def a_pod_killed_by_a_signal_is_attributed_with_the_signal_and_its_last_lines():
+    script = ("import os, signal; print('loaded shard 3', flush=True); "
+              "os.kill(os.getpid(), signal.SIGKILL)")
+    r = Run(jobset("oom", [rj("w", script)])).run()
+    assert r.rc == 1, r.describe()
+    assert re.search(r"Warning FailedJobs: jobset failed due to one or more job failures: "
+                     r"oom-w-0-0 \(pod oom-w-0-0-\w{5}, container c\) was killed by SIGKILL: "
+                     r"loaded shard 3\n", r.err), r.describe()
+    assert "  exit code   : 137 (SIGKILL)\n" in r.err, r.describe()
+
+
+@test
+def a_job_that_failed_without_a_failed_pod_is_named_with_its_reason():
+    w = rj("w", "import time; time.sleep(60)", extra_spec="\n        activeDeadlineSeconds: 1")
+    r = Run(jobset("late", [w])).run()
+    assert r.rc == 1, r.describe()
+    assert ("Warning FailedJobs: jobset failed due to one or more job failures: job late-w-0 "
+            "failed: DeadlineExceeded: Job was active longer than specified deadline\n") in r.err, \
+        r.describe()
+    # the pod the deadline stopped is not named as the cause
+    assert "the first pod to fail" not in r.err, r.describe()
+    assert ("the first failure: job late-w-0 failed: DeadlineExceeded: Job was active longer "
+            "than specified deadline\n") in r.err, r.describe()
 
 
 @test
@@ -601,6 +688,93 @@ def grace_period_then_sigkill():
     # --grace 5 (set by the harness): SIGTERM is ignored, SIGKILL comes after the grace period
     assert 4.5 <= took < 15, f"stopped after {took:.1f}s, want about the 5 s grace period"
     assert not r.leftovers()
+
+
+@test
+def an_in_place_restart_says_what_the_failed_container_said():
+    script = ("import os, sys, time\n"
+              "def load():\n"
+              "    raise RuntimeError('bad batch')\n"
+              "f = os.environ['JAXSET_HOME'] + '/failed'\n"
+              "if os.environ['JOB_COMPLETION_INDEX'] == '1':\n"
+              "    os.path.exists(f) or (open(f, 'w').close(), load())\n"
+              "    open(f + '.again', 'w').close()\n"
+              "while not os.path.exists(f + '.again'):\n"
+              "    time.sleep(0.02)\n")
+    w = rj("w", script, pods=2, backoff=2147483647,
+           extra_spec="\n        podReplacementPolicy: Failed")
+    spec = "\n  failurePolicy:\n    maxRestarts: 2\n    restartStrategy: InPlaceRestart"
+    r = Run(jobset("ipx", [w], spec), "--feature-gates", "InPlaceRestart=true").run()
+    assert r.rc == 0, r.describe()
+    assert re.search(r"pod ipx-w-0-1-\w{5}: container c exited 1: the pod restarts in place "
+                     r"\(in-place restart attempt 1\): RuntimeError: bad batch \(File "
+                     r"\"<string>\", line 3, in load\)\n", r.err), r.describe()
+
+
+class Tty:
+    """The run's stderr on a pseudo-terminal (the live line is drawn on a terminal only),
+    read as it comes."""
+
+    def __init__(self, r):
+        import pty
+        import threading
+        master, slave = pty.openpty()
+        r.proc = subprocess.Popen(r.args, cwd=SRC_DIR, env=r.env, stdout=subprocess.DEVNULL,
+                                  stderr=slave)
+        os.close(slave)
+        self.data = b""
+        self.lock = threading.Lock()
+
+        def read():
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    os.close(master)
+                    return
+                with self.lock:
+                    self.data += chunk
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
+
+    def text(self):
+        with self.lock:
+            return self.data.decode("utf-8", "replace")
+
+    def live_lines(self):
+        """Every state the live line was drawn in (what follows a clear and ends without a
+        newline: the notes printed after a clear end with one)."""
+        return [s for s in self.text().split("\r\033[K")[1:] if s and "\n" not in s]
+
+    def wait_live(self, pattern, timeout=30):
+        return wait_for(lambda: any(re.fullmatch(pattern, l) for l in self.live_lines()),
+                        timeout, f"a live line {pattern!r}; got {self.live_lines()[-3:]}")
+
+
+@test
+def the_live_line_counts_pods_running_terminating_and_done_and_every_interrupt_says_so():
+    # pod 0 ends at once; pods 1 and 2 ignore SIGTERM (so they stay in their grace period)
+    script = ("import os, signal, time; i = os.environ['JOB_COMPLETION_INDEX']; "
+              "i == '0' and exit(0); signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+              "open(os.environ['JAXSET_HOME'] + '/ready.' + i, 'w').close(); time.sleep(120)")
+    r = Run(jobset("live", [rj("w", script, pods=3)]), "--grace", "60")
+    tty = Tty(r)
+    tty.wait_live(r"jaxset: \d+s  pods 2 running, 0 terminating, 1 done of 3  restarts 0")
+    r.proc.send_signal(signal.SIGINT)
+    tty.wait_live(r"jaxset: \d+s  pods 0 running, 2 terminating, 1 done of 3  restarts 0  "
+                  r"stopping \(interrupt again to kill\)")
+    r.proc.send_signal(signal.SIGINT)
+    r.proc.wait(30)
+    tty.reader.join(10)
+    assert r.proc.returncode == 130, tty.text()
+    out = tty.text()
+    assert "jaxset: received SIGINT: stopping every pod" in out, out
+    assert "jaxset: received SIGINT again: killing every pod now (SIGKILL)" in out, out
+    for line in tty.live_lines():  # no "[0m08s": the minutes never look like an escape
+        assert re.match(r"jaxset: (\d+h)?(\d+m)?\d+s  pods ", line), line
+    assert not r.leftovers(), r.leftovers()
 
 
 @test

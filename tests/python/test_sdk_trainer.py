@@ -18,6 +18,7 @@ import jaxset  # noqa: E402
 from jaxset import (BinaryNotFoundError, CustomTrainer,  # noqa: E402
                     CustomTrainerContainer, KubeConfigError, KubernetesBackendConfig,
                     NotFoundError, TrainerClient, ValidationError)
+from jaxset.errors import JobFailedError  # noqa: E402
 
 
 def exchange(go: str = ""):
@@ -75,6 +76,14 @@ def fail(code: int):
     import sys
     print("failing", flush=True)
     sys.exit(code)
+
+
+def raise_on_node_1():
+    import os
+    import time
+    if os.environ["JAX_PROCESS_ID"] == "1":
+        raise ValueError("loss is nan")
+    time.sleep(60)
 
 
 RUNTIME_FILE = """\
@@ -226,6 +235,21 @@ class TrainerTest(sdktest.SdkTest):
                             for s in ("node-0", "node-1")))
         reasons = {e.reason for e in c.get_job_events(name)}
         self.assertIn("FailedJobs", reasons)
+
+    def test_failure_raises_with_the_first_failed_process_and_its_error(self):
+        c = self.client()
+        name = c.train(trainer=CustomTrainer(func=raise_on_node_1, num_nodes=2))
+        with self.assertRaises(JobFailedError) as cm:
+            c.wait_for_job_status(name, timeout=30, polling_interval=0.05)
+        e = cm.exception
+        self.assertEqual((e.hostname, e.process_id, e.exit_code), (f"{name}-node-0-1", 1, 1))
+        self.assertTrue(e.error.endswith("\nValueError: loss is nan"), e.error)
+        self.assertIn("in raise_on_node_1", e.error.splitlines()[0])
+        text = str(e)
+        self.assertIn(f"first failed: {name}-node-0-1 (JAX process 1, pod {e.pod}, container "
+                      f"node) exited with code 1: ValueError: loss is nan (File ", text)
+        self.assertTrue(text.endswith("\n  ValueError: loss is nan"), text)
+        self.assertTrue(os.path.exists(e.log_path), e.log_path)
 
     def test_wait_errors_and_delete_running(self):
         c = self.client()
