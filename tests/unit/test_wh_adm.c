@@ -488,8 +488,11 @@ static void test_whconfig(void **state)
     json_t *m = wh_config_new(true, "mwc", "sys", "svc", NULL);
     json_t *v = wh_config_new(false, "vwc", "sys", "svc", "https://127.0.0.1:9443/");
     assert_int_equal(json_array_size(jx_arr(m, "webhooks")), 2);
-    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 3);
-    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 2), "clientConfig"),
+    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 4);
+    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 1), "clientConfig"),
+                               "url"),
+                        "https://127.0.0.1:9443/validate--v1-pod");
+    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 3), "clientConfig"),
                                "url"),
                         "https://127.0.0.1:9443/validate-trainer-kubeflow-org-v1alpha1-trainjob");
     assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 0), "clientConfig"), "url"),
