@@ -198,6 +198,8 @@ int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
         /* the namespace filled in from the request is not a change of the pod's */
         if (!jx_str(jx_obj(pod, "metadata"), "namespace"))
             json_object_del(jx_obj(m, "metadata"), "namespace");
+        if (!jx_obj(pod, "metadata") && json_object_size(jx_obj(m, "metadata")) == 0)
+            json_object_del(m, "metadata");
         if (!json_equal(m, pod)) {
             r->mutated = m;
             m = NULL;
