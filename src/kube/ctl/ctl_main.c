@@ -245,10 +245,13 @@ static void start_informers(struct ctl *c)
     }
 }
 
+/* The pod and Node caches of exclusive placement are not waited for: a controller whose RBAC
+ * lacks them still runs JobSets (placement then refuses followers and retries leaders until
+ * they list, as upstream's lazily started caches would). */
 static bool synced(const struct ctl *c)
 {
     for (size_t i = 0; i < c->n_all; i++)
-        if (!cache_inf_synced(c->all[i]))
+        if (c->all[i] != c->pods && c->all[i] != c->nodes && !cache_inf_synced(c->all[i]))
             return false;
     return true;
 }
