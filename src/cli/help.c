@@ -367,7 +367,7 @@ static const struct cli_help helps[] = {
                  CLI_FEATURE_GATES_HELP,
                  {"--enable-webhooks[=false]",
                   "serve the admission webhooks over HTTPS: JobSet defaults and validation, "
-                  "pods' JAX process ids (off by default)"},
+                  "pods' JAX process ids and exclusive placement (off by default)"},
                  {"--webhook-port N, --webhook-host H",
                   "where they listen (9443, every interface)"},
                  {"--webhook-url-base URL",
@@ -406,6 +406,13 @@ static const struct cli_help helps[] = {
                 "thread and manages their certificates itself: a CA and a serving certificate "
                 "kept in a Secret, its CA bundle written into the webhook configurations, "
                 "replaced before expiry (docs/webhooks.md). "
+                "Exclusive placement per topology domain (the JobSet or replicated job "
+                "annotation alpha.jobset.sigs.k8s.io/exclusive-topology) needs --enable-webhooks "
+                "with the pod webhooks mpod.kb.io and vpod.kb.io registered, and RBAC to "
+                "get/list/watch nodes and pods and to delete pods and update pods/status "
+                "(config/rbac): the controller caches pods of JobSets and Nodes whenever the "
+                "JobSet controller or the webhooks run, and deletes the followers placed off "
+                "their leader's domain. "
                 "Stops on SIGTERM or SIGINT.",
         .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
     },

@@ -705,6 +705,22 @@ static void note_images(struct run *r)
     }
 }
 
+/* Exclusive placement per topology domain (the JobSet's or a replicated job's
+ * alpha.jobset.sigs.k8s.io/exclusive-topology) spreads Jobs over a cluster's domains; one
+ * machine is one domain: say so once. */
+static void note_placement(struct run *r)
+{
+    const struct js_view *v = &r->m->view;
+    const char *topo = jx_get_meta(jx_obj(r->js, "metadata"), "annotations",
+                                   ANN_EXCLUSIVE_TOPOLOGY);
+    for (size_t i = 0; !topo && i < v->n_rj; i++)
+        topo = jx_get_meta(jx_obj(v->rj[i].tmpl, "metadata"), "annotations",
+                           ANN_EXCLUSIVE_TOPOLOGY);
+    if (topo)
+        run__note(r, "exclusive placement (%s: %s) does not apply: this machine is one "
+                     "topology domain, every Job's pods run on it", ANN_EXCLUSIVE_TOPOLOGY, topo);
+}
+
 /* A run whose logs or state could not all be kept never ends as a plain success: the job's own
  * outcome is in the record (what could be written of it), the exit status says 1. */
 static int record_lost(struct run *r, int rc)
@@ -734,6 +750,7 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     if (rc == 0) {
         r.status_dirty = true; /* first written once the first pods are started */
         note_images(&r);
+        note_placement(&r);
         run__volumes_notes(&r);
         rc = loop(&r, err);
         run__live_clear(&r);

@@ -50,6 +50,8 @@ CLUSTER_RULES = [
     (["", "events.k8s.io"], ["events"], ["create", "patch"]),
     (["admissionregistration.k8s.io"],
      ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], ["get", "update"]),
+    ([""], ["pods/status"], ["update"]),
+    ([""], ["nodes"], ["get", "list", "watch"]),
 ]
 # The rules limited to named objects: rule index -> resourceNames.
 CLUSTER_NAMES = {14: ["jaxset-mutating-webhook-configuration",
@@ -234,6 +236,7 @@ def deployment_is_hardened():
         "mpod.kb.io": ("MutatingWebhookConfiguration", "/mutate--v1-pod", ["CREATE"]),
         "vjobset.kb.io": ("ValidatingWebhookConfiguration",
                           "/validate-jobset-x-k8s-io-v1alpha2-jobset", ["CREATE", "UPDATE"]),
+        "vpod.kb.io": ("ValidatingWebhookConfiguration", "/validate--v1-pod", ["CREATE"]),
         "validator.jaxjob.training-operator.kubeflow.org": (
             "ValidatingWebhookConfiguration", "/validate-kubeflow-org-v1-jaxjob",
             ["CREATE", "UPDATE"]),

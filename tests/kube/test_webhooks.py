@@ -134,7 +134,7 @@ def wait_serving(env):
         if not ca or not crt:
             return False, "no Secret yet"
         b = ca_bundles(env)
-        if len(b) != 5 or any(norm(x) != norm(ca) for x in b):
+        if len(b) != 6 or any(norm(x) != norm(ca) for x in b):
             return False, f"{len(b)} webhooks, CA bundles not yet the Secret's"
         got = served_cert(env, ca)
         return (norm(got) == norm(crt)) or (False, "served certificate differs")

@@ -168,6 +168,27 @@ def restart_grace_option():
 
 
 @test
+def exclusive_placement_is_accepted_and_said_once_not_to_apply():
+    """upstream's exclusive-placement example (site/static/examples/simple): it runs, every
+    pod here, and the run says once that placement per topology domain does not apply;
+    the annotation on a replicated job's template alone says it too."""
+    topo = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+    ann = f"\n  annotations:\n    {topo}: cloud.google.com/gke-nodepool"
+    r = Run(jobset("excl", [rj("workers", "print(1)", replicas=3, pods=3)], "", ann)).run()
+    assert r.rc == 0, r.describe()
+    assert r.err.count("exclusive placement") == 1, r.describe()
+    assert f"exclusive placement ({topo}: cloud.google.com/gke-nodepool) does not apply" in \
+        r.err, r.describe()
+    w = rj("workers", "print(1)", extra_rj="").replace(
+        "    template:\n      spec:",
+        f"    template:\n      metadata:\n        annotations:\n          {topo}: rack\n"
+        "      spec:", 1)
+    r = Run(jobset("exclrj", [w, rj("other", "print(2)")])).run()
+    assert r.rc == 0, r.describe()
+    assert r.err.count(f"exclusive placement ({topo}: rack) does not apply") == 1, r.describe()
+
+
+@test
 def restart_grace_annotation_invalid():
     ann = "\n  annotations:\n    jaxset.dev/restart-grace-seconds: \"-1\""
     r = Run(jobset("rgbad", [rj("w", "pass")], "", ann)).run()

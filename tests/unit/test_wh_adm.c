@@ -4,6 +4,7 @@
  * for other hosts or signed by another CA). */
 #include "testutil.h"
 
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -482,14 +483,87 @@ static void test_trainjob(void **state)
     json_decref(resp);
 }
 
+static json_t *placed_leader;
+
+static json_t *named_leader(void *arg, const char *ns, const char *base)
+{
+    (void)arg;
+    json_t *out = json_array();
+    if (placed_leader && strcmp(ns, "ns") == 0 && strcmp(base, "js-w-0-0") == 0)
+        json_array_append(out, placed_leader);
+    return out;
+}
+
+static int no_node(void *arg, const char *name, json_t **out)
+{
+    (void)arg;
+    (void)name;
+    *out = NULL;
+    return -ENOENT;
+}
+
+#define PLACED(idx, spec) "{'metadata':{'name':'js-w-0-" idx "-x','labels':{"                    \
+    "'jobset.sigs.k8s.io/jobset-name':'js','jobset.sigs.k8s.io/replicatedjob-name':'w',"          \
+    "'jobset.sigs.k8s.io/job-index':'0','jobset.sigs.k8s.io/job-key':'k'},'annotations':{"        \
+    "'jobset.sigs.k8s.io/jobset-name':'js','alpha.jobset.sigs.k8s.io/exclusive-topology':'zone'," \
+    "'batch.kubernetes.io/job-completion-index':'" idx "'},'ownerReferences':[{'uid':'j',"        \
+    "'controller':true}]},'spec':{" spec "}}"
+
+/* Exclusive placement through the AdmissionReview: the leader's affinities as a patch, a
+ * follower refused by the validating path with upstream's 403 message, a leader's missing
+ * Node a 404 NotFound, and a pod the webhook leaves alone answered without a patch. */
+static void test_pod_placement_reviews(void **state)
+{
+    (void)state;
+    struct wh_ctx ctx = {.place = {named_leader, no_node, NULL}};
+    json_t *leader = tu_qjson(PLACED("0", "'containers':[]"));
+    json_t *req = json_pack("{s:s,s:s,s:s,s:O}", "uid", "u", "operation", "CREATE",
+                            "namespace", "ns", "object", leader);
+    json_t *resp = review(wh_pod_default, &ctx, req);
+    json_t *ops = patch_of(resp);
+    char *text = json_dumps(ops, JSON_COMPACT);
+    assert_non_null(strstr(text, "\"path\":\"/spec/affinity\""));
+    assert_null(strstr(text, "/metadata/namespace"));
+    free(text);
+    json_decref(ops);
+    json_decref(resp);
+    json_decref(req);
+    json_t *follower = tu_qjson(PLACED("1", "'containers':[]"));
+    req = json_pack("{s:s,s:s,s:s,s:O}", "uid", "u", "operation", "CREATE", "namespace", "ns",
+                    "object", follower);
+    resp = review(wh_pod_validate, &ctx, req);
+    assert_denied(resp, 403, "follower pod node selector not set");
+    placed_leader = tu_qjson(PLACED("0", "'nodeName':'gone'"));
+    resp = review(wh_pod_default, &ctx, req);
+    assert_denied(resp, 404, "nodes \"gone\" not found");
+    json_decref(req);
+    json_decref(placed_leader);
+    placed_leader = NULL;
+    json_t *plain = tu_qjson("{'metadata':{'name':'p','annotations':{"
+                             "'jobset.sigs.k8s.io/jobset-name':'js'}}}");
+    req = json_pack("{s:s,s:s,s:s,s:O}", "uid", "u", "operation", "CREATE", "namespace", "ns",
+                    "object", plain);
+    resp = review(wh_pod_default, &ctx, req);
+    assert_true(jx_bool_or(resp, "allowed", false));
+    assert_null(jx_str(resp, "patch"));
+    json_decref(resp);
+    json_decref(req);
+    json_decref(plain);
+    json_decref(follower);
+    json_decref(leader);
+}
+
 static void test_whconfig(void **state)
 {
     (void)state;
     json_t *m = wh_config_new(true, "mwc", "sys", "svc", NULL);
     json_t *v = wh_config_new(false, "vwc", "sys", "svc", "https://127.0.0.1:9443/");
     assert_int_equal(json_array_size(jx_arr(m, "webhooks")), 2);
-    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 3);
-    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 2), "clientConfig"),
+    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 4);
+    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 1), "clientConfig"),
+                               "url"),
+                        "https://127.0.0.1:9443/validate--v1-pod");
+    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 3), "clientConfig"),
                                "url"),
                         "https://127.0.0.1:9443/validate-trainer-kubeflow-org-v1alpha1-trainjob");
     assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 0), "clientConfig"), "url"),
@@ -670,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_admission_is_linear_in_replicated_jobs),
         cmocka_unit_test(test_jaxjob),
         cmocka_unit_test(test_trainjob),
+        cmocka_unit_test(test_pod_placement_reviews),
         cmocka_unit_test(test_whconfig),
         cmocka_unit_test(test_certs),
     };

@@ -23,6 +23,8 @@
 #define CTL_JS_PREFIX "/apis/jobset.x-k8s.io/v1alpha2"
 #define CTL_KEY_JAXJOB "jaxjob:"     /* queue keys of the other kinds: "<prefix>ns/name" */
 #define CTL_KEY_TRAINJOB "trainjob:"
+#define CTL_KEY_POD "pod:"           /* a leader pod of exclusive placement (ctl_pods.c) */
+#define CTL_MAX_INFORMERS 10
 
 /* ctl_lease.c: leader election */
 struct ctl_lease {
@@ -39,7 +41,9 @@ struct ctl {
     struct kc *kc;
     struct cache_inf *jobsets, *jobs, *services;
     struct cache_inf *jaxjobs, *trainjobs, *runtimes, *cruntimes; /* NULL: that controller is off */
-    struct cache_inf *all[8];         /* every informer made, for ticks, sync and release */
+    struct cache_inf *pods, *nodes;   /* exclusive placement (ctl_pods.c); NULL: off */
+    json_t *pod_index;                /* "ns/<pod name less suffix>" -> {pod name: true} */
+    struct cache_inf *all[CTL_MAX_INFORMERS]; /* every informer made, for ticks, sync, release */
     size_t n_all;
     unsigned kinds;  /* CTL_KIND_* of the controllers running (ctl_opts.kinds less the kinds
                       * whose CRD is not served) */
@@ -140,6 +144,14 @@ void ctl_owner_changed(struct ctl *c, const json_t *js);
 int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued);
 /* [yields] */
 int ctl_trainjob_reconcile(struct ctl *c, const char *key, bool *requeued);
+
+/* ctl_pods.c: exclusive placement.  informers: the pod and Node caches (0 or -ENOMEM);
+ * pods_named and node_get: the struct place_src lookups over them (arg: the ctl). */
+int ctl_pods_informers(struct ctl *c, const struct cache_inf_opts *base);
+json_t *ctl_pods_named(void *arg, const char *ns, const char *base);
+int ctl_node_get(void *arg, const char *name, json_t **out);
+/* [yields] one leader pod key (less its prefix); as ctl_reconcile */
+int ctl_pod_reconcile(struct ctl *c, const char *key, bool *requeued);
 
 /* [yields] ctl_webhook.c: the admission webhooks and their certificates (nothing without
  * o->webhooks).  start: the first certificate sync (a failure is retried by tick); only

@@ -155,7 +155,7 @@ static void runtime_changed(void *arg, const char *type, const json_t *obj)
 
 static struct cache_inf *add_informer(struct ctl *c, const struct cache_inf_opts *o)
 {
-    struct cache_inf *i = c->n_all < 8 ? cache_inf_new(c->kc, o) : NULL;
+    struct cache_inf *i = c->n_all < CTL_MAX_INFORMERS ? cache_inf_new(c->kc, o) : NULL;
     if (i)
         c->all[c->n_all++] = i;
     return i;
@@ -209,6 +209,10 @@ static int make_informers(struct ctl *c)
     c->jobsets = add_informer(c, &js);
     if (!c->jobsets || !c->jobs || !c->services)
         return -ENOMEM;
+    /* exclusive placement: the pod reconciler (with the JobSet controller) and the pod
+     * webhook read pods and Nodes */
+    if (((c->kinds & CTL_KIND_JOBSET) || c->o->webhooks) && ctl_pods_informers(c, &js) < 0)
+        return -ENOMEM;
     return make_kind_informers(c, &js);
 }
 
@@ -241,10 +245,13 @@ static void start_informers(struct ctl *c)
     }
 }
 
+/* The pod and Node caches of exclusive placement are not waited for: a controller whose RBAC
+ * lacks them still runs JobSets (placement then refuses followers and retries leaders until
+ * they list, as upstream's lazily started caches would). */
 static bool synced(const struct ctl *c)
 {
     for (size_t i = 0; i < c->n_all; i++)
-        if (!cache_inf_synced(c->all[i]))
+        if (c->all[i] != c->pods && c->all[i] != c->nodes && !cache_inf_synced(c->all[i]))
             return false;
     return true;
 }
@@ -377,6 +384,7 @@ static void ctl_release(struct ctl *c)
     kc_free(c->kc);
     json_decref(c->invalid_seen);
     json_decref(c->status_inflight);
+    json_decref(c->pod_index);
 }
 
 int ctl_main(const struct ctl_opts *o, struct err *e)

@@ -127,6 +127,8 @@ int ctl_reconcile(struct ctl *c, const char *key, bool *requeued)
         return ctl_jaxjob_reconcile(c, key + strlen(CTL_KEY_JAXJOB), requeued);
     if (strncmp(key, CTL_KEY_TRAINJOB, strlen(CTL_KEY_TRAINJOB)) == 0)
         return ctl_trainjob_reconcile(c, key + strlen(CTL_KEY_TRAINJOB), requeued);
+    if (strncmp(key, CTL_KEY_POD, strlen(CTL_KEY_POD)) == 0)
+        return ctl_pod_reconcile(c, key + strlen(CTL_KEY_POD), requeued);
     char ns[256];
     const char *slash = strchr(key, '/');
     if (!slash || (size_t)(slash - key) >= sizeof(ns))

@@ -48,7 +48,7 @@ struct wh_route {
 struct ctl_wh {
     struct srv_http *srv;
     struct wh_ctx ctx;
-    struct wh_route routes[5];
+    struct wh_route routes[6];
     /* controller-runtime's webhook series (pkg/webhook/internal/metrics) */
     struct srv_mx_fam *requests, *latency, *in_flight;
     struct wh_cert served;
@@ -307,16 +307,17 @@ static int serve(struct ctl *c, const struct wh_cert *cert, struct err *e)
         char bind[300];
         snprintf(bind, sizeof(bind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
                  c->o->webhook_port);
-        struct srv_http_route r[5] = {
+        struct srv_http_route r[6] = {
             {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], serve_hook},
             {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], serve_hook},
             {WH_PATH_MUTATE_POD, NULL, &w->routes[2], serve_hook},
             {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], serve_hook},
             {WH_PATH_VALIDATE_TRAINJOB, NULL, &w->routes[4], serve_hook},
+            {WH_PATH_VALIDATE_POD, NULL, &w->routes[5], serve_hook},
         };
         struct srv_http_limits l = {.tls_cert = cert->tls_crt, .tls_key = cert->tls_key,
                                   .max_conns = 256, .timeout_s = 30};
-        rc = srv_http_start_with(bind, r, 5, &l, &w->srv, e);
+        rc = srv_http_start_with(bind, r, 6, &l, &w->srv, e);
         if (rc == 0)
             kc_log(KC_LOG_INFO, LOGGER, NULL, "serving webhooks over HTTPS on port %d",
                  srv_http_port(w->srv));
@@ -387,9 +388,11 @@ int ctl_wh_start(struct ctl *c, struct err *e)
     w->lookahead_s = validity_s / 4 < LOOKAHEAD_MAX_S ? validity_s / 4 : LOOKAHEAD_MAX_S;
     w->ctx = (struct wh_ctx){.gates = &o->gates, .jobset_get = jobset_get,
                              .runtime_get = runtime_get, .arg = c};
-    const wh_adm_fn fns[5] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
-                           wh_jaxjob_validate, wh_trainjob_validate};
-    for (size_t i = 0; i < 5; i++)
+    if (c->pods)
+        w->ctx.place = (struct place_src){ctl_pods_named, ctl_node_get, c};
+    const wh_adm_fn fns[6] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
+                           wh_jaxjob_validate, wh_trainjob_validate, wh_pod_validate};
+    for (size_t i = 0; i < 6; i++)
         w->routes[i] = (struct wh_route){{fns[i], &w->ctx}, w};
     metrics_init(w, ctl_obs_registry(c));
     w->next_ms = kt_mono_ms() + sync_all(c);

@@ -20,6 +20,8 @@ static const struct hook {
     {true, "mpod.kb.io", WH_PATH_MUTATE_POD, "", "v1", "pods", {"CREATE", NULL}, true},
     {false, "vjobset.kb.io", WH_PATH_VALIDATE_JOBSET, "jobset.x-k8s.io", "v1alpha2", "jobsets",
      {"CREATE", "UPDATE"}, false},
+    /* exclusive placement's ValidateCreate (upstream pkg/webhooks/pod_webhook.go) */
+    {false, "vpod.kb.io", WH_PATH_VALIDATE_POD, "", "v1", "pods", {"CREATE", NULL}, true},
     /* kubeflow/training-operator's name; harmless while no JAXJob CRD is installed */
     {false, "validator.jaxjob.training-operator.kubeflow.org", WH_PATH_VALIDATE_JAXJOB,
      "kubeflow.org", "v1", "jaxjobs", {"CREATE", "UPDATE"}, false},

@@ -4,7 +4,9 @@
  *   /validate-jobset-x-k8s-io-v1alpha2-jobset  CREATE: what `jaxset validate` checks
  *                                              (js_validate_admission); UPDATE: immutability
  *                                              (js_validate_update)
- *   /mutate--v1-pod                            the JAX process id of a JobSet's pod (wh_pod.c)
+ *   /mutate--v1-pod                            exclusive placement's Default and the JAX
+ *                                              process id of a JobSet's pod (wh_pod.c)
+ *   /validate--v1-pod                          exclusive placement's ValidateCreate (wh_pod.c)
  *   /validate-kubeflow-org-v1-jaxjob           Kubeflow JAXJob validation, upstream's
  *                                              messages (wh_kubeflow.c)
  *   /validate-trainer-kubeflow-org-v1alpha1-trainjob  Kubeflow Trainer v2 TrainJob validation,
@@ -17,11 +19,13 @@
 #include <stdbool.h>
 
 #include "api/features.h"
+#include "api/placement.h"
 #include "kube/webhook/wh_adm.h"
 
 #define WH_PATH_MUTATE_JOBSET "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
 #define WH_PATH_VALIDATE_JOBSET "/validate-jobset-x-k8s-io-v1alpha2-jobset"
 #define WH_PATH_MUTATE_POD "/mutate--v1-pod"
+#define WH_PATH_VALIDATE_POD "/validate--v1-pod"
 #define WH_PATH_VALIDATE_JAXJOB "/validate-kubeflow-org-v1-jaxjob"
 #define WH_PATH_VALIDATE_TRAINJOB "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
 
@@ -35,12 +39,16 @@ struct wh_ctx {
      * -errno.  May be NULL (no cache). */
     int (*runtime_get)(void *arg, bool cluster, const char *ns, const char *name, json_t **out);
     void *arg;
+    /* The pods and Nodes exclusive placement reads (the controller's caches); pods_named NULL:
+     * no placement. */
+    struct place_src place;
 };
 
 /* wh_adm_fn handlers; `arg` is a struct wh_ctx. */
 int wh_jobset_default(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_jobset_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r);
+int wh_pod_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_jaxjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_trainjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 

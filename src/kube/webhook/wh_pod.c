@@ -7,7 +7,11 @@
  * the handler reads the pod's JobSet labels (jobset-name, replicatedjob-name, job-index) and
  * completion index, the JobSet from the controller's cache, and numbers the pod as `jaxset run`
  * does (jaxrt_process_id): every container gets the flavour's id variables as literal values
- * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation. */
+ * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation.
+ *
+ * Before that, exclusive placement as kubernetes-sigs/jobset's pkg/webhooks/pod_webhook.go
+ * does it (api/placement.h): the Default (priority label, leader affinities, follower
+ * nodeSelector) on every JobSet pod, and on /validate--v1-pod its ValidateCreate. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include "api/jaxrt.h"
 #include "api/jobset.h"
 #include "api/keys.h"
+#include "api/placement.h"
 #include "kube/webhook/wh_jobset.h"
 #include "obj/jx.h"
 
@@ -76,9 +81,9 @@ struct pod_ids {
     long long job, pod;
 };
 
-/* Numbers the pod from its JobSet `js` (as cached); 0 with r->mutated set, or denied, or
- * untouched when the JobSet does not run JAX processes there.  -ENOMEM. */
-static int number(const json_t *pod, json_t *js, const struct pod_ids *p, struct wh_adm_result *r)
+/* Numbers `pod` (in place) from its JobSet `js` (as cached); 0, or denied, or untouched when
+ * the JobSet does not run JAX processes there.  -ENOMEM. */
+static int number(json_t *pod, json_t *js, const struct pod_ids *p, struct wh_adm_result *r)
 {
     struct js_view v = {0};
     struct jaxrt rt = {0};
@@ -113,13 +118,8 @@ static int number(const json_t *pod, json_t *js, const struct pod_ids *p, struct
     if (id < 0)
         goto out; /* not a JAX replicated job */
     vars = jaxrt_pod_env(&rt, &v, (size_t)rj, p->job, pod_idx, NULL, 0);
-    json_t *m = json_deep_copy(pod);
-    if (!vars || !m || set_ids(m, vars, rt.flavor, id) < 0) {
-        json_decref(m);
+    if (!vars || set_ids(pod, vars, rt.flavor, id) < 0)
         rc = -ENOMEM;
-        goto out;
-    }
-    r->mutated = m;
 out:
     json_decref(vars);
     jaxrt_release(&rt);
@@ -129,14 +129,11 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
+/* The JAX process id of `m` (the pod being admitted, changed in place), when it has one. */
+static int process_id(const struct wh_ctx *x, const json_t *req, json_t *m,
+                      struct wh_adm_result *r)
 {
-    const struct wh_ctx *x = arg;
-    const json_t *pod = jx_obj(req, "object");
-    const json_t *meta = jx_obj(pod, "metadata");
-    const char *op = jx_str(req, "operation");
-    if (!op || strcmp(op, "CREATE") != 0 || !pod)
-        return 0;
+    const json_t *meta = jx_obj(m, "metadata");
     struct pod_ids p = {
         .js = jx_get_meta(meta, "labels", LBL_JOBSET_NAME),
         .rj = jx_get_meta(meta, "labels", LBL_RJ_NAME),
@@ -157,7 +154,72 @@ int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
         return wh_adm_deny(r, 503, "ServiceUnavailable", "JobSet %s/%s is not in the controller's "
                         "cache yet: cannot number the JAX process (the Job controller retries)",
                         ns ? ns : "", p.js);
-    int rc = number(pod, js, &p, r);
+    int rc = number(m, js, &p, r);
     json_decref(js);
     return rc;
+}
+
+/* The pod as admitted: its namespace from the request when the object has none (a pod made
+ * from generateName in a namespace's URL). */
+static json_t *admitted_pod(const json_t *req)
+{
+    json_t *m = json_deep_copy(jx_obj(req, "object"));
+    const char *ns = jx_str(req, "namespace");
+    json_t *meta = m ? jx_ensure_obj(m, "metadata") : NULL;
+    if (meta && !jx_str(meta, "namespace") && ns && jx_set_str(meta, "namespace", ns) < 0) {
+        json_decref(m);
+        return NULL;
+    }
+    return meta ? m : (json_decref(m), NULL);
+}
+
+static int placement_refused(struct wh_adm_result *r, const struct place_err *pe)
+{
+    return wh_adm_deny(r, pe->code, pe->reason, "%s", pe->msg);
+}
+
+int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
+{
+    const struct wh_ctx *x = arg;
+    const json_t *pod = jx_obj(req, "object");
+    const char *op = jx_str(req, "operation");
+    struct place_err pe = {0};
+    if (!op || strcmp(op, "CREATE") != 0 || !pod)
+        return 0;
+    json_t *m = admitted_pod(req);
+    if (!m)
+        return -ENOMEM;
+    int rc = x->place.pods_named ? place_default(m, &x->place, &pe) : 0;
+    if (rc == PLACE_NO)
+        rc = placement_refused(r, &pe);
+    else if (rc == 0)
+        rc = process_id(x, req, m, r);
+    if (rc == 0 && !r->denied) {
+        /* the namespace filled in from the request is not a change of the pod's */
+        if (!jx_str(jx_obj(pod, "metadata"), "namespace"))
+            json_object_del(jx_obj(m, "metadata"), "namespace");
+        if (!jx_obj(pod, "metadata") && json_object_size(jx_obj(m, "metadata")) == 0)
+            json_object_del(m, "metadata");
+        if (!json_equal(m, pod)) {
+            r->mutated = m;
+            m = NULL;
+        }
+    }
+    json_decref(m);
+    return rc;
+}
+
+int wh_pod_validate(void *arg, const json_t *req, struct wh_adm_result *r)
+{
+    const struct wh_ctx *x = arg;
+    const char *op = jx_str(req, "operation");
+    struct place_err pe = {0};
+    if (!op || strcmp(op, "CREATE") != 0 || !jx_obj(req, "object") || !x->place.pods_named)
+        return 0;
+    json_t *m = admitted_pod(req);
+    if (!m)
+        return -ENOMEM;
+    int rc = place_validate(m, &x->place, &pe);
+    json_decref(m);
+    return rc == PLACE_NO ? placement_refused(r, &pe) : rc;
 }

@@ -170,6 +170,17 @@ class Namespaces(ResourceType):
             _age(obj, now)
 
 
+class Nodes(ResourceType):
+    """Nodes as the tests register them (what a kubelet would): cluster-scoped, with a status
+    the /status subresource writes."""
+    def __init__(self):
+        super().__init__("", "v1", "nodes", "Node", namespaced=False, short_names=["no"],
+                         status=True)
+
+    def table(self, obj, now):
+        return [("Name", "string", "name")], [obj["metadata"]["name"]], _age(obj, now)
+
+
 class Pods(ResourceType):
     def __init__(self):
         super().__init__("", "v1", "pods", "Pod", short_names=["po"], categories=["all"],
@@ -843,7 +854,7 @@ class Leases(ResourceType):
 
 
 def builtin_types():
-    return [Namespaces(), Pods(), Services(), ConfigMaps(), Secrets(), PersistentVolumeClaims(),
+    return [Namespaces(), Nodes(), Pods(), Services(), ConfigMaps(), Secrets(), PersistentVolumeClaims(),
             CoreEvents(), Jobs(), Leases(), NewEvents()]
 
 
