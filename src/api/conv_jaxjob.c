@@ -43,6 +43,7 @@
 #include <strings.h>
 
 #include "api/conv_util.h"
+#include "api/jaxjob_admission.h"
 #include "api/keys.h"
 #include "obj/jx.h"
 
@@ -64,7 +65,6 @@ struct jj {
     long long port;           /* containerPort of jaxjob-port */
     bool has_port;            /* container jax already has a port named jaxjob-port */
     bool have_backoff, have_deadline, have_ttl, have_suspend, suspend;
-    bool cluster;             /* a missing image is an error too (conv_jaxjob_ex) */
     long long backoff, deadline, ttl;
 };
 
@@ -89,9 +89,11 @@ static const char *pod_restart(const char *replica)
 
 /* ---- validation ------------------------------------------------------------------------- */
 
+/* The webhook's rules (a missing jaxReplicaSpecs, replica types) are jja_validate's; what a
+ * JobSet needs besides: one Worker, so an empty map has nothing to run. */
 static void jj_find_worker(struct chk *c, const json_t *spec, struct jj *j)
 {
-    const json_t *rs = chk_obj(c, spec, "jaxReplicaSpecs", "spec", true);
+    const json_t *rs = chk_obj(c, spec, "jaxReplicaSpecs", "spec", false);
     char path[FPATH_MAX];
     const char *key;
     json_t *v;
@@ -99,9 +101,9 @@ static void jj_find_worker(struct chk *c, const json_t *spec, struct jj *j)
         ferr_add(c->errs, FERR_REQUIRED, "spec.jaxReplicaSpecs", NULL, "must be required");
     json_object_foreach((json_t *)rs, key, v) {
         fpath_key(path, "spec", "jaxReplicaSpecs", key);
-        if (strcasecmp(key, JJ_WORKER) != 0)
-            ferr_add_str(c->errs, FERR_NOT_SUPPORTED, path, key, "\"" JJ_WORKER "\"");
-        else if (j->worker)
+        if (strcmp(jja_replica_type(key), JJ_WORKER) != 0)
+            continue; /* Unsupported: jja_validate */
+        if (j->worker)
             ferr_add_str(c->errs, FERR_DUPLICATE, path, key, NULL);
         else
             j->worker = v;
@@ -131,30 +133,15 @@ static void jj_check_port(struct chk *c, const json_t *jax, size_t idx, struct j
         j->port = p;
 }
 
+/* Containers, images and the "jax" container are jja_validate's; here their types and the
+ * coordinator port. */
 static void jj_check_containers(struct chk *c, const json_t *pspec, struct jj *j)
 {
-    size_t idx, mark = c->errs->n;
+    size_t idx;
     const json_t *cts = conv_containers(c, pspec, JJ_CTS_PATH, JAXRT_JAXJOB);
-    if (!cts && c->errs->n > mark)
-        return; /* wrong type, reported */
-    if (json_array_size(cts) == 0) {
-        ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL, "must be specified");
-        return;
-    }
-    for (size_t i = 0; i < json_array_size(cts); i++) {
-        const char *image = jx_str(json_array_get(cts, i), "image");
-        char ipath[FPATH_MAX];
-        snprintf(ipath, sizeof(ipath), JJ_CTS_PATH "[%zu].image", i);
-        if (json_is_object(json_array_get(cts, i)) && (image ? !*image : j->cluster))
-            ferr_add(c->errs, FERR_REQUIRED, ipath, NULL, "must be required");
-    }
     const json_t *jax = chk_named(cts, JJ_CONTAINER, SIZE_MAX, &idx);
-    if (!jax) {
-        ferr_add(c->errs, FERR_REQUIRED, JJ_CTS_PATH, NULL,
-                 "must have at least one container with name " JJ_CONTAINER);
-        return;
-    }
-    jj_check_port(c, jax, idx, j);
+    if (jax)
+        jj_check_port(c, jax, idx, j);
 }
 
 static void jj_check_worker(struct chk *c, struct jj *j)
@@ -194,7 +181,7 @@ static void jj_check_run_policy(struct chk *c, const json_t *spec, struct jj *j)
 
 static void jj_check(struct chk *c, const json_t *doc, struct jj *j)
 {
-    j->meta = conv_metadata(c, doc, &j->name, &j->ns);
+    j->meta = conv_metadata(c, doc, false, &j->name, &j->ns);
     size_t mark = c->errs->n;
     const json_t *spec = chk_obj(c, doc, "spec", "", false);
     if (c->errs->n > mark)
@@ -304,8 +291,10 @@ json_t *conv_jaxjob(const json_t *doc, struct ferr_list *errs)
 json_t *conv_jaxjob_ex(const json_t *doc, bool cluster, struct ferr_list *errs)
 {
     struct chk c;
-    struct jj j = {.cluster = cluster};
+    struct jj j = {0};
     chk_init(&c, errs, CHK_REPORT);
+    if (jja_validate(doc, cluster, errs) < 0)
+        return NULL;
     jj_check(&c, doc, &j);
     if (chk_result(&c))
         return NULL;

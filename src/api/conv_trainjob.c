@@ -119,7 +119,7 @@ static void tj_check_ref(struct chk *c, const json_t *spec, struct tj *t)
 
 static void tj_check_job(struct chk *c, const json_t *doc, struct tj *t)
 {
-    (void)conv_metadata(c, doc, &t->name, &t->ns);
+    (void)conv_metadata(c, doc, true, &t->name, &t->ns);
     size_t mark = c->errs->n;
     const json_t *spec = chk_obj(c, doc, "spec", "", false);
     if (c->errs->n > mark)

@@ -27,8 +27,8 @@ void conv_env(struct chk *c, const json_t *env, const char *path, enum jaxrt_fla
     }
 }
 
-const json_t *conv_metadata(struct chk *c, const json_t *doc, const char **out_name,
-                            const char **out_ns)
+const json_t *conv_metadata(struct chk *c, const json_t *doc, bool name_pattern,
+                            const char **out_name, const char **out_ns)
 {
     const json_t *meta = chk_obj(c, doc, "metadata", "", false);
     *out_name = chk_str(c, meta, "name", "metadata", false);
@@ -36,7 +36,10 @@ const json_t *conv_metadata(struct chk *c, const json_t *doc, const char **out_n
     (void)chk_obj(c, meta, "labels", "metadata", false);
     (void)chk_obj(c, meta, "annotations", "metadata", false);
     const json_t *raw = meta ? json_object_get(meta, "name") : json_object_get(doc, "metadata");
-    if (*out_name || !raw || json_is_null(raw))
+    if (!name_pattern && (!*out_name || !**out_name) && (!raw || json_is_null(raw) ||
+                                                          json_is_string(raw)))
+        ferr_add(c->errs, FERR_REQUIRED, "metadata.name", NULL, NULL);
+    else if (name_pattern && (*out_name || !raw || json_is_null(raw)))
         chk_dns1035(c, "metadata.name", *out_name, NULL);
     return meta;
 }

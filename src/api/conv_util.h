@@ -14,11 +14,12 @@
 #define CONV_RESERVED_MSG "is set by the JAX runtime and may not be set in the manifest"
 
 /* Checks `metadata` of a Kubernetes object: an optional object whose labels/annotations are
- * objects and namespace a string, with a required DNS-1035 label as name.  Returns metadata
- * (borrowed, NULL when absent/invalid) and sets *out_name and *out_ns (borrowed, NULL when absent
- * or invalid). */
-const json_t *conv_metadata(struct chk *c, const json_t *doc, const char **out_name,
-                            const char **out_ns);
+ * objects and namespace a string, with a required name, a DNS-1035 label when `name_pattern`
+ * (false: the kind's admission checks its pattern itself, as jaxjob_admission.h does).  Returns
+ * metadata (borrowed, NULL when absent/invalid) and sets *out_name and *out_ns (borrowed, NULL
+ * when absent or invalid). */
+const json_t *conv_metadata(struct chk *c, const json_t *doc, bool name_pattern,
+                            const char **out_name, const char **out_ns);
 
 /* Checks a container list (pod spec "containers" at `path`): each entry an object with a string
  * name, env an array of objects with string names none of which `f` reserves.  Returns the

@@ -45,6 +45,7 @@ def main():
     check_cluster_admits_what_fails_later(suite)
     check_no_replicated_jobs_admitted(suite)
     check_jaxjob_image_required(suite)
+    check_jaxjob_admission_is_the_webhooks(suite)
     check_volume_paths_refused_as_the_api_server_refuses_them(suite)
     check_claim_names_that_are_no_claims_refused_by_run(suite)
     suite.finish()
@@ -310,6 +311,31 @@ def check_jaxjob_image_required(suite):
                         f"{'admitted' if local_ok else 'refused'}",
                         (rc == 0) if local_ok else (rc == 2 and want in err),
                         f"rc={rc}\n{out}{err}")
+
+def check_jaxjob_admission_is_the_webhooks(suite):
+    """One rule set for JAXJobs (api/jaxjob_admission, also the cluster webhook's): the name's
+    message is the webhook's ("should match: ..."), a lowercase "worker" is the Worker after
+    upstream's defaulting, and a replica without containers gets both of upstream's errors."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = write_tmp(d, (JAXJOB_IMAGE % ", image: x").replace("name: img", "name: 9img"))
+        rc, out, err = run("validate", "--cluster", path)
+        suite.check("--cluster: a JAXJob name refused with the webhook's words",
+                    rc == 2 and 'metadata.name: Invalid value: "9img": should match: a DNS-1035'
+                    in err, f"rc={rc}\n{err}")
+        path = write_tmp(d, (JAXJOB_IMAGE % ", image: x").replace("Worker:", "worker:"))
+        rc, out, err = run("validate", "--cluster", path)
+        suite.check("--cluster: a lowercase worker replica is the Worker", rc == 0,
+                    f"rc={rc}\n{err}")
+        path = write_tmp(d, JAXJOB_IMAGE.replace("containers: [{name: jax%s, command: [\"true\"]}]",
+                                                 "containers: []"))
+        rc, out, err = run("validate", "--cluster", path)
+        want = "spec.jaxReplicaSpecs[Worker].template.spec.containers: Required value: must "
+        suite.check("--cluster: no containers: both of the webhook's errors",
+                    rc == 2 and want + "be specified" in err
+                    and want + "have at least one container with name jax" in err,
+                    f"rc={rc}\n{err}")
+
 
 
 if __name__ == "__main__":

@@ -200,22 +200,20 @@ static const struct ecase jaxjob_errors[] = {
      "metadata.name: Required value"},
     {"bad name", "{" JJ_HEAD ",'metadata':{'name':'9lives'},'spec':{'jaxReplicaSpecs':"
                  "{'Worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}}}}}",
-     "metadata.name: Invalid value: \"9lives\": a DNS-1035 label must consist of"},
+     "metadata.name: Invalid value: \"9lives\": should match: a DNS-1035 label must consist of"},
     {"no replica specs", "{" JJ_HEAD ",'metadata':{'name':'e'},'spec':{}}",
      "spec.jaxReplicaSpecs: Required value"},
     {"empty replica specs", JJ_W(""),
      "spec.jaxReplicaSpecs: Required value: must be required"},
     {"other replica type",
-     JJ_W("'Worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}},'Chief':{}"),
+     JJ_W("'Worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}},"
+          "'Chief':{'template':{'spec':{'containers':[{'name':'jax'}]}}}"),
      "spec.jaxReplicaSpecs[Chief]: Unsupported value: \"Chief\": supported values: "
      "\"Worker\""},
     {"worker twice",
-     JJ_W("'Worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}},'worker':{}"),
+     JJ_W("'Worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}},"
+          "'worker':{'template':{'spec':{'containers':[{'name':'jax'}]}}}"),
      "spec.jaxReplicaSpecs[worker]: Duplicate value: \"worker\""},
-    {"no containers", JJ_C("[]"),
-     CTS ": Required value: must be specified"},
-    {"no template", JJ_W("'Worker':{'replicas':1}"),
-     CTS ": Required value: must be specified"},
     {"containers not a list", JJ_C("{}"), CTS ": Invalid value: {}: must be a list"},
     {"no jax container", JJ_C("[{'name':'trainer','image':'x'}]"),
      CTS ": Required value: must have at least one container with name jax"},
@@ -271,6 +269,27 @@ static void test_jaxjob_errors(void **state)
         json_t *doc = tu_qjson(k->input);
         json_t *got = conv_jaxjob(doc, &errs);
         assert_one_error(got, &errs, k->name, k->want);
+        json_decref(doc);
+        ferr_list_release(&errs);
+    }
+}
+
+/* The JAXJob webhook reports both, as upstream's validateJAXReplicaSpecs does for a replica
+ * without containers: "must be specified" and the missing "jax" container. */
+static void test_jaxjob_without_containers_two_errors(void **state)
+{
+    (void)state;
+    const char *inputs[] = {JJ_C("[]"), JJ_W("'Worker':{'replicas':1}")};
+    for (size_t i = 0; i < 2; i++) {
+        struct ferr_list errs;
+        ferr_list_init(&errs);
+        json_t *doc = tu_qjson(inputs[i]);
+        json_t *got = conv_jaxjob(doc, &errs);
+        assert_null(got);
+        assert_int_equal(errs.n, 2);
+        tu_assert_ferr(&errs, CTS ": Required value: must be specified");
+        tu_assert_ferr(&errs, CTS ": Required value: must have at least one container with name "
+                              "jax");
         json_decref(doc);
         ferr_list_release(&errs);
     }
@@ -738,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_jaxjob_restart_exit_code),
         cmocka_unit_test(test_jaxjob_restart_never),
         cmocka_unit_test(test_jaxjob_errors),
+        cmocka_unit_test(test_jaxjob_without_containers_two_errors),
         cmocka_unit_test(test_trainjob_minimal),
         cmocka_unit_test(test_trainjob_runtime_defaults),
         cmocka_unit_test(test_trainjob_overrides),
