@@ -7,21 +7,6 @@
 
 #include "obj/jx.h"
 
-enum job_kind job_kind_of(const json_t *obj)
-{
-    const char *av = jx_str(obj, "apiVersion"), *kind = jx_str(obj, "kind");
-    if (!av || !kind)
-        return JOB_KIND_OTHER;
-    size_t g = strcspn(av, "/");
-    if (!strcmp(kind, "JobSet") && !strncmp(av, "jobset.x-k8s.io", g) && g == 15)
-        return JOB_KIND_JOBSET;
-    if (!strcmp(kind, "JAXJob") && !strncmp(av, "kubeflow.org", g) && g == 12)
-        return JOB_KIND_JAXJOB;
-    if (!strcmp(kind, "TrainJob") && !strncmp(av, "trainer.kubeflow.org", g) && g == 20)
-        return JOB_KIND_TRAINJOB;
-    return JOB_KIND_OTHER;
-}
-
 const json_t *job_state_condition(const json_t *obj, const char *type)
 {
     const json_t *c;
@@ -179,40 +164,4 @@ void job_state_release(struct job_state *s)
 bool job_state_terminal(const struct job_state *s)
 {
     return !strcmp(s->state, "Completed") || !strcmp(s->state, "Failed");
-}
-
-static int set_count(json_t *o, const char *key, long long v)
-{
-    return v < 0 ? 0 : json_object_set_new(o, key, json_integer(v));
-}
-
-static json_t *rj_json(const struct job_state_rj *r)
-{
-    json_t *o = json_object();
-    if (!o || json_object_set_new(o, "name", json_string(r->name ? r->name : "")) ||
-        set_count(o, "replicas", r->replicas) || set_count(o, "ready", r->ready) ||
-        set_count(o, "active", r->active) || set_count(o, "succeeded", r->succeeded) ||
-        set_count(o, "failed", r->failed) || set_count(o, "suspended", r->suspended)) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
-json_t *job_state_json(const struct job_state *s)
-{
-    json_t *o = json_object(), *rjs = json_array();
-    if (!o || !rjs || json_object_set_new(o, "state", json_string(s->state)) ||
-        set_count(o, "restarts", s->restarts))
-        goto fail;
-    for (size_t i = 0; i < s->n_rj; i++)
-        if (json_array_append_new(rjs, rj_json(&s->rj[i])))
-            goto fail;
-    if (json_object_set_new(o, "replicatedJobs", rjs) == 0)
-        return o;
-    rjs = NULL;
-fail:
-    json_decref(rjs);
-    json_decref(o);
-    return NULL;
 }

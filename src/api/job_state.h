@@ -16,9 +16,6 @@ enum job_kind {
     JOB_KIND_TRAINJOB, /* trainer.kubeflow.org TrainJob */
 };
 
-/* The kind of `obj` from its apiVersion's group and its kind. */
-enum job_kind job_kind_of(const json_t *obj);
-
 struct job_state_rj {
     const char *name; /* borrowed from the object */
     long long replicas, ready, active, succeeded, failed, suspended; /* -1: not known */
@@ -42,10 +39,5 @@ const json_t *job_state_condition(const json_t *obj, const char *type);
 
 /* Whether the state is final (Completed or Failed). */
 bool job_state_terminal(const struct job_state *s);
-
-/* The state as JSON: {"state", "restarts" (absent when unknown), "replicatedJobs": [{"name",
- * "replicas", "ready", "active", "succeeded", "failed", "suspended"} (unknown counts absent)]}.
- * New reference, NULL on out of memory. */
-json_t *job_state_json(const struct job_state *s);
 
 #endif

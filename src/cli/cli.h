@@ -102,8 +102,8 @@ int cli_load_opt(const char *cmd, int code, const char *arg, struct manifest_opt
 /* The codes cli_parse hands its callback besides an option's own. */
 enum {
     CLI_OPERAND = 1,   /* an operand (FILE, NAME...), in order, those after "--" included */
-    CLI_MISSING = ':', /* an option without its value */
-    CLI_UNKNOWN = '?', /* an unknown option, or a value given to one that takes none */
+    CLI_MISSING = ':', /* an option without its value (cli_parse reports it, never fn) */
+    CLI_UNKNOWN = '?', /* an unknown option, or a value given to one that takes none (likewise) */
 };
 
 /* Parses a subcommand's arguments (argv[0] is the subcommand) with getopt_long: options and

@@ -171,20 +171,10 @@ int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind
     buf[slash - arg] = 0;
     *kind = kc_res_find(buf);
     *name = slash + 1;
-    if (!*kind || (*kind)->family == KC_RES_OTHER) {
+    if (!*kind || (*kind)->family == JOB_KIND_OTHER) {
         char msg[256];
         snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s", buf, kc_res_job_kinds());
         return cli_usage_error(cmd, msg);
     }
     return **name && !strchr(*name, '/') ? EXIT_OK : cli_usage_error(cmd, "KIND/NAME: bad NAME");
-}
-
-enum job_kind cluster_job_kind(const struct kc_res *r)
-{
-    switch (r->family) {
-    case KC_RES_JOBSET: return JOB_KIND_JOBSET;
-    case KC_RES_JAXJOB: return JOB_KIND_JAXJOB;
-    case KC_RES_TRAINJOB: return JOB_KIND_TRAINJOB;
-    default: return JOB_KIND_OTHER;
-    }
 }

@@ -12,7 +12,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/job_state.h"
 #include "kube/client/kc_cli.h"
 #include "kube/client/kc.h"
 #include "kube/client/kc_res.h"
@@ -100,8 +99,5 @@ int cluster_get(struct cluster *c, const struct kc_res *r, const char *name, jso
  * into `arg` or are static.  EXIT_OK, or a usage error naming the known kinds. */
 int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind,
                     const char **name, char *buf, size_t len);
-
-/* The job kind of REST kind `r`, for job_state_read (api/job_state.h). */
-enum job_kind cluster_job_kind(const struct kc_res *r);
 
 #endif

@@ -79,7 +79,6 @@ static int on_arg(void *ctx, int code, const char *arg)
             return cli_usage_error("config", "one VERB only (view)");
         a->verb = arg;
         return EXIT_OK;
-    case CLI_MISSING: return cli_usage_error("config", "an option needs a value");
     default: return cli_usage_error("config", "unknown option");
     }
 }

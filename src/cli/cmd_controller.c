@@ -150,7 +150,6 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_WH_VALIDATING: a->o.webhook_validating_name = arg; return EXIT_OK;
     case CLI_OPT_FEATURE_GATES: return gates(a, arg);
     case OPT_CONTROLLERS: return controllers(a, arg);
-    case CLI_MISSING: return cli_usage_error("controller", "an option needs a value");
     case CLI_OPERAND: return cli_usage_error("controller", "no arguments are taken");
     }
     int rc = on_value(a, code, arg);

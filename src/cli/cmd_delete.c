@@ -194,7 +194,6 @@ static int on_arg(void *ctx, int code, const char *arg)
             return cli_usage_error("delete", "one NAME only");
         a->name = arg;
         return EXIT_OK;
-    case CLI_MISSING: return cli_usage_error("delete", "an option needs a value");
     default: return cli_usage_error("delete", "unknown option");
     }
 }

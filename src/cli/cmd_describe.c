@@ -370,8 +370,6 @@ static int on_arg(void *ctx, int code, const char *arg)
     int rc = cluster_opt(&a->c, code, arg);
     if (rc != -1)
         return rc;
-    if (code == CLI_MISSING)
-        return cli_usage_error("describe", "an option needs a value");
     if (code != CLI_OPERAND)
         return cli_usage_error("describe", "unknown option");
     if (a->name)

@@ -274,9 +274,9 @@ static bool seen_uid(const json_t *rows, const char *uid)
 /* The events of one API (skipped quietly when the cluster does not serve it). */
 static void collect_events(struct desc *d, const char *res, json_t *rows)
 {
-    const struct kc_res core = {"Event", "", "v1", "events", "event", NULL, true, KC_RES_OTHER};
+    const struct kc_res core = {"Event", "", "v1", "events", "event", NULL, true, JOB_KIND_OTHER};
     const struct kc_res ek = {"Event", "events.k8s.io", "v1", "events", "event", NULL, true,
-                            KC_RES_OTHER};
+                            JOB_KIND_OTHER};
     bool is_core = !strcmp(res, "core");
     char *path = kc_res_path(is_core ? &core : &ek, d->c->ns, NULL, NULL);
     struct kc_cli_resp r = {0};
@@ -343,9 +343,9 @@ static int events_section(struct desc *d)
 /* The JobSet that runs the job: itself, or (TrainJob) the JobSet of its name. */
 static void find_jobset(struct desc *d)
 {
-    if (d->k->family == KC_RES_JOBSET) {
+    if (d->k->family == JOB_KIND_JOBSET) {
         d->jobset = json_incref(d->obj);
-    } else if (d->k->family == KC_RES_TRAINJOB) {
+    } else if (d->k->family == JOB_KIND_TRAINJOB) {
         char *path = kc_res_path(kc_res_find("jobset"), d->c->ns, d->name, NULL);
         struct kc_cli_resp r = {0};
         if (path && cluster_request(d->c, "GET", path, NULL, &r) == 0)
@@ -368,7 +368,7 @@ static int describe(struct desc *d)
     find_jobset(d);
     kpods_ids_init(&d->ids, d->jobset);
     kpods_sort(d->pods, &d->ids);
-    if (job_state_read(cluster_job_kind(d->k), d->obj, &v) < 0) {
+    if (job_state_read(d->k->family, d->obj, &v) < 0) {
         kpods_ids_release(&d->ids);
         fprintf(stderr, "jaxset describe: out of memory\n");
         return EXIT_CLUSTER;

@@ -193,8 +193,6 @@ static int on_arg(void *ctx, int code, const char *arg)
     case 'o':
         a->fmt = cli_output_value(arg);
         return EXIT_OK;
-    case CLI_MISSING:
-        return cli_usage_error("get", "-o needs a value");
     case CLI_OPERAND:
         if (a->name)
             return cli_usage_error("get", "more than one name");

@@ -86,7 +86,7 @@ static void row(struct get *g, const json_t *obj)
     struct job_state v;
     char age[RUNS_HUMAN_MAX];
     const json_t *meta = jx_obj(obj, "metadata");
-    if (job_state_read(cluster_job_kind(g->kind), obj, &v) < 0)
+    if (job_state_read(g->kind->family, obj, &v) < 0)
         v = (struct job_state){.state = "Unknown", .restarts = -1}; /* out of memory */
     if (g->a->all_ns)
         table_cell(&g->t, "%s", jx_str(meta, "namespace") ? jx_str(meta, "namespace") : "");
@@ -291,7 +291,7 @@ static int target(struct get *g)
         return cli_usage_error("get", "--all takes a KIND, not KIND/NAME");
     snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), op);
     g->kind = kc_res_find(buf);
-    if (!g->kind || (g->kind->family == KC_RES_OTHER && (g->fmt == FMT_TABLE ||
+    if (!g->kind || (g->kind->family == JOB_KIND_OTHER && (g->fmt == FMT_TABLE ||
                                                          g->fmt == FMT_WIDE))) {
         char msg[320];
         snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s (with -o json, yaml or "

@@ -417,8 +417,6 @@ static int on_arg(void *ctx, int code, const char *arg)
             return rc;
     } else if (code == CLI_OPERAND && a->n_pos < 2) {
         a->pos[a->n_pos++] = arg;
-    } else if (code == CLI_MISSING) {
-        return cli_usage_error("logs", "an option needs a value");
     } else {
         return cli_usage_error("logs", code == CLI_OPERAND ? "too many arguments"
                                                            : "unknown option");

@@ -221,7 +221,7 @@ static bool job_over(struct lc *l)
     char *path = kc_res_path(l->k, l->a->c.ns, l->name, NULL);
     bool over = true;
     if (path && cluster_request(&l->a->c, "GET", path, NULL, &r) == 0) {
-        over = job_state_read(cluster_job_kind(l->k), r.body, &v) == 0 &&
+        over = job_state_read(l->k->family, r.body, &v) == 0 &&
                job_state_terminal(&v);
         job_state_release(&v);
     } else if (path && r.rc != -ENOENT) {
@@ -283,9 +283,9 @@ static int start(struct lc *l)
         json_decref(obj);
         return rc;
     }
-    if (l->k->family == KC_RES_JOBSET)
+    if (l->k->family == JOB_KIND_JOBSET)
         l->jobset = json_incref(obj);
-    else if (l->k->family == KC_RES_TRAINJOB)
+    else if (l->k->family == JOB_KIND_TRAINJOB)
         cluster_get(&l->a->c, kc_res_find("jobset"), l->name, &l->jobset);
     kpods_ids_init(&l->ids, l->jobset);
     kpods_sort(pods, &l->ids);

@@ -85,7 +85,6 @@ static int on_arg(void *ctx, int code, const char *arg)
         a->files[a->n++] = arg;
         return EXIT_OK;
     case 'o':
-    case CLI_MISSING:
         if (!fmt || (strcmp(fmt, "yaml") != 0 && strcmp(fmt, "json") != 0))
             return cli_usage_error("render", "-o must be yaml or json");
         a->json_out = !strcmp(fmt, "json");

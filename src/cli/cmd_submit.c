@@ -61,7 +61,7 @@ static int add(struct submit *s, const struct kc_res *k, json_t *obj, const char
 {
     if (!obj)
         return -ENOMEM;
-    s->items[s->n++] = (struct item){k, obj, source, k->family != KC_RES_OTHER};
+    s->items[s->n++] = (struct item){k, obj, source, k->family != JOB_KIND_OTHER};
     return 0;
 }
 
@@ -87,11 +87,11 @@ static int collect_file(struct submit *s, const char *file, const struct manifes
         bool aichor = is_aichor(d);
         if (rc < 0 || (!aichor && !k))
             continue;
-        if ((aichor || k->family != KC_RES_OTHER) && *next < set->n) {
+        if ((aichor || k->family != JOB_KIND_OTHER) && *next < set->n) {
             const struct manifest *m = &set->v[(*next)++];
             rc = add(s, aichor ? kc_res_find("jobset") : k,
                      aichor ? converted(m) : json_incref(d), m->source);
-        } else if (!aichor && k->family == KC_RES_OTHER && strcmp(k->kind, "Job") &&
+        } else if (!aichor && k->family == JOB_KIND_OTHER && strcmp(k->kind, "Job") &&
                    strcmp(k->kind, "Pod") && strcmp(k->kind, "Event")) {
             rc = add(s, k, json_incref(d), file);
         }
@@ -301,7 +301,6 @@ static int on_arg(void *ctx, int code, const char *arg)
             return cli_usage_error("submit", "--timeout takes a duration such as 10m");
         return EXIT_OK;
     case CLI_OPERAND: s->files[s->n_files++] = arg; return EXIT_OK;
-    case CLI_MISSING: return cli_usage_error("submit", "an option needs a value");
     default: return cli_usage_error("submit", "unknown option");
     }
 }

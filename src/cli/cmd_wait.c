@@ -47,7 +47,7 @@ static int verdict(const struct kc_res *k, const json_t *obj, const struct wait_
                    const char **state)
 {
     struct job_state v;
-    if (job_state_read(cluster_job_kind(k), obj, &v) < 0)
+    if (job_state_read(k->family, obj, &v) < 0)
         return -1; /* out of memory: look again at the next event */
     *state = v.state;
     int rc = job_state_terminal(&v) ? 1 : -1;
@@ -146,7 +146,7 @@ int wait_cluster_job(struct cluster *c, const struct kc_res *k, const char *name
 /* A local run: its state as `jaxset get` shows it, its JobSet's conditions. */
 static int local_verdict(const struct runs_run *r, const struct wait_for *f, const char **state)
 {
-    static const struct kc_res local_kind = {.kind = "JobSet", .family = KC_RES_JOBSET};
+    static const struct kc_res local_kind = {.kind = "JobSet", .family = JOB_KIND_JOBSET};
     const char *st = runs_state(r);
     bool ended = !runs_live(r);
     int v = r->jobset ? verdict(&local_kind, r->jobset, f, state) : -1;
@@ -205,7 +205,6 @@ static int on_arg(void *ctx, int code, const char *arg)
             return cli_usage_error("wait", "one NAME only");
         a->name = arg;
         return EXIT_OK;
-    case CLI_MISSING: return cli_usage_error("wait", "an option needs a value");
     default: return cli_usage_error("wait", "unknown option");
     }
 }

@@ -12,7 +12,7 @@
 
 static const char *selector_label(const struct kc_res *k)
 {
-    return k->family == KC_RES_JAXJOB ? "training.kubeflow.org/job-name" : LBL_JOBSET_NAME;
+    return k->family == JOB_KIND_JAXJOB ? "training.kubeflow.org/job-name" : LBL_JOBSET_NAME;
 }
 
 char *kpods_selector(const struct kc_res *k, const char *name)
@@ -70,7 +70,7 @@ int kpods_list(struct cluster *c, const char *res, const struct kc_res *k, const
     free(path);
     /* a JAXJob jaxset's controller runs is a JobSet of its name: its pods carry the JobSet's
      * labels, not the Training Operator's */
-    if (rc == EXIT_OK && k->family == KC_RES_JAXJOB && json_array_size(*out) == 0) {
+    if (rc == EXIT_OK && k->family == JOB_KIND_JAXJOB && json_array_size(*out) == 0) {
         json_decref(*out);
         return kpods_list(c, res, kc_res_find("jobset"), name, out);
     }

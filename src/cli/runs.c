@@ -136,9 +136,9 @@ const char *runs_state(const struct runs_run *r)
     static const char *const known[] = {"Completed", "Failed", "Interrupted"};
     const char *st = jx_str(r->run, "state");
     if (!r->run)
-        return runs_pid_gone(runs_dir_pid(r->dir)) ? "Unknown" : "Starting";
+        return runs_live(r) ? "Starting" : "Unknown";
     if (st && !strcmp(st, "Running"))
-        return runs_pid_gone(jx_int_or(r->run, "pid", 0)) ? "Lost" : live_state(r);
+        return runs_live(r) ? live_state(r) : "Lost";
     for (size_t i = 0; st && i < sizeof(known) / sizeof(known[0]); i++)
         if (!strcmp(st, known[i]))
             return known[i];

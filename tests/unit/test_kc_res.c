@@ -12,11 +12,11 @@ static void test_find(void **state)
     for (size_t i = 0; i < sizeof(jobset_words) / sizeof(jobset_words[0]); i++) {
         const struct kc_res *r = kc_res_find(jobset_words[i]);
         assert_non_null(r);
-        assert_int_equal(r->family, KC_RES_JOBSET);
+        assert_int_equal(r->family, JOB_KIND_JOBSET);
     }
-    assert_int_equal(kc_res_find("JAXJOBS")->family, KC_RES_JAXJOB);
-    assert_int_equal(kc_res_find("trainjob")->family, KC_RES_TRAINJOB);
-    assert_int_equal(kc_res_find("configmap")->family, KC_RES_OTHER);
+    assert_int_equal(kc_res_find("JAXJOBS")->family, JOB_KIND_JAXJOB);
+    assert_int_equal(kc_res_find("trainjob")->family, JOB_KIND_TRAINJOB);
+    assert_int_equal(kc_res_find("configmap")->family, JOB_KIND_OTHER);
     assert_null(kc_res_find("jobsets.kubeflow.org"));
     assert_null(kc_res_find("jobsets."));
     assert_null(kc_res_find("nope"));

@@ -11,19 +11,19 @@
 #include "obj/sbuf.h"
 
 static const struct kc_res kinds[] = {
-    {"JobSet", "jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "js", true, KC_RES_JOBSET},
-    {"JAXJob", "kubeflow.org", "v1", "jaxjobs", "jaxjob", NULL, true, KC_RES_JAXJOB},
+    {"JobSet", "jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "js", true, JOB_KIND_JOBSET},
+    {"JAXJob", "kubeflow.org", "v1", "jaxjobs", "jaxjob", NULL, true, JOB_KIND_JAXJOB},
     {"TrainJob", "trainer.kubeflow.org", "v1alpha1", "trainjobs", "trainjob", NULL, true,
-     KC_RES_TRAINJOB},
+     JOB_KIND_TRAINJOB},
     {"TrainingRuntime", "trainer.kubeflow.org", "v1alpha1", "trainingruntimes",
-     "trainingruntime", NULL, true, KC_RES_OTHER},
+     "trainingruntime", NULL, true, JOB_KIND_OTHER},
     {"ClusterTrainingRuntime", "trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
-     "clustertrainingruntime", NULL, false, KC_RES_OTHER},
-    {"ConfigMap", "", "v1", "configmaps", "configmap", "cm", true, KC_RES_OTHER},
-    {"Secret", "", "v1", "secrets", "secret", NULL, true, KC_RES_OTHER},
-    {"Job", "batch", "v1", "jobs", "job", NULL, true, KC_RES_OTHER},
-    {"Pod", "", "v1", "pods", "pod", "po", true, KC_RES_OTHER},
-    {"Event", "", "v1", "events", "event", "ev", true, KC_RES_OTHER},
+     "clustertrainingruntime", NULL, false, JOB_KIND_OTHER},
+    {"ConfigMap", "", "v1", "configmaps", "configmap", "cm", true, JOB_KIND_OTHER},
+    {"Secret", "", "v1", "secrets", "secret", NULL, true, JOB_KIND_OTHER},
+    {"Job", "batch", "v1", "jobs", "job", NULL, true, JOB_KIND_OTHER},
+    {"Pod", "", "v1", "pods", "pod", "po", true, JOB_KIND_OTHER},
+    {"Event", "", "v1", "events", "event", "ev", true, JOB_KIND_OTHER},
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 

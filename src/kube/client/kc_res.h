@@ -7,12 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-enum kc_res_family {
-    KC_RES_OTHER,    /* ConfigMap, Secret, a training runtime, Job, Pod, Event */
-    KC_RES_JOBSET,   /* jobset.x-k8s.io JobSet */
-    KC_RES_JAXJOB,   /* kubeflow.org JAXJob */
-    KC_RES_TRAINJOB, /* trainer.kubeflow.org TrainJob */
-};
+#include "api/job_state.h"
 
 struct kc_res {
     const char *kind;     /* "JobSet" */
@@ -22,7 +17,8 @@ struct kc_res {
     const char *singular; /* "jobset" */
     const char *short_name; /* "js", or NULL */
     bool namespaced;
-    enum kc_res_family family;
+    enum job_kind family; /* JOB_KIND_OTHER: ConfigMap, Secret, a training runtime, Job, Pod,
+                           * Event */
 };
 
 /* The kind a command-line word names, as kubectl resolves it (any case): the kind, its
@@ -33,7 +29,7 @@ const struct kc_res *kc_res_find(const char *word);
 /* The kind of `obj` by its apiVersion and kind; NULL when not one of kres's.  Static. */
 const struct kc_res *kc_res_of(const json_t *obj);
 
-/* The job kinds a user names with `get`, `wait`...: those whose family is not KC_RES_OTHER.
+/* The job kinds a user names with `get`, `wait`...: those whose family is not JOB_KIND_OTHER.
  * "jobset, jaxjob, trainjob" (static), for messages. */
 const char *kc_res_job_kinds(void);
 
