@@ -783,6 +783,9 @@ def the_live_line_counts_pods_running_terminating_and_done_and_every_interrupt_s
     r = Run(jobset("live", [rj("w", script, pods=3)]), "--grace", "60")
     tty = Tty(r)
     tty.wait_live(r"jaxset: \d+s  pods 2 running, 0 terminating, 1 done of 3  restarts 0")
+    # both survivors ignore SIGTERM only once their interpreter got that far
+    wait_for(lambda: all(os.path.exists(os.path.join(r.home, "ready." + i)) for i in "12"),
+             20, "pods 1 and 2 ignoring SIGTERM")
     r.proc.send_signal(signal.SIGINT)
     tty.wait_live(r"jaxset: \d+s  pods 0 running, 2 terminating, 1 done of 3  restarts 0  "
                   r"stopping \(interrupt again to kill\)")
