@@ -12,6 +12,12 @@ static int requirement(const char *req, size_t len, const json_t *labels)
 {
     char key[320], want[320];
     const char *op = NULL;
+    while (len && *req == ' ') {
+        req++;
+        len--;
+    }
+    if (!len)
+        return -EINVAL;
     size_t klen = len, skip = 0;
     bool neg = false, not_there = req[0] == '!';
     for (size_t i = 0; i < len && !op; i++)
@@ -40,6 +46,8 @@ static int requirement(const char *req, size_t len, const json_t *labels)
         v++;
         vlen--;
     }
+    while (vlen && v[vlen - 1] == ' ')
+        vlen--;
     if (vlen >= sizeof(want) || memchr(v, '=', vlen) || memchr(v, '!', vlen))
         return -EINVAL;
     memcpy(want, v, vlen);
