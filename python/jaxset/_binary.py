@@ -1,7 +1,7 @@
 """Finding and calling the jaxset binary; manifests handed to it as files."""
 from __future__ import annotations
 
-import copy
+import contextlib
 import json
 import os
 import shutil
@@ -32,10 +32,8 @@ def _candidates() -> List[Tuple[str, str]]:
 
 
 def find_binary(explicit: Optional[PathLike] = None) -> str:
-    """The jaxset executable: `explicit`, else $JAXSET_BIN, else ``bin/jaxset`` beside the
-    package (put there when the wheel is built, see python/setup.py), else ``jaxset`` on PATH,
-    else ``build/jaxset`` of the source tree the package sits in.  Raises BinaryNotFoundError
-    naming every place looked at."""
+    """The jaxset executable: `explicit`, else the first of _candidates(); BinaryNotFoundError
+    names every place looked at."""
     if explicit is not None:
         path = os.fspath(explicit)
         if os.path.isfile(path) and os.access(path, os.X_OK):
@@ -73,22 +71,6 @@ def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]
     return [d for d in docs if isinstance(d, dict)]
 
 
-def load_job(binary: str, job: Union[Manifest, Any], kind: str) -> Dict[str, Any]:
-    """A job given as a dict (a deep copy), or the one document of `kind` in a manifest file
-    (decoded by the binary)."""
-    if isinstance(job, Mapping):
-        return copy.deepcopy(dict(job))
-    if isinstance(job, (str, os.PathLike)):
-        path = os.fspath(job)
-        if not os.path.isfile(path):
-            raise ValueError(f"job manifest {path}: no such file")
-        docs = [d for d in decode_files(binary, [path]) if d.get("kind") == kind]
-        if len(docs) != 1:
-            raise ValueError(f"{path} must hold exactly one {kind}, it holds {len(docs)}")
-        return docs[0]
-    raise ValueError(f"job must be a {kind} dict or a manifest path, not {type(job).__name__}")
-
-
 def label_of(doc: Mapping[str, Any], i: int) -> str:
     """How errors name a manifest given as a dict: "<TrainJob x1a2b3c4d5e6>"."""
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
@@ -100,28 +82,37 @@ def label_of(doc: Mapping[str, Any], i: int) -> str:
 
 class ManifestFiles:
     """Manifests as files for the binary: paths stay as they are, dicts are written as JSON
-    into `directory` (a temporary directory, removed by close(), when none is given).
+    files into `directory` (a new temporary directory when None), removed by close().
     `labels` maps each written file to the label errors use for it."""
 
     def __init__(self, manifests: Sequence[Manifest], directory: Optional[str] = None):
         self._tmp = None if directory else tempfile.mkdtemp(prefix="jaxset-")
-        self.dir = directory or self._tmp or ""
+        self._written: List[str] = []
         self.paths: List[str] = []
         self.labels: Dict[str, str] = {}
-        for i, m in enumerate(manifests):
-            if isinstance(m, Mapping):
-                path = os.path.join(self.dir, f"manifest-{i}.json")
-                with open(path, "w", encoding="utf-8") as f:
+        try:
+            for i, m in enumerate(manifests):
+                if isinstance(m, (str, os.PathLike)):
+                    self.paths.append(os.fspath(m))
+                    continue
+                if not isinstance(m, Mapping):
+                    raise TypeError(f"a manifest is a path or a dict, not {type(m).__name__}")
+                fd, path = tempfile.mkstemp(prefix=".jaxset-", suffix=".json",
+                                            dir=directory or self._tmp)
+                self._written.append(path)
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
                     json.dump(m, f, indent=1)
                 self.paths.append(path)
                 self.labels[path] = label_of(m, i)
-            elif isinstance(m, (str, os.PathLike)):
-                self.paths.append(os.fspath(m))
-            else:
-                self.close()
-                raise TypeError(f"a manifest is a path or a dict, not {type(m).__name__}")
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
+        for path in self._written:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self._written = []
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
@@ -131,6 +122,15 @@ class ManifestFiles:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def run_options(grace: Optional[int], backoff: Optional[int], gpus: Optional[int]) -> List[str]:
+    """`jaxset run`'s --grace, --restart-backoff and --gpus for the values given."""
+    out: List[str] = []
+    for opt, val in (("--grace", grace), ("--restart-backoff", backoff), ("--gpus", gpus)):
+        if val is not None:
+            out += [opt, str(int(val))]
+    return out
 
 
 def validate_files(binary: str, files: ManifestFiles,

@@ -9,6 +9,7 @@ import builtins
 import dis
 import inspect
 import json
+import shlex
 import textwrap
 import types
 from typing import Any, Callable, Dict, List, Mapping, Optional, Set
@@ -149,3 +150,22 @@ def container_command(func: Callable[..., Any], func_args: Optional[Mapping[str,
                       python: str = "python3") -> List[str]:
     """function_command as a container's ``command`` holds it (see unexpanded)."""
     return unexpanded(function_command(func, func_args, python))
+
+
+def trainer_command(trainer: Any, python: str) -> List[str]:
+    """A CustomTrainer's container command: its function, after a pip install of
+    `packages_to_install` (the first of `pip_index_urls` as the index) when there are any."""
+    pkgs = trainer.packages_to_install
+    if not pkgs:
+        return container_command(trainer.func, trainer.func_args, python)
+    if not isinstance(pkgs, (list, tuple)) or not all(isinstance(p, str) and p for p in pkgs):
+        raise ValueError("packages_to_install must be a list of package names")
+    urls = list(trainer.pip_index_urls or [])
+    index = ["--index-url", urls[0]] if urls else []
+    for u in urls[1:]:
+        index += ["--extra-index-url", u]
+    pip = [python, "-m", "pip", "install", "--quiet", "--no-warn-script-location",
+           "--disable-pip-version-check", *index, *pkgs]
+    cmd = function_command(trainer.func, trainer.func_args, python)
+    script = f"{shlex.join(pip)} && exec {shlex.join(cmd)}"
+    return unexpanded(["bash", "-c", script])

@@ -1,13 +1,5 @@
-"""Plain helpers over the binary: validate manifests, run a job to its end.
-
-    import jaxset
-
-    jaxset.validate("examples/jaxjob.yaml")          # summary lines, or ValidationError
-    result = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
-    print(result.state, result.run_dir)              # "Completed" /home/.../runs/...
-
-A manifest is a path (YAML or JSON, several documents allowed) or a dict.
-"""
+"""Plain helpers over the binary: validate manifests, run a job to its end, decode files.  A
+manifest is a path (YAML or JSON, several documents allowed) or a dict."""
 from __future__ import annotations
 
 import os
@@ -44,13 +36,8 @@ class RunResult:
 
 
 def validate(*manifests: Manifest, binary: Optional[PathLike] = None) -> List[str]:
-    """Validates fully (decode, convert, default, validate) as ``jaxset validate`` does.
-
-    Returns one summary line per job; raises ValidationError carrying every field error::
-
-        >>> jaxset.validate({"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", ...})
-        ['<JAXJob demo>: valid: JobSet default/demo (from JAXJob), ...']
-    """
+    """``jaxset validate``: one summary line per job, or ValidationError with every field
+    error."""
     if not manifests:
         raise ValueError("validate: no manifest given")
     bin_path = _binary.find_binary(binary)
@@ -75,19 +62,12 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         echo: bool = True) -> RunResult:
     """Runs one job on this machine with ``jaxset run`` and waits for its end.
 
-    Pod output and jaxset's own lines are printed to sys.stdout / sys.stderr as they come
-    (``echo=False`` keeps them quiet; the logs are in the run directory either way), so that
-    they show in a notebook.  Interrupting (KeyboardInterrupt) stops the job the kubelet's way
-    and re-raises once every process is gone.  Raises ValidationError, with every field error,
-    when the manifests are invalid (nothing started).  `home` is the state home
-    ($JAXSET_HOME) for runs kept in the default place; `pod_filter` is ``--filter`` (forward
-    only one replicated job's pods, or pods whose hostname starts with it); the other options
-    are those of ``jaxset run``::
-
-        >>> r = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
-        >>> r.state, r.exit_status
-        ('Completed', 0)
-    """
+    Pod output and jaxset's own lines are printed to sys.stdout / sys.stderr as they come, so
+    that they show in a notebook; ``quiet=True`` or ``echo=False`` prints nothing at all (the
+    logs are in the run directory, jaxset's own lines in RunResult.stderr).  KeyboardInterrupt stops the job the kubelet's way and re-raises once
+    every process is gone.  ValidationError when the manifests are invalid (nothing started).
+    The options are those of ``jaxset run`` (`pod_filter` is ``--filter``; `home` is
+    $JAXSET_HOME)."""
     if not manifests:
         raise ValueError("run: no manifest given")
     bin_path = _binary.find_binary(binary)
@@ -98,11 +78,8 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         args.append("-q")
     if pod_filter:
         args += ["--filter", pod_filter]
-    for opt, val in (("--grace", grace_period_seconds), ("--restart-backoff", restart_backoff_ms),
-                     ("--gpus", gpus)):
-        if val is not None:
-            args += [opt, str(int(val))]
-    args.append("--no-color")
+    args += [*_binary.run_options(grace_period_seconds, restart_backoff_ms, gpus), "--no-color"]
+    echo = echo and not quiet
     penv = dict(os.environ if env is None else env)
     if home is not None:
         penv["JAXSET_HOME"] = os.path.abspath(os.fspath(home))

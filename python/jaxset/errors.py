@@ -1,13 +1,4 @@
-"""Exceptions of the jaxset SDK.
-
-Every error raised before anything starts says what was wrong and where::
-
-    try:
-        jaxset.validate("job.yaml")
-    except jaxset.ValidationError as e:
-        for fe in e.errors:
-            print(fe.file, fe.field, fe.message)
-"""
+"""Exceptions of the jaxset SDK, and the parsing of the binary's field errors."""
 from __future__ import annotations
 
 import re
@@ -50,11 +41,8 @@ class NotFoundError(RuntimeError, LookupError):
 
 
 class JobFailedError(RuntimeError):
-    """A job Failed.  Besides the message, what jaxset attributed the failure to, as torchrun's
-    root-cause table: the first failed pod of the last attempt.  `failure` is that record
-    ({} when none is known): pod, hostname, job, restartAttempt, jaxProcessId, container,
-    exitCode, signal, message (the end of its log: a Python traceback's last frame and
-    exception line, else its last lines) and log (the log file's path)."""
+    """A job Failed.  `failure` is what jaxset attributed it to ({} when nothing is known): the
+    first failed pod of the last attempt, as run.json's "failure" holds it (docs/sdk.md)."""
 
     def __init__(self, message: str, failure: Optional[Dict[str, Any]] = None):
         self.failure: Dict[str, Any] = dict(failure or {})

@@ -2,13 +2,9 @@
 from files, turned into the SDK's Runtime as Kubeflow's SDK reads them from a cluster."""
 from __future__ import annotations
 
-import copy
-import logging
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
-from .types import UNKNOWN, Runtime, RuntimeTrainer, TrainerType
-
-logger = logging.getLogger(__name__)
+from .types import Runtime, RuntimeTrainer, TrainerType
 
 GROUP = "trainer.kubeflow.org"
 API_VERSION = f"{GROUP}/v1alpha1"
@@ -111,47 +107,3 @@ def to_runtime(cr: Mapping[str, Any]) -> Runtime:
             trainer.device_count = str(int(trainer.device_count) * nodes)
     trainer.set_command(tuple(container.get("command") or ()))
     return Runtime(name=str(name), trainer=trainer)
-
-
-class RuntimeSet:
-    """The runtimes a client knows: built-in first, then the files' (a later runtime of the
-    same kind and name replaces an earlier one).  get() prefers a TrainingRuntime to a
-    ClusterTrainingRuntime of the same name, as Kubeflow's SDK does."""
-
-    def __init__(self, docs: List[Mapping[str, Any]]):
-        self._by_key: Dict[Tuple[str, str], Dict[str, Any]] = {}
-        for cr in [jax_distributed(), *docs]:
-            if cr.get("kind") not in RUNTIME_KINDS:
-                continue
-            name = (cr.get("metadata") or {}).get("name")
-            if isinstance(name, str):
-                self._by_key[(str(cr["kind"]), name)] = copy.deepcopy(dict(cr))
-
-    def objects(self) -> List[Dict[str, Any]]:
-        order = {NAMESPACED_KIND: 0, CLUSTER_KIND: 1}
-        return [v for _, v in sorted(self._by_key.items(), key=lambda kv: order[kv[0][0]])]
-
-    def names(self) -> List[str]:
-        return sorted({name for _, name in self._by_key})
-
-    def get_object(self, name: str) -> Optional[Dict[str, Any]]:
-        for kind in RUNTIME_KINDS:
-            cr = self._by_key.get((kind, name))
-            if cr is not None:
-                return copy.deepcopy(cr)
-        return None
-
-    def list(self) -> List[Runtime]:
-        out = []
-        for cr in self.objects():
-            labels = (cr.get("metadata") or {}).get("labels") or {}
-            if FRAMEWORK_LABEL not in labels:
-                logger.warning("Runtime %s must have %s label.",
-                               cr["metadata"]["name"], FRAMEWORK_LABEL)
-                continue
-            out.append(to_runtime(cr))
-        return out
-
-
-__all__ = ["jax_distributed", "to_runtime", "RuntimeSet", "container_devices",
-           "trainer_container", "DEFAULT_RUNTIME", "UNKNOWN"]

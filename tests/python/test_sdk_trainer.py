@@ -144,7 +144,7 @@ class TrainerTest(sdktest.SdkTest):
         with open(path, "w", encoding="utf-8") as f:
             f.write(RUNTIME_FILE)
         c = self.client(runtime_files=[path])
-        with self.assertLogs("jaxset.runtimes", "WARNING") as logs:
+        with self.assertLogs("jaxset", "WARNING") as logs:
             names = [r.name for r in c.list_runtimes()]
         self.assertEqual(names, ["stdlib-echo", "jax-distributed"])
         self.assertIn("unlabelled", logs.output[0])
@@ -174,7 +174,9 @@ class TrainerTest(sdktest.SdkTest):
         for i in range(4):
             self.assertEqual(list(c.get_job_logs(name, step=f"node-{i}")),
                              [f"process {i} of 4 starts", f"id={i} sum=6"])
-        self.assertEqual(list(c.get_job_logs(name, step="node-9")), [])
+        with self.assertRaises(ValueError) as cm:  # an unknown step
+            c.get_job_logs(name, step="node-9")
+        self.assertIn("node-0, node-1, node-2, node-3", str(cm.exception))
         events = c.get_job_events(name)
         self.assertEqual([(e.involved_object_kind, e.reason) for e in events],
                          [("JobSet", "AllJobsCompleted")])
@@ -285,7 +287,7 @@ class TrainerTest(sdktest.SdkTest):
                                              num_nodes=2))
         c.wait_for_job_status(name, {"Running"}, timeout=20, polling_interval=0.05)
         pids = wait_files(piddir, 2)
-        os.kill(c.backend.store.record(name).pid, 9)
+        os.kill(c.backend.pid(name), 9)
         for pid in pids:
             self.assertTrue(pid_gone(pid, 5), f"process {pid} outlived jaxset")
         job = c.wait_for_job_status(name, {"Failed"}, timeout=5, polling_interval=0.05)

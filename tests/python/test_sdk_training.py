@@ -160,9 +160,9 @@ spec:
         c.create_job(job=jaxjob("held", replicas=3, env={"GO": self.go_file()}))
         c.wait_for_job_conditions("held", expected_conditions={"Running"},
                                   polling_interval=0.05, wait_timeout=20)
-        rec = c.backend.record("held", None)
+        pid = c.backend.pid("held")
         c.delete_job("held")
-        self.assertTrue(pid_gone(rec.pid, 1))
+        self.assertTrue(pid_gone(pid, 1))
         with self.assertRaises(NotFoundError):
             c.get_job("held")
         self.nothing_started()
