@@ -152,23 +152,23 @@ class Kube:
         self.run("delete", f"{kind.lower()}/{name}",
                  *([f"--cascade={cascade.lower()}"] if cascade else []), ns=ns)
 
-    def log(self, kind: str, name: str, pod: str, container: str,
+    def log(self, kind: str, name: str, pod: Obj, container: str,
             ns: Optional[str] = None) -> List[str]:
         """The pod's log lines (none while its container has not started)."""
         try:
-            out = self.run("logs", f"{kind.lower()}/{name}", "--pod", pod, "-c", container,
-                           ns=ns)
+            out = self.run("logs", f"{kind.lower()}/{name}", "--pod", name_of(pod), "-c",
+                           container, ns=ns)
         except ApiError as e:
             if e.code == 400:  # waiting to start
                 return []
             raise
         return out.splitlines()
 
-    def follow(self, kind: str, name: str, pod: str, container: str,
+    def follow(self, kind: str, name: str, pod: Obj, container: str,
                ns: Optional[str] = None) -> Iterator[str]:
         """`logs -f --pod`: the pod's lines as they come, until its log ends."""
-        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", "--pod", pod, "-c", container,
-                        ns=ns)
+        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", "--pod", name_of(pod), "-c",
+                        container, ns=ns)
         try:
             for line in p.stdout:  # type: ignore[union-attr]
                 yield line.rstrip("\n")

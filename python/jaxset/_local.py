@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
-from ._obj import Obj, annotation, condition, created, meta, name_of, parse_time
+from ._obj import Obj, annotation, attempt, condition, created, meta, name_of, parse_time
 from .errors import NotFoundError, failure_line
 from .types import UNKNOWN, Event, LocalBackendConfig
 
@@ -237,17 +237,18 @@ class Local:
 
     # -- logs, waiting, events -------------------------------------------------------------
 
-    def log(self, kind: str, name: str, pod: str, container: str,
+    def log(self, kind: str, name: str, pod: Obj, container: str,
             ns: Optional[str] = None) -> List[str]:
         """`jaxset logs NAME POD`: the pod's log lines (none before it wrote any)."""
-        p = self._jaxset("logs", name, pod)
+        p = self._jaxset("logs", name, name_of(pod), "--attempt", str(attempt(pod)))
         return p.stdout.splitlines() if p.returncode == 0 else []
 
-    def follow(self, kind: str, name: str, pod: str, container: str,
+    def follow(self, kind: str, name: str, pod: Obj, container: str,
                ns: Optional[str] = None) -> Iterator[str]:
         """`jaxset logs -f NAME POD`, once the pod has a log, until the run ends."""
         while True:
-            proc = subprocess.Popen([self.binary, "logs", "-f", name, pod, "--local"],
+            proc = subprocess.Popen([self.binary, "logs", "-f", name, name_of(pod), "--attempt",
+                                     str(attempt(pod)), "--local"],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     env=self._env())
             got = False

@@ -314,7 +314,7 @@ class TrainerClient:
                     yield f"--- restart attempt {attempt(p)} ---"
                 shown.add(name_of(p))
                 read = self.backend.follow if follow and p is pods[-1] else self.backend.log
-                yield from read(TRAINJOB, name, name_of(p), container)
+                yield from read(TRAINJOB, name, p, container)
 
     def _wait_for_pod(self, name: str, step: str) -> bool:
         """Whether the step has a pod, once it has one or the job ended or went."""

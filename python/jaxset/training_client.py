@@ -260,7 +260,8 @@ class TrainingClient:
                 ("pods", f"{JOBSET_NAME}={name}")])
         names = [name_of(p) for p in pods]
         read = self.backend.follow if follow else self.backend.log
-        streams = {n: (lambda n=n: read(JAXJOB, name, n, CONTAINER, namespace)) for n in names}
+        streams = {name_of(p): (lambda p=p: read(JAXJOB, name, p, CONTAINER, namespace))
+                   for p in pods}
         logs = follow_pods(streams) if follow else \
             {n: "".join(f"{line}\n" for line in lines()) for n, lines in streams.items()}
         events: Dict[str, List[str]] = {}
