@@ -15,12 +15,12 @@ from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBack
 def _version() -> str:
     """The repository's VERSION file from a source tree, else the installed distribution's."""
     import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "VERSION")
+    from importlib import metadata
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "VERSION"),
+                  encoding="utf-8") as f:
             return f.read().strip()
     except OSError:
-        from importlib import metadata
         try:
             return metadata.version("jaxset")
         except metadata.PackageNotFoundError:

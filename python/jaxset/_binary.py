@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from .errors import BinaryNotFoundError, ValidationError, parse_field_errors
 
@@ -18,39 +18,29 @@ EXIT_INVALID = 2
 BIN_ENV = "JAXSET_BIN"
 
 
-def _candidates() -> List[Tuple[str, str]]:
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = []
-    if os.environ.get(BIN_ENV):
-        out.append((f"${BIN_ENV}", os.environ[BIN_ENV]))
-    # the binary the wheel carries (python/setup.py), of the package's own version
-    out.append(("beside the package", os.path.join(here, "bin", "jaxset")))
-    out.append(("PATH", shutil.which("jaxset") or ""))
-    # the source tree: python/jaxset/ -> build/jaxset
-    out.append(("the source tree's build", os.path.join(here, "..", "..", "build", "jaxset")))
-    return out
-
-
 def find_binary(explicit: Optional[PathLike] = None) -> str:
-    """The jaxset executable: `explicit`, else the first of _candidates(); BinaryNotFoundError
-    names every place looked at."""
-    if explicit is not None:
-        path = os.fspath(explicit)
+    """The jaxset executable: `explicit`, else $JAXSET_BIN, else ``bin/jaxset`` beside the
+    package (the wheel's, python/setup.py), else ``jaxset`` on PATH, else the source tree's
+    ``build/jaxset``.  BinaryNotFoundError names every place looked at."""
+    given = explicit if explicit is not None else os.environ.get(BIN_ENV)
+    if given:
+        path = os.fspath(given)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return os.path.abspath(path)
-        raise BinaryNotFoundError(f"jaxset binary {path!r} (given) is not an executable file")
-    tried = []
-    for where, path in _candidates():
+        src = "given" if explicit is not None else f"from ${BIN_ENV}"
+        raise BinaryNotFoundError(f"jaxset binary {path!r} ({src}) is not an executable file")
+    here = os.path.dirname(os.path.abspath(__file__))
+    places = {"beside the package": os.path.join(here, "bin", "jaxset"),
+              "PATH": shutil.which("jaxset") or "",
+              "the source tree's build": os.path.join(here, "..", "..", "build", "jaxset")}
+    for path in places.values():
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return os.path.abspath(path)
-        if where.startswith("$"):
-            raise BinaryNotFoundError(
-                f"jaxset binary {path!r} (from {where}) is not an executable file")
-        tried.append(f"{where}" + (f" ({os.path.normpath(path)})" if path else ""))
+    tried = ", ".join(f"{k} ({os.path.normpath(v)})" if v else k for k, v in places.items())
     raise BinaryNotFoundError(
-        "no jaxset binary found: looked at " + ", ".join(tried) +
-        f"; build it (./scripts/setup.sh) and set {BIN_ENV}, put it on PATH, or pass "
-        "its path (LocalBackendConfig(jaxset_bin=...), binary=...)")
+        f"no jaxset binary found: looked at {tried}; build it (./scripts/setup.sh) and set "
+        f"{BIN_ENV}, put it on PATH, or pass its path (LocalBackendConfig(jaxset_bin=...), "
+        "binary=...)")
 
 
 def call(binary: str, args: Sequence[str], env: Optional[Mapping[str, str]] = None,
@@ -61,8 +51,7 @@ def call(binary: str, args: Sequence[str], env: Optional[Mapping[str, str]] = No
 
 
 def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]:
-    """Every document of the YAML/JSON files, decoded by the binary with kubectl's rules.
-    Raises ValidationError (syntax errors, missing files) naming the file."""
+    """Every document of the files, decoded by the binary (ValidationError naming a file)."""
     files = [os.fspath(p) for p in paths]
     p = call(binary, ["decode", *files])
     if p.returncode != 0:
@@ -81,9 +70,8 @@ def label_of(doc: Mapping[str, Any], i: int) -> str:
 
 
 class ManifestFiles:
-    """Manifests as files for the binary: paths stay as they are, dicts are written as JSON
-    files into `directory` (a new temporary directory when None), removed by close().
-    `labels` maps each written file to the label errors use for it."""
+    """Manifests as files: paths as they are, dicts written into `directory` (else a new
+    temporary one) until close(); `labels` names them in errors."""
 
     def __init__(self, manifests: Sequence[Manifest], directory: Optional[str] = None):
         self._tmp = None if directory else tempfile.mkdtemp(prefix="jaxset-")
@@ -107,6 +95,11 @@ class ManifestFiles:
         except BaseException:
             self.close()
             raise
+
+    def invalid(self, stderr: str) -> ValidationError:
+        """The field errors of the binary's exit status 2, naming dicts by their labels."""
+        return ValidationError(parse_field_errors(stderr, self.paths, self.labels),
+                               _relabel(stderr, self.labels))
 
     def close(self) -> None:
         for path in self._written:
@@ -138,8 +131,7 @@ def validate_files(binary: str, files: ManifestFiles,
     """`jaxset validate`: the summary lines, or ValidationError with every field error."""
     p = call(binary, ["validate", *files.paths], env=env)
     if p.returncode == EXIT_INVALID:
-        raise ValidationError(parse_field_errors(p.stderr, files.paths, files.labels),
-                              _relabel(p.stderr, files.labels))
+        raise files.invalid(p.stderr)
     if p.returncode != 0:
         raise RuntimeError(f"jaxset validate exited with status {p.returncode}: {p.stderr}")
     return [_relabel(line, files.labels) for line in p.stdout.splitlines()]

@@ -1,20 +1,18 @@
-"""The Kubernetes backend: the binary's cluster verbs (``config view``, ``get -o json``, ``get
--w``, ``submit``, ``logs``, ``delete``) with the configuration's ``--kubeconfig``/``--context``
-/``-n`` passed through, and their refusals raised as ApiError from the API server's Status
-(``--errors=json``).  The local backend (_local.py) has the same methods."""
+"""The Kubernetes backend: the binary's cluster verbs with ``--kubeconfig``/``--context``/``-n``
+passed through, their refusals raised as ApiError from the Status ``--errors=json`` prints.
+The local backend (_local.py) has the same methods."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import subprocess
-import tempfile
 import threading
-import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import _binary, runtimes
-from ._obj import JOBSET_NAME, Obj, created, name_of, parse_time
+from ._obj import JOBSET_NAME, Obj, created, name_of, parse_time, poll
 from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, KubeConfigError,
                      parse_field_errors)
 from .types import Event, KubernetesBackendConfig
@@ -93,8 +91,6 @@ class Kube:
         return p.stdout
 
     def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"a {kind} name is a non-empty string, got {name!r}")
         return json.loads(self.run("get", f"{kind.lower()}/{name}", "-o", "json", ns=ns))
 
     def list(self, plural: str, ns: Optional[str] = None, selector: Optional[str] = None,
@@ -127,28 +123,22 @@ class Kube:
         return None
 
     def create(self, obj: Obj, ns: Optional[str] = None) -> None:
-        """`submit` of the object; what the binary's validation refuses is raised as the API
-        server's 422 would be."""
-        with tempfile.TemporaryDirectory(prefix="jaxset-") as d:
-            path = os.path.join(d, "object.json")
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(obj, f)
-            p = subprocess.run(self._args("submit", path, ns=ns), capture_output=True,
+        """`submit`; what the binary's validation refuses is raised as the server's 422."""
+        with _binary.ManifestFiles([obj]) as files:
+            p = subprocess.run(self._args("submit", *files.paths, ns=ns), capture_output=True,
                                text=True, stdin=subprocess.DEVNULL)
         if p.returncode == 0:
             return
         err = refusal(p.returncode, p.stderr)
         if isinstance(err, ValueError):
             causes = [{"field": e.field, "message": e.message, "reason": "FieldValueInvalid"}
-                      for e in parse_field_errors(p.stderr, [path]) if e.field]
+                      for e in parse_field_errors(p.stderr, files.paths) if e.field]
             err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
                            {"causes": causes})
         raise err
 
     def delete(self, kind: str, name: str, ns: Optional[str] = None,
                cascade: Optional[str] = None) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"a {kind} name is a non-empty string, got {name!r}")
         self.run("delete", f"{kind.lower()}/{name}",
                  *([f"--cascade={cascade.lower()}"] if cascade else []), ns=ns)
 
@@ -182,35 +172,28 @@ class Kube:
 
     def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
                    watches: Sequence[Watch]) -> Any:
-        """check() now and after every change `get -w` of the `watches` sees, until it returns
-        something other than None (returned) or `timeout` seconds pass (None); `interval` is
-        the local backend's.  A watch that fails raises its refusal."""
+        """check() after every change `get -w` of the `watches` sees (see _obj.poll; `interval`
+        is the local backend's).  A watch that fails raises its refusal."""
         changes: "queue.Queue[Optional[Exception]]" = queue.Queue()
         procs = [self._popen("get", plural, "--all", *(["-l", sel] if sel else []), "-w",
                              "-o", "name") for plural, sel in watches]
         for p in procs:
             threading.Thread(target=_pump, args=(p, changes), daemon=True).start()
-        end = time.monotonic() + timeout
-        try:
-            while True:
-                out = check()
-                left = end - time.monotonic()
-                if out is not None or left <= 0:
-                    return out
-                try:
-                    err = changes.get(timeout=left)
-                except queue.Empty:
-                    continue
+
+        def pause(left: float) -> None:
+            with contextlib.suppress(queue.Empty):
+                err = changes.get(timeout=left)
                 if err is not None:
                     raise err
+        try:
+            return poll(check, timeout, pause)
         finally:
             for p in procs:
                 p.kill()
                 p.wait()
 
     def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
-        """core/v1 events about the job, the JobSet of its name, its Jobs and its pods, oldest
-        first."""
+        """The events of the job, its JobSet, Jobs and pods, oldest first."""
         want = {(kind, name), ("JobSet", name)}
         for k in ("Job", "Pod"):
             want |= {(k, name_of(o)) for o in self.list(k.lower(), ns, f"{JOBSET_NAME}={name}")}

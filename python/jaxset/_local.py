@@ -1,10 +1,7 @@
-"""The local backend: jobs run on this machine by the jaxset binary, with the methods of the
-Kubernetes backend (_kube.py).  A job is ``jaxset run FILE... -q`` in its own session; it is
-read back with ``jaxset get NAME -o json --local`` (its JobSet, with the run's state and
-directory as annotations, its pods and, for a JAXJob, the JAXJob with its status), ``jaxset
-logs`` and the run's run.json, and stopped and removed by ``jaxset delete --force``.  Runs
-started with ``jaxset run`` outside the SDK are jobs too (their JobSet's
-jaxset.dev/source-kind says of which kind)."""
+"""The local backend, with the Kubernetes backend's methods (_kube.py): a job is ``jaxset run
+FILE... -q`` in its own session, read back with ``jaxset get NAME -o json --local``, ``jaxset
+logs`` and its run.json, removed by ``jaxset delete --force``.  Runs of ``jaxset run`` outside
+the SDK are jobs too, of the kind their JobSet's jaxset.dev/source-kind names."""
 from __future__ import annotations
 
 import copy
@@ -19,7 +16,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
-from ._obj import Obj, annotation, attempt, condition, created, meta, name_of, parse_time
+from ._obj import (Obj, annotation, attempt, condition, created, dig, meta, name_of, parse_time,
+                   poll)
 from .errors import NotFoundError, failure_line
 from .types import UNKNOWN, Event, LocalBackendConfig
 
@@ -30,10 +28,6 @@ JAX_RJOBS = "jaxset.dev/jax-replicated-jobs"
 GOING = ("Starting", "Running")
 NOTE = "sdk-trainjob.json"  # the TrainJob the SDK created, kept beside its run
 _EVENT = re.compile(r"^(\S+) (Normal|Warning) ([A-Za-z0-9_]+): (.*)$")
-
-# Processes this Python process started, reaped as soon as they end.
-_children: Dict[int, subprocess.Popen] = {}
-_children_lock = threading.Lock()
 
 
 def _read_json(js: Obj, file: str) -> Dict[str, Any]:
@@ -120,17 +114,16 @@ class Local:
         return sorted(out, key=lambda j: (created(j), name_of(j)))
 
     def _trainjob(self, js: Obj) -> Obj:
-        """A TrainJob's run as its TrainJob: the one the SDK created, else one made from the
-        JobSet; spec.trainer.numNodes as the run has it, and Complete or Failed once it ended."""
+        """A run's TrainJob (the SDK's, else one made from the JobSet) as the run has it."""
         tj = _read_json(js, NOTE) or {"apiVersion": runtimes.API_VERSION, "kind": "TrainJob",
                                       "spec": {"runtimeRef": {"name": UNKNOWN}}}
         run = _read_json(js, "run.json")
         tj["metadata"] = {"name": name_of(js), "namespace": meta(js).get("namespace"),
                           "creationTimestamp": run.get("startTime")}
         trainer = annotation(js, JAX_RJOBS) or runtimes.NODE
-        for rj in (js.get("spec") or {}).get("replicatedJobs") or []:
+        for rj in dig(js, "spec.replicatedJobs", []):
             if rj.get("name") == trainer:
-                n = ((rj.get("template") or {}).get("spec") or {}).get("parallelism", 1)
+                n = dig(rj, "template.spec.parallelism", 1)
                 tj.setdefault("spec", {}).setdefault("trainer", {})["numNodes"] = n
         end = _ended(js)
         if end is not None:
@@ -143,8 +136,7 @@ class Local:
         return tj
 
     def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
-        """The first failed pod of the run's last failure, as jaxset attributed it (run.json's
-        "failure"); {} when none."""
+        """The first failed pod of the run's last failure (run.json's "failure"), or {}."""
         self.job(kind, name, ns)
         return dict(_read_json(self.jobset(name) or {}, "run.json").get("failure") or {})
 
@@ -167,10 +159,9 @@ class Local:
 
     def start(self, name: str, kind: str, docs: Sequence[Union[Obj, str]],
               beside: Optional[str] = None) -> None:
-        """Validates `docs` (ValidationError, nothing started) and starts them detached; a
-        TrainJob (docs[0]) is kept beside its run.  Dicts are written as files in the folder
-        of the manifest `beside`, so that relative paths resolve from there as when that
-        manifest is run.  RuntimeError when a job of that name exists."""
+        """Validates `docs` and starts them detached (a TrainJob, docs[0], is kept beside its
+        run).  Dicts are written as files in the folder of the manifest `beside`: relative
+        paths resolve from there, as when that manifest is run."""
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise ValueError(f"job name {name!r} must be a lowercase RFC 1035 label (a-z, 0-9, "
                              "'-', starting with a letter, at most 63 characters)")
@@ -202,14 +193,11 @@ class Local:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err, cwd=c.cwd or None, env=self._env(),
                                 start_new_session=True, close_fds=True)
-        with _children_lock:
-            _children[proc.pid] = proc
-        threading.Thread(target=proc.wait, daemon=True).start()
+        threading.Thread(target=proc.wait, daemon=True).start()  # reaped when it ends
         return proc
 
     def _started(self, name: str, proc: subprocess.Popen, err: Any) -> Obj:
-        """The run's JobSet once `jaxset get NAME` shows it; RuntimeError with jaxset's last
-        line when it ended before."""
+        """The run's JobSet once `jaxset get` shows it; RuntimeError when jaxset ended first."""
         while True:
             js = self.jobset(name)
             if js:
@@ -223,17 +211,12 @@ class Local:
 
     def delete(self, kind: str, name: str, ns: Optional[str] = None,
                cascade: Optional[str] = None) -> None:
-        """`jaxset delete --force`: stops the run (SIGTERM, every pod the kubelet's way) and
-        removes it."""
+        """`jaxset delete --force`: stops the run (SIGTERM, every pod the kubelet's way), waits
+        for it and removes it."""
         self.job(kind, name, ns)
-        pid = self.pid(name)
         p = self._jaxset("delete", name, "--force")
         if p.returncode not in (0, 2):
             raise RuntimeError(f"jaxset delete {name}: {p.stderr.strip()}")
-        with _children_lock:
-            child = _children.pop(pid, None)
-        if child is not None:
-            child.wait()
 
     # -- logs, waiting, events -------------------------------------------------------------
 
@@ -266,19 +249,11 @@ class Local:
 
     def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
                    watches: Sequence[Any] = ()) -> Any:
-        """check() every `interval` seconds until it returns something other than None
-        (returned) or `timeout` seconds pass (None)."""
-        end = time.monotonic() + timeout
-        while True:
-            out = check()
-            left = end - time.monotonic()
-            if out is not None or left <= 0:
-                return out
-            time.sleep(min(interval, left))
+        """check() every `interval` seconds (see _obj.poll)."""
+        return poll(check, timeout, lambda left: time.sleep(min(interval, left)))
 
     def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
-        """The run's events (events.log), and why jaxset ended when it ended without finishing
-        the job."""
+        """The run's events.log, and why jaxset ended when it did without finishing the job."""
         self.job(kind, name, ns)
         js = self.jobset(name) or {}
         try:

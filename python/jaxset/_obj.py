@@ -1,8 +1,8 @@
 """Reading Kubernetes objects as the binary prints them (JSON), the same for both backends."""
 from __future__ import annotations
 
-import queue
 import threading
+import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
@@ -14,16 +14,23 @@ RESTART_ATTEMPT = "jobset.sigs.k8s.io/restart-attempt"
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 
 
+def dig(obj: Any, path: str, default: Any = None) -> Any:
+    """obj's value at the dotted `path` ("spec.template.spec"), else `default`."""
+    for key in path.split("."):
+        obj = obj.get(key) if isinstance(obj, Mapping) else None
+    return default if obj is None else obj
+
+
 def meta(obj: Mapping[str, Any]) -> Obj:
-    return obj.get("metadata") or {}
+    return dig(obj, "metadata", {})
 
 
 def labels(obj: Mapping[str, Any]) -> Dict[str, str]:
-    return meta(obj).get("labels") or {}
+    return dig(obj, "metadata.labels", {})
 
 
 def annotation(obj: Mapping[str, Any], key: str) -> str:
-    return str((meta(obj).get("annotations") or {}).get(key) or "")
+    return str(dig(obj, "metadata.annotations", {}).get(key) or "")
 
 
 def name_of(obj: Mapping[str, Any]) -> str:
@@ -44,7 +51,7 @@ def created(obj: Mapping[str, Any]) -> datetime:
 
 def condition(obj: Mapping[str, Any], ctype: str) -> Optional[Obj]:
     """The condition `ctype` of obj's status when it is True."""
-    for c in (obj.get("status") or {}).get("conditions") or []:
+    for c in dig(obj, "status.conditions", []):
         if c.get("type") == ctype and c.get("status") == "True":
             return c
     return None
@@ -75,8 +82,7 @@ def rank(pod: Obj) -> Tuple[int, int, datetime]:
 
 
 def newest(pods: Iterable[Obj], key: Callable[[Obj], Any]) -> Dict[Any, Obj]:
-    """The newest pod of each key (pods whose key is None are skipped), in key order; of two
-    alike, the one listed later."""
+    """The newest pod (by rank; else listed later) of each key that is not None."""
     out: Dict[Any, Obj] = {}
     for p in pods:
         k = key(p)
@@ -85,30 +91,39 @@ def newest(pods: Iterable[Obj], key: Callable[[Obj], Any]) -> Dict[Any, Obj]:
     return {k: out[k] for k in sorted(out, key=lambda x: (str(type(x)), x))}
 
 
+def poll(check: Callable[[], Any], timeout: float, pause: Callable[[float], None]) -> Any:
+    """check() now and after each pause(seconds left) until it returns something other than
+    None (returned) or `timeout` seconds pass (None)."""
+    end = time.monotonic() + timeout
+    while True:
+        out = check()
+        left = end - time.monotonic()
+        if out is not None or left <= 0:
+            return out
+        pause(left)
+
+
 def follow_pods(streams: Mapping[str, Callable[[], Iterator[str]]]) -> Dict[str, str]:
     """Reads every pod's stream (pod name -> its lines) at once, printing ``[Pod <name>]:
     <line>`` as lines come, as the Training Operator's SDK does; returns every pod's text once
     every stream ended (the first stream's error raised then)."""
-    out: "queue.Queue[Tuple[str, Optional[str], Optional[BaseException]]]" = queue.Queue()
+    logs: Dict[str, List[str]] = {p: [] for p in streams}
+    errors: List[Exception] = []
+    printing = threading.Lock()
 
     def pump(pod: str) -> None:
         try:
             for line in streams[pod]():
-                out.put((pod, line, None))
-            out.put((pod, None, None))
+                with printing:
+                    print(f"[Pod {pod}]: {line}", flush=True)
+                logs[pod].append(line)
         except Exception as e:  # noqa: BLE001 - handed to the caller
-            out.put((pod, None, e))
-    for p in streams:
-        threading.Thread(target=pump, args=(p,), daemon=True).start()
-    logs: Dict[str, List[str]] = {p: [] for p in streams}
-    left, err = len(logs), None
-    while left:
-        pod, line, e = out.get()
-        if line is None:
-            left, err = left - 1, err or e
-            continue
-        print(f"[Pod {pod}]: {line}", flush=True)
-        logs[pod].append(line)
-    if err is not None:
-        raise err
+            errors.append(e)
+    threads = [threading.Thread(target=pump, args=(p,), daemon=True) for p in streams]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
     return {p: "".join(f"{ln}\n" for ln in lines) for p, lines in logs.items()}

@@ -13,7 +13,6 @@ from typing import IO, Any, List, Mapping, Optional
 
 from . import _binary
 from ._binary import Manifest, PathLike
-from .errors import ValidationError, parse_field_errors
 
 _RUN_DIR_LINE = re.compile(r"^jaxset: run directory (.+)$", re.M)
 
@@ -60,14 +59,9 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         binary: Optional[PathLike] = None, home: Optional[PathLike] = None,
         cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
         echo: bool = True) -> RunResult:
-    """Runs one job on this machine with ``jaxset run`` and waits for its end.
-
-    Pod output and jaxset's own lines are printed to sys.stdout / sys.stderr as they come, so
-    that they show in a notebook; ``quiet=True`` or ``echo=False`` prints nothing at all (the
-    logs are in the run directory, jaxset's own lines in RunResult.stderr).  KeyboardInterrupt stops the job the kubelet's way and re-raises once
-    every process is gone.  ValidationError when the manifests are invalid (nothing started).
-    The options are those of ``jaxset run`` (`pod_filter` is ``--filter``; `home` is
-    $JAXSET_HOME)."""
+    """``jaxset run`` to its end, its output printed to sys.stdout and sys.stderr as it comes
+    (nothing with ``quiet`` or ``echo=False``: jaxset's lines are in RunResult.stderr anyway).
+    KeyboardInterrupt stops the job the kubelet's way and re-raises once it is gone."""
     if not manifests:
         raise ValueError("run: no manifest given")
     bin_path = _binary.find_binary(binary)
@@ -105,15 +99,12 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
                 t.join()
         stderr = "".join(err_lines)
         if status == _binary.EXIT_INVALID:
-            raise ValidationError(parse_field_errors(stderr, files.paths, files.labels),
-                                  stderr)
+            raise files.invalid(stderr)
     m = _RUN_DIR_LINE.search(stderr)
     rdir = m.group(1).strip() if m else (os.fspath(run_dir) if run_dir is not None else None)
     return RunResult(exit_status=status, run_dir=rdir, stderr=stderr)
 
 
 def decode(*paths: PathLike, binary: Optional[PathLike] = None) -> List[Any]:
-    """Every document of YAML/JSON files as Python objects, decoded by the binary with
-    kubectl's YAML rules (``yes`` is True, ``0755`` is 493).  ValidationError on a syntax
-    error."""
+    """Every document of YAML/JSON files, decoded by the binary with kubectl's rules."""
     return list(_binary.decode_files(_binary.find_binary(binary), paths))

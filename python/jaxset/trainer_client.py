@@ -1,7 +1,5 @@
 """TrainerClient: Kubeflow Trainer v2's client (kubeflow/sdk kubeflow/trainer/api/
-trainer_client.py) over jaxset, the same on both backends: TrainJobs run on this machine
-(LocalBackendConfig) or on a cluster (KubernetesBackendConfig, the default), status derived
-as Kubeflow's SDK derives it from the TrainJob's conditions and its pods (docs/sdk.md)."""
+trainer_client.py) on either backend, status derived as Kubeflow's SDK derives it."""
 from __future__ import annotations
 
 import logging
@@ -15,7 +13,7 @@ from . import _func, runtimes
 from ._kube import Kube
 from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, attempt, completion_index, condition, created,
-                   labels, name_of, newest, rank)
+                   dig, labels, name_of, newest, rank)
 from .errors import JobFailedError, NotFoundError
 from .runtimes import NODE
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
@@ -100,11 +98,10 @@ def step_name(pod: Obj) -> Optional[str]:
 
 def step_of(name: str, pod: Obj) -> Step:
     """The Step of a pod: its phase and the devices its step's container asks for."""
-    step = Step(name=name, status=str((pod.get("status") or {}).get("phase") or "Pending"),
+    step = Step(name=name, status=str(dig(pod, "status.phase", "Pending")),
                 pod_name=name_of(pod))
     want = name if name in INITIALIZERS else NODE
-    c = next((c for c in (pod.get("spec") or {}).get("containers") or []
-              if c.get("name") == want), {})
+    c = next((c for c in dig(pod, "spec.containers", []) if c.get("name") == want), {})
     devices = runtimes.container_devices(c.get("resources"))
     if devices:
         step.device, step.device_count = devices
@@ -140,14 +137,9 @@ class TrainerClient:
     # -- runtimes -------------------------------------------------------------------------
 
     def list_runtimes(self) -> List[Runtime]:
-        """The runtimes (locally the built-in jax-distributed and the configured files');
-        one without the framework label is skipped with a warning."""
+        """The runtimes; one the SDK cannot read is skipped with a warning."""
         out = []
         for cr in self.backend.runtime_objects():
-            if runtimes.FRAMEWORK_LABEL not in labels(cr):
-                logger.warning("Runtime %s must have %s label.", name_of(cr),
-                               runtimes.FRAMEWORK_LABEL)
-                continue
             try:
                 out.append(runtimes.to_runtime(cr))
             except ValueError as e:
@@ -155,8 +147,6 @@ class TrainerClient:
         return out
 
     def _runtime_object(self, name: str) -> Obj:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"a runtime name is a non-empty string, got {name!r}")
         cr = self.backend.runtime(name)
         if cr is None:
             known = sorted({name_of(o) for o in self.backend.runtime_objects()})
@@ -165,13 +155,11 @@ class TrainerClient:
         return cr
 
     def get_runtime(self, name: str) -> Runtime:
-        """A TrainingRuntime of that name before a ClusterTrainingRuntime; NotFoundError
-        naming the known ones."""
+        """A TrainingRuntime of that name before a ClusterTrainingRuntime."""
         return runtimes.to_runtime(self._runtime_object(name))
 
     def get_runtime_packages(self, runtime: Runtime) -> None:
-        """Prints the Python version and packages the runtime's processes see (a one-node
-        job)."""
+        """Prints the Python version and packages the runtime's processes see."""
         name = self.train(runtime=runtime, trainer=CustomTrainer(func=_print_packages,
                                                                  num_nodes=1))
         try:
@@ -212,8 +200,7 @@ class TrainerClient:
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
-        """Creates a TrainJob and returns its generated name at once; everything is checked
-        before anything starts (NotFoundError, ValueError, ValidationError)."""
+        """Creates a TrainJob, checked before anything starts, and returns its name."""
         if initializer is not None or options:
             raise ValueError("initializers and options are not supported by jaxset's "
                              "TrainerClient yet")
@@ -246,7 +233,7 @@ class TrainerClient:
     # -- jobs -----------------------------------------------------------------------------
 
     def _runtime_of(self, tj: Obj) -> Runtime:
-        ref = (tj.get("spec") or {}).get("runtimeRef") or {}
+        ref = dig(tj, "spec.runtimeRef", {})
         rname = str(ref.get("name") or UNKNOWN)
         kind = runtimes.NAMESPACED_KIND if ref.get("kind") == runtimes.NAMESPACED_KIND \
             else runtimes.CLUSTER_KIND
@@ -260,25 +247,17 @@ class TrainerClient:
         rt = rt or self._runtime_of(tj)
         latest = newest(self.backend.pods(name_of(tj)), step_name)
         steps = [step_of(n, p) for n, p in latest.items()]
-        nodes = ((tj.get("spec") or {}).get("trainer") or {}).get("numNodes")
+        nodes = dig(tj, "spec.trainer.numNodes")
         num_nodes = nodes if isinstance(nodes, int) else rt.trainer.num_nodes
         return TrainJob(name=name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
                         creation_timestamp=created(tj),
                         status=trainjob_status(tj, steps, num_nodes))
 
     def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
-        """Every TrainJob (of `runtime` only, when given), oldest first; locally, runs of
-        `jaxset run` too."""
+        """Every TrainJob (of `runtime`, when given), oldest first."""
         want = runtime.name if isinstance(runtime, Runtime) else runtime
-        seen: Dict[str, Runtime] = {}
-        out = []
-        for tj in self.backend.jobs(TRAINJOB):
-            ref = (tj.get("spec") or {}).get("runtimeRef") or {}
-            if want is None or ref.get("name") == want:
-                key = f"{ref.get('kind')}/{ref.get('name')}"
-                rt = seen[key] = seen.get(key) or self._runtime_of(tj)
-                out.append(self._trainjob(tj, rt))
-        return out
+        return [self._trainjob(tj) for tj in self.backend.jobs(TRAINJOB)
+                if want is None or dig(tj, "spec.runtimeRef.name") == want]
 
     def get_job(self, name: str) -> TrainJob:
         """The TrainJob with a step per process (node-<i>) and its status."""
@@ -286,9 +265,7 @@ class TrainerClient:
 
     def get_job_logs(self, name: str, step: str = NODE + "-0",
                      follow: Optional[bool] = False) -> Iterator[str]:
-        """The log lines of one step, every restart attempt's under a "--- restart attempt N
-        ---" line when there are several, as `jaxset logs` prints them; with `follow`, as they
-        are written.  ValueError for a step the job does not have."""
+        """One step's log lines, as `jaxset logs` groups them by restart attempt."""
         job = self.get_job(name)  # raises before iteration starts
         known = [f"{NODE}-{i}" for i in range(job.num_nodes or 0)]
         known += [s.name for s in job.steps if s.name not in known]
@@ -344,9 +321,7 @@ class TrainerClient:
                             timeout: float = 600, polling_interval: float = 2,
                             callbacks: Optional[List[Callable[[TrainJob], None]]] = None,
                             ) -> TrainJob:
-        """Waits until the TrainJob's status is one of `status` and returns it (on a cluster
-        woken by watches); `callbacks` get the TrainJob at every check.  JobFailedError when
-        it Failed (and Failed was not expected), TimeoutError after `timeout` seconds."""
+        """The TrainJob once its status is one of `status`; JobFailedError when it Failed."""
         if not set(status) <= JOB_STATUSES:
             raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
         if polling_interval > timeout:
@@ -361,7 +336,7 @@ class TrainerClient:
             for callback in callbacks or []:
                 callback(job)
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
-                why = (condition(tj, TRAINJOB_FAILED) or {}).get("message")
+                why = dig(condition(tj, TRAINJOB_FAILED), "message")
                 raise JobFailedError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""),
                                      self.backend.failure(TRAINJOB, name))
             return job if job.status in status else None
@@ -373,7 +348,6 @@ class TrainerClient:
         return job
 
     def delete_job(self, name: str) -> None:
-        """Deletes the TrainJob: locally its processes are stopped the kubelet's way first and
-        its run removed; on a cluster its JobSet and pods follow by garbage collection."""
+        """Deletes the TrainJob (locally, once its processes are stopped)."""
         self.backend.delete(TRAINJOB, name, cascade="Background")
         logger.debug("TrainJob %s/%s has been deleted", self.backend.namespace, name)

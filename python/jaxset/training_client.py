@@ -1,8 +1,6 @@
-"""TrainingClient: the Kubeflow Training Operator's client (kubeflow/training-operator
-sdk/python/kubeflow/training/api/training_client.py, v1.9), the part that serves JAXJob
-(kubeflow.org/v1), on either backend.  Jobs are dicts shaped as the JAXJob object, its status
-the one the JAXJob controller writes (locally, jaxset's); worker pods are found by the Training
-Operator's labels or, for a JAXJob run as a JobSet, by the JobSet's (docs/sdk.md)."""
+"""TrainingClient: the Training Operator's client (kubeflow/training-operator sdk/python/
+kubeflow/training/api/training_client.py, v1.9) for JAXJob, on either backend; jobs are the
+JAXJob objects as dicts."""
 from __future__ import annotations
 
 import copy
@@ -11,8 +9,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Uni
 
 from . import _binary
 from ._local import Local
-from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, completion_index, follow_pods, labels, name_of,
-                   newest)
+from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, completion_index, dig, follow_pods, labels,
+                   name_of, newest)
 from .errors import JobFailedError
 from .trainer_client import backend_of
 from .types import KubernetesBackendConfig, LocalBackendConfig
@@ -64,7 +62,7 @@ def _index(pod: Mapping[str, Any]) -> Optional[int]:
 
 def _replicas(job: Mapping[str, Any]) -> int:
     """Worker replicas of a JAXJob (default 1)."""
-    specs = (job.get("spec") or {}).get("jaxReplicaSpecs") or {}
+    specs = dig(job, "spec.jaxReplicaSpecs", {})
     worker = next((v for k, v in specs.items() if k.lower() == WORKER), {}) or {}
     n = worker.get("replicas", 1)
     return n if isinstance(n, int) and n > 0 else 1
@@ -81,9 +79,7 @@ def _is_job(ctype: str) -> Callable[..., bool]:
 
 
 class TrainingClient:
-    """The Training Operator SDK's TrainingClient for JAXJob.  `backend_config`:
-    LocalBackendConfig (this machine) or KubernetesBackendConfig; without it, the cluster of
-    `config_file`/`context` (as kubectl finds it)."""
+    """Without `backend_config`, the cluster of `config_file`/`context`, as kubectl finds it."""
 
     def __init__(self, config_file: Optional[str] = None, context: Optional[str] = None,
                  client_configuration: Any = None, namespace: Optional[str] = None,
@@ -110,10 +106,7 @@ class TrainingClient:
         if isinstance(job, Mapping):
             obj = copy.deepcopy(dict(job))
             return [obj], obj, None
-        if not isinstance(job, (str, os.PathLike)):
-            raise ValueError(f"job must be a {JAXJOB} dict or a manifest path, not "
-                             f"{type(job).__name__}")
-        path = os.fspath(job)
+        path = os.path.abspath(os.fspath(job))  # TypeError for neither a dict nor a path
         if not os.path.isfile(path):
             raise ValueError(f"job manifest {path}: no such file")
         docs = _binary.decode_files(self.backend.binary, [path])
@@ -127,9 +120,8 @@ class TrainingClient:
                    base_image: Optional[str] = None, train_func: Optional[Callable] = None,
                    parameters: Optional[Dict[str, Any]] = None, num_workers: Optional[int] = None,
                    **unsupported: Any) -> str:
-        """Creates the JAXJob `job` (a dict, or a manifest file holding one, whose relative
-        paths resolve from the file's folder) and returns its name; nothing starts on any
-        error.  The train_func/base_image shortcut does not exist for JAXJob (ValueError)."""
+        """Creates the JAXJob `job`, a dict or a manifest file (relative paths then resolve
+        from its folder), and returns its name."""
         _kind(job_kind or self.job_kind)
         if job is None or train_func is not None or base_image is not None or parameters or \
                 num_workers is not None or unsupported:
@@ -176,7 +168,7 @@ class TrainingClient:
             if not name:
                 raise ValueError("Job name or object must be set")
             job = self.get_job(name, namespace, job_kind, timeout)
-        return list((job.get("status") or {}).get("conditions") or [])
+        return list(dig(job, "status.conditions", []))
 
     is_job_created = _is_job(CREATED)
     is_job_running = _is_job(RUNNING)
@@ -190,9 +182,7 @@ class TrainingClient:
                                 wait_timeout: float = 600, polling_interval: float = 15,
                                 callback: Optional[Callable[[Job], None]] = None,
                                 timeout: int = DEFAULT_TIMEOUT) -> Job:
-        """Waits until the job has one of `expected_conditions` and returns it; `callback(job)`
-        at every check.  JobFailedError when it Failed (and Failed was not expected),
-        TimeoutError after `wait_timeout` seconds."""
+        """The job once it has one of `expected_conditions`; JobFailedError when it Failed."""
         if not set(expected_conditions) <= JOB_CONDITIONS:
             raise ValueError(f"Expected conditions: {expected_conditions} must be subset of "
                              f"{JOB_CONDITIONS}")
@@ -219,8 +209,7 @@ class TrainingClient:
                      is_master: bool = False, replica_type: Optional[str] = None,
                      replica_index: Optional[int] = None,
                      timeout: int = DEFAULT_TIMEOUT) -> List[Dict[str, Any]]:
-        """The job's worker pods (the newest pod of each index; of index 0 with
-        `is_master`)."""
+        """The newest pod of each worker index (of index 0 with `is_master`)."""
         _replica_type(replica_type)
         self.get_job(name, namespace)
         pods = self.backend.pods(name, namespace, TO_JOB_NAME) or \
@@ -240,9 +229,7 @@ class TrainingClient:
                      replica_type: Optional[str] = None, replica_index: Optional[int] = None,
                      follow: bool = False, timeout: int = DEFAULT_TIMEOUT,
                      verbose: bool = False) -> Tuple[Dict[str, str], Dict[str, List[str]]]:
-        """({pod: log text}, {pod: [events]} with `verbose`) of worker 0, one index, or every
-        worker (``is_master=False``).  With `follow`, lines are printed as ``[Pod <name>]:
-        <line>`` while the pods run (waiting for them while the job lives)."""
+        """({pod: log}, {pod: [events]}); with `follow`, lines are printed as they come."""
         _kind(job_kind or self.job_kind)
         _replica_type(replica_type)
         want = 1 if is_master or replica_index is not None else \
@@ -273,8 +260,7 @@ class TrainingClient:
 
     def delete_job(self, name: str, namespace: Optional[str] = None,
                    job_kind: Optional[str] = None, delete_options: Any = None) -> None:
-        """Deletes the job (locally: its processes stopped the kubelet's way first, its run
-        removed).  `delete_options`' propagation policy is the cascade."""
+        """Deletes the job; `delete_options`' propagation policy is the cascade."""
         _kind(job_kind or self.job_kind)
         propagation = None  # the server's default, as the Training Operator's SDK sends none
         if isinstance(delete_options, Mapping):

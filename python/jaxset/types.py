@@ -1,5 +1,4 @@
-"""The SDK's data types, shaped as Kubeflow Trainer v2's Python SDK shapes them
-(kubeflow/sdk kubeflow/trainer/types/types.py), and the backend configurations (docs/sdk.md)."""
+"""The SDK's types, as kubeflow/sdk's kubeflow/trainer/types/types.py, and the backends'."""
 from __future__ import annotations
 
 import os
@@ -16,20 +15,15 @@ TRAINJOB_CREATED, TRAINJOB_RUNNING, TRAINJOB_COMPLETE, TRAINJOB_FAILED = (
     "Created", "Running", "Complete", "Failed")
 
 
-def _default_pip_index_urls() -> List[str]:
-    return os.environ.get("DEFAULT_PIP_INDEX_URLS", "https://pypi.org/simple").split(",")
-
-
 @dataclass
 class CustomTrainer:
-    """A self-contained function run in every process as ``func(**func_args)``: its source
-    travels, so imports and helpers go inside it.  `packages_to_install` are pip-installed
-    first on Kubernetes; the local backend refuses them."""
+    """A function run in every process as ``func(**func_args)``; only its source travels."""
 
     func: Callable[..., Any]
     func_args: Optional[Dict[str, Any]] = None
     packages_to_install: Optional[List[str]] = None
-    pip_index_urls: List[str] = field(default_factory=_default_pip_index_urls)
+    pip_index_urls: List[str] = field(default_factory=lambda: os.environ.get(
+        "DEFAULT_PIP_INDEX_URLS", "https://pypi.org/simple").split(","))
     num_nodes: Optional[int] = None
     resources_per_node: Optional[Dict[str, Any]] = None
     env: Optional[Dict[str, str]] = None
@@ -37,8 +31,7 @@ class CustomTrainer:
 
 @dataclass
 class CustomTrainerContainer:
-    """The runtime's container with this image; locally the runtime's ``node`` container must
-    carry a command (images are not run)."""
+    """The runtime's container with this image (locally, the runtime's command)."""
 
     image: str
     num_nodes: Optional[int] = None
@@ -104,9 +97,7 @@ class Event:
 
 @dataclass
 class LocalBackendConfig:
-    """Jobs run on this machine by the jaxset binary (`jaxset run`); the fields are described
-    in docs/sdk.md.  `python` runs CustomTrainer functions: the running interpreter by
-    default."""
+    """Jobs run on this machine by `jaxset run` (docs/sdk.md describes the fields)."""
 
     jaxset_bin: Optional[str] = None
     home: Optional[str] = None
@@ -121,17 +112,14 @@ class LocalBackendConfig:
 
 @dataclass
 class LocalProcessBackendConfig(LocalBackendConfig):
-    """Kubeflow's name for the local backend.  jaxset makes no virtual environment, so
-    `cleanup_venv` changes nothing."""
+    """Kubeflow's name; jaxset makes no virtual environment, so `cleanup_venv` is unused."""
 
     cleanup_venv: bool = True
 
 
 @dataclass
 class KubernetesBackendConfig:
-    """Jobs on the Kubernetes cluster kubectl would reach (Kubeflow's default backend), through
-    the binary's cluster verbs; `client_configuration` is accepted for Kubeflow's signature,
-    but a value is refused."""
+    """Jobs on the cluster kubectl would reach; a `client_configuration` is refused."""
 
     namespace: Optional[str] = None
     config_file: Optional[str] = None
