@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
+from ._obj import dig
 from .errors import BinaryNotFoundError, ValidationError, parse_field_errors
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -62,11 +63,8 @@ def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]
 
 def label_of(doc: Mapping[str, Any], i: int) -> str:
     """How errors name a manifest given as a dict: "<TrainJob x1a2b3c4d5e6>"."""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    kind, name = doc.get("kind"), meta.get("name") if meta else None
-    if kind and name:
-        return f"<{kind} {name}>"
-    return f"<manifest {i}>"
+    kind, name = doc.get("kind"), dig(doc, "metadata.name")
+    return f"<{kind} {name}>" if kind and name else f"<manifest {i}>"
 
 
 class ManifestFiles:

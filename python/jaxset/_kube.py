@@ -107,19 +107,15 @@ class Kube:
 
     def runtime_objects(self) -> List[Obj]:
         out: List[Obj] = []
-        for kind in runtimes.RUNTIME_KINDS:
-            try:
+        for kind in runtimes.RUNTIME_KINDS:  # a kind not served (no CRD) has none
+            with contextlib.suppress(ApiNotFoundError):
                 out += [dict(o, kind=kind) for o in self.list(kind)]
-            except ApiNotFoundError:  # that kind is not served (its CRD is not installed)
-                pass
         return out
 
     def runtime(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Optional[Obj]:
         for kind in kinds:
-            try:
+            with contextlib.suppress(ApiNotFoundError):
                 return dict(self.job(kind, name), kind=kind)
-            except ApiNotFoundError:
-                continue
         return None
 
     def create(self, obj: Obj, ns: Optional[str] = None) -> None:

@@ -137,7 +137,6 @@ class Local:
 
     def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
         """The first failed pod of the run's last failure (run.json's "failure"), or {}."""
-        self.job(kind, name, ns)
         return dict(_read_json(self.jobset(name) or {}, "run.json").get("failure") or {})
 
     def pid(self, name: str) -> int:
@@ -229,16 +228,15 @@ class Local:
     def follow(self, kind: str, name: str, pod: Obj, container: str,
                ns: Optional[str] = None) -> Iterator[str]:
         """`jaxset logs -f NAME POD`, once the pod has a log, until the run ends."""
+        args = ["logs", "-f", name, name_of(pod), "--attempt", str(attempt(pod)), "--local"]
         while True:
-            proc = subprocess.Popen([self.binary, "logs", "-f", name, name_of(pod), "--attempt",
-                                     str(attempt(pod)), "--local"],
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                    env=self._env())
+            proc = subprocess.Popen([self.binary, *args], stdout=subprocess.PIPE, text=True,
+                                    errors="replace", stderr=subprocess.DEVNULL, env=self._env())
             got = False
             try:
-                for raw in proc.stdout:  # type: ignore[union-attr]
+                for line in proc.stdout:  # type: ignore[union-attr]
                     got = True
-                    yield raw.decode("utf-8", "replace").rstrip("\n")
+                    yield line.rstrip("\n")
             finally:
                 proc.kill()
                 proc.wait()
@@ -254,7 +252,6 @@ class Local:
 
     def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
         """The run's events.log, and why jaxset ended when it did without finishing the job."""
-        self.job(kind, name, ns)
         js = self.jobset(name) or {}
         try:
             with open(os.path.join(annotation(js, RUN_DIR), "events.log"), encoding="utf-8",

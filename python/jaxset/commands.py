@@ -82,10 +82,9 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                                 errors="replace", cwd=cwd, env=penv)
         err_lines: List[str] = []
-        pumps = [threading.Thread(target=_pump, daemon=True,
-                                  args=(proc.stdout, sys.stdout if echo else None, None)),
-                 threading.Thread(target=_pump, daemon=True,
-                                  args=(proc.stderr, sys.stderr if echo else None, err_lines))]
+        pumps = [threading.Thread(target=_pump, args=(src, dst if echo else None, keep),
+                                  daemon=True) for src, dst, keep in
+                 ((proc.stdout, sys.stdout, None), (proc.stderr, sys.stderr, err_lines))]
         for t in pumps:
             t.start()
         try:

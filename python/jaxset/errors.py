@@ -15,9 +15,7 @@ class FieldError:
     message: str
 
     def __str__(self) -> str:
-        if self.field:
-            return f"{self.file}: {self.field}: {self.message}"
-        return f"{self.file}: {self.message}"
+        return f"{self.file}: " + (f"{self.field}: " if self.field else "") + self.message
 
 
 class ValidationError(ValueError):

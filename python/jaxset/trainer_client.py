@@ -41,12 +41,6 @@ def backend_of(cfg: Any, namespace: Optional[str] = None) -> Union[Local, Kube]:
     raise ValueError(f"Invalid backend config '{cfg}'")
 
 
-def _num_nodes(n: Any) -> Optional[int]:
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-        raise ValueError(f"num_nodes must be a whole number >= 1, got {n!r}")
-    return n
-
-
 def resources_per_node(res: Mapping[str, Any]) -> Dict[str, Any]:
     """Kubeflow's mapping: cpu, memory, storage (ephemeral-storage), gpu (nvidia.com/gpu),
     mig-<profile> (nvidia.com/mig-<profile>); other keys as given.  Requests = limits."""
@@ -190,8 +184,11 @@ class TrainerClient:
         else:
             raise ValueError(f"the trainer type {type(trainer).__name__} is not supported: use "
                              "CustomTrainer or CustomTrainerContainer")
-        if _num_nodes(trainer.num_nodes) is not None:
-            spec["numNodes"] = trainer.num_nodes
+        n = trainer.num_nodes
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise ValueError(f"num_nodes must be a whole number >= 1, got {n!r}")
+        if n is not None:
+            spec["numNodes"] = n
         if trainer.resources_per_node:
             spec["resourcesPerNode"] = resources_per_node(trainer.resources_per_node)
         if _env(trainer.env):

@@ -231,13 +231,12 @@ class TrainingClient:
                      verbose: bool = False) -> Tuple[Dict[str, str], Dict[str, List[str]]]:
         """({pod: log}, {pod: [events]}); with `follow`, lines are printed as they come."""
         _kind(job_kind or self.job_kind)
-        _replica_type(replica_type)
         want = 1 if is_master or replica_index is not None else \
             _replicas(self.get_job(name, namespace))
 
         def found() -> Optional[List[Obj]]:
             conds = self.get_job_conditions(name, namespace)  # deleted meanwhile: NotFound
-            pods = self.get_job_pods(name, namespace, is_master, None, replica_index)
+            pods = self.get_job_pods(name, namespace, is_master, replica_type, replica_index)
             ended = has_condition(conds, SUCCEEDED) or has_condition(conds, FAILED)
             return pods if len(pods) >= want or ended or not follow else None
         pods = None
