@@ -16,8 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
-from ._obj import (Obj, annotation, attempt, condition, created, dig, meta, name_of, parse_time,
-                   poll)
+from ._obj import (Obj, annotation, attempt, condition, created, dig, name_of, parse_time, poll)
 from .errors import NotFoundError, failure_line
 from .types import UNKNOWN, Event, LocalBackendConfig
 
@@ -30,9 +29,15 @@ NOTE = "sdk-trainjob.json"  # the TrainJob the SDK created, kept beside its run
 _EVENT = re.compile(r"^(\S+) (Normal|Warning) ([A-Za-z0-9_]+): (.*)$")
 
 
+def _run_file(js: Obj, file: str) -> str:
+    """A file of the run's directory ("" when there is no run)."""
+    run_dir = annotation(js, RUN_DIR)
+    return os.path.join(run_dir, file) if run_dir else ""
+
+
 def _read_json(js: Obj, file: str) -> Dict[str, Any]:
     try:
-        with open(os.path.join(annotation(js, RUN_DIR), file), encoding="utf-8") as f:
+        with open(_run_file(js, file), encoding="utf-8") as f:
             out = json.load(f)
         return out if isinstance(out, dict) else {}
     except (OSError, ValueError):
@@ -94,7 +99,7 @@ class Local:
         ns = ns or self.namespace
         js = self.jobset(name)
         obj: Optional[Obj] = None
-        if js and annotation(js, SOURCE_KIND) == kind and meta(js).get("namespace") == ns:
+        if js and annotation(js, SOURCE_KIND) == kind and dig(js, "metadata.namespace") == ns:
             obj = self._trainjob(js) if kind == "TrainJob" else next(
                 (i for i in self._items(name) if i.get("kind") == kind), None)
         if obj is None:
@@ -118,7 +123,7 @@ class Local:
         tj = _read_json(js, NOTE) or {"apiVersion": runtimes.API_VERSION, "kind": "TrainJob",
                                       "spec": {"runtimeRef": {"name": UNKNOWN}}}
         run = _read_json(js, "run.json")
-        tj["metadata"] = {"name": name_of(js), "namespace": meta(js).get("namespace"),
+        tj["metadata"] = {"name": name_of(js), "namespace": dig(js, "metadata.namespace"),
                           "creationTimestamp": run.get("startTime")}
         trainer = annotation(js, JAX_RJOBS) or runtimes.NODE
         for rj in dig(js, "spec.replicatedJobs", []):
@@ -175,8 +180,7 @@ class Local:
             try:
                 js = self._started(name, proc, err)
                 if kind == "TrainJob":
-                    path = os.path.join(annotation(js, RUN_DIR), NOTE)
-                    with open(path, "w", encoding="utf-8") as f:
+                    with open(_run_file(js, NOTE), "w", encoding="utf-8") as f:
                         json.dump(docs[0], f)
             except BaseException:  # nothing may run half-started
                 if self.jobset(name) is not None:
@@ -254,8 +258,7 @@ class Local:
         """The run's events.log, and why jaxset ended when it did without finishing the job."""
         js = self.jobset(name) or {}
         try:
-            with open(os.path.join(annotation(js, RUN_DIR), "events.log"), encoding="utf-8",
-                      errors="replace") as f:
+            with open(_run_file(js, "events.log"), encoding="utf-8", errors="replace") as f:
                 found = [_EVENT.match(line) for line in f.read().splitlines()]
         except OSError:
             found = []

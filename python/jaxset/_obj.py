@@ -21,10 +21,6 @@ def dig(obj: Any, path: str, default: Any = None) -> Any:
     return default if obj is None else obj
 
 
-def meta(obj: Mapping[str, Any]) -> Obj:
-    return dig(obj, "metadata", {})
-
-
 def labels(obj: Mapping[str, Any]) -> Dict[str, str]:
     return dig(obj, "metadata.labels", {})
 
@@ -34,7 +30,7 @@ def annotation(obj: Mapping[str, Any], key: str) -> str:
 
 
 def name_of(obj: Mapping[str, Any]) -> str:
-    return str(meta(obj).get("name") or "")
+    return str(dig(obj, "metadata.name", ""))
 
 
 def parse_time(s: Any) -> Optional[datetime]:
@@ -46,7 +42,8 @@ def parse_time(s: Any) -> Optional[datetime]:
 
 
 def created(obj: Mapping[str, Any]) -> datetime:
-    return parse_time(meta(obj).get("creationTimestamp")) or datetime.fromtimestamp(0, timezone.utc)
+    return parse_time(dig(obj, "metadata.creationTimestamp")) or \
+        datetime.fromtimestamp(0, timezone.utc)
 
 
 def condition(obj: Mapping[str, Any], ctype: str) -> Optional[Obj]:
@@ -66,7 +63,7 @@ def _int(s: Any) -> Optional[int]:
 
 def completion_index(pod: Mapping[str, Any]) -> Optional[int]:
     """The pod's index in its Indexed Job (label, else annotation)."""
-    for src in (labels(pod), meta(pod).get("annotations") or {}):
+    for src in (labels(pod), dig(pod, "metadata.annotations", {})):
         if src.get(COMPLETION_INDEX) is not None:
             return _int(src[COMPLETION_INDEX])
     return None
@@ -78,7 +75,7 @@ def attempt(pod: Mapping[str, Any]) -> int:
 
 def rank(pod: Obj) -> Tuple[int, int, datetime]:
     """Newer pods rank higher: a later restart attempt, not being deleted, created later."""
-    return attempt(pod), 0 if meta(pod).get("deletionTimestamp") else 1, created(pod)
+    return attempt(pod), 0 if dig(pod, "metadata.deletionTimestamp") else 1, created(pod)
 
 
 def newest(pods: Iterable[Obj], key: Callable[[Obj], Any]) -> Dict[Any, Obj]:
