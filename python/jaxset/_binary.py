@@ -1,14 +1,15 @@
 """Finding and calling the jaxset binary; manifests handed to it as files."""
 from __future__ import annotations
 
-import copy
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
+from ._obj import dig
 from .errors import BinaryNotFoundError, ValidationError, parse_field_errors
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -18,41 +19,29 @@ EXIT_INVALID = 2
 BIN_ENV = "JAXSET_BIN"
 
 
-def _candidates() -> List[Tuple[str, str]]:
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = []
-    if os.environ.get(BIN_ENV):
-        out.append((f"${BIN_ENV}", os.environ[BIN_ENV]))
-    # the binary the wheel carries (python/setup.py), of the package's own version
-    out.append(("beside the package", os.path.join(here, "bin", "jaxset")))
-    out.append(("PATH", shutil.which("jaxset") or ""))
-    # the source tree: python/jaxset/ -> build/jaxset
-    out.append(("the source tree's build", os.path.join(here, "..", "..", "build", "jaxset")))
-    return out
-
-
 def find_binary(explicit: Optional[PathLike] = None) -> str:
     """The jaxset executable: `explicit`, else $JAXSET_BIN, else ``bin/jaxset`` beside the
-    package (put there when the wheel is built, see python/setup.py), else ``jaxset`` on PATH,
-    else ``build/jaxset`` of the source tree the package sits in.  Raises BinaryNotFoundError
-    naming every place looked at."""
-    if explicit is not None:
-        path = os.fspath(explicit)
+    package (the wheel's, python/setup.py), else ``jaxset`` on PATH, else the source tree's
+    ``build/jaxset``.  BinaryNotFoundError names every place looked at."""
+    given = explicit if explicit is not None else os.environ.get(BIN_ENV)
+    if given:
+        path = os.fspath(given)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return os.path.abspath(path)
-        raise BinaryNotFoundError(f"jaxset binary {path!r} (given) is not an executable file")
-    tried = []
-    for where, path in _candidates():
+        src = "given" if explicit is not None else f"from ${BIN_ENV}"
+        raise BinaryNotFoundError(f"jaxset binary {path!r} ({src}) is not an executable file")
+    here = os.path.dirname(os.path.abspath(__file__))
+    places = {"beside the package": os.path.join(here, "bin", "jaxset"),
+              "PATH": shutil.which("jaxset") or "",
+              "the source tree's build": os.path.join(here, "..", "..", "build", "jaxset")}
+    for path in places.values():
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return os.path.abspath(path)
-        if where.startswith("$"):
-            raise BinaryNotFoundError(
-                f"jaxset binary {path!r} (from {where}) is not an executable file")
-        tried.append(f"{where}" + (f" ({os.path.normpath(path)})" if path else ""))
+    tried = ", ".join(f"{k} ({os.path.normpath(v)})" if v else k for k, v in places.items())
     raise BinaryNotFoundError(
-        "no jaxset binary found: looked at " + ", ".join(tried) +
-        f"; build it (./scripts/setup.sh) and set {BIN_ENV}, put it on PATH, or pass "
-        "its path (LocalBackendConfig(jaxset_bin=...), binary=...)")
+        f"no jaxset binary found: looked at {tried}; build it (./scripts/setup.sh) and set "
+        f"{BIN_ENV}, put it on PATH, or pass its path (LocalBackendConfig(jaxset_bin=...), "
+        "binary=...)")
 
 
 def call(binary: str, args: Sequence[str], env: Optional[Mapping[str, str]] = None,
@@ -63,8 +52,7 @@ def call(binary: str, args: Sequence[str], env: Optional[Mapping[str, str]] = No
 
 
 def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]:
-    """Every document of the YAML/JSON files, decoded by the binary with kubectl's rules.
-    Raises ValidationError (syntax errors, missing files) naming the file."""
+    """Every document of the files, decoded by the binary (ValidationError naming a file)."""
     files = [os.fspath(p) for p in paths]
     p = call(binary, ["decode", *files])
     if p.returncode != 0:
@@ -73,55 +61,49 @@ def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]
     return [d for d in docs if isinstance(d, dict)]
 
 
-def load_job(binary: str, job: Union[Manifest, Any], kind: str) -> Dict[str, Any]:
-    """A job given as a dict (a deep copy), or the one document of `kind` in a manifest file
-    (decoded by the binary)."""
-    if isinstance(job, Mapping):
-        return copy.deepcopy(dict(job))
-    if isinstance(job, (str, os.PathLike)):
-        path = os.fspath(job)
-        if not os.path.isfile(path):
-            raise ValueError(f"job manifest {path}: no such file")
-        docs = [d for d in decode_files(binary, [path]) if d.get("kind") == kind]
-        if len(docs) != 1:
-            raise ValueError(f"{path} must hold exactly one {kind}, it holds {len(docs)}")
-        return docs[0]
-    raise ValueError(f"job must be a {kind} dict or a manifest path, not {type(job).__name__}")
-
-
 def label_of(doc: Mapping[str, Any], i: int) -> str:
     """How errors name a manifest given as a dict: "<TrainJob x1a2b3c4d5e6>"."""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    kind, name = doc.get("kind"), meta.get("name") if meta else None
-    if kind and name:
-        return f"<{kind} {name}>"
-    return f"<manifest {i}>"
+    kind, name = doc.get("kind"), dig(doc, "metadata.name")
+    return f"<{kind} {name}>" if kind and name else f"<manifest {i}>"
 
 
 class ManifestFiles:
-    """Manifests as files for the binary: paths stay as they are, dicts are written as JSON
-    into `directory` (a temporary directory, removed by close(), when none is given).
-    `labels` maps each written file to the label errors use for it."""
+    """Manifests as files: paths as they are, dicts written into `directory` (else a new
+    temporary one) until close(); `labels` names them in errors."""
 
     def __init__(self, manifests: Sequence[Manifest], directory: Optional[str] = None):
         self._tmp = None if directory else tempfile.mkdtemp(prefix="jaxset-")
-        self.dir = directory or self._tmp or ""
+        self._written: List[str] = []
         self.paths: List[str] = []
         self.labels: Dict[str, str] = {}
-        for i, m in enumerate(manifests):
-            if isinstance(m, Mapping):
-                path = os.path.join(self.dir, f"manifest-{i}.json")
-                with open(path, "w", encoding="utf-8") as f:
+        try:
+            for i, m in enumerate(manifests):
+                if isinstance(m, (str, os.PathLike)):
+                    self.paths.append(os.fspath(m))
+                    continue
+                if not isinstance(m, Mapping):
+                    raise TypeError(f"a manifest is a path or a dict, not {type(m).__name__}")
+                fd, path = tempfile.mkstemp(prefix=".jaxset-", suffix=".json",
+                                            dir=directory or self._tmp)
+                self._written.append(path)
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
                     json.dump(m, f, indent=1)
                 self.paths.append(path)
                 self.labels[path] = label_of(m, i)
-            elif isinstance(m, (str, os.PathLike)):
-                self.paths.append(os.fspath(m))
-            else:
-                self.close()
-                raise TypeError(f"a manifest is a path or a dict, not {type(m).__name__}")
+        except BaseException:
+            self.close()
+            raise
+
+    def invalid(self, stderr: str) -> ValidationError:
+        """The field errors of the binary's exit status 2, naming dicts by their labels."""
+        return ValidationError(parse_field_errors(stderr, self.paths, self.labels),
+                               _relabel(stderr, self.labels))
 
     def close(self) -> None:
+        for path in self._written:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        self._written = []
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
@@ -133,13 +115,21 @@ class ManifestFiles:
         self.close()
 
 
+def run_options(grace: Optional[int], backoff: Optional[int], gpus: Optional[int]) -> List[str]:
+    """`jaxset run`'s --grace, --restart-backoff and --gpus for the values given."""
+    out: List[str] = []
+    for opt, val in (("--grace", grace), ("--restart-backoff", backoff), ("--gpus", gpus)):
+        if val is not None:
+            out += [opt, str(int(val))]
+    return out
+
+
 def validate_files(binary: str, files: ManifestFiles,
                    env: Optional[Mapping[str, str]] = None) -> List[str]:
     """`jaxset validate`: the summary lines, or ValidationError with every field error."""
     p = call(binary, ["validate", *files.paths], env=env)
     if p.returncode == EXIT_INVALID:
-        raise ValidationError(parse_field_errors(p.stderr, files.paths, files.labels),
-                              _relabel(p.stderr, files.labels))
+        raise files.invalid(p.stderr)
     if p.returncode != 0:
         raise RuntimeError(f"jaxset validate exited with status {p.returncode}: {p.stderr}")
     return [_relabel(line, files.labels) for line in p.stdout.splitlines()]

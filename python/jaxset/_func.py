@@ -1,7 +1,5 @@
-"""A training function shipped as a command, as Kubeflow's SDK ships it: the function's own
-source (inspect.getsource, textwrap.dedent) followed by a call with the arguments, run by
-Python in every process.  Nothing but the source travels, so a function that needs anything
-else is refused here, before anything starts."""
+"""A training function shipped as a command, as Kubeflow's SDK ships it: its source and a call
+with the arguments; a function that needs anything else is refused before anything starts."""
 from __future__ import annotations
 
 import ast
@@ -9,9 +7,10 @@ import builtins
 import dis
 import inspect
 import json
+import shlex
 import textwrap
 import types
-from typing import Any, Callable, Dict, List, Mapping, Optional, Set
+from typing import Any, Callable, List, Mapping, Optional, Set
 
 _MODULE_NAMES = {"__name__", "__doc__", "__builtins__", "__spec__", "__loader__",
                  "__package__", "__annotations__", "__file__"}
@@ -101,15 +100,12 @@ def check_function(func: Any) -> str:
 
 
 def _check_args(func: Callable[..., Any], func_args: Optional[Mapping[str, Any]]) -> str:
-    if func_args is None:
-        args: Dict[str, Any] = {}
-    elif isinstance(func_args, Mapping) and all(isinstance(k, str) for k in func_args):
-        args = dict(func_args)
-    else:
+    args = {} if func_args is None else func_args
+    if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
         raise ValueError("func_args must be a dict with string keys (the function is called "
                          "as func(**func_args))")
     try:
-        text = json.dumps(args, allow_nan=False)
+        text = json.dumps(dict(args), allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ValueError(f"func_args must be JSON values (they travel as JSON): {e}") from None
     try:
@@ -132,8 +128,7 @@ def function_program(func: Callable[..., Any], func_args: Optional[Mapping[str, 
 
 def function_command(func: Callable[..., Any], func_args: Optional[Mapping[str, Any]],
                      python: str = "python3") -> List[str]:
-    """``[python, "-u", "-c", program]``: unbuffered, so logs show lines as they are
-    printed."""
+    """``[python, "-u", "-c", program]`` (unbuffered: lines show as they are printed)."""
     return [python, "-u", "-c", function_program(func, func_args)]
 
 
@@ -149,3 +144,22 @@ def container_command(func: Callable[..., Any], func_args: Optional[Mapping[str,
                       python: str = "python3") -> List[str]:
     """function_command as a container's ``command`` holds it (see unexpanded)."""
     return unexpanded(function_command(func, func_args, python))
+
+
+def trainer_command(trainer: Any, python: str) -> List[str]:
+    """A CustomTrainer's container command: its function, after a pip install of
+    `packages_to_install` (the first of `pip_index_urls` as the index) when there are any."""
+    pkgs = trainer.packages_to_install
+    if not pkgs:
+        return container_command(trainer.func, trainer.func_args, python)
+    if not isinstance(pkgs, (list, tuple)) or not all(isinstance(p, str) and p for p in pkgs):
+        raise ValueError("packages_to_install must be a list of package names")
+    urls = list(trainer.pip_index_urls or [])
+    index = ["--index-url", urls[0]] if urls else []
+    for u in urls[1:]:
+        index += ["--extra-index-url", u]
+    pip = [python, "-m", "pip", "install", "--quiet", "--no-warn-script-location",
+           "--disable-pip-version-check", *index, *pkgs]
+    cmd = function_command(trainer.func, trainer.func_args, python)
+    script = f"{shlex.join(pip)} && exec {shlex.join(cmd)}"
+    return unexpanded(["bash", "-c", script])

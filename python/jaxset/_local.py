@@ -1,416 +1,275 @@
-"""Jobs run on this machine by the jaxset binary, and everything about them read back through
-it.  Shared by TrainerClient and TrainingClient's local backends.
-
-A job is started as ``jaxset run FILE... -q`` in a new session, so the caller returns at once
-(once ``jaxset get NAME`` shows the run).  Its state, pods and their specs come from
-``jaxset get NAME -o json --local`` and ``get pods -l ...`` (the run's state as the annotation
-jaxset.dev/run-state, its directory as jaxset.dev/run-dir), its logs from ``jaxset logs``, and ``jaxset delete
---force`` stops it the kubelet's way and removes it.  What the SDK adds (the kind asked for,
-its manifests, the runtime) is kept beside the run, in ``<run dir>/sdk-job.json``.
-"""
+"""The local backend, with the Kubernetes backend's methods (_kube.py): a job is ``jaxset run
+FILE... -q`` in its own session, read back with ``jaxset get NAME -o json --local``, ``jaxset
+logs`` and its run.json, removed by ``jaxset delete --force``.  Runs of ``jaxset run`` outside
+the SDK are jobs too, of the kind their JobSet's jaxset.dev/source-kind names."""
 from __future__ import annotations
 
+import copy
 import json
 import os
-import queue
 import re
 import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
-from . import _binary
+from . import _binary, runtimes
+from ._obj import (Obj, annotation, attempt, condition, created, dig, name_of, parse_time, poll)
 from .errors import NotFoundError, failure_line
-from .types import Event, LocalBackendConfig
+from .types import UNKNOWN, Event, LocalBackendConfig
 
-NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-RECORD = "sdk-job.json"
-RUN_STATE = "jaxset.dev/run-state"
-RUN_DIR = "jaxset.dev/run-dir"
+NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+RUN_STATE, RUN_DIR = "jaxset.dev/run-state", "jaxset.dev/run-dir"
+SOURCE_KIND = "jaxset.dev/source-kind"
+JAX_RJOBS = "jaxset.dev/jax-replicated-jobs"
 GOING = ("Starting", "Running")
-
-# Processes this Python process started, reaped as soon as they end.
-_children: Dict[int, subprocess.Popen] = {}
-_children_lock = threading.Lock()
+NOTE = "sdk-trainjob.json"  # the TrainJob the SDK created, kept beside its run
+_EVENT = re.compile(r"^(\S+) (Normal|Warning) ([A-Za-z0-9_]+): (.*)$")
 
 
-def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _run_file(js: Obj, file: str) -> str:
+    """A file of the run's directory ("" when there is no run)."""
+    run_dir = annotation(js, RUN_DIR)
+    return os.path.join(run_dir, file) if run_dir else ""
 
 
-def parse_time(s: Optional[str]) -> Optional[datetime]:
+def _read_json(js: Obj, file: str) -> Dict[str, Any]:
     try:
-        return datetime.strptime(s or "", "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-    except ValueError:
-        return None
+        with open(_run_file(js, file), encoding="utf-8") as f:
+            out = json.load(f)
+        return out if isinstance(out, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
-def annotation(obj: Optional[Mapping[str, Any]], key: str) -> str:
-    return str((((obj or {}).get("metadata") or {}).get("annotations") or {}).get(key) or "")
+def _ended(js: Obj) -> Optional[Obj]:
+    """The condition a run ended with: the JobSet's Completed or Failed, else Failed when
+    jaxset ended without finishing it (interrupted, killed); None while it runs."""
+    found = condition(js, "Completed") or condition(js, "Failed")
+    state = annotation(js, RUN_STATE)
+    if found or state in GOING:
+        return found
+    return {"type": "Failed", "status": "True", "reason": "RunFailed",
+            "message": f"jaxset run ended: {state or 'gone'}"}
 
 
-@dataclass
-class Record:
-    """What the SDK keeps about a job it started, beside its run."""
+class Local:
+    """The jobs of one state home."""
 
-    name: str
-    kind: str
-    namespace: str
-    created: str
-    run_dir: str
-    pid: int = 0
-    runtime: Optional[str] = None
-    num_nodes: Optional[int] = None
-    manifests: List[Dict[str, Any]] = field(default_factory=list)
-
-    def save(self) -> None:
-        d = {k: getattr(self, k) for k in ("name", "kind", "namespace", "created", "pid",
-                                           "runtime", "num_nodes", "manifests")}
-        path = os.path.join(self.run_dir, RECORD)
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(d, f, indent=1)
-        os.replace(path + ".tmp", path)
-
-    @classmethod
-    def load(cls, jobset: Mapping[str, Any]) -> Optional["Record"]:
-        run_dir = annotation(jobset, RUN_DIR)
-        try:
-            with open(os.path.join(run_dir, RECORD), encoding="utf-8") as f:
-                return cls(run_dir=run_dir, **json.load(f))
-        except (OSError, ValueError, TypeError):
-            return None
-
-
-@dataclass
-class View:
-    """One reading of a job: the JobSet and Pods `jaxset get NAME -o json` prints."""
-
-    record: Record
-    jobset: Dict[str, Any]
-    pods: List[Dict[str, Any]]
-    jaxjob: Optional[Dict[str, Any]] = None  # a JAXJob's run: the JAXJob with its status
-
-    @property
-    def state(self) -> str:
-        return annotation(self.jobset, RUN_STATE)
-
-    @property
-    def alive(self) -> bool:
-        return self.state in GOING
-
-    @property
-    def jobset_status(self) -> Dict[str, Any]:
-        return self.jobset.get("status") or {}
-
-    def jobset_condition(self, ctype: str) -> Optional[Dict[str, Any]]:
-        for c in self.jobset_status.get("conditions") or []:
-            if c.get("type") == ctype and c.get("status") == "True":
-                return c
-        return None
-
-    @property
-    def terminal(self) -> Optional[str]:
-        """Completed or Failed once the JobSet finished; Failed when jaxset ended without
-        finishing it (interrupted, killed); None while it runs."""
-        for t in ("Completed", "Failed"):
-            if self.jobset_condition(t):
-                return t
-        return None if self.alive else "Failed"
-
-    @property
-    def failure(self) -> Dict[str, Any]:
-        """The first failed pod of the last failure, as jaxset attributed it (run.json's
-        "failure"); {} when none."""
-        try:
-            with open(os.path.join(self.record.run_dir, "run.json"), encoding="utf-8") as f:
-                return dict(json.load(f).get("failure") or {})
-        except (OSError, ValueError, TypeError, AttributeError):
-            return {}
-
-    @property
-    def failure_message(self) -> str:
-        c = self.jobset_condition("Failed")
-        if not c:
-            return f"jaxset run ended: {self.state or 'gone'}"
-        why = str(c.get("message") or c.get("reason") or "")
-        first = failure_line(self.failure)
-        return f"{why}; first failed: {first}" if first else why
-
-
-def pod_label(pod: Mapping[str, Any], key: str) -> Optional[str]:
-    return ((pod.get("metadata") or {}).get("labels") or {}).get(key)
-
-
-def pod_name(pod: Mapping[str, Any]) -> str:
-    return str((pod.get("metadata") or {}).get("name"))
-
-
-def pod_phase(pod: Mapping[str, Any]) -> str:
-    return str((pod.get("status") or {}).get("phase") or "Pending")
-
-
-def _int_label(pod: Mapping[str, Any], key: str) -> int:
-    try:
-        return int(pod_label(pod, key) or 0)
-    except ValueError:
-        return 0
-
-
-def pod_attempt(pod: Mapping[str, Any]) -> int:
-    return _int_label(pod, "jobset.sigs.k8s.io/restart-attempt")
-
-
-def pod_index(pod: Mapping[str, Any]) -> int:
-    return _int_label(pod, "batch.kubernetes.io/job-completion-index")
-
-
-class Store:
-    """The jobs of one state home, through the binary."""
-
-    def __init__(self, cfg: LocalBackendConfig):
+    def __init__(self, cfg: LocalBackendConfig, namespace: Optional[str] = None):
         self.cfg = cfg
         self.binary = _binary.find_binary(cfg.jaxset_bin)
-        self.home = os.path.abspath(os.path.expanduser(cfg.home)) if cfg.home else None
+        self.namespace = namespace or cfg.namespace
+        files = list(cfg.runtime_files)
+        docs = _binary.decode_files(self.binary, files) if files else []
+        self._runtimes = {(str(cr["kind"]), name_of(cr)): cr for cr in
+                          [runtimes.jax_distributed(), *docs]
+                          if cr.get("kind") in runtimes.RUNTIME_KINDS and name_of(cr)}
 
-    def env(self) -> Dict[str, str]:
+    def _env(self) -> Dict[str, str]:
         env = dict(os.environ)
-        if self.home:
-            env["JAXSET_HOME"] = self.home
+        if self.cfg.home:
+            env["JAXSET_HOME"] = os.path.abspath(os.path.expanduser(self.cfg.home))
         return env
 
-    def jaxset(self, *args: str) -> subprocess.CompletedProcess:
-        return _binary.call(self.binary, [*args, "--local"], env=self.env())
+    def _jaxset(self, *args: str) -> subprocess.CompletedProcess:
+        return _binary.call(self.binary, [*args, "--local"], env=self._env())
 
-    def _get(self, *name: str) -> Optional[List[Dict[str, Any]]]:
-        """Without NAME, `jaxset get -o json`'s items (every run's JobSet); with NAME, its
-        JobSet (`get NAME -o json`), its Pods (`get pods -l jobset-name=NAME`) and, for a
-        JAXJob's run, the JAXJob (`get jaxjob/NAME`).  None when there is no such run."""
-        p = self.jaxset("get", *name, "-o", "json")
-        if p.returncode != 0 or not name:
-            return json.loads(p.stdout)["items"] if p.returncode == 0 else None
-        items = [json.loads(p.stdout)]
-        p = self.jaxset("get", "pods", "-l", f"jobset.sigs.k8s.io/jobset-name={name[0]}",
-                        "-o", "json")
-        items += json.loads(p.stdout)["items"] if p.returncode == 0 else []
-        p = self.jaxset("get", f"jaxjob/{name[0]}", "-o", "json")
-        return items + [json.loads(p.stdout)] if p.returncode == 0 else items
+    def _items(self, name: str) -> List[Obj]:
+        """NAME's JobSet, its Pods and, for a JAXJob's run, the JAXJob; [] for no such run."""
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            return []
+        sel = f"jobset.sigs.k8s.io/jobset-name={name}"
+        got = (self._jaxset("get", *a, "-o", "json") for a in ((name,), ("pods", "-l", sel),
+                                                                 (f"jaxjob/{name}",)))
+        docs = [json.loads(p.stdout) for p in got if p.returncode == 0]
+        ok = docs and docs[0].get("kind") == "JobSet"
+        return [i for d in docs for i in d.get("items", [d])] if ok else []
 
-    # -- starting -------------------------------------------------------------------------
+    def jobset(self, name: str) -> Optional[Obj]:
+        """The JobSet of NAME's latest run, its state (_ended) and directory as annotations."""
+        return next(iter(self._items(name)), None)
 
-    def start(self, name: str, kind: str, docs: Sequence[Mapping[str, Any]],
-              namespace: str, runtime: Optional[str] = None,
-              num_nodes: Optional[int] = None) -> Record:
-        """Validates `docs` (ValidationError, nothing started) and starts them detached.
-        RuntimeError when a job of that name exists."""
-        if not isinstance(name, str) or not NAME_RE.match(name) or len(name) > 63:
+    def pods(self, name: str, ns: Optional[str] = None, label: str = "") -> List[Obj]:
+        """The pods of NAME's latest run, of every restart attempt, oldest first."""
+        return [i for i in self._items(name) if i.get("kind") == "Pod"]
+
+    # -- jobs ------------------------------------------------------------------------------
+
+    def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
+        """The job `kind` NAME as its object with its status (NotFoundError)."""
+        ns = ns or self.namespace
+        js = self.jobset(name)
+        obj: Optional[Obj] = None
+        if js and annotation(js, SOURCE_KIND) == kind and dig(js, "metadata.namespace") == ns:
+            obj = self._trainjob(js) if kind == "TrainJob" else next(
+                (i for i in self._items(name) if i.get("kind") == kind), None)
+        if obj is None:
+            raise NotFoundError(f"{kind} {ns}/{name} not found")
+        return obj
+
+    def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
+        """Every job of `kind` (runs of the SDK or of `jaxset run`), oldest first."""
+        p = self._jaxset("get", "-o", "json")
+        out = []
+        for js in json.loads(p.stdout)["items"] if p.returncode == 0 else []:
+            if annotation(js, SOURCE_KIND) == kind:
+                try:
+                    out.append(self.job(kind, name_of(js), ns))
+                except NotFoundError:  # another namespace, or deleted meanwhile
+                    pass
+        return sorted(out, key=lambda j: (created(j), name_of(j)))
+
+    def _trainjob(self, js: Obj) -> Obj:
+        """A run's TrainJob (the SDK's, else one made from the JobSet) as the run has it."""
+        tj = _read_json(js, NOTE) or {"apiVersion": runtimes.API_VERSION, "kind": "TrainJob",
+                                      "spec": {"runtimeRef": {"name": UNKNOWN}}}
+        run = _read_json(js, "run.json")
+        tj["metadata"] = {"name": name_of(js), "namespace": dig(js, "metadata.namespace"),
+                          "creationTimestamp": run.get("startTime")}
+        trainer = annotation(js, JAX_RJOBS) or runtimes.NODE
+        for rj in dig(js, "spec.replicatedJobs", []):
+            if rj.get("name") == trainer:
+                n = dig(rj, "template.spec.parallelism", 1)
+                tj.setdefault("spec", {}).setdefault("trainer", {})["numNodes"] = n
+        end = _ended(js)
+        if end is not None:
+            done = end["type"] == "Completed"
+            first = "" if done else failure_line(run.get("failure"))
+            why = str(end.get("message") or end.get("reason") or "")
+            end = dict(end, type="Complete" if done else "Failed",
+                       message=f"{why}; first failed: {first}" if first else why)
+        tj["status"] = {"conditions": [end] if end else []}
+        return tj
+
+    def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
+        """The first failed pod of the run's last failure (run.json's "failure"), or {}."""
+        return dict(_read_json(self.jobset(name) or {}, "run.json").get("failure") or {})
+
+    def pid(self, name: str) -> int:
+        """The process of NAME's latest run (`jaxset run`)."""
+        return int(_read_json(self.jobset(name) or {}, "run.json").get("pid") or 0)
+
+    # -- runtimes --------------------------------------------------------------------------
+
+    def runtime_objects(self) -> List[Obj]:
+        return [copy.deepcopy(cr) for kind in runtimes.RUNTIME_KINDS
+                for (k, _), cr in self._runtimes.items() if k == kind]
+
+    def runtime(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Optional[Obj]:
+        cr = next((self._runtimes.get((k, name)) for k in kinds if (k, name) in self._runtimes),
+                  None)
+        return copy.deepcopy(cr) if cr else None
+
+    # -- starting and stopping -------------------------------------------------------------
+
+    def start(self, name: str, kind: str, docs: Sequence[Union[Obj, str]],
+              beside: Optional[str] = None) -> None:
+        """Validates `docs` and starts them detached (a TrainJob, docs[0], is kept beside its
+        run).  Dicts are written as files in the folder of the manifest `beside`: relative
+        paths resolve from there, as when that manifest is run."""
+        if not isinstance(name, str) or not NAME_RE.match(name):
             raise ValueError(f"job name {name!r} must be a lowercase RFC 1035 label (a-z, 0-9, "
                              "'-', starting with a letter, at most 63 characters)")
-        if self._get(name) is not None:
-            raise RuntimeError(f"{kind} {namespace}/{name} already exists")
-        rec = Record(name=name, kind=kind, namespace=namespace, created=now_rfc3339(),
-                     run_dir="", runtime=runtime, num_nodes=num_nodes,
-                     manifests=[dict(d) for d in docs])
-        with tempfile.TemporaryDirectory(prefix="jaxset-sdk-") as tmp:
-            files = _binary.ManifestFiles(list(docs), directory=tmp)
-            _binary.validate_files(self.binary, files, env=self.env())
-            with open(os.path.join(tmp, "stderr"), "w+b") as err:
-                proc = self._spawn(files.paths, err)
-                rec.pid = proc.pid
-                try:
-                    rec.run_dir = self._started(name, proc, err)
-                    rec.save()
-                except BaseException:  # nothing may run without its record
-                    if self._get(name) is not None:
-                        self.delete(rec)
-                    proc.terminate()
-                    proc.wait()
-                    raise
-        return rec
+        if self.jobset(name) is not None:
+            raise RuntimeError(f"{kind} {self.namespace}/{name} already exists")
+        folder = os.path.dirname(os.path.abspath(beside)) if beside else None
+        if folder and not os.access(folder, os.W_OK):
+            folder = None
+        with _binary.ManifestFiles(docs, folder) as files, tempfile.TemporaryFile() as err:
+            _binary.validate_files(self.binary, files, env=self._env())
+            proc = self._spawn(files.paths, err)
+            try:
+                js = self._started(name, proc, err)
+                if kind == "TrainJob":
+                    with open(_run_file(js, NOTE), "w", encoding="utf-8") as f:
+                        json.dump(docs[0], f)
+            except BaseException:  # nothing may run half-started
+                if self.jobset(name) is not None:
+                    self._jaxset("delete", name, "--force")
+                proc.terminate()
+                proc.wait()
+                raise
 
     def _spawn(self, paths: List[str], err: Any) -> subprocess.Popen:
-        args = [self.binary, "run", *paths, "-q", "--no-color"]
-        for opt, val in (("--grace", self.cfg.grace_period_seconds),
-                         ("--restart-backoff", self.cfg.restart_backoff_ms),
-                         ("--gpus", self.cfg.gpus)):
-            if val is not None:
-                args += [opt, str(int(val))]
+        c = self.cfg
+        args = [self.binary, "run", *paths, "-q", "--no-color",
+                *_binary.run_options(c.grace_period_seconds, c.restart_backoff_ms, c.gpus)]
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=err, cwd=self.cfg.cwd or None, env=self.env(),
+                                stderr=err, cwd=c.cwd or None, env=self._env(),
                                 start_new_session=True, close_fds=True)
-        with _children_lock:
-            _children[proc.pid] = proc
-        threading.Thread(target=proc.wait, daemon=True).start()
+        threading.Thread(target=proc.wait, daemon=True).start()  # reaped when it ends
         return proc
 
-    def _started(self, name: str, proc: subprocess.Popen, err: Any) -> str:
-        """The run directory once `jaxset get NAME` shows the run; RuntimeError with jaxset's
-        last line when it ended before."""
+    def _started(self, name: str, proc: subprocess.Popen, err: Any) -> Obj:
+        """The run's JobSet once `jaxset get` shows it; RuntimeError when jaxset ended first."""
         while True:
-            items = self._get(name)
-            if items:
-                return annotation(items[0], RUN_DIR)
+            js = self.jobset(name)
+            if js:
+                return js
             if proc.poll() is not None:
                 err.seek(0)
-                lines = [ln for ln in err.read().decode("utf-8", "replace").splitlines()
-                         if ln.strip()]
+                lines = err.read().decode("utf-8", "replace").strip().splitlines()
                 raise RuntimeError(f"jaxset run of {name} ended at once: "
                                    f"{lines[-1] if lines else proc.returncode}")
             time.sleep(0.02)
 
-    # -- reading --------------------------------------------------------------------------
+    def delete(self, kind: str, name: str, ns: Optional[str] = None,
+               cascade: Optional[str] = None) -> None:
+        """`jaxset delete --force`: stops the run (SIGTERM, every pod the kubelet's way), waits
+        for it and removes it."""
+        self.job(kind, name, ns)
+        p = self._jaxset("delete", name, "--force")
+        if p.returncode not in (0, 2):
+            raise RuntimeError(f"jaxset delete {name}: {p.stderr.strip()}")
 
-    def record(self, name: str, kind: Optional[str] = None,
-               namespace: Optional[str] = None) -> Record:
-        items = self._get(name) if name else None
-        rec = Record.load(items[0]) if items else None
-        if rec is None or (kind and rec.kind != kind) or \
-                (namespace and rec.namespace != namespace):
-            where = f"{namespace}/{name}" if namespace else name
-            raise NotFoundError(f"{kind or 'job'} {where} not found")
-        return rec
+    # -- logs, waiting, events -------------------------------------------------------------
 
-    def records(self, kind: Optional[str] = None,
-                namespace: Optional[str] = None) -> List[Record]:
-        recs = [Record.load(js) for js in self._get() or []]
-        out = [r for r in recs if r and (not kind or r.kind == kind) and
-               (not namespace or r.namespace == namespace)]
-        return sorted(out, key=lambda r: (r.created, r.name))
+    def log(self, kind: str, name: str, pod: Obj, container: str,
+            ns: Optional[str] = None) -> List[str]:
+        """`jaxset logs NAME POD`: the pod's log lines (none before it wrote any)."""
+        p = self._jaxset("logs", name, name_of(pod), "--attempt", str(attempt(pod)))
+        return p.stdout.splitlines() if p.returncode == 0 else []
 
-    def view(self, rec: Record) -> View:
-        items = self._get(rec.name)
-        if not items or annotation(items[0], RUN_DIR) != rec.run_dir:
-            raise NotFoundError(f"{rec.kind} {rec.namespace}/{rec.name} not found")
-        return View(record=rec, jobset=items[0],
-                    pods=[i for i in items[1:] if i.get("kind") == "Pod"],
-                    jaxjob=next((i for i in items if i.get("kind") == "JAXJob"), None))
-
-    def events(self, rec: Record, kind: str = "JobSet") -> List[Event]:
-        """The run's events (events.log) as Events about the job, and why jaxset ended when
-        it ended without finishing the job."""
-        try:
-            with open(os.path.join(rec.run_dir, "events.log"), encoding="utf-8",
-                      errors="replace") as f:
-                found = [_EVENT.match(line) for line in f.read().splitlines()]
-        except OSError:
-            found = []
-        out = [Event(involved_object_kind=kind, involved_object_name=rec.name,
-                     message=m.group(4), reason=m.group(3),
-                     event_time=parse_time(m.group(1)) or datetime.now(timezone.utc))
-               for m in found if m]
-        v = self.view(rec)
-        if v.terminal == "Failed" and not v.jobset_condition("Failed"):
-            out.append(Event(involved_object_kind=kind, involved_object_name=rec.name,
-                             message=v.failure_message, reason="RunFailed",
-                             event_time=datetime.now(timezone.utc)))
-        return out
-
-    # -- logs -----------------------------------------------------------------------------
-
-    def read_log(self, rec: Record, pod: Mapping[str, Any]) -> str:
-        """`jaxset logs NAME POD`: the pod's log ("" before it wrote any)."""
-        p = self.jaxset("logs", rec.name, pod_name(pod))
-        return p.stdout if p.returncode == 0 else ""
-
-    def follow(self, rec: Record, pick: Callable[[View], Optional[Mapping[str, Any]]],
-               poll: float = 0.1) -> Iterator[str]:
-        """`jaxset logs -f NAME POD` of the pod pick(view) finds, once there is one (a job
-        just created has none yet), until the run ends."""
-        pod = self.wait_for(rec, pick, poll)
-        while pod is not None:
-            proc = subprocess.Popen([self.binary, "logs", "-f", rec.name, pod_name(pod),
-                                     "--local"], stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, env=self.env())
+    def follow(self, kind: str, name: str, pod: Obj, container: str,
+               ns: Optional[str] = None) -> Iterator[str]:
+        """`jaxset logs -f NAME POD`, once the pod has a log, until the run ends."""
+        args = ["logs", "-f", name, name_of(pod), "--attempt", str(attempt(pod)), "--local"]
+        while True:
+            proc = subprocess.Popen([self.binary, *args], stdout=subprocess.PIPE, text=True,
+                                    errors="replace", stderr=subprocess.DEVNULL, env=self._env())
             got = False
             try:
-                for raw in proc.stdout:  # type: ignore[union-attr]
+                for line in proc.stdout:  # type: ignore[union-attr]
                     got = True
-                    yield raw.decode("utf-8", "replace").rstrip("\n")
+                    yield line.rstrip("\n")
             finally:
                 proc.kill()
                 proc.wait()
-            if got or proc.returncode == 0 or not self.view(rec).alive:
+            js = self.jobset(name)
+            if got or proc.returncode == 0 or js is None or _ended(js):
                 return
-            time.sleep(poll)  # no log written yet
+            time.sleep(0.1)  # no log written yet
 
-    def wait_for(self, rec: Record, pick: Callable[[View], Any], poll: float = 0.1) -> Any:
-        """pick(view) once it returns something, or None once the job has finished
-        without."""
-        while True:
-            v = self.view(rec)
-            found = pick(v)
-            if found or v.terminal:
-                return found
-            time.sleep(poll)
+    def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
+                   watches: Sequence[Any] = ()) -> Any:
+        """check() every `interval` seconds (see _obj.poll)."""
+        return poll(check, timeout, lambda left: time.sleep(min(interval, left)))
 
-    # -- stopping -------------------------------------------------------------------------
-
-    def delete(self, rec: Record) -> None:
-        """`jaxset delete --force`: stops the run (SIGTERM, every pod the kubelet's way) and
-        removes it, record included."""
-        p = self.jaxset("delete", rec.name, "--force")
-        if p.returncode not in (0, 2):
-            raise RuntimeError(f"jaxset delete {rec.name}: {p.stderr.strip()}")
-        with _children_lock:
-            child = _children.pop(rec.pid, None)
-        if child is not None:
-            child.wait()
-
-
-_EVENT = re.compile(r"^(\S+) (Normal|Warning) ([A-Za-z0-9_]+): (.*)$")
-
-
-def select_pods(v: View, rjob: str) -> Dict[int, Dict[str, Any]]:
-    """The newest pod (highest restart attempt, latest listed) of each completion index of
-    replicated job `rjob`."""
-    out: Dict[int, Tuple[int, int, Dict[str, Any]]] = {}
-    for order, p in enumerate(v.pods):
-        if pod_label(p, "jobset.sigs.k8s.io/replicatedjob-name") != rjob:
-            continue
-        idx, key = pod_index(p), (pod_attempt(p), order)
-        if idx not in out or key >= out[idx][:2]:
-            out[idx] = (key[0], key[1], p)
-    return {i: t[2] for i, t in sorted(out.items())}
-
-
-def poll_until(check: Callable[[], Any], timeout: float, interval: float) -> Any:
-    """check() every `interval` seconds until it returns something other than None (returned)
-    or `timeout` seconds pass (None)."""
-    end = time.monotonic() + timeout
-    while True:
-        out = check()
-        left = end - time.monotonic()
-        if out is not None or left <= 0:
-            return out
-        time.sleep(min(interval, left))
-
-
-def follow_pods(streams: Mapping[str, Callable[[], Iterator[str]]]) -> Dict[str, str]:
-    """Reads every pod's stream (`streams`: pod name -> its lines) at once, printing
-    ``[Pod <name>]: <line>`` as lines come; returns every pod's text once every stream ended
-    (the first stream's error raised then)."""
-    out: "queue.Queue[Tuple[str, Optional[str], Optional[BaseException]]]" = queue.Queue()
-
-    def pump(pod: str) -> None:
+    def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
+        """The run's events.log, and why jaxset ended when it did without finishing the job."""
+        js = self.jobset(name) or {}
         try:
-            for line in streams[pod]():
-                out.put((pod, line, None))
-            out.put((pod, None, None))
-        except Exception as e:  # noqa: BLE001 - handed to the caller
-            out.put((pod, None, e))
-    for p in streams:
-        threading.Thread(target=pump, args=(p,), daemon=True).start()
-    logs: Dict[str, List[str]] = {p: [] for p in streams}
-    left, err = len(logs), None
-    while left:
-        pod, line, e = out.get()
-        if line is None:
-            left, err = left - 1, err or e
-            continue
-        print(f"[Pod {pod}]: {line}", flush=True)
-        logs[pod].append(line)
-    if err is not None:
-        raise err
-    return {p: "".join(f"{ln}\n" for ln in lines) for p, lines in logs.items()}
+            with open(_run_file(js, "events.log"), encoding="utf-8", errors="replace") as f:
+                found = [_EVENT.match(line) for line in f.read().splitlines()]
+        except OSError:
+            found = []
+        now = datetime.now(timezone.utc)
+        out = [Event("JobSet", name, m.group(4), m.group(3), parse_time(m.group(1)) or now)
+               for m in found if m]
+        end = _ended(js)
+        if end and end.get("reason") == "RunFailed":
+            out.append(Event("JobSet", name, end["message"], "RunFailed", now))
+        return out

@@ -1,13 +1,5 @@
-"""Plain helpers over the binary: validate manifests, run a job to its end.
-
-    import jaxset
-
-    jaxset.validate("examples/jaxjob.yaml")          # summary lines, or ValidationError
-    result = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
-    print(result.state, result.run_dir)              # "Completed" /home/.../runs/...
-
-A manifest is a path (YAML or JSON, several documents allowed) or a dict.
-"""
+"""Plain helpers over the binary: validate manifests, run a job to its end, decode files.  A
+manifest is a path (YAML or JSON, several documents allowed) or a dict."""
 from __future__ import annotations
 
 import os
@@ -21,7 +13,6 @@ from typing import IO, Any, List, Mapping, Optional
 
 from . import _binary
 from ._binary import Manifest, PathLike
-from .errors import ValidationError, parse_field_errors
 
 _RUN_DIR_LINE = re.compile(r"^jaxset: run directory (.+)$", re.M)
 
@@ -44,13 +35,8 @@ class RunResult:
 
 
 def validate(*manifests: Manifest, binary: Optional[PathLike] = None) -> List[str]:
-    """Validates fully (decode, convert, default, validate) as ``jaxset validate`` does.
-
-    Returns one summary line per job; raises ValidationError carrying every field error::
-
-        >>> jaxset.validate({"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", ...})
-        ['<JAXJob demo>: valid: JobSet default/demo (from JAXJob), ...']
-    """
+    """``jaxset validate``: one summary line per job, or ValidationError with every field
+    error."""
     if not manifests:
         raise ValueError("validate: no manifest given")
     bin_path = _binary.find_binary(binary)
@@ -73,21 +59,9 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         binary: Optional[PathLike] = None, home: Optional[PathLike] = None,
         cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
         echo: bool = True) -> RunResult:
-    """Runs one job on this machine with ``jaxset run`` and waits for its end.
-
-    Pod output and jaxset's own lines are printed to sys.stdout / sys.stderr as they come
-    (``echo=False`` keeps them quiet; the logs are in the run directory either way), so that
-    they show in a notebook.  Interrupting (KeyboardInterrupt) stops the job the kubelet's way
-    and re-raises once every process is gone.  Raises ValidationError, with every field error,
-    when the manifests are invalid (nothing started).  `home` is the state home
-    ($JAXSET_HOME) for runs kept in the default place; `pod_filter` is ``--filter`` (forward
-    only one replicated job's pods, or pods whose hostname starts with it); the other options
-    are those of ``jaxset run``::
-
-        >>> r = jaxset.run("examples/jax-allreduce.yaml", quiet=True)
-        >>> r.state, r.exit_status
-        ('Completed', 0)
-    """
+    """``jaxset run`` to its end, its output printed to sys.stdout and sys.stderr as it comes
+    (nothing with ``quiet`` or ``echo=False``: jaxset's lines are in RunResult.stderr anyway).
+    KeyboardInterrupt stops the job the kubelet's way and re-raises once it is gone."""
     if not manifests:
         raise ValueError("run: no manifest given")
     bin_path = _binary.find_binary(binary)
@@ -98,11 +72,8 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         args.append("-q")
     if pod_filter:
         args += ["--filter", pod_filter]
-    for opt, val in (("--grace", grace_period_seconds), ("--restart-backoff", restart_backoff_ms),
-                     ("--gpus", gpus)):
-        if val is not None:
-            args += [opt, str(int(val))]
-    args.append("--no-color")
+    args += [*_binary.run_options(grace_period_seconds, restart_backoff_ms, gpus), "--no-color"]
+    echo = echo and not quiet
     penv = dict(os.environ if env is None else env)
     if home is not None:
         penv["JAXSET_HOME"] = os.path.abspath(os.fspath(home))
@@ -111,10 +82,9 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                                 errors="replace", cwd=cwd, env=penv)
         err_lines: List[str] = []
-        pumps = [threading.Thread(target=_pump, daemon=True,
-                                  args=(proc.stdout, sys.stdout if echo else None, None)),
-                 threading.Thread(target=_pump, daemon=True,
-                                  args=(proc.stderr, sys.stderr if echo else None, err_lines))]
+        pumps = [threading.Thread(target=_pump, args=(src, dst if echo else None, keep),
+                                  daemon=True) for src, dst, keep in
+                 ((proc.stdout, sys.stdout, None), (proc.stderr, sys.stderr, err_lines))]
         for t in pumps:
             t.start()
         try:
@@ -128,15 +98,12 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
                 t.join()
         stderr = "".join(err_lines)
         if status == _binary.EXIT_INVALID:
-            raise ValidationError(parse_field_errors(stderr, files.paths, files.labels),
-                                  stderr)
+            raise files.invalid(stderr)
     m = _RUN_DIR_LINE.search(stderr)
     rdir = m.group(1).strip() if m else (os.fspath(run_dir) if run_dir is not None else None)
     return RunResult(exit_status=status, run_dir=rdir, stderr=stderr)
 
 
 def decode(*paths: PathLike, binary: Optional[PathLike] = None) -> List[Any]:
-    """Every document of YAML/JSON files as Python objects, decoded by the binary with
-    kubectl's YAML rules (``yes`` is True, ``0755`` is 493).  ValidationError on a syntax
-    error."""
+    """Every document of YAML/JSON files, decoded by the binary with kubectl's rules."""
     return list(_binary.decode_files(_binary.find_binary(binary), paths))

@@ -1,13 +1,4 @@
-"""Exceptions of the jaxset SDK.
-
-Every error raised before anything starts says what was wrong and where::
-
-    try:
-        jaxset.validate("job.yaml")
-    except jaxset.ValidationError as e:
-        for fe in e.errors:
-            print(fe.file, fe.field, fe.message)
-"""
+"""Exceptions of the jaxset SDK, and the parsing of the binary's field errors."""
 from __future__ import annotations
 
 import re
@@ -17,22 +8,18 @@ from typing import Any, Dict, List, Optional, Sequence
 
 @dataclass(frozen=True)
 class FieldError:
-    """One line of the binary's ``FILE: FIELD: MESSAGE`` output.  `field` is "" for errors
-    about a whole file (a YAML syntax error, no job found)."""
+    """One ``FILE: FIELD: MESSAGE`` line of the binary; `field` "" for a whole file's error."""
 
     file: str
     field: str
     message: str
 
     def __str__(self) -> str:
-        if self.field:
-            return f"{self.file}: {self.field}: {self.message}"
-        return f"{self.file}: {self.message}"
+        return f"{self.file}: " + (f"{self.field}: " if self.field else "") + self.message
 
 
 class ValidationError(ValueError):
-    """The manifests are invalid (the binary exited with status 2).  `errors` holds each field
-    error, `output` the binary's whole error output."""
+    """The manifests are invalid: each FieldError, and the binary's whole `output`."""
 
     def __init__(self, errors: Sequence[FieldError], output: str = ""):
         self.errors: List[FieldError] = list(errors)
@@ -50,11 +37,8 @@ class NotFoundError(RuntimeError, LookupError):
 
 
 class JobFailedError(RuntimeError):
-    """A job Failed.  Besides the message, what jaxset attributed the failure to, as torchrun's
-    root-cause table: the first failed pod of the last attempt.  `failure` is that record
-    ({} when none is known): pod, hostname, job, restartAttempt, jaxProcessId, container,
-    exitCode, signal, message (the end of its log: a Python traceback's last frame and
-    exception line, else its last lines) and log (the log file's path)."""
+    """A job Failed.  `failure` is what jaxset attributed it to ({} when nothing is known): the
+    first failed pod of the last attempt, as run.json's "failure" holds it (docs/sdk.md)."""
 
     def __init__(self, message: str, failure: Optional[Dict[str, Any]] = None):
         self.failure: Dict[str, Any] = dict(failure or {})
@@ -71,9 +55,7 @@ class JobFailedError(RuntimeError):
 
 
 def failure_line(f: Optional[Dict[str, Any]]) -> str:
-    """A failure record (JobFailedError.failure) on one line, as `jaxset run` prints it:
-    "node-0-1 (JAX process 1, pod ..., container node) exited with code 1: ValueError: x
-    (File "train.py", line 3, in step)"; "" for none."""
+    """A failure record (JobFailedError.failure) on one line, as `jaxset run` prints it."""
     if not f:
         return ""
     lines = (f.get("message") or "").splitlines()
@@ -90,14 +72,11 @@ def failure_line(f: Optional[Dict[str, Any]]) -> str:
 
 
 class KubeConfigError(ValueError):
-    """The Kubernetes configuration (kubeconfig, in-cluster files, a credential plugin) cannot
-    be used; the message names the file and the entry."""
+    """The Kubernetes configuration cannot be used; the message names file and entry."""
 
 
 class ApiError(RuntimeError):
-    """The API server refused a request: its Status `code` (HTTP status), `reason` (NotFound,
-    AlreadyExists, Invalid, Conflict, Forbidden...), `message`, `details` and, for Invalid,
-    `causes` ([{"reason", "message", "field"}])."""
+    """The API server's refusal: its Status' code, reason, message, details and causes."""
 
     def __init__(self, code: int, reason: str, message: str,
                  details: Optional[Dict[str, Any]] = None):
@@ -130,9 +109,8 @@ _CMD_PREFIX = re.compile(r"^jaxset [a-z]+: ")
 
 def parse_field_errors(text: str, files: Sequence[str] = (),
                        labels: Optional[Dict[str, str]] = None) -> List[FieldError]:
-    """Parses ``FILE: FIELD: MESSAGE`` and ``FILE: MESSAGE`` lines.  Names of `files` are
-    matched whole (they may contain ": "); `labels` renames files (a temporary file written
-    for a dict is reported as that dict's label)."""
+    """The FieldErrors of the text; `files` are matched whole (": " may be in a name),
+    `labels` rename them."""
     labels = labels or {}
     out: List[FieldError] = []
     known = sorted(files, key=len, reverse=True)

@@ -1,14 +1,10 @@
-"""Training runtimes: the built-in ``jax-distributed`` ClusterTrainingRuntime and runtimes read
-from files, turned into the SDK's Runtime as Kubeflow's SDK reads them from a cluster."""
+"""Training runtimes read into the SDK's Runtime as Kubeflow's SDK reads them."""
 from __future__ import annotations
 
-import copy
-import logging
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
-from .types import UNKNOWN, Runtime, RuntimeTrainer, TrainerType
-
-logger = logging.getLogger(__name__)
+from ._obj import dig
+from .types import Runtime, RuntimeTrainer, TrainerType
 
 GROUP = "trainer.kubeflow.org"
 API_VERSION = f"{GROUP}/v1alpha1"
@@ -27,9 +23,7 @@ GPU_MIG_PREFIX = "nvidia.com/mig-"
 
 def jax_distributed() -> Dict[str, Any]:
     """Kubeflow Trainer's built-in JAX runtime (kubeflow/trainer
-    manifests/base/runtimes/jax_distributed.yaml): one replicated job ``node`` whose
-    container ``node`` runs the trainer; one node unless the TrainJob says otherwise.  The
-    JAX plugin's wiring (coordinator, process count and id) is added by jaxset."""
+    manifests/base/runtimes/jax_distributed.yaml)."""
     return {
         "apiVersion": API_VERSION,
         "kind": CLUSTER_KIND,
@@ -51,24 +45,18 @@ def jax_distributed() -> Dict[str, Any]:
 
 def trainer_container(cr: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
     """The ``node`` container of the replicated job labelled as the trainer ancestor."""
-    rjobs = (((cr.get("spec") or {}).get("template") or {}).get("spec") or {}).get(
-        "replicatedJobs") or []
-    for rj in rjobs:
-        tmpl = rj.get("template") or {}
-        labels = (tmpl.get("metadata") or {}).get("labels") or {}
-        if ANCESTOR_LABEL not in labels:
-            continue
-        pod = ((tmpl.get("spec") or {}).get("template") or {}).get("spec") or {}
-        for c in pod.get("containers") or []:
-            if c.get("name") == NODE:
-                return c
+    for rj in dig(cr, "spec.template.spec.replicatedJobs", []):
+        if ANCESTOR_LABEL in dig(rj, "template.metadata.labels", {}):
+            for c in dig(rj, "template.spec.template.spec.containers", []):
+                if c.get("name") == NODE:
+                    return c
     return None
 
 
 def container_devices(resources: Optional[Mapping[str, Any]]) -> Optional[Tuple[str, str]]:
     """(device, count) from a container's resource limits, as Kubeflow's SDK reads them:
     gpu, tpu, a MIG profile or cpu; None when there are no limits."""
-    limits = (resources or {}).get("limits") or {}
+    limits = dig(resources, "limits", {})
     if not limits:
         return None
     if GPU_LABEL in limits:
@@ -85,73 +73,24 @@ def container_devices(resources: Optional[Mapping[str, Any]]) -> Optional[Tuple[
 
 def to_runtime(cr: Mapping[str, Any]) -> Runtime:
     """The SDK's Runtime for a runtime object; ValueError when it is not one."""
-    meta = cr.get("metadata") or {}
-    name = meta.get("name")
-    spec = cr.get("spec") or {}
-    kind = cr.get("kind", "runtime")
-    if not name or "mlPolicy" not in spec or trainer_container(cr) is None:
-        raise ValueError(f"{kind} {name!r} is invalid: it needs metadata.name, spec.mlPolicy "
-                         f"and a replicated job labelled {ANCESTOR_LABEL} with a container "
-                         f"named {NODE!r}")
-    labels = meta.get("labels") or {}
+    name, labels = dig(cr, "metadata.name"), dig(cr, "metadata.labels", {})
+    container = trainer_container(cr)
+    if not name or dig(cr, "spec.mlPolicy") is None or container is None:
+        raise ValueError(f"{cr.get('kind', 'runtime')} {name!r} is invalid: it needs "
+                         f"metadata.name, spec.mlPolicy and a replicated job labelled "
+                         f"{ANCESTOR_LABEL} with a container named {NODE!r}")
     if FRAMEWORK_LABEL not in labels:
         raise ValueError(f"runtime {name} must have the {FRAMEWORK_LABEL} label")
-    container = trainer_container(cr) or {}
-    policy = spec.get("mlPolicy") or {}
     trainer = RuntimeTrainer(trainer_type=TrainerType.CUSTOM_TRAINER,
                              framework=str(labels[FRAMEWORK_LABEL]),
                              image=str(container.get("image", "")))
     devices = container_devices(container.get("resources"))
     if devices:
         trainer.device, trainer.device_count = devices
-    nodes = policy.get("numNodes")
+    nodes = dig(cr, "spec.mlPolicy.numNodes")
     if isinstance(nodes, int) and nodes > 0:
         trainer.num_nodes = nodes
         if trainer.device_count.isdigit():
             trainer.device_count = str(int(trainer.device_count) * nodes)
     trainer.set_command(tuple(container.get("command") or ()))
     return Runtime(name=str(name), trainer=trainer)
-
-
-class RuntimeSet:
-    """The runtimes a client knows: built-in first, then the files' (a later runtime of the
-    same kind and name replaces an earlier one).  get() prefers a TrainingRuntime to a
-    ClusterTrainingRuntime of the same name, as Kubeflow's SDK does."""
-
-    def __init__(self, docs: List[Mapping[str, Any]]):
-        self._by_key: Dict[Tuple[str, str], Dict[str, Any]] = {}
-        for cr in [jax_distributed(), *docs]:
-            if cr.get("kind") not in RUNTIME_KINDS:
-                continue
-            name = (cr.get("metadata") or {}).get("name")
-            if isinstance(name, str):
-                self._by_key[(str(cr["kind"]), name)] = copy.deepcopy(dict(cr))
-
-    def objects(self) -> List[Dict[str, Any]]:
-        order = {NAMESPACED_KIND: 0, CLUSTER_KIND: 1}
-        return [v for _, v in sorted(self._by_key.items(), key=lambda kv: order[kv[0][0]])]
-
-    def names(self) -> List[str]:
-        return sorted({name for _, name in self._by_key})
-
-    def get_object(self, name: str) -> Optional[Dict[str, Any]]:
-        for kind in RUNTIME_KINDS:
-            cr = self._by_key.get((kind, name))
-            if cr is not None:
-                return copy.deepcopy(cr)
-        return None
-
-    def list(self) -> List[Runtime]:
-        out = []
-        for cr in self.objects():
-            labels = (cr.get("metadata") or {}).get("labels") or {}
-            if FRAMEWORK_LABEL not in labels:
-                logger.warning("Runtime %s must have %s label.",
-                               cr["metadata"]["name"], FRAMEWORK_LABEL)
-                continue
-            out.append(to_runtime(cr))
-        return out
-
-
-__all__ = ["jax_distributed", "to_runtime", "RuntimeSet", "container_devices",
-           "trainer_container", "DEFAULT_RUNTIME", "UNKNOWN"]

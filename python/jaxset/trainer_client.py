@@ -1,135 +1,350 @@
-"""TrainerClient: Kubeflow Trainer v2's client (``kubeflow.trainer.TrainerClient``) over jaxset.
-
-In a notebook::
-
-    from jaxset import TrainerClient, CustomTrainer, LocalBackendConfig
-
-    def train(lr: float):
-        import os
-        rank = int(os.environ["JAX_PROCESS_ID"])
-        print(f"process {rank} of {os.environ['JAX_NUM_PROCESSES']}, lr={lr}")
-
-    client = TrainerClient(backend_config=LocalBackendConfig())
-    name = client.train(runtime=client.get_runtime("jax-distributed"),
-                        trainer=CustomTrainer(func=train, func_args={"lr": 0.1}, num_nodes=4))
-    client.wait_for_job_status(name)                 # Complete, or RuntimeError when Failed
-    for line in client.get_job_logs(name, step="node-0"):
-        print(line)
-    client.delete_job(name)
-
-``train`` returns at once; the processes run detached from the notebook's kernel.
-
-On a cluster (TrainJobs on the API server of the kubeconfig or in-cluster configuration)::
-
-    client = TrainerClient(backend_config=KubernetesBackendConfig(namespace="team-a"))
-    name = client.train(runtime="jax-distributed",
-                        trainer=CustomTrainer(func=train, func_args={"lr": 0.1}, num_nodes=4))
-    client.wait_for_job_status(name, status={"Running"}, timeout=900)
-"""
+"""TrainerClient: Kubeflow Trainer v2's client (kubeflow/sdk kubeflow/trainer/api/
+trainer_client.py) on either backend, status derived as Kubeflow's SDK derives it."""
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional, Set, Union
+import logging
+import os
+import random
+import string
+import uuid
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Union
 
-from .types import (TRAINJOB_COMPLETE, CustomTrainer, CustomTrainerContainer, Event,
-                    KubernetesBackendConfig, LocalBackendConfig, Runtime, TrainJob)
+from . import _func, runtimes
+from ._kube import Kube
+from ._local import Local
+from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, attempt, completion_index, condition, created,
+                   dig, labels, name_of, newest, rank)
+from .errors import JobFailedError, NotFoundError
+from .runtimes import NODE
+from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
+                    UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
+                    KubernetesBackendConfig, LocalBackendConfig, Runtime, Step, TrainJob)
 
-BackendConfig = Union[LocalBackendConfig, KubernetesBackendConfig]
+logger = logging.getLogger(__name__)
+
+TRAINJOB = "TrainJob"
+JOB_STATUSES = {TRAINJOB_CREATED, TRAINJOB_RUNNING, TRAINJOB_COMPLETE, TRAINJOB_FAILED}
+INITIALIZERS = ("dataset-initializer", "model-initializer")
+STEP_RJOBS = (*INITIALIZERS, "launcher", NODE)
+
+RuntimeRef = Union[Runtime, str, None]
+Trainer = Union[CustomTrainer, CustomTrainerContainer, None]
+
+
+def backend_of(cfg: Any, namespace: Optional[str] = None) -> Union[Local, Kube]:
+    if cfg is None:
+        cfg = KubernetesBackendConfig(namespace=namespace)
+    if isinstance(cfg, KubernetesBackendConfig):
+        return Kube(cfg, namespace)
+    if isinstance(cfg, LocalBackendConfig):
+        return Local(cfg, namespace)
+    raise ValueError(f"Invalid backend config '{cfg}'")
+
+
+def resources_per_node(res: Mapping[str, Any]) -> Dict[str, Any]:
+    """Kubeflow's mapping: cpu, memory, storage (ephemeral-storage), gpu (nvidia.com/gpu),
+    mig-<profile> (nvidia.com/mig-<profile>); other keys as given.  Requests = limits."""
+    if not isinstance(res, Mapping):
+        raise ValueError("resources_per_node must be a dict such as {'cpu': 2, 'gpu': 1}")
+    aliases = {"gpu": runtimes.GPU_LABEL, "storage": "ephemeral-storage"}
+    out: Dict[str, Any] = {}
+    for k, v in res.items():
+        low = k.lower()
+        key = low if low in ("cpu", "memory", "gpu", "storage", "ephemeral-storage") else k
+        key = runtimes.GPU_MIG_PREFIX + low[4:] if low.startswith("mig-") else \
+            aliases.get(key, key)
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise ValueError(f"resources_per_node[{k!r}] must be a quantity, got {v!r}")
+        out[key] = v if isinstance(v, (int, str)) else str(v)
+    mig = [k for k in out if k.startswith(runtimes.GPU_MIG_PREFIX)]
+    if len(mig) > 1 or (mig and runtimes.GPU_LABEL in out):
+        raise ValueError(f"resources_per_node: one MIG profile and no whole GPU, got {mig}")
+    return {"requests": dict(out), "limits": dict(out)}
+
+
+def _env(env: Optional[Mapping[str, str]]) -> List[Dict[str, str]]:
+    if env is not None and (not isinstance(env, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in env.items())):
+        raise ValueError("env must be a dict of strings to strings")
+    return [{"name": k, "value": v} for k, v in (env or {}).items()]
+
+
+def runtime_name(runtime: RuntimeRef) -> str:
+    """train()'s `runtime`: a Runtime, a name, or None for $DEFAULT_TRAINING_RUNTIME, else
+    jax-distributed."""
+    if isinstance(runtime, Runtime):
+        return runtime.name
+    if runtime is None:
+        return os.environ.get("DEFAULT_TRAINING_RUNTIME", runtimes.DEFAULT_RUNTIME)
+    if isinstance(runtime, str):
+        return runtime
+    raise ValueError(f"runtime must be a Runtime or a runtime name, not "
+                     f"{type(runtime).__name__}")
+
+
+def step_name(pod: Obj) -> Optional[str]:
+    """The TrainJob step a pod runs: an initializer, else node-<completion index>."""
+    rj = labels(pod).get(RJOB_NAME)
+    if rj in INITIALIZERS:
+        return rj
+    return f"{NODE}-{completion_index(pod) or 0}" if rj in STEP_RJOBS else None
+
+
+def step_of(name: str, pod: Obj) -> Step:
+    """The Step of a pod: its phase and the devices its step's container asks for."""
+    step = Step(name=name, status=str(dig(pod, "status.phase", "Pending")),
+                pod_name=name_of(pod))
+    want = name if name in INITIALIZERS else NODE
+    c = next((c for c in dig(pod, "spec.containers", []) if c.get("name") == want), {})
+    devices = runtimes.container_devices(c.get("resources"))
+    if devices:
+        step.device, step.device_count = devices
+    return step
+
+
+def trainjob_status(tj: Obj, steps: List[Step], num_nodes: Any) -> str:
+    """Kubeflow Trainer SDK's TrainJob status: Complete or Failed from the TrainJob's
+    conditions, else Running once every node's step runs (or ran), else Created."""
+    for end in (TRAINJOB_COMPLETE, TRAINJOB_FAILED):
+        if condition(tj, end):
+            return end
+    up = sum(1 for s in steps if s.name.startswith(NODE + "-") and
+             s.status in ("Running", "Succeeded"))
+    return TRAINJOB_RUNNING if num_nodes and up >= num_nodes else TRAINJOB_CREATED
+
+
+def _print_packages():
+    import subprocess
+    import sys
+    print(f"Python: {sys.version}")
+    pip = subprocess.run([sys.executable, "-m", "pip", "list"], capture_output=True, text=True)
+    print(pip.stdout if pip.returncode == 0 else "pip is not available")
 
 
 class TrainerClient:
-    """Creates and manages TrainJobs.
+    """Creates and manages TrainJobs, as Kubeflow's TrainerClient (docs/sdk.md)."""
 
-    `backend_config`: LocalBackendConfig (processes on this machine, through the jaxset
-    binary) or KubernetesBackendConfig (the default, as in Kubeflow: TrainJobs on the cluster
-    of the kubeconfig or in-cluster configuration; a TrainJob controller must serve them).
-    Raises BinaryNotFoundError when the local backend finds no jaxset binary, ValidationError
-    when a runtime file is malformed, KubeConfigError when no usable Kubernetes configuration
-    is found.  On Kubernetes, a refusal of the API server raises ApiError (ApiNotFoundError,
-    a NotFoundError, for a missing object) carrying its reason, code, message and causes; an
-    unreachable server ApiConnectionError.
-    """
+    def __init__(self, backend_config: Union[LocalBackendConfig, KubernetesBackendConfig,
+                                             None] = None):
+        self.backend = backend_of(backend_config)
 
-    def __init__(self, backend_config: Optional[BackendConfig] = None):
-        if backend_config is None:
-            backend_config = KubernetesBackendConfig()
-        self.backend: Any
-        if isinstance(backend_config, KubernetesBackendConfig):
-            from ._trainer_kube import KubeTrainerBackend
-            self.backend = KubeTrainerBackend(backend_config)
-        elif isinstance(backend_config, LocalBackendConfig):
-            from ._trainer_local import LocalTrainerBackend
-            self.backend = LocalTrainerBackend(backend_config)
-        else:
-            raise ValueError(f"Invalid backend config '{backend_config}'")
+    # -- runtimes -------------------------------------------------------------------------
 
     def list_runtimes(self) -> List[Runtime]:
-        """The runtimes: locally the built-in ``jax-distributed`` and those of the configured
-        files; on Kubernetes the namespace's TrainingRuntimes and the ClusterTrainingRuntimes
-        (runtimes without the ``trainer.kubeflow.org/framework`` label are skipped with a
-        warning)."""
-        return self.backend.list_runtimes()
+        """The runtimes; one the SDK cannot read is skipped with a warning."""
+        out = []
+        for cr in self.backend.runtime_objects():
+            try:
+                out.append(runtimes.to_runtime(cr))
+            except ValueError as e:
+                logger.warning("Runtime %s is skipped: %s", name_of(cr), e)
+        return out
+
+    def _runtime_object(self, name: str) -> Obj:
+        cr = self.backend.runtime(name)
+        if cr is None:
+            known = sorted({name_of(o) for o in self.backend.runtime_objects()})
+            raise NotFoundError(f"runtime {name!r} not found; known runtimes: "
+                                f"{', '.join(known) or 'none'}")
+        return cr
 
     def get_runtime(self, name: str) -> Runtime:
-        """One runtime (a TrainingRuntime of that name before a ClusterTrainingRuntime);
-        NotFoundError (a RuntimeError) naming the known ones."""
-        return self.backend.get_runtime(name=name)
+        """A TrainingRuntime of that name before a ClusterTrainingRuntime."""
+        return runtimes.to_runtime(self._runtime_object(name))
 
     def get_runtime_packages(self, runtime: Runtime) -> None:
-        """Prints the Python version and packages the runtime's processes see (runs a
-        one-process job)."""
-        return self.backend.get_runtime_packages(runtime=runtime)
+        """Prints the Python version and packages the runtime's processes see."""
+        name = self.train(runtime=runtime, trainer=CustomTrainer(func=_print_packages,
+                                                                 num_nodes=1))
+        try:
+            self.wait_for_job_status(name, timeout=600, polling_interval=0.2)
+            print("\n".join(self.get_job_logs(name)))
+        finally:
+            self.delete_job(name)
 
-    def train(self, runtime: Union[Runtime, str, None] = None, initializer: Any = None,
-              trainer: Union[CustomTrainer, CustomTrainerContainer, None] = None,
-              options: Optional[list] = None) -> str:
-        """Creates a TrainJob and returns its generated name (a letter and 11 hex digits) at
-        once.
+    # -- train ----------------------------------------------------------------------------
 
-        `runtime`: a Runtime, a runtime name, or None ($DEFAULT_TRAINING_RUNTIME, else
-        ``jax-distributed``).  `trainer`: CustomTrainer (a function run in every process) or
-        CustomTrainerContainer.  Everything is checked before anything starts: an unknown
-        runtime (NotFoundError), a bad num_nodes, a function whose source cannot be shipped
-        (ValueError), an invalid TrainJob (ValidationError with the field errors)."""
-        return self.backend.train(runtime=runtime, initializer=initializer, trainer=trainer,
-                                  options=options)
+    def _trainer_spec(self, trainer: Trainer) -> Dict[str, Any]:
+        spec: Dict[str, Any] = {}
+        if trainer is None:
+            return spec
+        if isinstance(trainer, CustomTrainer):
+            python = "python3"
+            if isinstance(self.backend, Local):
+                python = self.backend.cfg.python
+                if trainer.packages_to_install:
+                    raise ValueError("packages_to_install is not supported by the local "
+                                     "backend: install the packages in the interpreter the "
+                                     f"processes use ({python})")
+            spec["command"] = _func.trainer_command(trainer, python)
+        elif isinstance(trainer, CustomTrainerContainer):
+            if not isinstance(trainer.image, str) or not trainer.image:
+                raise ValueError("CustomTrainerContainer needs an image")
+            spec["image"] = trainer.image
+        else:
+            raise ValueError(f"the trainer type {type(trainer).__name__} is not supported: use "
+                             "CustomTrainer or CustomTrainerContainer")
+        n = trainer.num_nodes
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise ValueError(f"num_nodes must be a whole number >= 1, got {n!r}")
+        if n is not None:
+            spec["numNodes"] = n
+        if trainer.resources_per_node:
+            spec["resourcesPerNode"] = resources_per_node(trainer.resources_per_node)
+        if _env(trainer.env):
+            spec["env"] = _env(trainer.env)
+        return spec
 
-    def list_jobs(self, runtime: Union[Runtime, str, None] = None) -> List[TrainJob]:
-        """Every TrainJob (of `runtime` only, when given), oldest first."""
-        return self.backend.list_jobs(runtime=runtime)
+    def train(self, runtime: RuntimeRef = None, initializer: Any = None,
+              trainer: Trainer = None, options: Optional[list] = None) -> str:
+        """Creates a TrainJob, checked before anything starts, and returns its name."""
+        if initializer is not None or options:
+            raise ValueError("initializers and options are not supported by jaxset's "
+                             "TrainerClient yet")
+        rt_name = runtime_name(runtime)
+        spec = self._trainer_spec(trainer)
+        cr = self._runtime_object(rt_name)
+        rt = runtimes.to_runtime(cr)  # a runtime the SDK cannot read is refused here
+        ns = self.backend.namespace
+        # as Kubeflow's SDK names a TrainJob: a letter and 11 hex digits
+        name = random.choice(string.ascii_lowercase) + uuid.uuid4().hex[:11]
+        tj: Obj = {"apiVersion": runtimes.API_VERSION, "kind": TRAINJOB,
+                   "metadata": {"name": name, "namespace": ns},
+                   "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
+                                           "kind": cr.get("kind")}}}
+        if spec:
+            tj["spec"]["trainer"] = spec
+        if isinstance(self.backend, Kube):
+            self.backend.create(tj)
+        else:
+            if "command" not in spec and not rt.trainer.command:
+                raise ValueError(f"runtime {rt.name}'s node container has no command, and "
+                                 "images are not run on this machine: use CustomTrainer(func="
+                                 "...), or a runtime whose node container has a command")
+            if cr.get("kind") == runtimes.NAMESPACED_KIND:
+                cr.setdefault("metadata", {})["namespace"] = ns
+            self.backend.start(name, TRAINJOB, [tj, cr])
+        logger.debug("TrainJob %s/%s has been created", ns, name)
+        return name
+
+    # -- jobs -----------------------------------------------------------------------------
+
+    def _runtime_of(self, tj: Obj) -> Runtime:
+        ref = dig(tj, "spec.runtimeRef", {})
+        rname = str(ref.get("name") or UNKNOWN)
+        kind = runtimes.NAMESPACED_KIND if ref.get("kind") == runtimes.NAMESPACED_KIND \
+            else runtimes.CLUSTER_KIND
+        try:
+            return runtimes.to_runtime(self.backend.runtime(rname, (kind,)) or {})
+        except ValueError:  # gone, or not one this client knows
+            return Runtime(name=rname,
+                           trainer=runtimes.to_runtime(runtimes.jax_distributed()).trainer)
+
+    def _trainjob(self, tj: Obj, rt: Optional[Runtime] = None) -> TrainJob:
+        rt = rt or self._runtime_of(tj)
+        latest = newest(self.backend.pods(name_of(tj)), step_name)
+        steps = [step_of(n, p) for n, p in latest.items()]
+        nodes = dig(tj, "spec.trainer.numNodes")
+        num_nodes = nodes if isinstance(nodes, int) else rt.trainer.num_nodes
+        return TrainJob(name=name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
+                        creation_timestamp=created(tj),
+                        status=trainjob_status(tj, steps, num_nodes))
+
+    def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
+        """Every TrainJob (of `runtime`, when given), oldest first."""
+        want = runtime.name if isinstance(runtime, Runtime) else runtime
+        return [self._trainjob(tj) for tj in self.backend.jobs(TRAINJOB)
+                if want is None or dig(tj, "spec.runtimeRef.name") == want]
 
     def get_job(self, name: str) -> TrainJob:
-        """The TrainJob with its steps (one per process: ``node-<i>``, its pod, its phase and
-        device) and status (Created, Running, Complete, Failed)."""
-        return self.backend.get_job(name=name)
+        """The TrainJob with a step per process (node-<i>) and its status."""
+        return self._trainjob(self.backend.job(TRAINJOB, name))
 
-    def get_job_logs(self, name: str, step: str = "node-0",
+    def get_job_logs(self, name: str, step: str = NODE + "-0",
                      follow: Optional[bool] = False) -> Iterator[str]:
-        """The log lines of one step's process (``node-0`` is process 0).  With
-        ``follow=True`` lines come as they are written, until that process ends (a job whose
-        pod does not exist yet is waited for while the job lives)::
+        """One step's log lines, as `jaxset logs` groups them by restart attempt."""
+        job = self.get_job(name)  # raises before iteration starts
+        known = [f"{NODE}-{i}" for i in range(job.num_nodes or 0)]
+        known += [s.name for s in job.steps if s.name not in known]
+        if step not in known:
+            raise ValueError(f"TrainJob {name} has no step {step!r}; its steps: "
+                             f"{', '.join(known)}")
+        return self._logs(name, step, bool(follow))
 
-            for line in client.get_job_logs(name, follow=True):
-                print(line)
-        """
-        return self.backend.get_job_logs(name=name, follow=follow, step=step)
+    def _step_pods(self, name: str, step: str) -> List[Obj]:
+        """The step's pods, oldest attempt first."""
+        return sorted((p for p in self.backend.pods(name) if step_name(p) == step), key=rank)
+
+    def _logs(self, name: str, step: str, follow: bool) -> Iterator[str]:
+        container = step if step in INITIALIZERS else NODE
+        shown: Set[str] = set()
+        while True:
+            pods = self._step_pods(name, step)
+            todo = [p for p in pods if name_of(p) not in shown]
+            if not todo and (shown or not follow or not self._wait_for_pod(name, step)):
+                return
+            for p in todo:
+                if shown or len({attempt(q) for q in pods}) > 1:
+                    yield f"--- restart attempt {attempt(p)} ---"
+                shown.add(name_of(p))
+                read = self.backend.follow if follow and p is pods[-1] else self.backend.log
+                yield from read(TRAINJOB, name, p, container)
+
+    def _wait_for_pod(self, name: str, step: str) -> bool:
+        """Whether the step has a pod, once it has one or the job ended or went."""
+        def found() -> Optional[bool]:
+            try:
+                tj = self.backend.job(TRAINJOB, name)
+            except NotFoundError:
+                return False
+            if self._step_pods(name, step):
+                return True
+            return False if trainjob_status(tj, [], 0) in (TRAINJOB_COMPLETE,
+                                                           TRAINJOB_FAILED) else None
+        got = None
+        while got is None:
+            got = self.backend.wait_until(found, 300, 0.1, self._watches(name))
+        return got
+
+    def _watches(self, name: str) -> List[Any]:
+        return [("trainjobs", None), ("pods", f"{JOBSET_NAME}={name}")]
 
     def get_job_events(self, name: str) -> List[Event]:
         """The job's events (restarts, failures, completion)."""
-        return self.backend.get_job_events(name=name)
+        self.backend.job(TRAINJOB, name)
+        return self.backend.events(TRAINJOB, name)
 
     def wait_for_job_status(self, name: str, status: Set[str] = {TRAINJOB_COMPLETE},
-                            timeout: float = 600, polling_interval: float = 2) -> TrainJob:
-        """Waits until the TrainJob's status is one of `status` (a subset of Created, Running,
-        Complete, Failed) and returns it (on Kubernetes woken by watches of the TrainJob and
-        its pods; `polling_interval` only paces the local backend).  RuntimeError when it Failed (and Failed was not
-        expected), TimeoutError after `timeout` seconds, ValueError for a bad `status` or a
-        polling interval longer than the timeout."""
-        return self.backend.wait_for_job_status(name=name, status=status, timeout=timeout,
-                                                polling_interval=polling_interval)
+                            timeout: float = 600, polling_interval: float = 2,
+                            callbacks: Optional[List[Callable[[TrainJob], None]]] = None,
+                            ) -> TrainJob:
+        """The TrainJob once its status is one of `status`; JobFailedError when it Failed."""
+        if not set(status) <= JOB_STATUSES:
+            raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
+        if polling_interval > timeout:
+            raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
+                             f"{timeout}")
+        rt: List[Runtime] = []
+
+        def check() -> Optional[TrainJob]:
+            tj = self.backend.job(TRAINJOB, name)
+            rt[:] = rt or [self._runtime_of(tj)]
+            job = self._trainjob(tj, rt[0])
+            for callback in callbacks or []:
+                callback(job)
+            if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
+                why = dig(condition(tj, TRAINJOB_FAILED), "message")
+                raise JobFailedError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""),
+                                     self.backend.failure(TRAINJOB, name))
+            return job if job.status in status else None
+
+        job = self.backend.wait_until(check, timeout, polling_interval, self._watches(name))
+        if job is None:
+            raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
+                               f"{status} status")
+        return job
 
     def delete_job(self, name: str) -> None:
-        """Deletes the TrainJob.  Locally a running job is stopped the kubelet's way (SIGTERM,
-        the grace period, SIGKILL), this returns once no process is left, and its logs and
-        state are removed; on Kubernetes the TrainJob is deleted (its JobSet and pods follow
-        by garbage collection).  NotFoundError when there is no such job."""
-        return self.backend.delete_job(name=name)
+        """Deletes the TrainJob (locally, once its processes are stopped)."""
+        self.backend.delete(TRAINJOB, name, cascade="Background")
+        logger.debug("TrainJob %s/%s has been deleted", self.backend.namespace, name)

@@ -3,6 +3,7 @@ field errors parsed from 'file: field: message'), jaxset.run (Completed, Failed,
 pod output echoed), jaxset.decode; finding the binary; the package installs with pip
 offline."""
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -102,6 +103,20 @@ class CommandsTest(sdktest.SdkTest):
             jaxset.run(bad, home=self.home, echo=False)
         self.assertIn("parallelism", cm.exception.errors[0].field)
         self.assertFalse(os.path.exists(os.path.join(self.home, "runs", "bad")))
+
+    def test_quiet_is_quiet(self):
+        """run(quiet=True) prints nothing, neither the pods' output nor jaxset's (issue 21
+        item 5); jaxset's lines are still in the result."""
+        path = os.path.join(self.tmp, "fine.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(jobset("fine"), f)
+        probe = ("import sys, jaxset\n"
+                 "r = jaxset.run(sys.argv[1], quiet=True)\n"
+                 "sys.exit(0 if r.state == 'Completed' and 'Completed' in r.stderr else 5)\n")
+        p = subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True,
+                           timeout=120, env=dict(os.environ, JAXSET_HOME=self.home,
+                                                 PYTHONPATH=os.path.join(SRC, "python")))
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "", ""))
 
     def test_decode(self):
         docs = jaxset.decode(os.path.join(SRC, "examples", "trainjob.yaml"))

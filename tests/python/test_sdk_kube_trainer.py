@@ -68,7 +68,7 @@ class TrainerKubeTest(KubeTest):
         ok(self.server.post(RUNTIMES.format(ns=self.ns),
                             jax_runtime("jax-gpu", kind="TrainingRuntime", num_nodes=5)))
         c = self.client()
-        with self.assertLogs("jaxset._trainer_kube", "WARNING") as logs:
+        with self.assertLogs("jaxset", "WARNING") as logs:
             names = [r.name for r in c.list_runtimes()]
         self.assertIn("no-label", "\n".join(logs.output))
         self.assertNotIn("no-label", names)
@@ -205,9 +205,10 @@ class TrainerKubeTest(KubeTest):
         self.server.pod_log(self.ns, pods[1], "one a\n")
         self.assertEqual(list(c.get_job_logs(name)), ["zero a", "zero b"])
         self.assertEqual(list(c.get_job_logs(name, step="node-1")), ["one a"])
-        self.assertEqual(list(c.get_job_logs(name, step="node-7")), [])
-        with self.assertRaises(ValueError):
-            c.get_job_logs(name, step="worker-0")
+        for unknown in ("node-7", "worker-0"):
+            with self.assertRaises(ValueError) as cm:
+                c.get_job_logs(name, step=unknown)
+            self.assertIn("node-0, node-1", str(cm.exception))
         with self.assertRaises(NotFoundError):
             c.get_job_logs("missing")
         # follow: lines as they are written, until the process ends

@@ -78,6 +78,16 @@ def fail(code: int):
     sys.exit(code)
 
 
+def fail_first(marker: str):
+    import os
+    import sys
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        print("first attempt fails", flush=True)
+        sys.exit(1)
+    print("second attempt succeeds", flush=True)
+
+
 def raise_on_node_1():
     import os
     import time
@@ -134,6 +144,46 @@ spec:
                 containers: [{name: node, image: x, command: ["true"]}]
 """
 
+RETRY_RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: jax-retry
+  labels: {trainer.kubeflow.org/framework: jax}
+spec:
+  mlPolicy: {numNodes: 1, jax: {}}
+  template:
+    spec:
+      failurePolicy: {maxRestarts: 1}
+      replicatedJobs:
+      - name: node
+        template:
+          metadata:
+            labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+          spec:
+            backoffLimit: 0
+            template:
+              spec:
+                restartPolicy: Never
+                containers: [{name: node, image: x}]
+"""
+
+WHICH_PYTHON = """\
+import sys
+from jaxset import CustomTrainer, LocalBackendConfig, TrainerClient
+
+
+def which():
+    import sys
+    print(sys.executable)
+
+
+c = TrainerClient(backend_config=LocalBackendConfig(home=sys.argv[1]))
+name = c.train(trainer=CustomTrainer(func=which))
+c.wait_for_job_status(name, timeout=60, polling_interval=0.05)
+print(list(c.get_job_logs(name)))
+"""
+
 
 class TrainerTest(sdktest.SdkTest):
     def client(self, **kw):
@@ -144,7 +194,7 @@ class TrainerTest(sdktest.SdkTest):
         with open(path, "w", encoding="utf-8") as f:
             f.write(RUNTIME_FILE)
         c = self.client(runtime_files=[path])
-        with self.assertLogs("jaxset.runtimes", "WARNING") as logs:
+        with self.assertLogs("jaxset", "WARNING") as logs:
             names = [r.name for r in c.list_runtimes()]
         self.assertEqual(names, ["stdlib-echo", "jax-distributed"])
         self.assertIn("unlabelled", logs.output[0])
@@ -174,7 +224,9 @@ class TrainerTest(sdktest.SdkTest):
         for i in range(4):
             self.assertEqual(list(c.get_job_logs(name, step=f"node-{i}")),
                              [f"process {i} of 4 starts", f"id={i} sum=6"])
-        self.assertEqual(list(c.get_job_logs(name, step="node-9")), [])
+        with self.assertRaises(ValueError) as cm:  # an unknown step
+            c.get_job_logs(name, step="node-9")
+        self.assertIn("node-0, node-1, node-2, node-3", str(cm.exception))
         events = c.get_job_events(name)
         self.assertEqual([(e.involved_object_kind, e.reason) for e in events],
                          [("JobSet", "AllJobsCompleted")])
@@ -285,7 +337,7 @@ class TrainerTest(sdktest.SdkTest):
                                              num_nodes=2))
         c.wait_for_job_status(name, {"Running"}, timeout=20, polling_interval=0.05)
         pids = wait_files(piddir, 2)
-        os.kill(c.backend.store.record(name).pid, 9)
+        os.kill(c.backend.pid(name), 9)
         for pid in pids:
             self.assertTrue(pid_gone(pid, 5), f"process {pid} outlived jaxset")
         job = c.wait_for_job_status(name, {"Failed"}, timeout=5, polling_interval=0.05)
@@ -308,6 +360,36 @@ class TrainerTest(sdktest.SdkTest):
         self.assertEqual(list(c.get_job_logs(name, step="node-1")), ["echo 1 hi"])
         self.assertEqual([j.name for j in c.list_jobs(runtime=c.get_runtime("stdlib-echo"))],
                          [name])
+
+    def test_python_defaults_to_the_running_interpreter(self):
+        """A function runs with the interpreter the notebook runs (issue 21 item 5): here one
+        known only by a path of its own."""
+        python = os.path.join(self.tmp, "my-python")
+        os.symlink(sys.executable, python)
+        probe = os.path.join(self.tmp, "probe.py")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write(WHICH_PYTHON)
+        out = subprocess.run([python, probe, self.home], capture_output=True, text=True,
+                             timeout=120, env=dict(os.environ, PYTHONPATH=os.path.join(
+                                 sdktest.SRC, "python")))
+        self.assertEqual(out.stdout.strip().splitlines()[-1:], [str([python])], out.stderr)
+
+    def test_logs_separate_restart_attempts(self):
+        """A step's log holds every restart attempt's lines, each under the line `jaxset logs`
+        prints for it (issue 21 item 5)."""
+        path = os.path.join(self.tmp, "retry.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(RETRY_RUNTIME)
+        c = self.client(runtime_files=[path])
+        marker = os.path.join(self.tmp, "failed-once")
+        name = c.train(runtime="jax-retry",
+                       trainer=CustomTrainer(func=fail_first, func_args={"marker": marker}))
+        job = c.wait_for_job_status(name, timeout=30, polling_interval=0.05)
+        self.assertEqual([s.name for s in job.steps], ["node-0"])
+        want = ["--- restart attempt 0 ---", "first attempt fails",
+                "--- restart attempt 1 ---", "second attempt succeeds"]
+        self.assertEqual(list(c.get_job_logs(name)), want)
+        self.assertEqual(list(c.get_job_logs(name, follow=True)), want)
 
     def test_runtime_packages(self):
         c = self.client()

@@ -5,16 +5,18 @@ list_jobs, delete_job of a running job, and invalid input refused with nothing s
 import io
 import json
 import os
+import shutil
+import subprocess
 import sys
 import threading
 from contextlib import redirect_stdout
 
 sys.path.insert(0, os.path.dirname(__file__))
 import sdktest  # noqa: E402
-from sdktest import pid_gone  # noqa: E402
+from sdktest import BIN, SRC, pid_gone  # noqa: E402
 
-from jaxset import (KubeConfigError, NotFoundError,  # noqa: E402
-                    TrainingClient, ValidationError)
+from jaxset import (JobFailedError, KubeConfigError, NotFoundError,  # noqa: E402
+                    TrainerClient, TrainingClient, ValidationError)
 
 WORKER = ("import os, sys, time\n"
           "go = os.environ.get('GO', '')\n"
@@ -155,14 +157,64 @@ spec:
         self.assertTrue(failed[0]["message"])
         self.assertGreaterEqual(job["status"]["replicaStatuses"]["Worker"]["failed"], 1)
 
+    def test_failure_is_attributed(self):
+        """The exception names the first failed pod, its process and exit code (issue 21
+        item 5)."""
+        c = self.client()
+        c.create_job(job=jaxjob("attributed", replicas=1, env={"CODE": "4"}))
+        with self.assertRaises(JobFailedError) as cm:
+            c.wait_for_job_conditions("attributed", polling_interval=0.05, wait_timeout=30)
+        e = cm.exception
+        self.assertEqual((e.exit_code, e.process_id, e.container), (4, 0, "jax"))
+        self.assertTrue(e.pod.startswith("attributed-worker-0-0-"), e.pod)
+
+    def test_manifest_paths_resolve_from_its_folder(self):
+        """The README's example run from elsewhere: `workingDir: .` is the manifest's folder,
+        also when the SDK changes the job on the way (issue 21 item 5)."""
+        c = self.client()
+        job = os.path.join(SRC, "examples", "jaxjob.yaml")
+        self.assertEqual(c.create_job(job=job), "jaxjob-simple")
+        c.wait_for_job_conditions("jaxjob-simple", polling_interval=0.05, wait_timeout=60)
+        folder = os.path.join(self.tmp, "examples")
+        os.mkdir(folder)
+        shutil.copy(job, folder)
+        shutil.copytree(os.path.join(SRC, "examples", "workers"),
+                        os.path.join(folder, "workers"))
+        c = self.client(namespace="team")
+        self.assertEqual(c.create_job(job=os.path.join(folder, "jaxjob.yaml"), name="renamed"),
+                         "renamed")
+        job = c.wait_for_job_conditions("renamed", polling_interval=0.05, wait_timeout=60)
+        self.assertEqual(job["metadata"]["namespace"], "team")
+        self.assertEqual(sorted(os.listdir(folder)), ["jaxjob.yaml", "workers"])
+
+    def test_list_jobs_sees_cli_runs(self):
+        """Runs of `jaxset run` are jobs of their kind (issue 21 item 5)."""
+        for example in ("jaxjob.yaml", "trainjob.yaml"):
+            p = subprocess.run([BIN, "run", os.path.join(SRC, "examples", example), "-q"],
+                               capture_output=True, text=True, timeout=120, cwd=self.tmp,
+                               env=dict(os.environ, JAXSET_HOME=self.home))
+            self.assertEqual(p.returncode, 0, p.stderr)
+        c = self.client()
+        self.assertEqual([j["metadata"]["name"] for j in c.list_jobs()], ["jaxjob-simple"])
+        self.assertTrue(c.is_job_succeeded("jaxjob-simple"))
+        logs, _ = c.get_job_logs("jaxjob-simple")
+        self.assertIn("sum", "".join(logs.values()))
+        tc = TrainerClient(backend_config=self.config())
+        self.assertEqual([(j.name, j.status, j.num_nodes, len(j.steps)) for j in tc.list_jobs()],
+                         [("mnist-jax", "Complete", 3, 3)])
+        self.assertTrue(list(tc.get_job_logs("mnist-jax", step="node-2")))
+        c.delete_job("jaxjob-simple")
+        tc.delete_job("mnist-jax")
+        self.nothing_started()
+
     def test_delete_running(self):
         c = self.client()
         c.create_job(job=jaxjob("held", replicas=3, env={"GO": self.go_file()}))
         c.wait_for_job_conditions("held", expected_conditions={"Running"},
                                   polling_interval=0.05, wait_timeout=20)
-        rec = c.backend.record("held", None)
+        pid = c.backend.pid("held")
         c.delete_job("held")
-        self.assertTrue(pid_gone(rec.pid, 1))
+        self.assertTrue(pid_gone(pid, 1))
         with self.assertRaises(NotFoundError):
             c.get_job("held")
         self.nothing_started()

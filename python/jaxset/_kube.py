@@ -1,0 +1,218 @@
+"""The Kubernetes backend: the binary's cluster verbs with ``--kubeconfig``/``--context``/``-n``
+passed through, their refusals raised as ApiError from the Status ``--errors=json`` prints.
+The local backend (_local.py) has the same methods."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import subprocess
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from . import _binary, runtimes
+from ._obj import JOBSET_NAME, Obj, created, name_of, parse_time, poll
+from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, KubeConfigError,
+                     parse_field_errors)
+from .types import Event, KubernetesBackendConfig
+
+Watch = Tuple[str, Optional[str]]  # (plural, label selector)
+
+
+def _status_of(stderr: str) -> Optional[Obj]:
+    for line in stderr.splitlines():
+        if line.startswith("{"):
+            try:
+                st = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(st, dict) and st.get("kind") == "Status":
+                return st
+    return None
+
+
+def _message(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith("{")]
+    text = "; ".join(lines) or "the jaxset binary failed"
+    return text.split(": ", 1)[1] if text.startswith("jaxset ") and ": " in text else text
+
+
+def refusal(rc: int, stderr: str) -> Exception:
+    """A failed cluster verb's exception: the Status's ApiError, else (exit 2: usage)
+    ValueError, else (no answer from the server) ApiConnectionError."""
+    st = _status_of(stderr)
+    if st is not None:
+        code = int(st.get("code") or 0)
+        details = st.get("details") if isinstance(st.get("details"), dict) else {}
+        cls = ApiNotFoundError if code == 404 else ApiError
+        return cls(code, str(st.get("reason") or ""), str(st.get("message") or ""), details)
+    if rc == _binary.EXIT_INVALID:
+        return ValueError(_message(stderr))
+    return ApiConnectionError(_message(stderr))
+
+
+class Kube:
+    """One cluster configuration: the binary and the flags that choose the cluster."""
+
+    def __init__(self, cfg: KubernetesBackendConfig, namespace: Optional[str] = None):
+        if cfg.client_configuration is not None:
+            raise ValueError("client_configuration (a kubernetes.client.Configuration) is not "
+                             "supported: jaxset's SDK reaches the cluster through the jaxset "
+                             "binary; pass config_file and context instead")
+        if cfg.request_timeout is not None and not cfg.request_timeout > 0:
+            raise ValueError(f"request_timeout must be > 0 seconds, got {cfg.request_timeout!r}")
+        self.binary = _binary.find_binary(cfg.jaxset_bin)
+        self.flags = ["--request-timeout", f"{cfg.request_timeout or 30.0:g}s", "--errors=json"]
+        if cfg.config_file is not None:
+            self.flags += ["--kubeconfig", os.path.expanduser(os.fspath(cfg.config_file))]
+        if cfg.context:
+            self.flags += ["--context", cfg.context]
+        ns = namespace or cfg.namespace
+        p = _binary.call(self.binary, ["config", "view", "--minify", "-o", "json", *self.flags,
+                                       *(["-n", ns] if ns else [])])
+        if p.returncode != 0:
+            raise KubeConfigError(_message(p.stderr))
+        self.namespace: str = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
+
+    def _args(self, verb: str, *args: str, ns: Optional[str] = None) -> List[str]:
+        return [self.binary, verb, *args, *self.flags, "-n", ns or self.namespace]
+
+    def _popen(self, verb: str, *args: str, ns: Optional[str] = None) -> subprocess.Popen:
+        return subprocess.Popen(self._args(verb, *args, ns=ns), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+
+    def run(self, verb: str, *args: str, ns: Optional[str] = None) -> str:
+        """The verb's standard output; its refusal raised."""
+        p = subprocess.run(self._args(verb, *args, ns=ns), capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            raise refusal(p.returncode, p.stderr)
+        return p.stdout
+
+    def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
+        return json.loads(self.run("get", f"{kind.lower()}/{name}", "-o", "json", ns=ns))
+
+    def list(self, plural: str, ns: Optional[str] = None, selector: Optional[str] = None,
+             ) -> List[Obj]:
+        sel = ["-l", selector] if selector else []
+        return json.loads(self.run("get", plural, "--all", *sel, "-o", "json", ns=ns))["items"]
+
+    def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
+        """Every job of `kind`, oldest first."""
+        return sorted(self.list(kind.lower() + "s", ns), key=lambda j: (created(j), name_of(j)))
+
+    def pods(self, name: str, ns: Optional[str] = None, label: str = JOBSET_NAME) -> List[Obj]:
+        return self.list("pods", ns, f"{label}={name}")
+
+    def runtime_objects(self) -> List[Obj]:
+        out: List[Obj] = []
+        for kind in runtimes.RUNTIME_KINDS:  # a kind not served (no CRD) has none
+            with contextlib.suppress(ApiNotFoundError):
+                out += [dict(o, kind=kind) for o in self.list(kind)]
+        return out
+
+    def runtime(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Optional[Obj]:
+        for kind in kinds:
+            with contextlib.suppress(ApiNotFoundError):
+                return dict(self.job(kind, name), kind=kind)
+        return None
+
+    def create(self, obj: Obj, ns: Optional[str] = None) -> None:
+        """`submit`; what the binary's validation refuses is raised as the server's 422."""
+        with _binary.ManifestFiles([obj]) as files:
+            p = subprocess.run(self._args("submit", *files.paths, ns=ns), capture_output=True,
+                               text=True, stdin=subprocess.DEVNULL)
+        if p.returncode == 0:
+            return
+        err = refusal(p.returncode, p.stderr)
+        if isinstance(err, ValueError):
+            causes = [{"field": e.field, "message": e.message, "reason": "FieldValueInvalid"}
+                      for e in parse_field_errors(p.stderr, files.paths) if e.field]
+            err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
+                           {"causes": causes})
+        raise err
+
+    def delete(self, kind: str, name: str, ns: Optional[str] = None,
+               cascade: Optional[str] = None) -> None:
+        self.run("delete", f"{kind.lower()}/{name}",
+                 *([f"--cascade={cascade.lower()}"] if cascade else []), ns=ns)
+
+    def log(self, kind: str, name: str, pod: Obj, container: str,
+            ns: Optional[str] = None) -> List[str]:
+        """The pod's log lines (none while its container has not started)."""
+        try:
+            out = self.run("logs", f"{kind.lower()}/{name}", "--pod", name_of(pod), "-c",
+                           container, ns=ns)
+        except ApiError as e:
+            if e.code == 400:  # waiting to start
+                return []
+            raise
+        return out.splitlines()
+
+    def follow(self, kind: str, name: str, pod: Obj, container: str,
+               ns: Optional[str] = None) -> Iterator[str]:
+        """`logs -f --pod`: the pod's lines as they come, until its log ends."""
+        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", "--pod", name_of(pod), "-c",
+                        container, ns=ns)
+        try:
+            for line in p.stdout:  # type: ignore[union-attr]
+                yield line.rstrip("\n")
+            err = p.stderr.read()  # type: ignore[union-attr]
+            if p.wait() != 0:
+                raise refusal(p.returncode, err)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
+                   watches: Sequence[Watch]) -> Any:
+        """check() after every change `get -w` of the `watches` sees (see _obj.poll; `interval`
+        is the local backend's).  A watch that fails raises its refusal."""
+        changes: "queue.Queue[Optional[Exception]]" = queue.Queue()
+        procs = [self._popen("get", plural, "--all", *(["-l", sel] if sel else []), "-w",
+                             "-o", "name") for plural, sel in watches]
+        for p in procs:
+            threading.Thread(target=_pump, args=(p, changes), daemon=True).start()
+
+        def pause(left: float) -> None:
+            with contextlib.suppress(queue.Empty):
+                err = changes.get(timeout=left)
+                if err is not None:
+                    raise err
+        try:
+            return poll(check, timeout, pause)
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+
+    def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
+        """The events of the job, its JobSet, Jobs and pods, oldest first."""
+        want = {(kind, name), ("JobSet", name)}
+        for k in ("Job", "Pod"):
+            want |= {(k, name_of(o)) for o in self.list(k.lower(), ns, f"{JOBSET_NAME}={name}")}
+        out = []
+        for ev in self.list("events", ns):
+            inv = ev.get("involvedObject") or {}
+            if (inv.get("kind"), inv.get("name")) in want:
+                t = next((parse_time(ev[k]) for k in ("lastTimestamp", "eventTime",
+                                                      "firstTimestamp")
+                          if ev.get(k) and parse_time(ev[k])), None) or created(ev)
+                out.append(Event(str(inv.get("kind")), str(inv.get("name")),
+                                 str(ev.get("message") or ""), str(ev.get("reason") or ""), t))
+        return sorted(out, key=lambda e: e.event_time)
+
+    def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
+        """What a failure is attributed to: nothing more than the job's condition says."""
+        return {}
+
+
+def _pump(p: subprocess.Popen, changes: "queue.Queue[Optional[Exception]]") -> None:
+    """One line per change of a `get -w -o name`; its refusal when it ends early."""
+    for _ in p.stdout:  # type: ignore[union-attr]
+        changes.put(None)
+    err = p.stderr.read()  # type: ignore[union-attr]
+    if p.wait() not in (0, -9):
+        changes.put(refusal(p.returncode, err))
