@@ -58,6 +58,11 @@ struct jjs_result {
 #define JJS_LBL_OPERATOR "training.kubeflow.org/operator-name"
 #define JJS_LBL_RTYPE "training.kubeflow.org/replica-type"
 #define JJS_OPERATOR "jaxjob-controller"
+/* Per pod (upstream pkg/controller.v1/common/pod.go createNewPod): the replica index, and
+ * job-role=master on index 0 (pkg/controller.v1/jax/jaxjob_controller.go IsMasterRole). */
+#define JJS_LBL_RINDEX "training.kubeflow.org/replica-index"
+#define JJS_LBL_ROLE "training.kubeflow.org/job-role"
+#define JJS_ROLE_MASTER "master"
 
 /* Computes the status of `jaxjob` (borrowed, a whole kubeflow.org/v1 JAXJob) from `obs`.
  * 0, or -ENOMEM (then `out` holds nothing). */
@@ -70,5 +75,15 @@ bool jjs_finished(const json_t *status);
 
 /* The labels the controller puts on the Worker pod template: a new object, NULL on OOM. */
 json_t *jjs_pod_labels(const char *name);
+
+/* The labels a JAXJob Worker pod still lacks, given its metadata `meta` (borrowed): the pods of
+ * a JAXJob share one pod template (one Indexed Job, pod i is replica i), so the per-pod labels
+ * come from the pod's completion index (the batch.kubernetes.io/job-completion-index
+ * annotation, else the label): replica-index=<index>, and job-role=master on index 0.  A pod
+ * is a JAXJob Worker pod when its labels say so (operator-name=jaxjob-controller,
+ * replica-type=worker: jjs_pod_labels).  Returns a new object holding only the labels to set
+ * (empty when there are none: not such a pod, no index, or already labelled), NULL on OOM.
+ * The pod webhook, the controller (without the webhook) and the local runner all ask this. */
+json_t *jjs_pod_index_labels(const json_t *meta);
 
 #endif

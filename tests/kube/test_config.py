@@ -45,7 +45,7 @@ CLUSTER_RULES = [
     (["batch"], ["jobs"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     (["batch"], ["jobs/status"], ["update", "patch"]),
     ([""], ["services"], ["get", "list", "watch", "create", "delete"]),
-    ([""], ["pods"], ["get", "list", "watch", "delete"]),
+    ([""], ["pods"], ["get", "list", "watch", "patch", "delete"]),
     ([""], ["persistentvolumeclaims"], ["get", "list", "watch", "create"]),
     (["", "events.k8s.io"], ["events"], ["create", "patch"]),
     (["admissionregistration.k8s.io"],

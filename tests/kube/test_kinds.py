@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ctltest import (BIN, CRDS, JS_API, L_JOBSET, Case, Controller, cond_true,  # noqa: E402
@@ -246,6 +247,73 @@ def jaxjob_runs_as_its_jobset_through_every_condition(env):
     if c.s.has_gc:
         c.gone("jobset")
         poll(lambda: not c.jobs(live_only=True), "the Jobs deleted")
+
+
+KF = "training.kubeflow.org/"
+CIDX = "batch.kubernetes.io/job-completion-index"
+
+
+def index_pods(c, job, n):
+    """The pods the Job controller makes for an Indexed Job of n completions: the template's
+    labels and annotations, with the completion index as an annotation and (Kubernetes >=
+    1.28) a label, owned by the Job."""
+    m, t = job["metadata"], job["spec"]["template"]
+    for i in range(n):
+        meta = t.get("metadata") or {}
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"{m['name']}-{i}-x{i}",
+            "labels": {**(meta.get("labels") or {}), CIDX: str(i), "controller-uid": m["uid"]},
+            "annotations": {**(meta.get("annotations") or {}), CIDX: str(i)},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": m["name"],
+                                 "uid": m["uid"], "controller": True,
+                                 "blockOwnerDeletion": True}]},
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "jax",
+                                                                 "image": "python:3.12"}]}}
+        expect(c.s.post(c.path("pods", api="/api/v1"), body), 201, "pod")
+
+
+def select_pods(c, **labels):
+    """The pods' names the TrainingClient's get_job_pods finds: a label selector."""
+    sel = ",".join(f"{k}={v}" for k, v in labels.items())
+    r = expect(c.s.get(c.path("pods", api="/api/v1") + "?labelSelector=" +
+                       urllib.parse.quote(sel)), 200, "pods")
+    return sorted(p["metadata"]["name"] for p in r["items"])
+
+
+def check_training_operator_labels(c, job, n):
+    """Every pod of the JAXJob carries the Training Operator's labels (kubeflow/training-operator
+    pkg/controller.v1/common/pod.go createNewPod): job-name, operator-name, replica-type=worker,
+    its replica-index, job-role=master on index 0 only; and the TrainingClient's selectors
+    (get_job_pods: is_master, replica_index) find exactly those pods."""
+    def labelled():
+        pods = {p["metadata"]["name"]: p["metadata"].get("labels") or {} for p in c.pods()}
+        for name, lb in pods.items():
+            idx = lb.get(CIDX)
+            want = {KF + "job-name": c.name, KF + "operator-name": "jaxjob-controller",
+                    KF + "replica-type": "worker", KF + "replica-index": idx}
+            if idx == "0":
+                want[KF + "job-role"] = "master"
+            got = {k: v for k, v in lb.items() if k.startswith(KF)}
+            if got != want:
+                return False, (name, got)
+        return pods if len(pods) == n else (False, pods)
+    poll(labelled, f"the Training Operator's labels on {n} pods")
+    jn = job["metadata"]["name"]
+    check(select_pods(c, **{KF + "job-name": c.name, KF + "job-role": "master"}) ==
+          [f"{jn}-0-x0"], "is_master")
+    for i in range(n):
+        check(select_pods(c, **{KF + "job-name": c.name, KF + "replica-type": "worker",
+                                KF + "replica-index": i}) == [f"{jn}-{i}-x{i}"], i)
+
+
+@test
+def jaxjob_pods_carry_the_training_operators_labels(env):
+    """Without the pod webhook (this controller runs none), the controller labels each pod
+    of a JAXJob with its replica-index and job-role once it appears."""
+    c = new_case(env, jaxjob(replicas=3))
+    job = c.wait_jobs(1)[0]
+    index_pods(c, job, 3)
+    check_training_operator_labels(c, job, 3)
 
 
 @test

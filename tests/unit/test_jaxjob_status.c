@@ -310,11 +310,61 @@ static void test_transition_time(void **state)
     json_decref(jobs);
 }
 
+/* jjs_pod_index_labels: what a pod's metadata still lacks of the per-pod labels. */
+static void test_pod_index_labels(void **state)
+{
+    (void)state;
+#define KF "'training.kubeflow.org/operator-name':'jaxjob-controller'," \
+           "'training.kubeflow.org/replica-type':'worker'"
+#define IDX "'batch.kubernetes.io/job-completion-index'"
+    static const struct {
+        const char *meta, *want;
+    } rows[] = {
+        /* index 0 is the master; the index from the annotation */
+        {"{'labels':{" KF "},'annotations':{" IDX ":'0'}}",
+         "{'training.kubeflow.org/replica-index':'0','training.kubeflow.org/job-role':'master'}"},
+        {"{'labels':{" KF "},'annotations':{" IDX ":'3'}}",
+         "{'training.kubeflow.org/replica-index':'3'}"},
+        /* else from the label (Kubernetes >= 1.28 sets both) */
+        {"{'labels':{" KF "," IDX ":'12'}}", "{'training.kubeflow.org/replica-index':'12'}"},
+        /* already labelled: nothing; a wrong value is corrected */
+        {"{'labels':{" KF ",'training.kubeflow.org/replica-index':'0',"
+         "'training.kubeflow.org/job-role':'master'},'annotations':{" IDX ":'0'}}", "{}"},
+        {"{'labels':{" KF ",'training.kubeflow.org/replica-index':'0'},'annotations':{" IDX
+         ":'1'}}", "{'training.kubeflow.org/replica-index':'1'}"},
+        /* not a JAXJob Worker pod, or no index: nothing */
+        {"{'labels':{'training.kubeflow.org/replica-type':'worker'},'annotations':{" IDX
+         ":'0'}}", "{}"},
+        {"{'labels':{'training.kubeflow.org/operator-name':'pytorchjob-controller',"
+         "'training.kubeflow.org/replica-type':'worker'},'annotations':{" IDX ":'0'}}", "{}"},
+        {"{'labels':{" KF "}}", "{}"},
+        {"{'labels':{" KF "},'annotations':{" IDX ":'-1'}}", "{}"},
+        {"{'labels':{" KF "},'annotations':{" IDX ":'1x'}}", "{}"},
+        {"{}", "{}"},
+    };
+#undef KF
+#undef IDX
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        json_t *meta = tu_qjson(rows[i].meta), *want = tu_qjson(rows[i].want);
+        json_t *got = jjs_pod_index_labels(meta);
+        if (!json_equal(got, want)) {
+            char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
+            print_error("case %zu: %s: got %s\n", i, rows[i].meta, g ? g : "(null)");
+            free(g);
+            fail();
+        }
+        json_decref(got);
+        json_decref(want);
+        json_decref(meta);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_transition_time),
+        cmocka_unit_test(test_pod_index_labels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* The JAXJob controller (kubeflow.org/v1), in the JobSet controller's process: each JAXJob owns
  * one JobSet of its name, built by the converter (api/convert.h conv_for_cluster), whose pods
  * carry the Training Operator's training.kubeflow.org/{job-name,operator-name,replica-type}
- * labels; the JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
+ * labels (and each its replica-index and job-role: the pod webhook's, else ctl_pods'); the
+ * JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
  * follows with the Training Operator v1 rules (api/jaxjob_status.h; upstream
  * kubeflow/training-operator pkg/controller.v1/jax/jaxjob_controller.go and
  * pkg/controller.v1/common/job.go).  runPolicy.suspend is the JobSet's spec.suspend;
@@ -34,19 +35,6 @@ struct jj_pass {
     char *invalid;      /* why it cannot run (owned) */
 };
 
-/* The Worker pods get the Training Operator's labels (replicaStatuses.Worker.selector). */
-static int label_pods(json_t *js, const char *name)
-{
-    json_t *rj = json_array_get(jx_path(js, "spec.replicatedJobs"), 0);
-    json_t *pt = jx_ensure_obj(jx_ensure_obj(jx_ensure_obj(jx_ensure_obj(rj, "template"), "spec"),
-                                             "template"),
-                               "metadata");
-    json_t *want = jjs_pod_labels(name), *labels = jx_ensure_obj(pt, "labels");
-    int rc = want && labels ? json_object_update(labels, want) : -ENOMEM;
-    json_decref(want);
-    return rc < 0 ? -ENOMEM : 0;
-}
-
 /* The converter's JobSet, or NULL with p->invalid set (or on OOM). */
 static json_t *build(struct jj_pass *p)
 {
@@ -58,10 +46,6 @@ static json_t *build(struct jj_pass *p)
     ferr_list_release(&errs);
     if (js)
         (void)json_object_del(jx_obj(js, "spec"), "ttlSecondsAfterFinished");
-    if (js && label_pods(js, p->name) < 0) {
-        json_decref(js);
-        js = NULL;
-    }
     return js;
 }
 
