@@ -289,6 +289,16 @@ static void follow_jobset(struct jjs_ctx *x, const json_t *js, const json_t *job
     }
 }
 
+/* The gang restarts with a changed spec: the old pods are going, the new not yet there. */
+static void respec(struct jjs_ctx *x, const char *why)
+{
+    json_t *w = jx_path(x->st, "replicaStatuses." RTYPE);
+    if (w && jx_int_or(w, "active", 0) != 0 && jx_set_int(w, "active", 0) < 0)
+        x->rc = -ENOMEM;
+    if (set_cond(x, "Restarting", "True", "Restarting", why))
+        event(x, "Normal", "Restarting", why);
+}
+
 static void created(struct jjs_ctx *x)
 {
     char msg[512];
@@ -307,8 +317,10 @@ static void invalid(struct jjs_ctx *x, const char *why)
 static void run_rules(struct jjs_ctx *x, const struct jjs_obs *obs)
 {
     created(x);
-    if (obs->invalid && !finished(x->st))
+    if (obs->invalid && !finished(x->st)) {
         invalid(x, obs->invalid);
+        x->out->delete_jobset = obs->jobset != NULL; /* nothing runs what cannot be run */
+    }
     if (finished(x->st)) {
         on_finished(x);
         return;
@@ -318,6 +330,10 @@ static void run_rules(struct jjs_ctx *x, const struct jjs_obs *obs)
         return;
     }
     resume(x);
+    if (obs->respec) {
+        respec(x, obs->respec);
+        return;
+    }
     count_pods(x, obs->jobs);
     if (!json_object_get(x->st, "startTime"))
         set_time(x, "startTime");

@@ -23,7 +23,9 @@
  * from status.startTime (Failed, and the JobSet deleted: upstream deletes every pod when a limit
  * is exceeded, whatever cleanPodPolicy says); ttlSecondsAfterFinished from completionTime
  * (the JAXJob deleted); cleanPodPolicy once finished (None keeps the pods, Running deletes the
- * Running and Pending ones, All deletes all). */
+ * Running and Pending ones, All deletes all).  A JAXJob that cannot be converted (obs.invalid) is
+ * Failed with a Warning event, and a JobSet it has goes; a spec change carried out by a gang
+ * restart (obs.respec) is Restarting until the new pods run. */
 #ifndef JX_JAXJOB_STATUS_H
 #define JX_JAXJOB_STATUS_H
 
@@ -36,6 +38,11 @@ struct jjs_obs {
     const json_t *jobset;  /* the JobSet this JAXJob controls, or NULL (not created yet) */
     const json_t *jobs;    /* the JobSet's Jobs (an array; NULL = none) */
     const char *invalid;   /* the JAXJob cannot be converted: the first field error, or NULL */
+    /* The spec changed since the JobSet was built and the gang restarts with the new spec (the
+     * JobSet is replaced: jobset and jobs then describe nothing to count): why, in a
+     * sentence, or NULL.  Gives Restarting (JAXJobRestarting, in place of Running) with this message
+     * and a Normal event; the new JobSet's pods then bring Running back. */
+    const char *respec;
 };
 
 enum jjs_cleanup { JJS_CLEAN_NONE = 0, JJS_CLEAN_RUNNING, JJS_CLEAN_ALL };
@@ -46,7 +53,8 @@ struct jjs_result {
     bool changed;            /* status differs from the JAXJob's */
     bool finished;           /* Succeeded or Failed is True */
     enum jjs_cleanup cleanup; /* pods to delete now (finished, by cleanPodPolicy) */
-    bool delete_jobset;      /* a limit was exceeded: the JobSet (and so every pod) goes */
+    bool delete_jobset;      /* a limit was exceeded, or the spec cannot be run: the JobSet
+                              * (and so every pod) goes */
     bool delete_jaxjob;      /* ttlSecondsAfterFinished has passed */
     int64_t requeue_ms;      /* look again in this many ms (deadline, TTL), or -1 */
 };

@@ -316,6 +316,119 @@ def jaxjob_pods_carry_the_training_operators_labels(env):
     check_training_operator_labels(c, job, 3)
 
 
+def play_gc(c, old_js):
+    """What the garbage collector does for a Foreground deletion of the JobSet old_js (the test
+    plays it when the server runs none): its Jobs deleted, then its finalizer removed."""
+    uid = old_js["metadata"]["uid"]
+    poll(lambda: (c.jobset() or {}).get("metadata", {}).get("deletionTimestamp") or
+         (c.jobset() or {}).get("metadata", {}).get("uid") != uid, "the JobSet being deleted")
+    if c.s.has_gc:
+        return
+    for j in c.jobs():
+        if any(r.get("uid") == uid for r in j["metadata"].get("ownerReferences") or []):
+            c.s.patch(c.path("jobs", j["metadata"]["name"]), {"metadata": {"finalizers": None}})
+            c.s.delete(c.path("jobs", j["metadata"]["name"]), {"propagationPolicy": "Background"})
+    c.s.patch(c.js_path(), {"metadata": {"finalizers": None}})
+
+
+def job_of(c, js):
+    """The (one) live Job of JobSet js."""
+    uid = js["metadata"]["uid"]
+    return poll(lambda: [j for j in c.jobs(live_only=True) if any(
+        r.get("uid") == uid for r in j["metadata"].get("ownerReferences") or [])] or False,
+        "the JobSet's Job")[0]
+
+
+def new_jobset(c, old_uid):
+    def ok():
+        js = c.jobset()
+        return js if js and js["metadata"]["uid"] != old_uid else False
+    return poll(ok, "the JobSet made again")
+
+
+@test
+def jaxjob_scaled_restarts_its_gang_with_the_new_size(env):
+    """Scaling a running JAXJob's Worker replicas (the scale subresource where the server
+    serves it, as `kubectl scale jaxjob --replicas=3` does; else the same edit of
+    spec.jaxReplicaSpecs.Worker.replicas) restarts the gang with the new size: Restarting with a
+    Normal event saying why, the JobSet replaced by one of 3 pods, then Running with 3 active.
+    A JAX gang cannot grow in place: its process count is fixed at initialize()."""
+    c = new_case(env, jaxjob(replicas=2))
+    js = c.wait_jobset()
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    scale = c.path("jaxjobs", c.name, "scale", api=JJ_API)
+    r = c.s.get(scale)
+    if r.status == 200:
+        body = r.json
+        body["spec"]["replicas"] = 3
+        expect(c.s.put(scale, body), 200, "scale")
+    else:  # the test API server does not serve /scale: the edit it makes
+        c.patch_obj({"spec": {"jaxReplicaSpecs": {"Worker": {"replicas": 3}}}})
+    why = (f"JAXJob {c.name} is restarting with 3 Worker replica(s) instead of 2: the JAX "
+           "process count is fixed when the processes start.")
+    c.wait_event("JAXJobRestarting", "Normal", why)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Restarting": ("True", "JAXJobRestarting")})
+    check([x for x in c.status()["conditions"] if x["type"] == "Restarting"][0]["message"] ==
+          why, c.status())
+    play_gc(c, js)
+    js2 = new_jobset(c, js["metadata"]["uid"])
+    jspec = js2["spec"]["replicatedJobs"][0]["template"]["spec"]
+    check(jspec["parallelism"] == 3 and jspec["completions"] == 3, jspec)
+    job2 = job_of(c, js2)
+    check(job2["spec"]["completions"] == 3, job2["spec"])
+    envs = {e["name"]: e.get("value") for e in
+            job2["spec"]["template"]["spec"]["containers"][0]["env"]}
+    check(envs.get("NUM_PROCESSES") == "3", envs)
+    c.job_status(job2["metadata"]["name"], active=3, ready=3)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.wait_replicas(active=3)
+    if r.status == 200:
+        sc = expect(c.s.get(scale), 200, "scale")
+        check(sc["spec"]["replicas"] == 3 and sc["status"]["replicas"] == 3, sc)
+    # a change of what the controller reads from the JAXJob itself restarts nothing
+    c.patch_obj({"spec": {"runPolicy": {"cleanPodPolicy": "All", "ttlSecondsAfterFinished": 60}}})
+    steady(lambda: c.jobset()["metadata"]["uid"] == js2["metadata"]["uid"] and
+           "deletionTimestamp" not in c.jobset()["metadata"], "the JobSet kept")
+    check(len(c.events("JAXJobRestarting")) == 1, c.events())
+
+
+@test
+def jaxjob_template_edit_restarts_and_a_bad_edit_fails(env):
+    """Any other edit that changes the JobSet (here the pod template) restarts the gang the
+    same way; an edit that can no longer run (no container named jax, where no webhook refused
+    it) fails the JAXJob with a Warning event naming the field, and its JobSet goes."""
+    c = new_case(env, jaxjob(replicas=2))
+    js = c.wait_jobset()
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.patch_obj({"spec": {"jaxReplicaSpecs": {"Worker": {"template": {"metadata": {
+        "labels": {"team": "ml"}}}}}}})
+    c.wait_event("JAXJobRestarting", "Normal",
+                 f"JAXJob {c.name} is restarting because its spec changed.")
+    play_gc(c, js)
+    js2 = new_jobset(c, js["metadata"]["uid"])
+    labels = js2["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"][
+        "labels"]
+    check(labels.get("team") == "ml", labels)
+    job2 = job_of(c, js2)
+    c.job_status(job2["metadata"]["name"], active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    worker = c.obj()["spec"]["jaxReplicaSpecs"]["Worker"]
+    worker["template"]["spec"]["containers"][0]["name"] = "trainer"
+    c.patch_obj({"spec": {"jaxReplicaSpecs": {"Worker": worker}}})
+    c.wait_event("JAXJobFailed", "Warning")
+    st = c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobRunning"),
+                       "Failed": ("True", "JAXJobFailed")})
+    check("jax" in [x for x in c.status()["conditions"] if x["type"] == "Failed"][0]["message"],
+          st)
+    poll(lambda: c.jobset() is None or c.jobset()["metadata"].get("deletionTimestamp"),
+         "the JobSet deleted")
+
+
 @test
 def jaxjob_never_fails_on_the_first_failed_pod(env):
     c = new_case(env, jaxjob(replicas=3))

@@ -8,8 +8,11 @@
  * pkg/controller.v1/common/job.go).  runPolicy.suspend is the JobSet's spec.suspend;
  * ttlSecondsAfterFinished deletes the JAXJob (the JobSet goes with it), so the JobSet gets none
  * of its own.  A JAXJob that cannot be converted is Failed with a Warning Event naming the field,
- * and nothing is created.  Spec changes other than suspend are not applied to a JobSet that
- * exists (as the Training Operator leaves existing pods alone). */
+ * and nothing is created.  A spec change that changes the JobSet (Worker replicas, as
+ * `kubectl scale` and the scale subresource make it, the pod template, backoffLimit,
+ * activeDeadlineSeconds...) restarts the gang with the new spec (check_respec), with
+ * Restarting and an Event; runPolicy's suspend, cleanPodPolicy and ttlSecondsAfterFinished take
+ * effect in place. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,7 @@
 #include "obj/ferr.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
+#include "obj/sha1.h"
 
 #define LOGGER "jaxjob"
 
@@ -33,7 +37,28 @@ struct jj_pass {
     const char *name, *uid, *key;
     json_t *js, *jobs;  /* the JobSet and its Jobs (owned) */
     char *invalid;      /* why it cannot run (owned) */
+    char *respec;       /* the spec changed: the gang restarts with it, because... (owned) */
 };
+
+/* The SHA-1 of what a JobSet built from the JAXJob's spec holds, less spec.suspend (which
+ * ctl_kind_sync_suspend carries over): two JAXJob specs that build the same JobSet hash the
+ * same, so runPolicy's suspend, cleanPodPolicy and ttlSecondsAfterFinished (which this
+ * controller reads from the JAXJob itself) never restart anything. */
+static int spec_hash(const json_t *js, char out[41])
+{
+    json_t *spec = json_deep_copy(jx_obj(js, "spec"));
+    char *text = NULL;
+    if (spec) {
+        (void)json_object_del(spec, "suspend");
+        text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+    }
+    json_decref(spec);
+    if (!text)
+        return -ENOMEM;
+    sha1_hex(text, strlen(text), out);
+    free(text);
+    return 0;
+}
 
 /* The converter's JobSet, or NULL with p->invalid set (or on OOM). */
 static json_t *build(struct jj_pass *p)
@@ -46,6 +71,13 @@ static json_t *build(struct jj_pass *p)
     ferr_list_release(&errs);
     if (js)
         (void)json_object_del(jx_obj(js, "spec"), "ttlSecondsAfterFinished");
+    char hash[41];
+    if (js && (spec_hash(js, hash) < 0 ||
+               jx_set_meta(jx_ensure_obj(js, "metadata"), "annotations", ANN_JAXJOB_SPEC_HASH,
+                           hash) < 0)) {
+        json_decref(js);
+        js = NULL;
+    }
     return js;
 }
 
@@ -76,6 +108,54 @@ static int observe(struct jj_pass *p)
     const char *uid = jx_str(jx_obj(p->js, "metadata"), "uid");
     p->jobs = uid ? cache_store_owned(cache_inf_store(p->c->jobs), uid) : json_array();
     return rc < 0 ? rc : p->jobs ? 0 : -ENOMEM;
+}
+
+static long long worker_replicas(const json_t *js)
+{
+    const json_t *rj = json_array_get(jx_path(js, "spec.replicatedJobs"), 0);
+    return jx_int_or(jx_path(rj, "template.spec"), "parallelism", -1);
+}
+
+/* [yields] A JobSet built from an older spec (its hash differs from the JAXJob's now) cannot
+ * be changed in place: JobSet's replicatedJobs are immutable (kubernetes-sigs/jobset
+ * pkg/webhooks jobset_webhook.go ValidateUpdate), and a JAX gang's process count and
+ * environment are fixed when jax.distributed.initialize() runs.  So the gang restarts with the
+ * new spec: the JobSet is deleted (Foreground: its Jobs and pods go first) and, once gone,
+ * created again from the JAXJob as it is now.  The Training Operator itself would add or
+ * remove pods of the new indexes and leave the running ones alone, which a JAX gang cannot
+ * follow.  An edit that no longer converts sets p->invalid (the JAXJob fails, the JobSet goes). */
+static int check_respec(struct jj_pass *p)
+{
+    const json_t *m = jx_obj(p->js, "metadata");
+    const char *have = jx_get_meta(m, "annotations", ANN_JAXJOB_SPEC_HASH);
+    struct err e = {{0}};
+    if (!have || p->invalid || jjs_finished(jx_obj(p->jj, "status")))
+        return 0; /* a JobSet of an older jaxset, or nothing to restart */
+    json_t *want = build(p);
+    if (!want)
+        return p->invalid ? 0 : -ENOMEM;
+    const char *now = jx_get_meta(jx_obj(want, "metadata"), "annotations", ANN_JAXJOB_SPEC_HASH);
+    long long from = worker_replicas(p->js), to = worker_replicas(want);
+    int rc = 0;
+    if (now && strcmp(now, have) != 0) {
+        rc = from != to ? asprintf(&p->respec, "JAXJob %s is restarting with %lld Worker "
+                                   "replica(s) instead of %lld: the JAX process count is fixed "
+                                   "when the processes start.", p->name, to, from)
+                        : asprintf(&p->respec, "JAXJob %s is restarting because its spec "
+                                   "changed.", p->name);
+        rc = rc < 0 ? -ENOMEM : 0;
+    }
+    if (rc == 0 && p->respec && !json_object_get(m, "deletionTimestamp")) {
+        kc_log(KC_LOG_INFO, LOGGER, p->key, "the spec changed: replacing its JobSet");
+        rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name, jx_str(m, "uid"),
+                             "Foreground", &e);
+        if (rc == -ENOENT)
+            rc = 0;
+        else if (rc < 0)
+            kc_log(KC_LOG_ERROR, LOGGER, p->key, "deleting its JobSet: %s", e.msg);
+    }
+    json_decref(want);
+    return rc;
 }
 
 /* What the result asks beside the status: pods, the JobSet or the JAXJob deleted. */
@@ -118,7 +198,9 @@ static int pass(struct jj_pass *p, bool *requeued)
 {
     struct jjs_result r;
     int rc = observe(p);
-    if (rc == 0)
+    if (rc == 0 && p->js)
+        rc = check_respec(p);
+    if (rc == 0 && !p->respec)
         rc = jjs_finished(jx_obj(p->jj, "status")) /* runPolicy.suspend is the JobSet's */
                  ? 0
                  : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
@@ -126,7 +208,9 @@ static int pass(struct jj_pass *p, bool *requeued)
                                                     false));
     if (rc < 0)
         return rc;
-    struct jjs_obs obs = {p->js, p->jobs, p->invalid};
+    /* a JobSet being replaced counts for nothing: its pods are going */
+    struct jjs_obs obs = {p->respec ? NULL : p->js, p->respec ? NULL : p->jobs, p->invalid,
+                          p->respec};
     if ((rc = jjs_compute(p->jj, &obs, kt_now_ms(), &r)) < 0)
         return rc;
     rc = write_status(p, &r);
@@ -154,6 +238,7 @@ int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued)
     json_decref(p.js);
     json_decref(p.jobs);
     free(p.invalid);
+    free(p.respec);
     json_decref(jj);
     return rc;
 }
