@@ -40,18 +40,23 @@ struct jj_pass {
     char *respec;       /* the spec changed: the gang restarts with it, because... (owned) */
 };
 
-/* The SHA-1 of what a JobSet built from the JAXJob's spec holds, less spec.suspend (which
- * ctl_kind_sync_suspend carries over): two JAXJob specs that build the same JobSet hash the
- * same, so runPolicy's suspend, cleanPodPolicy and ttlSecondsAfterFinished (which this
- * controller reads from the JAXJob itself) never restart anything. */
-static int spec_hash(const json_t *js, char out[41])
+/* The SHA-1 of the JAXJob's spec less runPolicy's suspend, cleanPodPolicy and
+ * ttlSecondsAfterFinished (which take effect in place: ctl_kind_sync_suspend carries suspend,
+ * the others are read from the JAXJob every pass).  Of the JAXJob, not of the JobSet built
+ * from it, so that a controller of another version or other feature gates, whose converter
+ * may build another JobSet, restarts no running gang. */
+static int spec_hash(const json_t *jj, char out[41])
 {
-    json_t *spec = json_deep_copy(jx_obj(js, "spec"));
+    static const char *const in_place[] = {"suspend", "cleanPodPolicy",
+                                           "ttlSecondsAfterFinished"};
+    json_t *spec = json_deep_copy(jx_obj(jj, "spec"));
+    json_t *rp = jx_obj(spec, "runPolicy");
     char *text = NULL;
-    if (spec) {
-        (void)json_object_del(spec, "suspend");
-        text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
-    }
+    for (size_t i = 0; rp && i < sizeof(in_place) / sizeof(in_place[0]); i++)
+        (void)json_object_del(rp, in_place[i]);
+    if (rp && json_object_size(rp) == 0) /* runPolicy of in-place fields only: none */
+        (void)json_object_del(spec, "runPolicy");
+    text = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
     json_decref(spec);
     if (!text)
         return -ENOMEM;
@@ -72,7 +77,7 @@ static json_t *build(struct jj_pass *p)
     if (js)
         (void)json_object_del(jx_obj(js, "spec"), "ttlSecondsAfterFinished");
     char hash[41];
-    if (js && (spec_hash(js, hash) < 0 ||
+    if (js && (spec_hash(p->jj, hash) < 0 ||
                jx_set_meta(jx_ensure_obj(js, "metadata"), "annotations", ANN_JAXJOB_SPEC_HASH,
                            hash) < 0)) {
         json_decref(js);
@@ -129,23 +134,24 @@ static int check_respec(struct jj_pass *p)
     const json_t *m = jx_obj(p->js, "metadata");
     const char *have = jx_get_meta(m, "annotations", ANN_JAXJOB_SPEC_HASH);
     struct err e = {{0}};
+    char now[41];
     if (!have || p->invalid || jjs_finished(jx_obj(p->jj, "status")))
         return 0; /* a JobSet of an older jaxset, or nothing to restart */
+    if (spec_hash(p->jj, now) < 0)
+        return -ENOMEM;
+    if (strcmp(now, have) == 0)
+        return 0;
     json_t *want = build(p);
     if (!want)
         return p->invalid ? 0 : -ENOMEM;
-    const char *now = jx_get_meta(jx_obj(want, "metadata"), "annotations", ANN_JAXJOB_SPEC_HASH);
     long long from = worker_replicas(p->js), to = worker_replicas(want);
-    int rc = 0;
-    if (now && strcmp(now, have) != 0) {
-        rc = from != to ? asprintf(&p->respec, "JAXJob %s is restarting with %lld Worker "
+    int rc = from != to ? asprintf(&p->respec, "JAXJob %s is restarting with %lld Worker "
                                    "replica(s) instead of %lld: the JAX process count is fixed "
                                    "when the processes start.", p->name, to, from)
                         : asprintf(&p->respec, "JAXJob %s is restarting because its spec "
                                    "changed.", p->name);
-        rc = rc < 0 ? -ENOMEM : 0;
-    }
-    if (rc == 0 && p->respec && !json_object_get(m, "deletionTimestamp")) {
+    rc = rc < 0 ? -ENOMEM : 0;
+    if (rc == 0 && !json_object_get(m, "deletionTimestamp")) {
         kc_log(KC_LOG_INFO, LOGGER, p->key, "the spec changed: replacing its JobSet");
         rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name, jx_str(m, "uid"),
                              "Foreground", &e);
