@@ -33,7 +33,10 @@
  *    cleanPodPolicy, schedulingPolicy and managedBy have no JobSet counterpart.
  *  - no failurePolicy: the first failed Job fails the JobSet, as any failure fails a JAXJob.
  *  - the port named jaxjob-port (6666) is appended to container "jax" when missing
- *    (SetDefaults_JAXJob), and its containerPort is the coordinator port. */
+ *    (SetDefaults_JAXJob), and its containerPort is the coordinator port.
+ *  - the pod template carries the Training Operator's pod labels (job-name, operator-name,
+ *    replica-type=worker: jjs_pod_labels); each pod's replica-index and job-role=master are
+ *    set per pod (jjs_pod_index_labels), since all pods share this template. */
 #include "api/convert.h"
 
 #include <errno.h>
@@ -44,6 +47,7 @@
 
 #include "api/conv_util.h"
 #include "api/jaxjob_admission.h"
+#include "api/jaxjob_status.h"
 #include "api/keys.h"
 #include "obj/jx.h"
 
@@ -204,13 +208,34 @@ static int jj_add_port(json_t *pspec)
     return 0;
 }
 
+/* The Training Operator's labels common to every Worker pod (jjs_pod_labels), over the
+ * template's own as upstream's createNewPod sets them; the per-pod ones (replica-index,
+ * job-role) are jjs_pod_index_labels'. */
+static int jj_label(json_t *t, const char *name)
+{
+    json_t *labels = jx_ensure_obj(jx_ensure_obj(t, "metadata"), "labels");
+    json_t *want = jjs_pod_labels(name);
+    int rc = labels && want ? json_object_update(labels, want) : -1;
+    json_decref(want);
+    return rc < 0 ? -ENOMEM : 0;
+}
+
 static json_t *jj_pod_template(const struct jj *j)
 {
-    json_t *t = json_deep_copy(jx_obj(j->worker, "template"));
+    /* metadata first, as a PodTemplateSpec is written */
+    json_t *t = json_pack("{s:{}}", "metadata");
+    json_t *src = json_deep_copy(jx_obj(j->worker, "template"));
+    if (!t || !src || json_object_update(t, src) < 0) {
+        json_decref(t);
+        t = NULL;
+    }
+    json_decref(src);
     json_t *pspec = jx_ensure_obj(t, "spec");
     int rc = pspec ? jx_set_str(pspec, "restartPolicy", pod_restart(j->restart)) : -ENOMEM;
     if (rc == 0 && !j->has_port)
         rc = jj_add_port(pspec);
+    if (rc == 0)
+        rc = jj_label(t, j->name);
     if (rc < 0) {
         json_decref(t);
         return NULL;

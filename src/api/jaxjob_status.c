@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "api/keys.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
@@ -287,6 +289,16 @@ static void follow_jobset(struct jjs_ctx *x, const json_t *js, const json_t *job
     }
 }
 
+/* The gang restarts with a changed spec: the old pods are going, the new not yet there. */
+static void respec(struct jjs_ctx *x, const char *why)
+{
+    json_t *w = jx_path(x->st, "replicaStatuses." RTYPE);
+    if (w && jx_int_or(w, "active", 0) != 0 && jx_set_int(w, "active", 0) < 0)
+        x->rc = -ENOMEM;
+    if (set_cond(x, "Restarting", "True", "Restarting", why))
+        event(x, "Normal", "Restarting", why);
+}
+
 static void created(struct jjs_ctx *x)
 {
     char msg[512];
@@ -305,8 +317,10 @@ static void invalid(struct jjs_ctx *x, const char *why)
 static void run_rules(struct jjs_ctx *x, const struct jjs_obs *obs)
 {
     created(x);
-    if (obs->invalid && !finished(x->st))
+    if (obs->invalid && !finished(x->st)) {
         invalid(x, obs->invalid);
+        x->out->delete_jobset = obs->jobset != NULL; /* nothing runs what cannot be run */
+    }
     if (finished(x->st)) {
         on_finished(x);
         return;
@@ -316,6 +330,10 @@ static void run_rules(struct jjs_ctx *x, const struct jjs_obs *obs)
         return;
     }
     resume(x);
+    if (obs->respec) {
+        respec(x, obs->respec);
+        return;
+    }
     count_pods(x, obs->jobs);
     if (!json_object_get(x->st, "startTime"))
         set_time(x, "startTime");
@@ -388,4 +406,42 @@ json_t *jjs_pod_labels(const char *name)
 {
     return json_pack("{s:s,s:s,s:s}", JJS_LBL_JOB_NAME, name, JJS_LBL_OPERATOR, JJS_OPERATOR,
                      JJS_LBL_RTYPE, "worker");
+}
+
+/* A completion index as the Job controller writes it: decimal, non-negative; -1 otherwise. */
+static long long completion_index(const json_t *meta)
+{
+    const char *s = jx_get_meta(meta, "annotations", ANN_JOB_COMPLETION_INDEX);
+    if (!s)
+        s = jx_get_meta(meta, "labels", ANN_JOB_COMPLETION_INDEX);
+    if (!s || !*s || strlen(s) > 9 || strspn(s, "0123456789") != strlen(s))
+        return -1;
+    return strtoll(s, NULL, 10);
+}
+
+static int want_label(json_t *out, const json_t *meta, const char *k, const char *v)
+{
+    const char *have = jx_get_meta(meta, "labels", k);
+    return have && strcmp(have, v) == 0 ? 0 : jx_set_str(out, k, v);
+}
+
+json_t *jjs_pod_index_labels(const json_t *meta)
+{
+    const char *op = jx_get_meta(meta, "labels", JJS_LBL_OPERATOR);
+    const char *rt = jx_get_meta(meta, "labels", JJS_LBL_RTYPE);
+    long long idx = completion_index(meta);
+    json_t *out = json_object();
+    char v[24];
+    if (!out || !op || strcmp(op, JJS_OPERATOR) != 0 || !rt || strcmp(rt, "worker") != 0 ||
+        idx < 0)
+        return out;
+    snprintf(v, sizeof(v), "%lld", idx);
+    int rc = want_label(out, meta, JJS_LBL_RINDEX, v);
+    if (rc == 0 && idx == 0)
+        rc = want_label(out, meta, JJS_LBL_ROLE, JJS_ROLE_MASTER);
+    if (rc < 0) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
 }

@@ -46,6 +46,9 @@
 #define ANN_JAX_RJS "jaxset.dev/jax-replicated-jobs" /* comma list; default: every RJ */
 #define ANN_SOURCE_KIND "jaxset.dev/source-kind"     /* JAXJob, TrainJob, AIchorManifest */
 #define ANN_JAXJOB_RUN_POLICY "jaxset.dev/jaxjob-run-policy" /* JAXJob spec.runPolicy, JSON */
+/* On the JobSet a JAXJob owns: the SHA-1 of the JAXJob spec it was built from (less what takes
+ * effect in place), so a spec change the JobSet does not carry is seen (kube/ctl/ctl_jaxjob.c) */
+#define ANN_JAXJOB_SPEC_HASH "jaxset.dev/jaxjob-spec-hash"
 #define ANN_PROCESS_ID_OFFSET "jaxset.dev/jax-process-id-offset" /* on pod templates */
 #define ANN_JAX_PROCESS_ID "jaxset.dev/jax-process-id" /* on pods `jaxset get` prints */
 #define ANN_RESTART_GRACE "jaxset.dev/restart-grace-seconds" /* api/local_ann.h */

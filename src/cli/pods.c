@@ -31,7 +31,10 @@ static json_t *metadata(const json_t *pod, const char *ns, const char *jobset)
 {
     json_t *m = json_pack("{s:s*,s:s*}", "name", jx_str(pod, "name"), "namespace", ns);
     const char *job = jx_str(pod, "job");
+    const json_t *labels = jx_obj(pod, "labels"); /* the pod's own, as the runner made them */
     int rc = m ? 0 : -ENOMEM;
+    if (rc == 0 && labels)
+        rc = jx_set_new(m, "labels", json_deep_copy(labels));
     rc = rc ? rc : meta_str(m, "labels", LBL_K8S_JOB_NAME, job);
     rc = rc ? rc : meta_str(m, "labels", LBL_K8S_JOB_NAME_LEGACY, job);
     rc = rc ? rc : meta_int(m, "labels", ANN_JOB_COMPLETION_INDEX, pod, "completionIndex");

@@ -10,7 +10,7 @@
  *
  *   jobset.json   the JobSet with its status, rewritten on every change
  *   jobs.json     the child Jobs with their status
- *   pods.json     every pod, of every restart attempt: phase, times, restarts, container states;
+ *   pods.json     every pod, of every restart attempt: labels, phase, times, restarts, container states;
  *                 the pod named first failed at a restart or at the end: "firstFailure", and its
  *                 failed container's "message" (runner_excerpt.c)
  *   run.json      name, source, state, pid, start and update times, coordinator port, exit

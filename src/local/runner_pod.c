@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "api/jaxjob_status.h"
 #include "api/keys.h"
 #include "local/podenv.h"
 #include "local/rundir.h"
@@ -65,6 +66,10 @@ static json_t *pod_meta(const struct rjob *j, const struct rpod *p)
               jx_set_str(ann, ANN_JOB_COMPLETION_INDEX, idx);
     }
     rc |= jx_set_new(meta, "labels", labels) | jx_set_new(meta, "annotations", ann);
+    /* a JAXJob's pods: each its replica-index (and job-role), as the Training Operator's */
+    json_t *kf = rc ? NULL : jjs_pod_index_labels(meta);
+    rc |= kf ? json_object_update(jx_obj(meta, "labels"), kf) : -1;
+    json_decref(kf);
     if (rc) { /* out of memory: no pod with half its labels */
         json_decref(meta);
         return NULL;

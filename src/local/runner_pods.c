@@ -63,6 +63,7 @@ static int pod_fields(const struct run *r, const struct rjob *j, const struct rp
                                           p->jp.index < 0 ? 0 : p->jp.index)
                        : -1;
     int rc = jx_set_str(o, "hostname", p->hostname);
+    rc = rc ? rc : jx_set_new(o, "labels", json_deep_copy(jx_obj(p->meta, "labels")));
     rc = rc ? rc : jx_set_str(o, "job", j->name);
     rc = rc ? rc : jx_set_str(o, "replicatedJob", r->m->view.rj[j->rj].name);
     rc = rc ? rc : jx_set_int(o, "jobIndex", j->index);

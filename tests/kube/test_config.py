@@ -11,7 +11,9 @@ test API server (tests/kube/apiserver.py) with the installed kubectl.
   (the second time unchanged); the CRDs applied from `jaxset crds` serve JobSets whose
   printer columns `kubectl get jobsets` shows; then `kubectl apply -k config/runtimes` installs
   the jax-distributed ClusterTrainingRuntime (a separate step: a first `apply -k` could not map
-  a kind whose CRD it creates in the same run).
+  a kind whose CRD it creates in the same run) and, from config/trainer, what Trainer's
+  manifests install for its clients (the kubeflow-trainer-public ConfigMap in kubeflow-system,
+  readable by every authenticated user).
 
 The kubectl part is skipped, with a line saying so, when kubectl is not installed."""
 import json
@@ -45,7 +47,7 @@ CLUSTER_RULES = [
     (["batch"], ["jobs"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     (["batch"], ["jobs/status"], ["update", "patch"]),
     ([""], ["services"], ["get", "list", "watch", "create", "delete"]),
-    ([""], ["pods"], ["get", "list", "watch", "delete"]),
+    ([""], ["pods"], ["get", "list", "watch", "patch", "delete"]),
     ([""], ["persistentvolumeclaims"], ["get", "list", "watch", "create"]),
     (["", "events.k8s.io"], ["events"], ["create", "patch"]),
     (["admissionregistration.k8s.io"],
@@ -361,10 +363,27 @@ def kubectl_applies_config_default():
         check(len(out.strip().splitlines()) == len(APPLIED), out)
         out = k.ok("apply", "-k", os.path.join(CONFIG, "default"))
         check(applied(out, "unchanged") == APPLIED, out)
-        # The runtimes, once their CRD is established.
+        # The runtimes, once their CRD is established, with what Trainer's manifests install
+        # for its clients (config/trainer): the ConfigMap kubeflow/sdk's TrainerClient reads.
         out = k.ok("apply", "-k", os.path.join(CONFIG, "runtimes"))
-        check(out.strip() == "clustertrainingruntime.trainer.kubeflow.org/jax-distributed "
-              "created", out)
+        check(out.strip().splitlines() == [
+            "namespace/kubeflow-system created",
+            "role.rbac.authorization.k8s.io/kubeflow-trainer-public created",
+            "rolebinding.rbac.authorization.k8s.io/kubeflow-trainer-public created",
+            "configmap/kubeflow-trainer-public created",
+            "clustertrainingruntime.trainer.kubeflow.org/jax-distributed created"], out)
+        cm = json.loads(k.ok("get", "configmap", "kubeflow-trainer-public", "-n",
+                             "kubeflow-system", "-o", "json"))
+        check(cm["data"] == {"kubeflow_trainer_version": "v2.3.0"}, cm)
+        rb = json.loads(k.ok("get", "rolebinding", "kubeflow-trainer-public", "-n",
+                             "kubeflow-system", "-o", "json"))
+        check(rb["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                                  "name": "system:authenticated"}] and
+              rb["roleRef"]["name"] == "kubeflow-trainer-public", rb)
+        pub = json.loads(k.ok("get", "role", "kubeflow-trainer-public", "-n",
+                              "kubeflow-system", "-o", "json"))
+        check(rules_of(pub) == [([""], ["configmaps"], ["get", "list", "watch"])] and
+              pub["rules"][0]["resourceNames"] == ["kubeflow-trainer-public"], pub)
         rt = json.loads(k.ok("get", "clustertrainingruntime", "jax-distributed", "-o", "json"))
         check(rt["spec"]["mlPolicy"] == {"numNodes": 1, "jax": {}} and
               rt["metadata"].get("namespace") is None, rt)

@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ctltest import (BIN, CRDS, JS_API, L_JOBSET, Case, Controller, cond_true,  # noqa: E402
@@ -246,6 +247,186 @@ def jaxjob_runs_as_its_jobset_through_every_condition(env):
     if c.s.has_gc:
         c.gone("jobset")
         poll(lambda: not c.jobs(live_only=True), "the Jobs deleted")
+
+
+KF = "training.kubeflow.org/"
+CIDX = "batch.kubernetes.io/job-completion-index"
+
+
+def index_pods(c, job, n):
+    """The pods the Job controller makes for an Indexed Job of n completions: the template's
+    labels and annotations, with the completion index as an annotation and (Kubernetes >=
+    1.28) a label, owned by the Job."""
+    m, t = job["metadata"], job["spec"]["template"]
+    for i in range(n):
+        meta = t.get("metadata") or {}
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"{m['name']}-{i}-x{i}",
+            "labels": {**(meta.get("labels") or {}), CIDX: str(i), "controller-uid": m["uid"]},
+            "annotations": {**(meta.get("annotations") or {}), CIDX: str(i)},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": m["name"],
+                                 "uid": m["uid"], "controller": True,
+                                 "blockOwnerDeletion": True}]},
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "jax",
+                                                                 "image": "python:3.12"}]}}
+        expect(c.s.post(c.path("pods", api="/api/v1"), body), 201, "pod")
+
+
+def select_pods(c, **labels):
+    """The pods' names the TrainingClient's get_job_pods finds: a label selector."""
+    sel = ",".join(f"{k}={v}" for k, v in labels.items())
+    r = expect(c.s.get(c.path("pods", api="/api/v1") + "?labelSelector=" +
+                       urllib.parse.quote(sel)), 200, "pods")
+    return sorted(p["metadata"]["name"] for p in r["items"])
+
+
+def check_training_operator_labels(c, job, n):
+    """Every pod of the JAXJob carries the Training Operator's labels (kubeflow/training-operator
+    pkg/controller.v1/common/pod.go createNewPod): job-name, operator-name, replica-type=worker,
+    its replica-index, job-role=master on index 0 only; and the TrainingClient's selectors
+    (get_job_pods: is_master, replica_index) find exactly those pods."""
+    def labelled():
+        pods = {p["metadata"]["name"]: p["metadata"].get("labels") or {} for p in c.pods()}
+        for name, lb in pods.items():
+            idx = lb.get(CIDX)
+            want = {KF + "job-name": c.name, KF + "operator-name": "jaxjob-controller",
+                    KF + "replica-type": "worker", KF + "replica-index": idx}
+            if idx == "0":
+                want[KF + "job-role"] = "master"
+            got = {k: v for k, v in lb.items() if k.startswith(KF)}
+            if got != want:
+                return False, (name, got)
+        return pods if len(pods) == n else (False, pods)
+    poll(labelled, f"the Training Operator's labels on {n} pods")
+    jn = job["metadata"]["name"]
+    check(select_pods(c, **{KF + "job-name": c.name, KF + "job-role": "master"}) ==
+          [f"{jn}-0-x0"], "is_master")
+    for i in range(n):
+        check(select_pods(c, **{KF + "job-name": c.name, KF + "replica-type": "worker",
+                                KF + "replica-index": i}) == [f"{jn}-{i}-x{i}"], i)
+
+
+@test
+def jaxjob_pods_carry_the_training_operators_labels(env):
+    """Without the pod webhook (this controller runs none), the controller labels each pod
+    of a JAXJob with its replica-index and job-role once it appears."""
+    c = new_case(env, jaxjob(replicas=3))
+    job = c.wait_jobs(1)[0]
+    index_pods(c, job, 3)
+    check_training_operator_labels(c, job, 3)
+
+
+def play_gc(c, old_js):
+    """What the garbage collector does for a Foreground deletion of the JobSet old_js (the test
+    plays it when the server runs none): its Jobs deleted, then its finalizer removed."""
+    uid = old_js["metadata"]["uid"]
+    poll(lambda: (c.jobset() or {}).get("metadata", {}).get("deletionTimestamp") or
+         (c.jobset() or {}).get("metadata", {}).get("uid") != uid, "the JobSet being deleted")
+    if c.s.has_gc:
+        return
+    for j in c.jobs():
+        if any(r.get("uid") == uid for r in j["metadata"].get("ownerReferences") or []):
+            c.s.patch(c.path("jobs", j["metadata"]["name"]), {"metadata": {"finalizers": None}})
+            c.s.delete(c.path("jobs", j["metadata"]["name"]), {"propagationPolicy": "Background"})
+    c.s.patch(c.js_path(), {"metadata": {"finalizers": None}})
+
+
+def job_of(c, js):
+    """The (one) live Job of JobSet js."""
+    uid = js["metadata"]["uid"]
+    return poll(lambda: [j for j in c.jobs(live_only=True) if any(
+        r.get("uid") == uid for r in j["metadata"].get("ownerReferences") or [])] or False,
+        "the JobSet's Job")[0]
+
+
+def new_jobset(c, old_uid):
+    def ok():
+        js = c.jobset()
+        return js if js and js["metadata"]["uid"] != old_uid else False
+    return poll(ok, "the JobSet made again")
+
+
+@test
+def jaxjob_scaled_restarts_its_gang_with_the_new_size(env):
+    """Scaling a running JAXJob's Worker replicas (the scale subresource where the server
+    serves it, as `kubectl scale jaxjob --replicas=3` does; else the same edit of
+    spec.jaxReplicaSpecs.Worker.replicas) restarts the gang with the new size: Restarting with a
+    Normal event saying why, the JobSet replaced by one of 3 pods, then Running with 3 active.
+    A JAX gang cannot grow in place: its process count is fixed at initialize()."""
+    c = new_case(env, jaxjob(replicas=2))
+    js = c.wait_jobset()
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    scale = c.path("jaxjobs", c.name, "scale", api=JJ_API)
+    r = c.s.get(scale)
+    if r.status == 200:
+        body = r.json
+        body["spec"]["replicas"] = 3
+        expect(c.s.put(scale, body), 200, "scale")
+    else:  # the test API server does not serve /scale: the edit it makes
+        c.patch_obj({"spec": {"jaxReplicaSpecs": {"Worker": {"replicas": 3}}}})
+    why = (f"JAXJob {c.name} is restarting with 3 Worker replica(s) instead of 2: the JAX "
+           "process count is fixed when the processes start.")
+    c.wait_event("JAXJobRestarting", "Normal", why)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"),
+                  "Restarting": ("True", "JAXJobRestarting")})
+    check([x for x in c.status()["conditions"] if x["type"] == "Restarting"][0]["message"] ==
+          why, c.status())
+    play_gc(c, js)
+    js2 = new_jobset(c, js["metadata"]["uid"])
+    jspec = js2["spec"]["replicatedJobs"][0]["template"]["spec"]
+    check(jspec["parallelism"] == 3 and jspec["completions"] == 3, jspec)
+    job2 = job_of(c, js2)
+    check(job2["spec"]["completions"] == 3, job2["spec"])
+    envs = {e["name"]: e.get("value") for e in
+            job2["spec"]["template"]["spec"]["containers"][0]["env"]}
+    check(envs.get("NUM_PROCESSES") == "3", envs)
+    c.job_status(job2["metadata"]["name"], active=3, ready=3)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.wait_replicas(active=3)
+    if r.status == 200:
+        sc = expect(c.s.get(scale), 200, "scale")
+        check(sc["spec"]["replicas"] == 3 and sc["status"]["replicas"] == 3, sc)
+    # a change of what the controller reads from the JAXJob itself restarts nothing
+    c.patch_obj({"spec": {"runPolicy": {"cleanPodPolicy": "All", "ttlSecondsAfterFinished": 60}}})
+    steady(lambda: c.jobset()["metadata"]["uid"] == js2["metadata"]["uid"] and
+           "deletionTimestamp" not in c.jobset()["metadata"], "the JobSet kept")
+    check(len(c.events("JAXJobRestarting")) == 1, c.events())
+
+
+@test
+def jaxjob_template_edit_restarts_and_a_bad_edit_fails(env):
+    """Any other edit that changes the JobSet (here the pod template) restarts the gang the
+    same way; an edit that can no longer run (no container named jax, where no webhook refused
+    it) fails the JAXJob with a Warning event naming the field, and its JobSet goes."""
+    c = new_case(env, jaxjob(replicas=2))
+    js = c.wait_jobset()
+    job = c.wait_jobs(1)[0]["metadata"]["name"]
+    c.job_status(job, active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    c.patch_obj({"spec": {"jaxReplicaSpecs": {"Worker": {"template": {"metadata": {
+        "labels": {"team": "ml"}}}}}}})
+    c.wait_event("JAXJobRestarting", "Normal",
+                 f"JAXJob {c.name} is restarting because its spec changed.")
+    play_gc(c, js)
+    js2 = new_jobset(c, js["metadata"]["uid"])
+    labels = js2["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"][
+        "labels"]
+    check(labels.get("team") == "ml", labels)
+    job2 = job_of(c, js2)
+    c.job_status(job2["metadata"]["name"], active=2, ready=2)
+    c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("True", "JAXJobRunning")})
+    worker = c.obj()["spec"]["jaxReplicaSpecs"]["Worker"]
+    worker["template"]["spec"]["containers"][0]["name"] = "trainer"
+    c.patch_obj({"spec": {"jaxReplicaSpecs": {"Worker": worker}}})
+    c.wait_event("JAXJobFailed", "Warning")
+    st = c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobRunning"),
+                       "Failed": ("True", "JAXJobFailed")})
+    check("jax" in [x for x in c.status()["conditions"] if x["type"] == "Failed"][0]["message"],
+          st)
+    poll(lambda: c.jobset() is None or c.jobset()["metadata"].get("deletionTimestamp"),
+         "the JobSet deleted")
 
 
 @test

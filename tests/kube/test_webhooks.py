@@ -628,6 +628,32 @@ def pod_webhook_numbers_every_shape_as_jaxset_run(env):
 
 
 @test
+def jaxjob_pods_are_admitted_with_the_training_operators_labels(env):
+    """The pod webhook gives each pod of a JAXJob's JobSet (`jaxset render` of
+    examples/jaxjob.yaml: the converter's template carries job-name, operator-name and
+    replica-type) its replica-index and, on index 0 only, job-role=master, as the Training
+    Operator creates its pods (pkg/controller.v1/common/pod.go createNewPod): already in the
+    pod the API server returns on create."""
+    kf = "training.kubeflow.org/"
+    ns = env.namespace()
+    js = rendered("jaxjob.yaml")
+    expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", js), 201, "jobset")
+    (job,) = poll(lambda: env.server.get(f"/apis/batch/v1/namespaces/{ns}/jobs").json.get(
+        "items") or False, "the Job")
+    n = job["spec"]["completions"]
+    check(n == 2, job["spec"])
+    for i in range(n):
+        pod = expect(env.server.post(f"/api/v1/namespaces/{ns}/pods", make_pod(job, i)), 201,
+                     "pod")
+        got = {k: v for k, v in pod["metadata"]["labels"].items() if k.startswith(kf)}
+        want = {kf + "job-name": js["metadata"]["name"], kf + "operator-name":
+                "jaxjob-controller", kf + "replica-type": "worker", kf + "replica-index": str(i)}
+        if i == 0:
+            want[kf + "job-role"] = "master"
+        check(got == want, (i, got))
+
+
+@test
 def pods_of_other_jobs_are_left_alone(env):
     ns = env.namespace()
     pod = {"apiVersion": "v1", "kind": "Pod",

@@ -238,6 +238,49 @@ spec:
     assert (worker["active"], worker["succeeded"], worker["failed"]) == (0, 2, 0), worker
 
 
+@test
+def a_jaxjobs_pods_carry_the_training_operators_labels():
+    """Each pod of a JAXJob run carries the labels the Training Operator gives its pods
+    (kubeflow/training-operator pkg/controller.v1/common/pod.go createNewPod): job-name,
+    operator-name, replica-type, its own replica-index, and job-role=master on index 0 only
+    (what the TrainingClient's get_job_pods and get_job_logs select), in `get -o json` and in
+    pods.json."""
+    r = Run("""apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: jjl}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 3
+      template:
+        metadata: {labels: {team: ml}}
+        spec:
+          containers:
+          - {name: jax, image: x, command: ["true"]}
+""").run()
+    assert r.rc == 0, r.describe()
+    rc, out, err = jaxset(r.home, "get", "jjl", "-o", "json")
+    assert rc == 0, err
+    kf = "training.kubeflow.org/"
+    with open(os.path.join(r.run_dir("jjl"), "pods.json"), encoding="utf-8") as f:
+        recorded = {p["name"]: p for p in json.load(f)}
+    pods = [i for i in json.loads(out)["items"] if i["kind"] == "Pod"]
+    assert len(pods) == 3, pods
+    for p in pods:
+        labels = p["metadata"]["labels"]
+        idx = labels["batch.kubernetes.io/job-completion-index"]
+        want = {kf + "job-name": "jjl", kf + "operator-name": "jaxjob-controller",
+                kf + "replica-type": "worker", kf + "replica-index": idx, "team": "ml"}
+        if idx == "0":
+            want[kf + "job-role"] = "master"
+        got = {k: v for k, v in labels.items() if k.startswith(kf) or k == "team"}
+        assert got == want, (idx, labels)
+        rec = recorded[p["metadata"]["name"]]
+        rec_labels = (rec.get("metadata") or rec).get("labels") or {}
+        assert {k: v for k, v in rec_labels.items() if k in want} == want, rec
+    assert sorted(p["metadata"]["labels"][kf + "replica-index"] for p in pods) == ["0", "1", "2"]
+
+
 def fake_run(home, name, start_ago, state, end_after=None, pid=None, terminal=None,
              restarts=0, pods=0, exit_status=None):
     """A run directory as a run leaves it, started `start_ago` seconds ago."""

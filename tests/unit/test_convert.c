@@ -38,6 +38,11 @@ static void assert_one_error(const json_t *got, const struct ferr_list *errs, co
 
 #define JJ_HEAD "'apiVersion':'kubeflow.org/v1','kind':'JAXJob'"
 #define JS_HEAD "'apiVersion':'jobset.x-k8s.io/v1alpha2','kind':'JobSet'"
+/* The Training Operator's labels on every Worker pod of JAXJob `name` (createNewPod). */
+#define JJ_LABELS(name)                                                                      \
+    "'training.kubeflow.org/job-name':'" name "',"                                            \
+    "'training.kubeflow.org/operator-name':'jaxjob-controller',"                             \
+    "'training.kubeflow.org/replica-type':'worker'"
 #define JJ_ANN(port)                                                                        \
     "'jaxset.dev/jax-runtime':'jaxjob','jaxset.dev/source-kind':'JAXJob',"                \
     "'jaxset.dev/jax-coordinator-port':'" port "'"
@@ -69,7 +74,8 @@ static void test_jaxjob_minimal(void **state)
         "{" JS_HEAD ",'metadata':{'name':'jj','annotations':{" JJ_ANN("6666") "}},"
         "'spec':{'replicatedJobs':[{'name':'worker','replicas':1,'template':{'spec':{"
         "'completionMode':'Indexed','parallelism':1,'completions':1,'backoffLimit':0,"
-        "'template':{'spec':{'restartPolicy':'Never','containers':[{'name':'jax',"
+        "'template':{'metadata':{'labels':{" JJ_LABELS("jj") "}},"
+        "'spec':{'restartPolicy':'Never','containers':[{'name':'jax',"
         "'command':['python3','train.py'],"
         "'ports':[{'name':'jaxjob-port','containerPort':6666}]}]}}}}}]}}");
 }
@@ -94,7 +100,7 @@ static void test_jaxjob_full(void **state)
         "'ttlSecondsAfterFinished':60,'replicatedJobs':[{'name':'worker','replicas':1,"
         "'template':{'spec':{'completionMode':'Indexed','parallelism':4,'completions':4,"
         "'backoffLimit':3,'activeDeadlineSeconds':600,'template':{'metadata':{'labels':"
-        "{'app':'jax'}},'spec':{'restartPolicy':'OnFailure','containers':[{'name':'sidecar',"
+        "{'app':'jax'," JJ_LABELS("big") "}},'spec':{'restartPolicy':'OnFailure','containers':[{'name':'sidecar',"
         "'image':'s'},{'name':'jax','image':'j','ports':[{'name':'metrics','containerPort':"
         "9090},{'name':'jaxjob-port','containerPort':7777}],'env':[{'name':'FOO','value':"
         "'1'}]}]}}}}}]}}");
@@ -129,7 +135,8 @@ static void test_jaxjob_restart_always(void **state)
         "'jaxset.dev/jaxjob-run-policy':'{\\'backoffLimit\\':2}'}},"
         "'spec':{'replicatedJobs':[{'name':'worker','replicas':1,'template':{'spec':{"
         "'completionMode':'Indexed','parallelism':2,'completions':2,'backoffLimit':2,"
-        "'template':{'spec':{'restartPolicy':'OnFailure','containers':[{'name':'jax',"
+        "'template':{'metadata':{'labels':{" JJ_LABELS("p") "}},"
+        "'spec':{'restartPolicy':'OnFailure','containers':[{'name':'jax',"
         "'ports':[{'name':'jaxjob-port','containerPort':6666}]}]}}}}}]}}");
 }
 

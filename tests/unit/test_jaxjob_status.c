@@ -276,7 +276,7 @@ static void test_table(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const struct jcase *c = &cases[i];
         json_t *jj = jaxjob_of(c), *js = jobset_of(c), *jobs = jobs_of(c);
-        struct jjs_obs obs = {js, jobs, c->invalid};
+        struct jjs_obs obs = {js, jobs, c->invalid, NULL};
         struct jjs_result r;
         assert_int_equal(jjs_compute(jj, &obs, now, &r), 0);
         check_case(c, &r);
@@ -296,7 +296,7 @@ static void test_transition_time(void **state)
     const struct jcase c = {.old = "Created=True/Created;Running=True/Running"};
     json_t *jj = jaxjob_of(&c), *jobs = json_array();
     jx_set_new(jx_obj(jj, "spec"), "runPolicy", json_pack("{s:b}", "suspend", 1));
-    struct jjs_obs obs = {NULL, jobs, NULL};
+    struct jjs_obs obs = {NULL, jobs, NULL, NULL};
     struct jjs_result r;
     assert_int_equal(jjs_compute(jj, &obs, now, &r), 0);
     const json_t *run = json_array_get(jx_arr(r.status, "conditions"), 1);
@@ -310,11 +310,117 @@ static void test_transition_time(void **state)
     json_decref(jobs);
 }
 
+/* A spec change carried out by a gang restart (obs.respec): Restarting in place of Running,
+ * active 0, one Normal event with the message; the same again changes nothing; then the new
+ * JobSet's running pods bring Running back.  And an edit that cannot be converted (obs.invalid)
+ * fails the JAXJob and deletes the JobSet it has. */
+static void test_respec_and_invalid_edit(void **state)
+{
+    (void)state;
+    int64_t now;
+    assert_int_equal(kt_parse(NOW_STR, &now), 0);
+    const struct jcase c = {.restart = "Never", .old = "Created=True/Created;Running=True/Running",
+                            .old_extra = "{'startTime':'" OLD "','replicaStatuses':{'Worker':{"
+                                         "'active':2,'succeeded':0,'failed':0}}}"};
+    const char *why = "JAXJob jj is restarting with 3 Worker replica(s) instead of 2: the JAX "
+                      "process count is fixed when the processes start.";
+    json_t *jj = jaxjob_of(&c), *jobs = json_array();
+    struct jjs_obs obs = {NULL, NULL, NULL, why};
+    struct jjs_result r;
+    char got[1024];
+    assert_int_equal(jjs_compute(jj, &obs, now, &r), 0);
+    conds_str(r.status, got, sizeof(got));
+    assert_string_equal(got, "Created=True/Created;Restarting=True/Restarting");
+    events_str(r.events, got, sizeof(got));
+    assert_string_equal(got, "Normal/JAXJobRestarting");
+    assert_string_equal(jx_str(json_array_get(r.events, 0), "message"), why);
+    assert_int_equal(jx_int_or(jx_path(r.status, "replicaStatuses.Worker"), "active", -1), 0);
+    assert_false(r.finished || r.delete_jobset);
+    /* the next pass, the JobSet still going: nothing new */
+    jx_set_new(jj, "status", json_incref(r.status));
+    jjs_result_release(&r);
+    assert_int_equal(jjs_compute(jj, &obs, now, &r), 0);
+    assert_false(r.changed);
+    assert_int_equal(json_array_size(r.events), 0);
+    jjs_result_release(&r);
+    /* the new JobSet's three pods run (restartPolicy Never: no failure from the old ones) */
+    json_t *js = json_pack("{s:{s:s},s:{s:[]}}", "metadata", "name", "jj", "status",
+                           "conditions");
+    json_array_append_new(jobs, json_pack("{s:{s:i,s:i,s:i}}", "status", "active", 3,
+                                          "succeeded", 0, "failed", 0));
+    struct jjs_obs after = {js, jobs, NULL, NULL};
+    assert_int_equal(jjs_compute(jj, &after, now, &r), 0);
+    conds_str(r.status, got, sizeof(got));
+    assert_string_equal(got, "Created=True/Created;Running=True/Running");
+    jjs_result_release(&r);
+    /* an edit that cannot be run: Failed, and the running JobSet goes */
+    struct jjs_obs bad = {js, jobs, "spec.jaxReplicaSpecs[Worker].replicas: Invalid value", NULL};
+    assert_int_equal(jjs_compute(jj, &bad, now, &r), 0);
+    conds_str(r.status, got, sizeof(got));
+    assert_non_null(strstr(got, "Failed=True/Failed"));
+    assert_true(r.finished && r.delete_jobset);
+    jjs_result_release(&r);
+    json_decref(js);
+    json_decref(jobs);
+    json_decref(jj);
+}
+
+/* jjs_pod_index_labels: what a pod's metadata still lacks of the per-pod labels. */
+static void test_pod_index_labels(void **state)
+{
+    (void)state;
+#define KF "'training.kubeflow.org/operator-name':'jaxjob-controller'," \
+           "'training.kubeflow.org/replica-type':'worker'"
+#define IDX "'batch.kubernetes.io/job-completion-index'"
+    static const struct {
+        const char *meta, *want;
+    } rows[] = {
+        /* index 0 is the master; the index from the annotation */
+        {"{'labels':{" KF "},'annotations':{" IDX ":'0'}}",
+         "{'training.kubeflow.org/replica-index':'0','training.kubeflow.org/job-role':'master'}"},
+        {"{'labels':{" KF "},'annotations':{" IDX ":'3'}}",
+         "{'training.kubeflow.org/replica-index':'3'}"},
+        /* else from the label (Kubernetes >= 1.28 sets both) */
+        {"{'labels':{" KF "," IDX ":'12'}}", "{'training.kubeflow.org/replica-index':'12'}"},
+        /* already labelled: nothing; a wrong value is corrected */
+        {"{'labels':{" KF ",'training.kubeflow.org/replica-index':'0',"
+         "'training.kubeflow.org/job-role':'master'},'annotations':{" IDX ":'0'}}", "{}"},
+        {"{'labels':{" KF ",'training.kubeflow.org/replica-index':'0'},'annotations':{" IDX
+         ":'1'}}", "{'training.kubeflow.org/replica-index':'1'}"},
+        /* not a JAXJob Worker pod, or no index: nothing */
+        {"{'labels':{'training.kubeflow.org/replica-type':'worker'},'annotations':{" IDX
+         ":'0'}}", "{}"},
+        {"{'labels':{'training.kubeflow.org/operator-name':'pytorchjob-controller',"
+         "'training.kubeflow.org/replica-type':'worker'},'annotations':{" IDX ":'0'}}", "{}"},
+        {"{'labels':{" KF "}}", "{}"},
+        {"{'labels':{" KF "},'annotations':{" IDX ":'-1'}}", "{}"},
+        {"{'labels':{" KF "},'annotations':{" IDX ":'1x'}}", "{}"},
+        {"{}", "{}"},
+    };
+#undef KF
+#undef IDX
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        json_t *meta = tu_qjson(rows[i].meta), *want = tu_qjson(rows[i].want);
+        json_t *got = jjs_pod_index_labels(meta);
+        if (!json_equal(got, want)) {
+            char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
+            print_error("case %zu: %s: got %s\n", i, rows[i].meta, g ? g : "(null)");
+            free(g);
+            fail();
+        }
+        json_decref(got);
+        json_decref(want);
+        json_decref(meta);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_transition_time),
+        cmocka_unit_test(test_pod_index_labels),
+        cmocka_unit_test(test_respec_and_invalid_edit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

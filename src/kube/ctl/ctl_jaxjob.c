@@ -1,14 +1,18 @@
 /* The JAXJob controller (kubeflow.org/v1), in the JobSet controller's process: each JAXJob owns
  * one JobSet of its name, built by the converter (api/convert.h conv_for_cluster), whose pods
  * carry the Training Operator's training.kubeflow.org/{job-name,operator-name,replica-type}
- * labels; the JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
+ * labels (and each its replica-index and job-role: the pod webhook's, else ctl_pods'); the
+ * JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
  * follows with the Training Operator v1 rules (api/jaxjob_status.h; upstream
  * kubeflow/training-operator pkg/controller.v1/jax/jaxjob_controller.go and
  * pkg/controller.v1/common/job.go).  runPolicy.suspend is the JobSet's spec.suspend;
  * ttlSecondsAfterFinished deletes the JAXJob (the JobSet goes with it), so the JobSet gets none
  * of its own.  A JAXJob that cannot be converted is Failed with a Warning Event naming the field,
- * and nothing is created.  Spec changes other than suspend are not applied to a JobSet that
- * exists (as the Training Operator leaves existing pods alone). */
+ * and nothing is created.  A spec change that changes the JobSet (Worker replicas, as
+ * `kubectl scale` and the scale subresource make it, the pod template, backoffLimit,
+ * activeDeadlineSeconds...) restarts the gang with the new spec (check_respec), with
+ * Restarting and an Event; runPolicy's suspend, cleanPodPolicy and ttlSecondsAfterFinished take
+ * effect in place. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@
 #include "obj/ferr.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
+#include "obj/sha1.h"
 
 #define LOGGER "jaxjob"
 
@@ -32,19 +37,32 @@ struct jj_pass {
     const char *name, *uid, *key;
     json_t *js, *jobs;  /* the JobSet and its Jobs (owned) */
     char *invalid;      /* why it cannot run (owned) */
+    char *respec;       /* the spec changed: the gang restarts with it, because... (owned) */
 };
 
-/* The Worker pods get the Training Operator's labels (replicaStatuses.Worker.selector). */
-static int label_pods(json_t *js, const char *name)
+/* The SHA-1 of the JAXJob's spec less runPolicy's suspend, cleanPodPolicy and
+ * ttlSecondsAfterFinished (which take effect in place: ctl_kind_sync_suspend carries suspend,
+ * the others are read from the JAXJob every pass).  Of the JAXJob, not of the JobSet built
+ * from it, so that a controller of another version or other feature gates, whose converter
+ * may build another JobSet, restarts no running gang. */
+static int spec_hash(const json_t *jj, char out[41])
 {
-    json_t *rj = json_array_get(jx_path(js, "spec.replicatedJobs"), 0);
-    json_t *pt = jx_ensure_obj(jx_ensure_obj(jx_ensure_obj(jx_ensure_obj(rj, "template"), "spec"),
-                                             "template"),
-                               "metadata");
-    json_t *want = jjs_pod_labels(name), *labels = jx_ensure_obj(pt, "labels");
-    int rc = want && labels ? json_object_update(labels, want) : -ENOMEM;
-    json_decref(want);
-    return rc < 0 ? -ENOMEM : 0;
+    static const char *const in_place[] = {"suspend", "cleanPodPolicy",
+                                           "ttlSecondsAfterFinished"};
+    json_t *spec = json_deep_copy(jx_obj(jj, "spec"));
+    json_t *rp = jx_obj(spec, "runPolicy");
+    char *text = NULL;
+    for (size_t i = 0; rp && i < sizeof(in_place) / sizeof(in_place[0]); i++)
+        (void)json_object_del(rp, in_place[i]);
+    if (rp && json_object_size(rp) == 0) /* runPolicy of in-place fields only: none */
+        (void)json_object_del(spec, "runPolicy");
+    text = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    json_decref(spec);
+    if (!text)
+        return -ENOMEM;
+    sha1_hex(text, strlen(text), out);
+    free(text);
+    return 0;
 }
 
 /* The converter's JobSet, or NULL with p->invalid set (or on OOM). */
@@ -58,7 +76,10 @@ static json_t *build(struct jj_pass *p)
     ferr_list_release(&errs);
     if (js)
         (void)json_object_del(jx_obj(js, "spec"), "ttlSecondsAfterFinished");
-    if (js && label_pods(js, p->name) < 0) {
+    char hash[41];
+    if (js && (spec_hash(p->jj, hash) < 0 ||
+               jx_set_meta(jx_ensure_obj(js, "metadata"), "annotations", ANN_JAXJOB_SPEC_HASH,
+                           hash) < 0)) {
         json_decref(js);
         js = NULL;
     }
@@ -92,6 +113,55 @@ static int observe(struct jj_pass *p)
     const char *uid = jx_str(jx_obj(p->js, "metadata"), "uid");
     p->jobs = uid ? cache_store_owned(cache_inf_store(p->c->jobs), uid) : json_array();
     return rc < 0 ? rc : p->jobs ? 0 : -ENOMEM;
+}
+
+static long long worker_replicas(const json_t *js)
+{
+    const json_t *rj = json_array_get(jx_path(js, "spec.replicatedJobs"), 0);
+    return jx_int_or(jx_path(rj, "template.spec"), "parallelism", -1);
+}
+
+/* [yields] A JobSet built from an older spec (its hash differs from the JAXJob's now) cannot
+ * be changed in place: JobSet's replicatedJobs are immutable (kubernetes-sigs/jobset
+ * pkg/webhooks jobset_webhook.go ValidateUpdate), and a JAX gang's process count and
+ * environment are fixed when jax.distributed.initialize() runs.  So the gang restarts with the
+ * new spec: the JobSet is deleted (Foreground: its Jobs and pods go first) and, once gone,
+ * created again from the JAXJob as it is now.  The Training Operator itself would add or
+ * remove pods of the new indexes and leave the running ones alone, which a JAX gang cannot
+ * follow.  An edit that no longer converts sets p->invalid (the JAXJob fails, the JobSet goes). */
+static int check_respec(struct jj_pass *p)
+{
+    const json_t *m = jx_obj(p->js, "metadata");
+    const char *have = jx_get_meta(m, "annotations", ANN_JAXJOB_SPEC_HASH);
+    struct err e = {{0}};
+    char now[41];
+    if (!have || p->invalid || jjs_finished(jx_obj(p->jj, "status")))
+        return 0; /* a JobSet of an older jaxset, or nothing to restart */
+    if (spec_hash(p->jj, now) < 0)
+        return -ENOMEM;
+    if (strcmp(now, have) == 0)
+        return 0;
+    json_t *want = build(p);
+    if (!want)
+        return p->invalid ? 0 : -ENOMEM;
+    long long from = worker_replicas(p->js), to = worker_replicas(want);
+    int rc = from != to ? asprintf(&p->respec, "JAXJob %s is restarting with %lld Worker "
+                                   "replica(s) instead of %lld: the JAX process count is fixed "
+                                   "when the processes start.", p->name, to, from)
+                        : asprintf(&p->respec, "JAXJob %s is restarting because its spec "
+                                   "changed.", p->name);
+    rc = rc < 0 ? -ENOMEM : 0;
+    if (rc == 0 && !json_object_get(m, "deletionTimestamp")) {
+        kc_log(KC_LOG_INFO, LOGGER, p->key, "the spec changed: replacing its JobSet");
+        rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name, jx_str(m, "uid"),
+                             "Foreground", &e);
+        if (rc == -ENOENT)
+            rc = 0;
+        else if (rc < 0)
+            kc_log(KC_LOG_ERROR, LOGGER, p->key, "deleting its JobSet: %s", e.msg);
+    }
+    json_decref(want);
+    return rc;
 }
 
 /* What the result asks beside the status: pods, the JobSet or the JAXJob deleted. */
@@ -134,7 +204,9 @@ static int pass(struct jj_pass *p, bool *requeued)
 {
     struct jjs_result r;
     int rc = observe(p);
-    if (rc == 0)
+    if (rc == 0 && p->js)
+        rc = check_respec(p);
+    if (rc == 0 && !p->respec)
         rc = jjs_finished(jx_obj(p->jj, "status")) /* runPolicy.suspend is the JobSet's */
                  ? 0
                  : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
@@ -142,7 +214,9 @@ static int pass(struct jj_pass *p, bool *requeued)
                                                     false));
     if (rc < 0)
         return rc;
-    struct jjs_obs obs = {p->js, p->jobs, p->invalid};
+    /* a JobSet being replaced counts for nothing: its pods are going */
+    struct jjs_obs obs = {p->respec ? NULL : p->js, p->respec ? NULL : p->jobs, p->invalid,
+                          p->respec};
     if ((rc = jjs_compute(p->jj, &obs, kt_now_ms(), &r)) < 0)
         return rc;
     rc = write_status(p, &r);
@@ -170,6 +244,7 @@ int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued)
     json_decref(p.js);
     json_decref(p.jobs);
     free(p.invalid);
+    free(p.respec);
     json_decref(jj);
     return rc;
 }

@@ -210,8 +210,9 @@ static int make_informers(struct ctl *c)
     if (!c->jobsets || !c->jobs || !c->services)
         return -ENOMEM;
     /* exclusive placement: the pod reconciler (with the JobSet controller) and the pod
-     * webhook read pods and Nodes */
-    if (((c->kinds & CTL_KIND_JOBSET) || c->o->webhooks) && ctl_pods_informers(c, &js) < 0)
+     * webhook read pods and Nodes; the JAXJob controller labels its pods (ctl_pods.c) */
+    if (((c->kinds & (CTL_KIND_JOBSET | CTL_KIND_JAXJOB)) || c->o->webhooks) &&
+        ctl_pods_informers(c, &js) < 0)
         return -ENOMEM;
     return make_kind_informers(c, &js);
 }

@@ -4,12 +4,20 @@
  * the pod reconciler: a scheduled leader whose followers' nodeSelectors do not all name its
  * domain gets its followers deleted, each after its DisruptionTarget condition
  * (ExclusivePlacementViolation) is written, so that a podFailurePolicy may ignore the deletion.
- * The rules are api/placement.h's.  Upstream records no Event here; neither does jaxset. */
+ * The rules are api/placement.h's.  Upstream records no Event here; neither does jaxset.
+ *
+ * The same pod reconciler labels a JAXJob's Worker pods with their replica-index and job-role
+ * (api/jaxjob_status.h jjs_pod_index_labels) when they arrive without them: the pods of a JAXJob
+ * share one Indexed Job's template, so these per-pod labels come from the pod webhook when it
+ * runs, and from this merge patch when it does not (Kubernetes >= 1.28 labels each pod with
+ * batch.kubernetes.io/job-completion-index itself, but the Training Operator's clients select
+ * training.kubeflow.org/replica-index and job-role=master). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/jaxjob_status.h"
 #include "api/keys.h"
 #include "api/placement.h"
 #include "kube/ctl/ctl_int.h"
@@ -86,14 +94,27 @@ static void index_update(struct ctl *c, const char *type, const json_t *pod)
     json_object_set_new(names, name, json_true());
 }
 
+/* A JAXJob Worker pod lacking its replica-index or job-role label (no pod webhook set them). */
+static bool kubeflow_unlabelled(const struct ctl *c, const json_t *pod)
+{
+    if (!(c->kinds & CTL_KIND_JAXJOB) || json_object_get(jx_obj(pod, "metadata"),
+                                                         "deletionTimestamp"))
+        return false;
+    json_t *kf = jjs_pod_index_labels(jx_obj(pod, "metadata"));
+    bool want = kf && json_object_size(kf) > 0;
+    json_decref(kf);
+    return want;
+}
+
 static void pod_changed(void *arg, const char *type, const json_t *pod)
 {
     struct ctl *c = arg;
     const json_t *m = jx_obj(pod, "metadata");
     char key[600];
     index_update(c, type, pod);
-    if (!(c->kinds & CTL_KIND_JOBSET) || strcmp(type, "DELETED") == 0 ||
-        !place_reconcile_wanted(pod))
+    if (strcmp(type, "DELETED") == 0 ||
+        !(((c->kinds & CTL_KIND_JOBSET) && place_reconcile_wanted(pod)) ||
+          kubeflow_unlabelled(c, pod)))
         return;
     snprintf(key, sizeof(key), "%s%s/%s", CTL_KEY_POD, jx_str(m, "namespace"),
              jx_str(m, "name"));
@@ -202,6 +223,32 @@ static int follow_plan(struct ctl *c, const json_t *leader, const json_t *deleti
     return rc;
 }
 
+/* [yields] The replica-index and job-role labels of a JAXJob Worker pod, when the pod webhook
+ * did not set them (a controller run without webhooks): a merge patch of the pod's labels,
+ * as the Training Operator's pods carry them from creation. */
+static int kubeflow_label(struct ctl *c, const json_t *pod)
+{
+    const json_t *m = jx_obj(pod, "metadata");
+    struct err e = {{0}};
+    json_t *kf = kubeflow_unlabelled(c, pod) ? jjs_pod_index_labels(m) : NULL;
+    if (!kf)
+        return 0;
+    char *path = ctl_path("/api/v1", "pods", jx_str(m, "namespace"), jx_str(m, "name"), NULL);
+    json_t *patch = json_pack("{s:{s:o,s:s}}", "metadata", "labels", kf, "resourceVersion",
+                              jx_str(m, "resourceVersion") ? jx_str(m, "resourceVersion") : "");
+    int rc = path && patch ? kc_call(c->kc, "PATCH", path, patch,
+                                     "application/merge-patch+json", NULL, &e)
+                           : err_set(&e, -ENOMEM, "out of memory");
+    if (rc == -ENOENT || rc == -JX_ECONFLICT)
+        rc = 0; /* gone, or changed since: the next event brings it back */
+    else if (rc < 0)
+        kc_log(KC_LOG_ERROR, LOGGER, jx_str(m, "namespace"), "%s: labelling: %s",
+               jx_str(m, "name"), e.msg);
+    json_decref(patch);
+    free(path);
+    return rc;
+}
+
 int ctl_pod_reconcile(struct ctl *c, const char *key, bool *requeued)
 {
     char ns[256];
@@ -214,8 +261,8 @@ int ctl_pod_reconcile(struct ctl *c, const char *key, bool *requeued)
     if (!c->pods || !ctl_split_key(key, ns, sizeof(ns), &name))
         return 0;
     json_t *leader = cache_store_get(cache_inf_store(c->pods), ns, name);
-    int rc = 0;
-    if (!leader || !place_reconcile_wanted(leader))
+    int rc = leader ? kubeflow_label(c, leader) : 0;
+    if (rc < 0 || !leader || !(c->kinds & CTL_KIND_JOBSET) || !place_reconcile_wanted(leader))
         goto out;
     const char *uid = cache_store_owner_uid(leader);
     pods = uid ? cache_store_owned(cache_inf_store(c->pods), uid) : json_array();

@@ -9,6 +9,9 @@
  * does (jaxrt_process_id): every container gets the flavour's id variables as literal values
  * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation.
  *
+ * After that, a JAXJob Worker pod gets the Training Operator's per-pod labels (replica-index,
+ * job-role=master on index 0: api/jaxjob_status.h jjs_pod_index_labels).
+ *
  * Before that, exclusive placement as kubernetes-sigs/jobset's pkg/webhooks/pod_webhook.go
  * does it (api/placement.h): the Default (priority label, leader affinities, follower
  * nodeSelector) on every JobSet pod, and on /validate--v1-pod its ValidateCreate. */
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/jaxjob_status.h"
 #include "api/jaxrt.h"
 #include "api/jobset.h"
 #include "api/keys.h"
@@ -173,6 +177,18 @@ static json_t *admitted_pod(const json_t *req)
     return meta ? m : (json_decref(m), NULL);
 }
 
+/* A JAXJob Worker pod gets its replica-index and job-role labels (api/jaxjob_status.h). */
+static int kubeflow_labels(json_t *m)
+{
+    json_t *meta = jx_obj(m, "metadata");
+    json_t *kf = jjs_pod_index_labels(meta);
+    int rc = kf ? 0 : -ENOMEM;
+    if (rc == 0 && json_object_size(kf) > 0)
+        rc = json_object_update(jx_ensure_obj(meta, "labels"), kf) < 0 ? -ENOMEM : 0;
+    json_decref(kf);
+    return rc;
+}
+
 static int placement_refused(struct wh_adm_result *r, const struct place_err *pe)
 {
     return wh_adm_deny(r, pe->code, pe->reason, "%s", pe->msg);
@@ -194,6 +210,8 @@ int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
         rc = placement_refused(r, &pe);
     else if (rc == 0)
         rc = process_id(x, req, m, r);
+    if (rc == 0 && !r->denied)
+        rc = kubeflow_labels(m);
     if (rc == 0 && !r->denied) {
         /* the namespace filled in from the request is not a change of the pod's */
         if (!jx_str(jx_obj(pod, "metadata"), "namespace"))
