@@ -3,8 +3,8 @@ it.  Shared by TrainerClient and TrainingClient's local backends.
 
 A job is started as ``jaxset run FILE... -q`` in a new session, so the caller returns at once
 (once ``jaxset get NAME`` shows the run).  Its state, pods and their specs come from
-``jaxset get NAME -o json --local`` (the run's state as the annotation jaxset.dev/run-state,
-its directory as jaxset.dev/run-dir), its logs from ``jaxset logs``, and ``jaxset delete
+``jaxset get NAME -o json --local`` and ``get pods -l ...`` (the run's state as the annotation
+jaxset.dev/run-state, its directory as jaxset.dev/run-dir), its logs from ``jaxset logs``, and ``jaxset delete
 --force`` stops it the kubelet's way and removes it.  What the SDK adds (the kind asked for,
 its manifests, the runtime) is kept beside the run, in ``<run dir>/sdk-job.json``.
 """
@@ -185,9 +185,18 @@ class Store:
         return _binary.call(self.binary, [*args, "--local"], env=self.env())
 
     def _get(self, *name: str) -> Optional[List[Dict[str, Any]]]:
-        """`jaxset get [NAME] -o json`'s items; None when there is no such run."""
+        """Without NAME, `jaxset get -o json`'s items (every run's JobSet); with NAME, its
+        JobSet (`get NAME -o json`), its Pods (`get pods -l jobset-name=NAME`) and, for a
+        JAXJob's run, the JAXJob (`get jaxjob/NAME`).  None when there is no such run."""
         p = self.jaxset("get", *name, "-o", "json")
-        return json.loads(p.stdout)["items"] if p.returncode == 0 else None
+        if p.returncode != 0 or not name:
+            return json.loads(p.stdout)["items"] if p.returncode == 0 else None
+        items = [json.loads(p.stdout)]
+        p = self.jaxset("get", "pods", "-l", f"jobset.sigs.k8s.io/jobset-name={name[0]}",
+                        "-o", "json")
+        items += json.loads(p.stdout)["items"] if p.returncode == 0 else []
+        p = self.jaxset("get", f"jaxjob/{name[0]}", "-o", "json")
+        return items + [json.loads(p.stdout)] if p.returncode == 0 else items
 
     # -- starting -------------------------------------------------------------------------
 

@@ -1,175 +1,307 @@
-/* jaxset get [NAME] [-o wide|json|yaml]: the runs kept on disk, newest first, or one JobSet
- * with its pods.
- *
- * -o json|yaml prints a v1 List, as `kubectl get jobset/NAME pods -o yaml` would: the JobSet
- * with its status first, then one Pod per pod of every restart attempt, oldest first
- * (cli/pods.h pods_run_list), so that the output stays objects kubectl and its tools read;
- * without NAME, a v1 List of the latest run's JobSet of every name.  The JobSets carry the
- * run's state and directory as annotations (PODS_ANN_RUN_STATE, PODS_ANN_RUN_DIR).
- *
- * With a cluster configured (cli/cluster.h) and no --local, the same command lists the
- * cluster's jobs instead: cmd_get_cluster.c. */
+/* jaxset get [[KIND/]NAME... | KIND --all | KIND -l SEL] [-o FMT] [-w]: jobs, a cluster's or
+ * the runs of this machine (cli/backend.h), printed the same way from both: a table (the
+ * backend's columns, one row per job), the objects themselves (-o json|yaml: one object for
+ * one NAME, else a v1 List, as kubectl), kubectl's `-o name`, or a jsonpath template; -w then
+ * one more line (or object) per change until interrupted (locally: until the run ends). */
 #include "cli/cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/pods.h"
-#include "cli/runs.h"
-#include "cli/table.h"
-#include "cli/verbs.h"
+#include "cli/backend.h"
+#include "cli/jsonpath.h"
 #include "obj/jx.h"
-#include "obj/ktime.h"
 #include "obj/yaml.h"
 
-/* The pods of the last restart attempt. */
-static long long last_attempt_pods(const json_t *pods)
+enum fmt { FMT_TABLE, FMT_WIDE, FMT_JSON, FMT_YAML, FMT_NAME, FMT_JSONPATH };
+
+#define GET_MAX_ARGS 64
+
+struct get_args {
+    struct cluster c;
+    const char *ops[GET_MAX_ARGS]; /* operands: [KIND/]NAME, or KIND with --all or -l */
+    size_t n;
+    const char *fmt, *tmpl;        /* -o; its jsonpath template */
+    const char *selector;          /* -l */
+    bool all, watch, all_ns, all_runs;
+};
+
+/* One thing asked for: an object, or (name NULL) the list of a kind. */
+struct target {
+    const struct kc_res *k;
+    const char *name;
+};
+
+struct get {
+    struct get_args *a;
+    struct backend b;
+    enum fmt fmt;
+    struct target t[GET_MAX_ARGS];
+    size_t nt;
+    struct table tab; /* header and every row printed so far (a watch aligns with them) */
+    size_t printed;   /* rows of tab printed */
+    bool first;       /* nothing printed yet (yaml's separator) */
+};
+
+/* The object with its apiVersion and kind (items of a cluster's list come without them). */
+static void typed(const struct kc_res *k, json_t *obj)
 {
-    long long last = -1, n = 0;
-    const json_t *p;
+    if (!jx_str(obj, "kind"))
+        jx_set_str(obj, "kind", k->kind);
+    if (!jx_str(obj, "apiVersion")) {
+        char av[96];
+        snprintf(av, sizeof(av), "%s%s%s", k->group, k->group[0] ? "/" : "", k->version);
+        jx_set_str(obj, "apiVersion", av);
+    }
+}
+
+static void print_names(const struct kc_res *k, const json_t *obj)
+{
+    char q[KC_RES_QUALIFIED_MAX];
+    const json_t *it;
     size_t i;
-    json_array_foreach (pods, i, p) {
-        long long a = jx_int_or(p, "restartAttempt", 0);
-        if (a > last) {
-            last = a;
-            n = 0;
-        }
-        n += a == last;
+    if (!json_is_array(jx_arr(obj, "items"))) {
+        const struct kc_res *of = kc_res_of(obj);
+        printf("%s/%s\n", kc_res_qualified(of ? of : k, q), jx_str(jx_obj(obj, "metadata"),
+                                                                    "name"));
     }
-    return n;
+    json_array_foreach (jx_arr(obj, "items"), i, it) {
+        const struct kc_res *of = kc_res_of(it);
+        printf("%s/%s\n", kc_res_qualified(of ? of : k, q), jx_str(jx_obj(it, "metadata"),
+                                                                    "name"));
+    }
 }
 
-static void row(struct table *t, const struct runs_run *r, bool wide, int64_t now)
+/* One object, or a v1 List, as -o json|yaml|name|jsonpath prints it. */
+static int print_object(struct get *g, const struct kc_res *k, json_t *obj)
 {
-    const json_t *st = jx_obj(r->jobset, "status");
-    const char *term = jx_str(st, "terminalState");
-    int64_t start = runs_start_ms(r), end = runs_end_ms(r, now);
-    char age[RUNS_HUMAN_MAX], dur[RUNS_HUMAN_MAX];
-    table_cell(t, "%s", r->name);
-    table_cell(t, "%s", runs_state(r));
-    table_cell(t, "%s", term ? term : "-");
-    table_cell(t, "%lld", jx_int_or(st, "restarts", 0));
-    table_cell(t, "%s", start ? runs_human(now - start, age) : "-");
-    table_cell(t, "%s", start && end ? runs_human(end - start, dur) : "-");
-    if (!wide)
-        return;
-    table_cell(t, "%lld", last_attempt_pods(r->pods));
-    if (jx_int_or(r->run, "exitStatus", -1) >= 0)
-        table_cell(t, "%lld", jx_int_or(r->run, "exitStatus", -1));
-    else
-        table_cell(t, "-");
-    table_cell(t, "%s", r->dir);
-}
-
-static int print_table(const struct runs_run *v, size_t n, bool wide)
-{
-    static const char *const head[] = {"NAME", "STATE", "TERMINALSTATE", "RESTARTS", "AGE",
-                                       "DURATION", "PODS", "EXIT", "RUN DIRECTORY"};
-    struct table t = table_new(wide ? 9 : 6);
-    int64_t now = kt_now_ms();
-    for (size_t i = 0; i < t.ncol; i++)
-        table_cell(&t, "%s", head[i]);
-    for (size_t i = 0; i < n; i++)
-        row(&t, &v[i], wide, now);
-    int rc = table_print(&t, stdout, 0, 3);
-    table_free(&t);
-    if (rc < 0)
-        fprintf(stderr, "jaxset get: out of memory\n");
-    return rc < 0 ? EXIT_INVALID : EXIT_OK;
-}
-
-/* Prints `list` (taken) as JSON or YAML. */
-static int print_list(json_t *list, bool json)
-{
-    char *y = list && !json ? yaml_encode(list) : NULL;
-    int rc = EXIT_OK;
-    if (!list || (!json && !y)) {
-        fprintf(stderr, "jaxset get: out of memory\n");
-        rc = EXIT_INVALID;
-    } else if (json) {
-        json_dumpf(list, stdout, JSON_INDENT(2));
+    const char *err = NULL;
+    char *s = NULL;
+    if (g->fmt == FMT_NAME) {
+        print_names(k, obj);
+    } else if (g->fmt == FMT_JSON) {
+        json_dumpf(obj, stdout, JSON_INDENT(4));
         putchar('\n');
-    } else {
-        fputs(y, stdout);
-    }
-    free(y);
-    json_decref(list);
-    return rc;
-}
-
-/* The latest run of every JobSet as a v1 List of their JobSets, annotated as pods_run_list
- * annotates one. */
-static json_t *runs_json(const struct runs_run *v, size_t n)
-{
-    json_t *items = json_array();
-    json_t *list = json_pack("{s:s,s:s,s:o*,s:{}}", "apiVersion", "v1", "kind", "List",
-                             "items", items, "metadata");
-    for (size_t i = 0; list && i < n; i++) {
-        json_t *one = v[i].jobset ? pods_run_list(v[i].jobset, NULL, NULL, runs_state(&v[i]),
-                                                  v[i].dir)
-                                  : NULL;
-        json_t *js = json_array_get(jx_arr(one, "items"), 0);
-        if (v[i].jobset && (!js || json_array_append(items, js) < 0)) {
-            json_decref(list);
-            list = NULL;
+    } else if (g->fmt == FMT_JSONPATH) {
+        if (!(s = jsonpath_render(g->a->tmpl, obj, &err))) {
+            fprintf(stderr, "jaxset get: -o jsonpath: %s\n", err);
+            return EXIT_INVALID;
         }
-        json_decref(one);
+        fputs(s, stdout);
+        if (g->a->watch)
+            putchar('\n');
+    } else {
+        if (!(s = yaml_encode(obj))) {
+            fprintf(stderr, "jaxset get: out of memory\n");
+            return EXIT_INVALID;
+        }
+        printf("%s%s", g->first ? "" : "---\n", s);
     }
-    return list;
+    free(s);
+    g->first = false;
+    fflush(stdout);
+    return EXIT_OK;
 }
 
-static int list_all(const char *fmt)
+static int flush_rows(struct get *g)
 {
-    struct runs_run *v = NULL;
-    size_t n = 0;
-    int rc = EXIT_INVALID;
-    if (runs_list(&v, &n) < 0)
-        rc = EXIT_INVALID;
-    else if (fmt && strcmp(fmt, "wide"))
-        rc = print_list(runs_json(v, n), !strcmp(fmt, "json"));
-    else
-        rc = print_table(v, n, fmt != NULL);
-    for (size_t i = 0; i < n; i++)
-        runs_free(&v[i]);
-    free(v);
-    return rc;
-}
-
-/* The JobSet and its pods; for a JAXJob's run, then the JAXJob with the status the run kept
- * (local/runner_state.c), created when the run started. */
-static int print_objects(const struct runs_run *r, bool json)
-{
-    json_t *list = pods_run_list(r->jobset, r->pods, r->jobs, runs_state(r), r->dir);
-    json_t *jj = json_deep_copy(jx_obj(r->run, "jaxjob"));
-    if (list && jj) {
-        json_t *meta = jx_obj(jj, "metadata");
-        if (json_is_object(meta) && jx_str(r->run, "startTime"))
-            jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
-        json_array_append(jx_arr(list, "items"), jj);
-    }
-    json_decref(jj);
-    return print_list(list, json);
-}
-
-static int show(const char *name, const char *fmt)
-{
-    struct runs_run r;
-    int rc = EXIT_INVALID;
-    if (runs_load(name, &r) < 0) {
-        fprintf(stderr, "jaxset get: no run of \"%s\" found\n", name);
+    if (table_print_from(&g->tab, stdout, 0, 3, g->printed) < 0) {
+        fprintf(stderr, "jaxset get: out of memory\n");
         return EXIT_INVALID;
     }
-    if (fmt && strcmp(fmt, "wide") && !r.jobset)
-        fprintf(stderr, "jaxset get: %s/jobset.json is unreadable\n", r.dir);
-    else if (fmt && strcmp(fmt, "wide"))
-        rc = print_objects(&r, !strcmp(fmt, "json"));
+    g->printed = g->tab.n / g->tab.ncol;
+    fflush(stdout);
+    return EXIT_OK;
+}
+
+static bool table(const struct get *g)
+{
+    return g->fmt == FMT_TABLE || g->fmt == FMT_WIDE;
+}
+
+/* What one target returns: the object (`*one`, when it names one) or its list's items
+ * appended to `items`; *rv: the list's (or object's) version, for -w. */
+static int fetch(struct get *g, const struct target *t, json_t *items, json_t **one,
+                 char **rv)
+{
+    json_t *got = NULL, *it;
+    size_t i;
+    int rc = t->name ? g->b.ops->get(&g->b, t->k, t->name, &got)
+                     : g->b.ops->list(&g->b, t->k, g->a->selector, &got);
+    if (rc != EXIT_OK)
+        return rc;
+    const char *v = jx_str(jx_obj(got, "metadata"), "resourceVersion");
+    free(*rv);
+    *rv = v ? strdup(v) : NULL;
+    if (t->name) {
+        typed(t->k, got);
+        *one = json_incref(got);
+        json_array_append(items, got);
+    }
+    json_array_foreach (jx_arr(got, "items"), i, it) {
+        typed(t->k, it);
+        json_array_append(items, it);
+    }
+    json_decref(got);
+    return EXIT_OK;
+}
+
+static void header(struct get *g)
+{
+    const char *cols[BACKEND_COLUMNS_MAX];
+    size_t n = g->b.ops->columns(&g->b, g->fmt == FMT_WIDE, cols);
+    g->tab = table_new(n);
+    for (size_t i = 0; i < n; i++)
+        table_cell(&g->tab, "%s", cols[i]);
+}
+
+static void rows(struct get *g, const json_t *items)
+{
+    const json_t *it;
+    size_t i;
+    json_array_foreach (items, i, it) {
+        const struct kc_res *k = kc_res_of(it);
+        g->b.ops->row(&g->b, k ? k : g->t[0].k, it, g->fmt == FMT_WIDE, &g->tab);
+    }
+}
+
+static void nothing_found(const struct get *g)
+{
+    if (!backend_is_cluster(&g->b))
+        fprintf(stderr, "No resources found in the runs kept.\n");
+    else if (g->a->all_ns)
+        fprintf(stderr, "No resources found\n");
     else
-        rc = print_table(&r, 1, fmt != NULL);
-    runs_free(&r);
+        fprintf(stderr, "No resources found in %s namespace.\n", g->a->c.ns);
+}
+
+/* Prints what every target returns, as one object (one NAME) or one List. */
+static int print_initial(struct get *g, char **rv)
+{
+    json_t *items = json_array(), *one = NULL, *list;
+    int rc = items ? EXIT_OK : EXIT_INVALID, bad = EXIT_OK;
+    for (size_t i = 0; rc == EXIT_OK && i < g->nt; i++)
+        if ((rc = fetch(g, &g->t[i], items, &one, rv)) != EXIT_OK && g->t[i].name) {
+            bad = rc; /* as kubectl: the others are printed all the same */
+            rc = EXIT_OK;
+        }
+    if (rc == EXIT_OK && table(g)) {
+        header(g);
+        rows(g, items);
+        if (!json_array_size(items) && !g->a->watch && bad == EXIT_OK)
+            nothing_found(g);
+        else if (json_array_size(items) || g->a->watch)
+            rc = flush_rows(g);
+    } else if (rc == EXIT_OK && g->nt == 1 && g->t[0].name) {
+        rc = one ? print_object(g, g->t[0].k, one) : EXIT_OK;
+    } else if (rc == EXIT_OK) {
+        list = json_pack("{s:s, s:O, s:s, s:{s:s}}", "apiVersion", "v1", "items", items, "kind",
+                         "List", "metadata", "resourceVersion", "");
+        rc = list ? print_object(g, g->t[0].k, list) : EXIT_INVALID;
+        json_decref(list);
+    }
+    json_decref(one);
+    json_decref(items);
+    return rc != EXIT_OK ? rc : bad;
+}
+
+static int on_change(void *arg, const char *type, json_t *obj)
+{
+    struct get *g = arg;
+    (void)type;
+    typed(g->t[0].k, obj);
+    if (table(g)) {
+        g->b.ops->row(&g->b, g->t[0].k, obj, g->fmt == FMT_WIDE, &g->tab);
+        return flush_rows(g) == EXIT_OK ? 0 : 1;
+    }
+    return print_object(g, g->t[0].k, obj) == EXIT_OK ? 0 : 1;
+}
+
+static int run(struct get *g)
+{
+    char *rv = NULL;
+    int rc = print_initial(g, &rv);
+    if (rc == EXIT_OK && g->a->watch) {
+        int w = g->b.ops->watch(&g->b, g->t[0].k, g->t[0].name, g->a->selector, rv, 0,
+                                on_change, g);
+        rc = w < 0 ? (backend_is_cluster(&g->b) ? EXIT_CLUSTER : EXIT_INVALID) : EXIT_OK;
+    }
+    free(rv);
     return rc;
 }
 
-enum { OPT_ALL = 256 };
+static int parse_fmt(struct get_args *a, enum fmt *out)
+{
+    static const char *const names[] = {"", "wide", "json", "yaml", "name"};
+    *out = FMT_TABLE;
+    if (!a->fmt)
+        return EXIT_OK;
+    if (!strncmp(a->fmt, "jsonpath=", 9)) {
+        a->tmpl = a->fmt + 9;
+        *out = FMT_JSONPATH;
+        return EXIT_OK;
+    }
+    for (size_t i = 1; i < 5; i++)
+        if (!strcmp(a->fmt, names[i])) {
+            *out = (enum fmt)i;
+            return EXIT_OK;
+        }
+    return cli_usage_error("get", "-o must be wide, json, yaml, name or jsonpath=TEMPLATE");
+}
+
+static int unknown_kind(const char *word)
+{
+    char msg[320];
+    snprintf(msg, sizeof(msg), "unknown kind \"%.64s\": one of %s (with -o json, yaml, name or "
+             "jsonpath also pods, jobs, events, configmaps, secrets, trainingruntimes, "
+             "clustertrainingruntimes)", word, kc_res_job_kinds());
+    return cli_usage_error("get", msg);
+}
+
+/* One operand as a target. */
+static int target(struct get *g, const char *op, struct target *t)
+{
+    char buf[64];
+    size_t n = strcspn(op, "/");
+    bool listing = g->a->all || g->a->selector;
+    *t = (struct target){.k = kc_res_find("jobset"), .name = op};
+    if (!op[n] && listing && kc_res_find(op))
+        t->k = kc_res_find(op), t->name = NULL;
+    else if (!op[n] && g->a->all)
+        return unknown_kind(op);
+    else if (op[n]) {
+        snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), op);
+        if (!(t->k = kc_res_find(buf)))
+            return unknown_kind(buf);
+        t->name = op + n + 1;
+        if (!*t->name || strchr(t->name, '/'))
+            return cli_usage_error("get", "KIND/NAME: bad NAME");
+    }
+    if (!*op)
+        return cli_usage_error("get", "an empty NAME");
+    if (t->k->family == JOB_KIND_OTHER && table(g))
+        return unknown_kind(t->k->plural);
+    return EXIT_OK;
+}
+
+static int targets(struct get *g)
+{
+    struct get_args *a = g->a;
+    int rc = EXIT_OK;
+    if (!a->n)
+        g->t[g->nt++] = (struct target){.k = kc_res_find("jobset")};
+    for (size_t i = 0; rc == EXIT_OK && i < a->n; i++)
+        rc = target(g, a->ops[i], &g->t[g->nt++]);
+    if (rc != EXIT_OK)
+        return rc;
+    if (a->watch && g->nt > 1)
+        return cli_usage_error("get", "-w watches one NAME or one KIND");
+    if (a->all_ns && g->t[0].name)
+        return cli_usage_error("get", "-A/--all-namespaces lists; no NAME with it");
+    return EXIT_OK;
+}
+
+enum { OPT_ALL = 256, OPT_ALL_RUNS };
 
 static int on_arg(void *ctx, int code, const char *arg)
 {
@@ -178,28 +310,18 @@ static int on_arg(void *ctx, int code, const char *arg)
     if (rc != -1)
         return rc;
     switch (code) {
-    case 'w':
-        a->watch = true;
-        return EXIT_OK;
-    case OPT_ALL:
-        a->all = true;
-        return EXIT_OK;
-    case 'A':
-        a->all_ns = true;
-        return EXIT_OK;
-    case 'l':
-        a->selector = arg;
-        return EXIT_OK;
-    case 'o':
-        a->fmt = cli_output_value(arg);
-        return EXIT_OK;
+    case 'w': a->watch = true; return EXIT_OK;
+    case OPT_ALL: a->all = true; return EXIT_OK;
+    case OPT_ALL_RUNS: a->all_runs = true; return EXIT_OK;
+    case 'A': a->all_ns = true; return EXIT_OK;
+    case 'l': a->selector = arg; return EXIT_OK;
+    case 'o': a->fmt = cli_output_value(arg); return EXIT_OK;
     case CLI_OPERAND:
-        if (a->name)
-            return cli_usage_error("get", "more than one name");
-        a->name = arg;
+        if (a->n == GET_MAX_ARGS)
+            return cli_usage_error("get", "too many names");
+        a->ops[a->n++] = arg;
         return EXIT_OK;
-    default:
-        return cli_usage_error("get", "unknown option");
+    default: return cli_usage_error("get", "unknown option");
     }
 }
 
@@ -208,23 +330,28 @@ int cmd_get(int argc, char **argv)
     static const struct option longopts[] = {
         CLI_OUTPUT_LONGOPT, CLUSTER_LONGOPTS, CLUSTER_LOCAL_LONGOPT,
         {"watch", no_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
+        {"all-runs", no_argument, NULL, OPT_ALL_RUNS},
         {"all-namespaces", no_argument, NULL, 'A'}, {"selector", required_argument, NULL, 'l'},
         {0}};
     struct get_args a = {.c = cluster_new("get")};
+    struct get g = {.a = &a, .first = true};
     int rc = cli_parse(argc, argv, CLI_OUTPUT_OPTS CLUSTER_SHORTOPTS "wAl:", longopts, on_arg,
                        &a);
-    const char *name = a.name, *fmt = a.fmt;
+    if (rc == EXIT_OK)
+        rc = parse_fmt(&a, &g.fmt);
+    if (rc == EXIT_OK)
+        rc = targets(&g);
     if (rc != EXIT_OK)
         return rc;
-    if (cluster_wanted(&a.c))
-        return get_cluster(&a);
-    if (a.watch || a.all_ns)
-        return cli_usage_error("get", "-w and -A need a cluster (local runs: jaxset logs -f)");
-    if (a.selector)
-        return cli_usage_error("get", "-l needs a cluster");
-    if (a.all && name)
-        return cli_usage_error("get", "--all lists every run; no NAME with it");
-    if (fmt && strcmp(fmt, "json") && strcmp(fmt, "yaml") && strcmp(fmt, "wide"))
-        return cli_usage_error("get", "-o must be wide, json or yaml");
-    return name ? show(name, fmt) : list_all(fmt);
+    g.b.all_runs = a.all_runs;
+    g.b.all_ns = a.all_ns;
+    if ((rc = backend_open(&g.b, &a.c)) != EXIT_OK)
+        return rc;
+    if (a.all_runs && backend_is_cluster(&g.b))
+        rc = cli_usage_error("get", "--all-runs lists the runs this machine keeps (--local)");
+    else
+        rc = run(&g);
+    backend_close(&g.b);
+    table_free(&g.tab);
+    return rc;
 }

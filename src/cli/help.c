@@ -142,55 +142,70 @@ static const struct cli_help helps[] = {
     },
     {
         .name = "get",
-        .summary = "list jobs (a cluster's, or the runs of this machine) or show one",
-        .usage = "jaxset get [[KIND/]NAME | KIND --all] [-A] [-l SEL] [-o wide|json|yaml|name] "
-                 "[-w]\n"
-                 "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
+        .summary = "list jobs (a cluster's, or the runs of this machine) or show some",
+        .usage = "jaxset get [[KIND/]NAME... | KIND --all | KIND -l SEL] [-A] "
+                 "[-o wide|json|yaml|name|jsonpath=T] [-w]\n"
+                 "                  [--all-runs] [-n NS] [--context NAME] [--kubeconfig FILE] "
                  "[--request-timeout D] [--local]",
-        .text = "On a cluster (a kubeconfig, --context, -n or in-cluster; not --local): one "
-                "line per job of KIND (jobset, the default; jaxjob, trainjob) in the "
-                "namespace, or the job NAME, as kubectl aligns them: NAME, STATE (Pending, "
-                "Created, Running, Restarting, Suspended, Completed, Failed, Terminating), "
-                "RESTARTS, READY and SUCCEEDED (child Jobs of every replicated job over their "
-                "replicas), ACTIVE, FAILED and AGE. "
-                "Locally: the latest run of every JobSet kept on disk, newest first: NAME, "
-                "STATE (Running, Completed, Failed, Interrupted, or Lost when the run's process "
-                "is gone), TERMINALSTATE, RESTARTS, AGE (since the start) and DURATION (until "
-                "the end, or until now). With NAME, only that run. With -o json or yaml, a v1 "
-                "List of the JobSet with its status followed by one Pod per pod of every "
-                "restart attempt (oldest first), with its Job's pod spec, phase, times, "
-                "restart count and each container's state, exit code and signal (pods left "
-                "running by a Lost run are Failed), then, for a JAXJob's run, the JAXJob with "
-                "the status its controller would write; without NAME, a v1 List of every run's "
-                "JobSet. The JobSets carry the run's STATE and directory as the annotations "
-                "jaxset.dev/run-state and jaxset.dev/run-dir. On a cluster, -o json, yaml or "
-                "name also read the kinds around a job, as kubectl does: pods, jobs, events, "
-                "configmaps, secrets, trainingruntimes and clustertrainingruntimes "
-                "(`get pod/NAME -o json`, `get pods --all -l SEL -o json`).",
-        .opts = {{"-o, --output FORMAT", "wide: also each replicated job's "
-                                         "name:ready/active/succeeded/failed (locally: PODS, "
-                                         "EXIT and RUN DIRECTORY); json or yaml: the exact "
-                                         "objects (a v1 List for several; locally, with NAME: "
-                                         "the JobSet and its Pods); name: kind/name"},
-                 {"-w, --watch", "cluster: after the list, one more line (object) per change, "
-                                 "from a watch, until interrupted"},
+        .text = "The same command line in both places: on a cluster (a kubeconfig, --context, "
+                "-n or in-cluster; not --local) and on the runs this machine keeps (--local, or "
+                "no cluster configured). NAME is a JobSet, KIND/NAME a jobset, jaxjob or "
+                "trainjob (locally the run of that name; a JAXJob's run also has its JAXJob "
+                "with the status its controller would write); without NAME, every job of KIND "
+                "(jobset by default). "
+                "The table on a cluster has one line per job, as kubectl aligns them: NAME, "
+                "STATE (Pending, Created, Running, Restarting, Suspended, Completed, Failed, "
+                "Terminating), RESTARTS, READY and SUCCEEDED (child Jobs of every replicated "
+                "job over their replicas), ACTIVE, FAILED and AGE. Locally it has one line "
+                "per run, the latest of each name, newest first: NAME, STATE (Starting, "
+                "Running, Suspended, Restarting, Completed, Failed, Interrupted, or Lost when "
+                "the run's process is gone), TERMINALSTATE, RESTARTS, AGE (since the start) and "
+                "DURATION (until the end, or until now); --all-runs lists every run kept, with "
+                "its RUN id. "
+                "-o json or yaml prints the object itself for one NAME, else a v1 List of "
+                "them, as kubectl: locally a run's JobSet with its status, annotated with the "
+                "run's state, directory and id (jaxset.dev/run-state, jaxset.dev/run-dir, "
+                "jaxset.dev/run-id). Other kinds are read with -o json, yaml, name or jsonpath, "
+                "as kubectl does: pods, jobs (locally those of the runs kept: each Pod with its "
+                "labels, JAX process id annotation, its Job's pod spec, phase, times and each "
+                "container's state, exit code and signal; pods left running by a Lost run are "
+                "Failed) and, on a cluster, events, configmaps, secrets, trainingruntimes and "
+                "clustertrainingruntimes (`get pod/NAME -o json`, `get pods -l "
+                "jobset.sigs.k8s.io/jobset-name=NAME -o json`). "
+                "Local runs are kept under $JAXSET_HOME/runs (docs/local.md): `jaxset run` "
+                "keeps the last JAXSET_KEEP_RUNS runs of each name (10 by default).",
+        .opts = {{"-o, --output FORMAT", "wide: more columns (on a cluster each replicated "
+                                         "job's name:ready/active/succeeded/failed; locally "
+                                         "PODS, EXIT and RUN DIRECTORY); json or yaml: the "
+                                         "object, a v1 List for several or none; name: "
+                                         "kind.group/name (jobset.jobset.x-k8s.io/NAME, "
+                                         "pod/NAME); jsonpath=TEMPLATE: kubectl's common "
+                                         "subset ({.metadata.name}, {.items[*].metadata.name}, "
+                                         "{range .items[*]}...{end}, {\"\\n\"})"},
+                 {"-w, --watch", "after the list, one more line (object) per change, until "
+                                 "interrupted (locally: until no run watched is going; the "
+                                 "run directory is read again ten times a second)"},
                  {"--all", "every job of KIND (the default without NAME)"},
-                 {"-l, --selector SEL", "cluster: only the objects of the list (and watch) "
-                                        "with these labels, as kubectl's -l"},
+                 {"--all-runs", "locally: every run kept, not only the latest of each name"},
+                 {"-l, --selector SEL", "only the objects of the list (and watch) with these "
+                                        "labels, as kubectl's -l (locally: key=value, "
+                                        "key!=value, key, !key)"},
                  {"-A, --all-namespaces", "cluster: every job of KIND in every namespace, with "
-                                          "a NAMESPACE column"},
+                                          "a NAMESPACE column (locally every run is listed "
+                                          "anyway)"},
                  CLUSTER_HELP, CLUSTER_LOCAL_HELP},
-        .exit = "0; 2 when there is no such job or run, or on usage (an unknown kind); 3 when "
-                "the cluster cannot be reached or refuses the request",
+        .exit = "0; 2 when a job or run named is not there (the others are printed), or on "
+                "usage (an unknown kind); 3 when the cluster cannot be reached or refuses the "
+                "request",
     },
     {
         .name = "describe",
         .summary = "show what happened to a job: conditions, Jobs, pods, events",
-        .usage = "jaxset describe [KIND/]NAME [-n NS] [--context NAME] [--kubeconfig FILE]\n"
+        .usage = "jaxset describe [KIND/]NAME... [-n NS] [--context NAME] [--kubeconfig FILE]\n"
                  "                  [--request-timeout D] [--local]",
-        .text = "On a cluster: the job NAME (KIND jobset, the default; jaxjob, trainjob) as "
-                "`kubectl describe` shows an object: state, restarts, terminal state and JAX "
-                "coordinator; its conditions; replicated jobs; restart history (the restart "
+        .text = "Each job NAME (KIND jobset, the default; jaxjob, trainjob) as `kubectl "
+                "describe` shows an object. On a cluster: state, restarts, terminal state and "
+                "JAX coordinator; its conditions; replicated jobs; restart history (the restart "
                 "attempts its Jobs carry, Jobs recreated by RestartJob); child Jobs; pods with "
                 "their JAX process id (the pod's JAX_PROCESS_ID, else numbered as `jaxset run` "
                 "numbers processes); the events of the job, its Jobs and pods (core/v1 and "
@@ -198,7 +213,8 @@ static const struct cli_help helps[] = {
                 "directory, state, start, duration, restarts and terminal state; the JobSet's "
                 "conditions and replicated jobs; its child Jobs; every pod grouped by restart "
                 "attempt, oldest first, with hostname, JAX process id, phase, restarts, the exit "
-                "code or signal of each failed container, start and finish; and the events.",
+                "code or signal of each failed container, start and finish; the first failed "
+                "pod of each attempt; and the events.",
         .opts = {CLUSTER_HELP, CLUSTER_LOCAL_HELP},
         .exit = "0; 2 when there is no such job or run, or on usage; 3 when the cluster cannot "
                 "be reached or refuses the request",
@@ -206,35 +222,36 @@ static const struct cli_help helps[] = {
     {
         .name = "logs",
         .summary = "print the logs of a job's pods (a cluster's, or a local run's)",
-        .usage = "jaxset logs [KIND/]NAME [--process-id N | --pod P | --replicated-job R] "
-                 "[-c C] [-f]\n"
-                 "                  [--since D] [--tail N] [--prefix] [-n NS] [--context NAME] "
-                 "[--kubeconfig FILE]\n"
-                 "                  [--request-timeout D]\n"
-                 "       jaxset logs [-f] [--attempt N] NAME [POD] --local",
-        .text = "On a cluster: the pods' logs through the API server (pods/log) of the job NAME "
-                "(KIND jobset, the default; jaxjob, trainjob), every pod in JAX process order, "
-                "or those the options select; lines are prefixed [<pod hostname>] as local "
-                "runs print them ([<hostname>/<container>] for pods of several containers) "
-                "when more than one log is printed, under \"--- restart attempt N ---\" "
-                "lines when pods of several restart attempts are there. "
-                "Locally: the latest run of NAME: every pod, or the pods that POD "
-                "names (a pod name, a hostname or a prefix of either). Lines are prefixed "
-                "[<hostname>] as the run printed them ([<hostname>/<container>] for pods of "
-                "several containers) unless one log alone matches, and grouped by restart "
-                "attempt, oldest first, under a \"--- restart attempt N ---\" line when the "
-                "run restarted.",
+        .usage = "jaxset logs [KIND/]NAME [POD] [--process-id N | --pod P | --replicated-job R] "
+                 "[-c C]\n"
+                 "                  [--attempt N | -p] [--since D] [--tail N] [--prefix] [-f] "
+                 "[-n NS] [--context NAME]\n"
+                 "                  [--kubeconfig FILE] [--request-timeout D] [--local]",
+        .text = "The logs of the pods of the job NAME (KIND jobset, the default; jaxjob, "
+                "trainjob), the same options in both places: on a cluster through the API "
+                "server (pods/log), locally from the latest run of NAME. Every pod in JAX "
+                "process order (locally in the run's order), or those the options select; "
+                "lines are prefixed [<pod hostname>] ([<hostname>/<container>] for pods of "
+                "several containers) unless one log of a selection alone is printed, and "
+                "grouped under \"--- restart attempt N ---\" lines when pods of several "
+                "restart attempts are printed.",
         .opts = {{"-f, --follow", "then print new lines as they come, pods created by "
                                   "restarts included, until the job (run) ends"},
-                 {"--process-id N", "cluster: the pod of JAX process N (its JAX_PROCESS_ID)"},
-                 {"--pod P", "cluster: the pod named P, or of hostname P (with -f and a pod "
-                             "name: until that pod's log ends, as kubectl logs -f pod/P)"},
-                 {"--replicated-job R", "cluster: the pods of replicated job R"},
-                 {"-c, --container C", "cluster: only container C of each pod"},
-                 {"--since D", "cluster: only lines newer than D (10s, 5m, 1h)"},
-                 {"--tail N", "cluster: only the last N lines of each log"},
-                 {"--prefix", "cluster: prefix lines even when one log is printed"},
-                 {"--attempt N", "local: only the pods of restart attempt N"},
+                 {"--process-id N", "the pod of JAX process N"},
+                 {"--pod P", "the pod named P, or of hostname P (locally also a prefix of "
+                             "either; with -f on a cluster and a pod name: until that pod's "
+                             "log ends, as kubectl logs -f pod/P); POD, after NAME, is the "
+                             "same"},
+                 {"--replicated-job R", "the pods of replicated job R"},
+                 {"-c, --container C", "only container C of each pod"},
+                 {"--attempt N", "only the pods of restart attempt N"},
+                 {"-p, --previous", "locally: each pod's restart attempt before its last (the "
+                                    "log of the pod a gang restart replaced); on a cluster the "
+                                    "previous instance of the container, as kubectl"},
+                 {"--since D", "only lines newer than D (10s, 5m, 1h); locally, where a log "
+                               "keeps no time per line, the logs written to since then, whole"},
+                 {"--tail N", "only the last N lines of each log (then, with -f, new lines)"},
+                 {"--prefix", "prefix lines even when one log is printed"},
                  CLUSTER_HELP, CLUSTER_LOCAL_HELP},
         .exit = "0; 2 when there is no such job or run, nothing matches, or on usage; 3 when "
                 "the cluster cannot be reached or refuses the request",
@@ -242,14 +259,14 @@ static const struct cli_help helps[] = {
     {
         .name = "wait",
         .summary = "wait until a job is Completed, Failed or has a condition",
-        .usage = "jaxset wait [KIND/]NAME [--for=Completed|Failed|condition=TYPE[=STATUS]] "
+        .usage = "jaxset wait [KIND/]NAME... [--for=Completed|Failed|condition=TYPE[=STATUS]] "
                  "[--timeout D]\n"
                  "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
                  "[--request-timeout D] [--local]",
-        .text = "Waits until the job NAME (KIND jobset, the default; jaxjob, trainjob) reaches "
+        .text = "Waits until each job NAME (KIND jobset, the default; jaxjob, trainjob) reaches "
                 "the state or condition --for names (Completed by default), as `kubectl wait`: "
                 "on a cluster it reads the job, then follows a watch; locally, the latest run "
-                "of NAME until it ends. Unlike kubectl it also ends as soon as the job reached "
+                "of NAME until it ends (its state as `get` shows it). Unlike kubectl it also ends as soon as the job reached "
                 "the other terminal state (a Failed job will never be Completed). Prints "
                 "\"<kind>/<name> condition met\".",
         .opts = {{"--for=WHAT", "Completed (the default), Failed, or condition=TYPE[=STATUS] "
@@ -264,18 +281,21 @@ static const struct cli_help helps[] = {
     },
     {
         .name = "delete",
-        .summary = "delete a job from a cluster, or the runs of a name from this machine",
-        .usage = "jaxset delete [KIND/]NAME [--cascade=background|foreground|orphan] [--force]\n"
+        .summary = "delete jobs from a cluster, or the runs of names from this machine",
+        .usage = "jaxset delete [KIND/]NAME... | [KIND] --all [--cascade=background|foreground|"
+                 "orphan] [--force]\n"
                  "                  [-n NS] [--context NAME] [--kubeconfig FILE] "
                  "[--request-timeout D] [--local]",
-        .text = "On a cluster: deletes the job NAME (KIND jobset, the default; jaxjob, "
-                "trainjob) as `kubectl delete` does; --cascade chooses what happens to its "
-                "child Jobs and pods. Locally: removes the kept runs of NAME (their run "
-                "directories); a run still going is refused unless --force, which stops it "
-                "first as SIGTERM stops `jaxset run` (every pod the kubelet's way).",
+        .text = "On a cluster: deletes each job NAME (KIND jobset, the default; jaxjob, "
+                "trainjob), or with --all every job of KIND in the namespace, as `kubectl "
+                "delete` does; --cascade chooses what happens to its child Jobs and pods. "
+                "Locally: removes every kept run of each NAME (their run directories), or with "
+                "--all of every name; a run still going is refused unless --force, which stops "
+                "it first as SIGTERM stops `jaxset run` (every pod the kubelet's way).",
         .opts = {{"--cascade=POLICY", "background (the default): the object goes now, its "
                                       "children after; foreground: the children first; orphan: "
                                       "the children stay"},
+                 {"--all", "every job of KIND (jobset by default); locally every run kept"},
                  {"--force", "locally: stop a running run, then delete it"},
                  CLUSTER_HELP, CLUSTER_LOCAL_HELP},
         .exit = "0 deleted; 1 when --force could not stop the run; 2 when there is no such job "

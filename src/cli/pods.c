@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/keys.h"
+#include "cli/backend.h"
 #include "obj/jx.h"
 
 /* Sets label (or annotation) `key` to integer field `field` of `pod` when it has one. */
@@ -100,13 +101,14 @@ json_t *pods_object(const json_t *pod, const char *ns, const char *jobset)
     return o;
 }
 
-/* The JobSet as printed: a copy annotated with the run's state and directory. */
-static json_t *run_jobset(const json_t *jobset, const char *state, const char *dir)
+json_t *pods_run_jobset(const json_t *jobset, const char *state, const char *dir,
+                        const char *id)
 {
     json_t *js = json_deep_copy(jobset);
     json_t *meta = jx_ensure_obj(js, "metadata");
-    if (!meta || meta_str(meta, "annotations", PODS_ANN_RUN_STATE, state) < 0 ||
-        meta_str(meta, "annotations", PODS_ANN_RUN_DIR, dir) < 0) {
+    if (!meta || meta_str(meta, "annotations", BACKEND_ANN_RUN_STATE, state) < 0 ||
+        meta_str(meta, "annotations", BACKEND_ANN_RUN_DIR, dir) < 0 ||
+        meta_str(meta, "annotations", BACKEND_ANN_RUN_ID, id) < 0) {
         json_decref(js);
         return NULL;
     }
@@ -141,32 +143,18 @@ static json_t *run_pod(const json_t *p, const char *ns, const char *jobset, cons
     return o;
 }
 
-json_t *pods_run_list(const json_t *jobset, const json_t *pods, const json_t *jobs,
-                      const char *state, const char *dir)
+json_t *pods_run_pods(const json_t *jobset, const json_t *pods, const json_t *jobs,
+                      const char *state)
 {
     const json_t *meta = jx_obj(jobset, "metadata"), *p;
     const char *ns = jx_str(meta, "namespace"), *name = jx_str(meta, "name");
     json_t *items = json_array();
-    json_t *list = json_pack("{s:s,s:s,s:o*,s:{}}", "apiVersion", "v1", "kind", "List",
-                             "items", items, "metadata");
     size_t i;
-    if (!list)
-        return NULL;
-    if (jobset && json_array_append_new(items, state || dir ? run_jobset(jobset, state, dir)
-                                                            : json_incref((json_t *)jobset)) < 0)
-        goto oom;
     json_array_foreach (pods, i, p)
-        if (json_array_append_new(items, jobs || state
-                                             ? run_pod(p, ns ? ns : "default", name, jobs, state)
-                                             : pods_object(p, ns ? ns : "default", name)) < 0)
-            goto oom;
-    return list;
-oom:
-    json_decref(list);
-    return NULL;
-}
-
-json_t *pods_list(const json_t *jobset, const json_t *pods)
-{
-    return pods_run_list(jobset, pods, NULL, NULL, NULL);
+        if (!items || json_array_append_new(items, run_pod(p, ns ? ns : "default", name, jobs,
+                                                           state)) < 0) {
+            json_decref(items);
+            return NULL;
+        }
+    return items;
 }

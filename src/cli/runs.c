@@ -21,10 +21,20 @@ static json_t *load(const char *dir, const char *file)
 
 int runs_load(const char *name, struct runs_run *out)
 {
+    char dir[PATH_MAX];
     *out = (struct runs_run){0};
-    if (strlen(name) >= sizeof(out->name) || rd_latest(name, out->dir, sizeof(out->dir)) < 0)
+    if (rd_latest(name, dir, sizeof(dir)) < 0)
+        return -ENOENT;
+    return runs_load_dir(name, dir, out);
+}
+
+int runs_load_dir(const char *name, const char *dir, struct runs_run *out)
+{
+    *out = (struct runs_run){0};
+    if (strlen(name) >= sizeof(out->name) || strlen(dir) >= sizeof(out->dir))
         return -ENOENT;
     snprintf(out->name, sizeof(out->name), "%s", name);
+    snprintf(out->dir, sizeof(out->dir), "%s", dir);
     out->run = load(out->dir, RD_RUN);
     out->jobset = load(out->dir, RD_JOBSET);
     out->pods = load(out->dir, RD_PODS);
@@ -53,11 +63,49 @@ static int newest_first(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-int runs_list(struct runs_run **out, size_t *n)
+struct found {
+    struct runs_run *v;
+    size_t n;
+};
+
+/* Adds run `r` (taken); -ENOMEM. */
+static int add(struct found *f, struct runs_run *r)
+{
+    struct runs_run *nv = realloc(f->v, (f->n + 1) * sizeof(*nv));
+    if (!nv) {
+        runs_free(r);
+        return -ENOMEM;
+    }
+    f->v = nv;
+    f->v[f->n++] = *r;
+    return 0;
+}
+
+/* The runs of `name` kept in `name_dir` (runs/<name>/) other than `latest`. */
+static int add_earlier(struct found *f, const char *name, const char *name_dir,
+                       const char *latest)
+{
+    DIR *d = opendir(name_dir);
+    struct dirent *de;
+    int rc = 0;
+    while (rc == 0 && d && (de = readdir(d))) {
+        char dir[PATH_MAX + NAME_MAX + 2], real[PATH_MAX];
+        struct runs_run r;
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, RD_LATEST) ||
+            snprintf(dir, sizeof(dir), "%s/%s", name_dir, de->d_name) >= (int)sizeof(dir) ||
+            !realpath(dir, real) || !strcmp(real, latest) || runs_load_dir(name, real, &r) < 0)
+            continue;
+        rc = add(f, &r);
+    }
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+int runs_list(bool all, struct runs_run **out, size_t *n)
 {
     char home[PATH_MAX], runs[PATH_MAX + 8];
-    struct runs_run *v = NULL;
-    size_t len = 0;
+    struct found f = {0};
     int rc = 0;
     if ((rc = rd_home(home, sizeof(home))) < 0) {
         fprintf(stderr, "jaxset: %s\n", rd_home_error(rc));
@@ -65,26 +113,32 @@ int runs_list(struct runs_run **out, size_t *n)
     }
     DIR *d = opendir(rd_file(runs, sizeof(runs), home, RD_RUNS));
     struct dirent *de;
-    while (d && (de = readdir(d))) {
+    while (rc == 0 && d && (de = readdir(d))) {
         struct runs_run r;
-        if (de->d_name[0] == '.' || runs_load(de->d_name, &r) < 0)
+        char name_dir[PATH_MAX + 8], latest[PATH_MAX] = "";
+        if (de->d_name[0] == '.')
             continue;
-        struct runs_run *nv = realloc(v, (len + 1) * sizeof(*v));
-        if (!nv) {
-            runs_free(&r);
-            rc = -ENOMEM;
-            break;
+        if (runs_load(de->d_name, &r) == 0) {
+            snprintf(latest, sizeof(latest), "%s", r.dir);
+            rc = add(&f, &r);
         }
-        v = nv;
-        v[len++] = r;
+        if (rc == 0 && all)
+            rc = add_earlier(&f, de->d_name, rd_file(name_dir, sizeof(name_dir), runs,
+                                                     de->d_name), latest);
     }
     if (d)
         closedir(d);
-    if (len)
-        qsort(v, len, sizeof(*v), newest_first);
-    *out = v;
-    *n = len;
+    if (f.n)
+        qsort(f.v, f.n, sizeof(*f.v), newest_first);
+    *out = f.v;
+    *n = f.n;
     return rc;
+}
+
+const char *runs_id(const struct runs_run *r)
+{
+    const char *base = strrchr(r->dir, '/');
+    return base ? base + 1 : r->dir;
 }
 
 pid_t runs_dir_pid(const char *dir)

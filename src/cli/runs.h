@@ -23,9 +23,16 @@ struct runs_run {
 int runs_load(const char *name, struct runs_run *out);
 void runs_free(struct runs_run *r);
 
-/* The latest run of every JobSet, newest first (by start time, then directory).  0 and a
+/* Loads the run kept in directory `dir` of JobSet `name` into out (0), as runs_load. */
+int runs_load_dir(const char *name, const char *dir, struct runs_run *out);
+
+/* The latest run of every JobSet (with `all`, every run kept: the latest, wherever --run-dir
+ * put it, and those in runs/<name>/), newest first (by start time, then directory).  0 and a
  * malloc'd array in *out (runs_free each, then free it), or -ENOMEM. */
-int runs_list(struct runs_run **out, size_t *n);
+int runs_list(bool all, struct runs_run **out, size_t *n);
+
+/* The directory's name, the run's id (<UTC time>-<pid>): points into r->dir. */
+const char *runs_id(const struct runs_run *r);
 
 /* The pid of the jaxset that made run directory `dir`, from its name (<time>-<pid>); 0 when
  * the name carries none. */
@@ -57,5 +64,15 @@ char *runs_human(int64_t ms, char out[RUNS_HUMAN_MAX]);
 
 /* The age of RFC 3339 time `ts` at `now` (runs_human), or "-" when `ts` is unreadable. */
 char *runs_age(const char *ts, int64_t now, char out[RUNS_HUMAN_MAX]);
+
+/* Retention: how many runs of a name `jaxset run` keeps, $JAXSET_KEEP_RUNS (0: every run),
+ * else RUNS_KEEP_DEFAULT. */
+#define RUNS_KEEP_ENV "JAXSET_KEEP_RUNS"
+#define RUNS_KEEP_DEFAULT 10
+long runs_keep(void);
+
+/* Removes the runs of `name` in runs/<name>/ past the `keep` newest (by their directories'
+ * names, which start with the time), but never one still going (cli/local_delete.c). */
+void runs_prune(const char *name, long keep);
 
 #endif

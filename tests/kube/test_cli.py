@@ -330,6 +330,29 @@ def timed(env, *args, **kw):
 # ====================================================================== a JobSet, every verb
 
 
+def same_shapes_here_and_there(env, name, flags, **kw):
+    """The command lines a cluster and the runs of this machine both take, and the shapes both
+    print (tests/local/test_cli.py has the local side of each in detail)."""
+    def get(*args):
+        rc, out, err = jaxset(env, "get", *args, *flags, **kw)
+        check(rc == 0, f"get {args}: {rc} {err}")
+        return out
+    one = json.loads(get(f"jobset/{name}", "-o", "json"))
+    check(one["kind"] == "JobSet" and one["metadata"]["name"] == name, one)
+    two = json.loads(get(name, f"jobset/{name}", "-o", "json"))
+    check(two["kind"] == "List" and [i["kind"] for i in two["items"]] == ["JobSet"] * 2, two)
+    check(get(name, "-o", "name") == f"jobset.jobset.x-k8s.io/{name}\n", name)
+    check(get(name, "-o", "jsonpath={.kind}/{.metadata.name}") == f"JobSet/{name}", name)
+    check(get("-o", "jsonpath={.items[*].kind}").split() == ["JobSet"] *
+          len(json.loads(get("-o", "json"))["items"]), name)
+    pods = json.loads(get("pods", "-l", f"jobset.sigs.k8s.io/jobset-name={name}", "-o", "json"))
+    check(pods["kind"] == "List" and pods["items"] and
+          all(p["kind"] == "Pod" for p in pods["items"]), pods)
+    rc, out, err = jaxset(env, "get", name, "nope-not-there", "-o", "name", *flags, **kw)
+    check(rc == 2 and out == f"jobset.jobset.x-k8s.io/{name}\n" and "nope-not-there" in err,
+          f"{rc} {out} {err}")
+
+
 @test
 def jobset_every_verb(env):
     c = new_case(env, "train")
@@ -358,6 +381,7 @@ def jobset_every_verb(env):
     rc, out, _ = jaxset(env, "get", "-n", c.ns, "-o", "json")
     lst = json.loads(out)
     check(lst["kind"] == "List" and [i["kind"] for i in lst["items"]] == ["JobSet"], out)
+    same_shapes_here_and_there(env, "train", ("-n", c.ns))
     # a kubelet's event through events.k8s.io/v1: describe shows it once (both APIs list it)
     ev = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "pulled"},
           "eventTime": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()),
@@ -914,7 +938,7 @@ def bad_input(env):
     for args, msg in ((("get", "foo/x"), 'unknown kind "foo": one of jobset, jaxjob, trainjob'),
                       (("get", "pods", "--all"), 'unknown kind "pods"'),
                       (("describe", "configmap/x"), 'unknown kind "configmap"'),
-                      (("get", "-o", "table"), "-o must be wide, json, yaml or name"),
+                      (("get", "-o", "table"), "-o must be wide, json, yaml, name or jsonpath"),
                       (("wait",), "no NAME given"),
                       (("delete", "x", "--cascade=later"), "--cascade must be"),
                       (("get", "x", "--request-timeout", "soon"), "--request-timeout takes"),
@@ -1026,13 +1050,15 @@ def local_runs_without_a_cluster(env):
     rc, out, err = jaxset(env, "get", "--local")             # KUBECONFIG set: --local wins
     check(rc == 0 and "TERMINALSTATE" in out and "allreduce" in out, out)
     rc, out, err = jaxset(env, "wait", "allreduce", kubeconfig=False)
-    check(rc == 0 and out == "run/allreduce condition met\n", f"{rc} {out} {err}")
+    check(rc == 0 and out == "jobset.jobset.x-k8s.io/allreduce condition met\n",
+          f"{rc} {out} {err}")
     rc, out, err = jaxset(env, "wait", "allreduce", "--for=Failed", kubeconfig=False)
     check(rc == 1, f"{rc} {out} {err}")
     rc, out, err = jaxset(env, "describe", "allreduce", "--local")
     check(rc == 0 and "Run Directory:" in out, out)
-    rc, out, err = jaxset(env, "logs", "allreduce", "--local", "--since", "1s")
-    check(rc == 2 and "are for a cluster's logs" in err, err)
+    same_shapes_here_and_there(env, "allreduce", {"--local"}, kubeconfig=False)
+    rc, out, err = jaxset(env, "logs", "jobset/allreduce", "--local", "--tail", "1")
+    check(rc == 0 and out and all(l.startswith("[allreduce-") for l in out.splitlines()), out)
     rc, out, err = jaxset(env, "delete", "allreduce", "--local")
     check(rc == 0 and out == 'run "allreduce" deleted\n', f"{rc} {out} {err}")
     rc, out, err = jaxset(env, "get", "allreduce", "--local")
@@ -1062,8 +1088,8 @@ def local_runs_without_a_cluster(env):
             run.kill()
             run.wait()
         run.stderr.close()
-    rc, out, err = jaxset(env, "get", "-w", "--local")
-    check(rc == 2 and "-w and -A need a cluster" in err, err)
+    rc, out, err = jaxset(env, "get", "-w", "--local")  # no run is going: the watch ends
+    check(rc == 0 and out.startswith("NAME "), f"{rc} {out} {err}")
 
 
 @test

@@ -136,18 +136,23 @@ def describe_usage_and_missing_run():
 
 
 @test
-def get_output_is_a_list_of_the_jobset_and_its_pods():
+def get_prints_the_jobset_and_get_pods_its_pods():
+    """`get NAME -o json` is the JobSet itself, as kubectl and a cluster's `get` print it; its
+    pods are `get pods -l jobset.sigs.k8s.io/jobset-name=NAME`, a v1 List of Pods."""
     r = failed_run()
     rc, out, err = jaxset(r.home, "get", "dfail", "-o", "json")
     assert rc == 0, err
+    js = json.loads(out)
+    assert js["kind"] == "JobSet" and js["status"]["terminalState"] == "Failed", js.keys()
+    sel = "jobset.sigs.k8s.io/jobset-name=dfail"
+    rc, out, err = jaxset(r.home, "get", "pods", "-l", sel, "-o", "json")
+    assert rc == 0, err
     doc = json.loads(out)
     assert doc["kind"] == "List" and doc["apiVersion"] == "v1", doc.keys()
-    js, pods = doc["items"][0], doc["items"][1:]
-    assert js["kind"] == "JobSet" and js["status"]["terminalState"] == "Failed", js
+    pods = doc["items"]
     assert [p["kind"] for p in pods] == ["Pod"] * 4, pods
     lbl = "jobset.sigs.k8s.io/restart-attempt"
-    assert [p["metadata"]["labels"][lbl] for p in pods] == ["0", "0", "1", "1"] or \
-        sorted(p["metadata"]["labels"][lbl] for p in pods) == ["0", "0", "1", "1"], pods
+    assert sorted(p["metadata"]["labels"][lbl] for p in pods) == ["0", "0", "1", "1"], pods
     for p in pods:
         st = p["status"]["containerStatuses"][0]
         idx = p["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"]
@@ -159,8 +164,46 @@ def get_output_is_a_list_of_the_jobset_and_its_pods():
         else:
             assert term == {"exitCode": 143, "signal": 15, "reason": "Error"}, st
     rc, out, err = jaxset(r.home, "get", "dfail", "-o", "yaml")
-    assert rc == 0 and out.startswith("apiVersion: v1\nkind: List\nitems:\n"), out
-    assert out.count("\n  kind: Pod\n") == 4 and "terminalState: Failed" in out, out
+    assert rc == 0 and out.startswith("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n"), out
+    rc, out, err = jaxset(r.home, "get", "pods", "-l", sel, "-o", "yaml")
+    assert rc == 0 and out.startswith("apiVersion: v1\nitems:\n") or \
+        out.startswith("apiVersion: v1\nkind: List\n"), out
+    assert out.count("\n  kind: Pod\n") == 4, out
+    rc, out, err = jaxset(r.home, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=other",
+                          "-o", "json")
+    assert rc == 0 and json.loads(out)["items"] == [], out
+
+
+@test
+def get_takes_kinds_several_names_and_prints_names_and_jsonpath():
+    """The arguments and shapes of a cluster's `get`: KIND/NAME, several names (a List), -o
+    name as kubectl writes a CRD's, -o jsonpath; an unknown name is an error, the others are
+    printed all the same."""
+    r = failed_run()
+    rc, out, err = jaxset(r.home, "get", "jobset/dfail", "-o", "json")
+    assert rc == 0 and json.loads(out)["kind"] == "JobSet", (out, err)
+    rc, out, err = jaxset(r.home, "get", "dfail", "jobset/dfail", "-o", "json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["kind"] == "List" and len(doc["items"]) == 2, doc
+    rc, out, err = jaxset(r.home, "get", "dfail", "-o", "name")
+    assert rc == 0 and out == "jobset.jobset.x-k8s.io/dfail\n", out
+    rc, out, err = jaxset(r.home, "get", "dfail", "-o",
+                          "jsonpath={.metadata.name} {.metadata.annotations.jaxset\\.dev/run-state}")
+    assert rc == 0 and out == "dfail Failed", (out, err)
+    rc, out, err = jaxset(r.home, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=dfail",
+                          "-o", "jsonpath={range .items[*]}{.spec.hostname}{\"\\n\"}{end}")
+    assert rc == 0 and sorted(out.splitlines()) == ["dfail-w-0-0", "dfail-w-0-0",
+                                                    "dfail-w-0-1", "dfail-w-0-1"], out
+    rc, out, err = jaxset(r.home, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=dfail",
+                          "-o", "name")
+    assert rc == 0 and len(out.splitlines()) == 4 and out.startswith("pod/dfail-w-0-"), out
+    rc, out, err = jaxset(r.home, "get", "dfail", "nothing", "-o", "name")
+    assert rc == 2 and out == "jobset.jobset.x-k8s.io/dfail\n", out
+    assert 'no run of "nothing"' in err, err
+    rc, out, err = jaxset(r.home, "get", "pods")  # a NAME alone is a JobSet's, as on a cluster
+    assert rc == 2 and 'no run of "pods"' in err, err
+    rc, out, err = jaxset(r.home, "get", "pods", "--all")
+    assert rc == 2 and 'unknown kind "pods"' in err, err
 
 
 @test
@@ -181,11 +224,12 @@ spec:
           - {name: jax, image: x, command: ["sh", "-c", "sleep 0.3"]}
 """).run()
     assert r.rc == 0, r.describe()
-    rc, out, err = jaxset(r.home, "get", "jj", "-o", "json")
+    rc, out, err = jaxset(r.home, "get", "jaxjob/jj", "-o", "json")
     assert rc == 0, err
-    items = json.loads(out)["items"]
-    assert [i["kind"] for i in items] == ["JobSet", "Pod", "Pod", "JAXJob"], items
-    jj = items[-1]
+    jj = json.loads(out)
+    assert jj["kind"] == "JAXJob", jj
+    rc, out, err = jaxset(r.home, "get", "jj", "-o", "json")
+    assert rc == 0 and json.loads(out)["kind"] == "JobSet", out
     assert jj["metadata"]["namespace"] == "default" and jj["metadata"]["creationTimestamp"], jj
     conds = [(c["type"], c["status"], c["reason"]) for c in jj["status"]["conditions"]]
     assert conds == [("Created", "True", "JAXJobCreated"), ("Running", "False", "JAXJobRunning"),
@@ -262,7 +306,8 @@ def get_lists_runs_newest_first_with_age_and_duration():
 @test
 def get_json_carries_the_run_state_and_fails_the_pods_a_lost_run_left():
     """The state `get` shows is in its JSON (jaxset.dev/run-state, jaxset.dev/run-dir); a run
-    whose process died shows its pods Failed; without NAME, a List of every run's JobSet."""
+    whose process died shows its pods Failed (`get pods -l ...`); without NAME, a List of every
+    run's JobSet."""
     home = tempfile.mkdtemp(prefix="jaxset-test-")
     done = fake_run(home, "done", 300, "Completed", end_after=5, terminal="Completed", pods=1,
                     exit_status=0)
@@ -275,7 +320,11 @@ def get_json_carries_the_run_state_and_fails_the_pods_a_lost_run_left():
             "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 1}}}]}}}}], f)
     rc, out, err = jaxset(home, "get", "lost", "-o", "json")
     assert rc == 0, err
-    js, *pods = json.loads(out)["items"]
+    js = json.loads(out)
+    rc, out, err = jaxset(home, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=lost",
+                          "-o", "json")
+    assert rc == 0, err
+    pods = json.loads(out)["items"]
     ann = js["metadata"]["annotations"]
     assert (ann["jaxset.dev/run-state"], ann["jaxset.dev/run-dir"]) == ("Lost", lost), ann
     assert [p["status"]["phase"] for p in pods] == ["Failed", "Succeeded"], pods
@@ -413,6 +462,93 @@ def logs_follow_ends_when_the_supervisor_is_gone():
     wait_for(lambda: not r.leftovers(), 10, "the workers gone with their supervisor")
     rc, out, _ = jaxset(r.home, "get", "sup")
     assert rc == 0 and out.splitlines()[1].split()[1] == "Lost", out
+
+
+@test
+def logs_take_a_clusters_selection_options():
+    """--tail, --process-id, --pod, -c, --previous and KIND/NAME, as on a cluster."""
+    r = failed_run()
+    rc, out, err = logs(r, "jobset/dfail", "--tail", "1", "--attempt", "1")
+    assert rc == 0 and out.splitlines() == ["[dfail-w-0-0] hi dfail-w-0-0 attempt 1",
+                                            "[dfail-w-0-1] hi dfail-w-0-1 attempt 1"], out
+    rc, out, err = logs(r, "dfail", "--tail", "0")
+    assert rc == 0 and "hi" not in out, out
+    rc, out, err = logs(r, "dfail", "--process-id", "1", "--attempt", "0")
+    assert rc == 0 and out == "hi dfail-w-0-1 attempt 0\n", out
+    rc, out, err = logs(r, "dfail", "--pod", "dfail-w-0-0", "-c", "c", "--previous")
+    assert rc == 0 and out == "hi dfail-w-0-0 attempt 0\n", (out, err)
+    rc, out, err = logs(r, "dfail", "-p")
+    assert rc == 0 and sorted(out.splitlines()) == ["[dfail-w-0-0] hi dfail-w-0-0 attempt 0",
+                                                    "[dfail-w-0-1] hi dfail-w-0-1 attempt 0"]
+    rc, out, err = logs(r, "dfail", "-c", "nope")
+    assert rc == 2 and "no pod log matches" in err, err
+    rc, out, err = logs(r, "dfail", "--since", "1h")
+    assert rc == 0 and len(out.splitlines()) == 6, out
+    rc, out, err = logs(r, "dfail", "--pod", "x", "dfail-w-0-0")
+    assert rc == 2 and "POD and --pod" in err, err
+
+
+@test
+def get_watch_follows_a_run_until_it_ends():
+    """`get NAME -w` locally: the table, then one line per change, until the run ends."""
+    r = Run(manifest("gw", WAITING, pods=1)).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("gw"), "run.json")), 20, "run.json")
+    w = subprocess.Popen([BIN, "get", "gw", "-w"], env=dict(os.environ, JAXSET_HOME=r.home),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = w.stdout.readline() + w.stdout.readline()
+        assert first.startswith("NAME") and "\ngw " in first, first
+        open(os.path.join(r.home, "go"), "w").close()
+        out, err = w.communicate(timeout=30)
+    finally:
+        if w.poll() is None:
+            w.kill()
+            w.wait()
+    r.wait(30)
+    assert w.returncode == 0, err
+    states = [l.split()[1] for l in out.splitlines()]
+    assert states and states[-1] == "Completed", out
+    rc, out, err = jaxset(r.home, "get", "gw", "-w", "-o", "name")  # an ended run: at once
+    assert rc == 0 and out == "jobset.jobset.x-k8s.io/gw\n", (out, err)
+
+
+@test
+def delete_takes_several_names_and_all_and_get_lists_every_run():
+    home = tempfile.mkdtemp(prefix="jaxset-test-")
+    for name, ago in (("a", 30), ("a", 20), ("b", 10), ("c", 5)):
+        if os.path.islink(os.path.join(home, "runs", name, "latest")):
+            os.unlink(os.path.join(home, "runs", name, "latest"))
+        fake_run(home, name, ago, "Completed", end_after=1, terminal="Completed")
+    rc, out, err = jaxset(home, "get", "--all-runs")
+    rows = [l.split() for l in out.splitlines()]
+    assert rc == 0 and rows[0][:3] == ["NAME", "RUN", "STATE"], out
+    assert [r[0] for r in rows[1:]] == ["c", "b", "a", "a"], out
+    rc, out, err = jaxset(home, "get", "--all-runs", "-o", "json")
+    ids = [i["metadata"]["annotations"]["jaxset.dev/run-id"] for i in json.loads(out)["items"]]
+    assert rc == 0 and len(set(ids)) == 4, ids
+    rc, out, err = jaxset(home, "delete", "a", "jobset/b")
+    assert rc == 0 and out == 'run "a" deleted\nrun "b" deleted\n', (out, err)
+    assert not os.path.exists(os.path.join(home, "runs", "a")), os.listdir(home + "/runs")
+    rc, out, err = jaxset(home, "delete", "--all")
+    assert rc == 0 and out == 'run "c" deleted\n', (out, err)
+    rc, out, err = jaxset(home, "get")
+    assert rc == 0 and out == "" and "No resources found" in err, (out, err)
+
+
+@test
+def run_keeps_the_last_runs_of_a_name():
+    """Retention: `jaxset run` keeps the JAXSET_KEEP_RUNS newest runs of a name (10 unless
+    set), the one it starts among them."""
+    r = Run(manifest("keep", "true", pods=1), env={"JAXSET_KEEP_RUNS": "2"})
+    for _ in range(3):
+        r.run()
+        assert r.rc == 0, r.describe()
+    kept = sorted(d for d in os.listdir(os.path.join(r.home, "runs", "keep")) if d != "latest")
+    assert len(kept) == 2, kept
+    latest = os.path.basename(os.path.realpath(os.path.join(r.home, "runs", "keep", "latest")))
+    assert latest == kept[-1], (latest, kept)
+    rc, out, err = jaxset(r.home, "get", "--all-runs", "-o", "name")
+    assert rc == 0 and out == "jobset.jobset.x-k8s.io/keep\n" * 2, out
 
 
 def commands():

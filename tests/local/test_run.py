@@ -610,10 +610,13 @@ def stalled_reader_does_not_stall_supervision():
     err = r.proc.stderr.read()
     assert rc == 1, f"rc={rc}\n{err}"
     assert took < 15, f"took {took:.1f}s"
-    assert "bytes of pod output were not forwarded" in err, err
+    m = re.search(r"(\d+) bytes of pod output were not forwarded", err)
+    assert m, err
+    # what the pod wrote in 2 s depends on the machine's load (7.5 MB with the suite run twice
+    # beside a CPU hog); the log file still holds far more than any pipe buffers
     log = os.path.join(r.run_dir("stall"), "logs")
     size = sum(os.path.getsize(os.path.join(log, f)) for f in os.listdir(log))
-    assert size > 8 * 1024 * 1024, size
+    assert int(m.group(1)) > 0 and size > 1024 * 1024, (size, m.group(0))
     assert not r.leftovers()
 
 

@@ -1,5 +1,5 @@
-/* jaxset describe against a cluster: a job as `kubectl describe` shows an object, with what a
- * JAX user asks next: its conditions, replicated jobs, restart history (status.restarts, the
+/* describe_cluster: `describe` on a cluster: a job as `kubectl describe` shows an object, with
+ * what a JAX user asks next: its conditions, replicated jobs, restart history (status.restarts, the
  * restart-attempt labels of its Jobs), child Jobs, pods with their JAX process ids, and the
  * events of the job, its Jobs and its pods (core/v1 and events.k8s.io/v1, once each). */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "cli/kpods.h"
 #include "cli/runs.h"
 #include "cli/table.h"
-#include "cli/verbs.h"
+#include "cli/backend_int.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
@@ -387,15 +387,10 @@ static int describe(struct desc *d)
     return bad ? EXIT_CLUSTER : EXIT_OK;
 }
 
-int describe_cluster(struct cluster *c, const char *arg)
+int cluster_describe(struct backend *b, const struct kc_res *k, const char *name)
 {
-    char buf[64];
-    struct desc d = {.c = c, .now = kt_now_ms()};
-    int rc = cluster_job_arg("describe", arg, &d.k, &d.name, buf, sizeof(buf));
-    if (rc == EXIT_OK && (rc = cluster_connect(c)) == EXIT_OK) {
-        rc = describe(&d);
-        cluster_close(c);
-    }
+    struct desc d = {.c = b->c, .k = k, .name = name, .now = kt_now_ms()};
+    int rc = describe(&d);
     json_decref(d.obj);
     json_decref(d.jobset);
     json_decref(d.jobs);

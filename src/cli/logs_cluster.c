@@ -1,4 +1,4 @@
-/* jaxset logs against a cluster: the pods/log of a job's pods through the API server, every
+/* logs_cluster: `logs` on a cluster: the pods/log of a job's pods through the API server, every
  * selected pod's lines prefixed "[<pod hostname>] " as local runs print them ("[<hostname>/
  * <container>] " for pods of several containers) unless one log alone is printed.  Without
  * -f, one pod after the other in JAX process order; with -f, every pod's stream at once, line
@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "api/job_state.h"
 #include "cli/kpods.h"
-#include "cli/verbs.h"
+#include "cli/backend_int.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 #include "obj/sbuf.h"
@@ -30,7 +30,8 @@ struct stream {
 };
 
 struct lc {
-    struct logs_cluster_args *a;
+    const struct backend_logs *a;
+    struct cluster *c;
     const struct kc_res *k;
     const char *name;
     struct kpods_ids ids;
@@ -54,6 +55,8 @@ static bool selected(const struct lc *l, const json_t *pod)
         if ((!rj || strcmp(rj, l->a->rj)) && (!rt || strcasecmp(rt, l->a->rj)))
             return false;
     }
+    if (l->a->attempt >= 0 && kpods_attempt(pod) != l->a->attempt)
+        return false;
     return l->a->process_id < 0 || kpods_process_id(&l->ids, pod) == l->a->process_id;
 }
 
@@ -128,13 +131,15 @@ static void on_end(void *arg, int rc, long code, const char *msg)
 
 static char *log_path(const struct lc *l, const struct stream *s)
 {
-    const struct logs_cluster_args *a = l->a;
+    const struct backend_logs *a = l->a;
     struct sbuf b = SBUF_INIT;
     char *c = kc_escape(s->container);
-    sb_printf(&b, "/api/v1/namespaces/%s/pods/%s/log?container=%s", a->c.ns, s->pod,
+    sb_printf(&b, "/api/v1/namespaces/%s/pods/%s/log?container=%s", l->c->ns, s->pod,
               c ? c : "");
     if (a->follow)
         sb_puts(&b, "&follow=true");
+    if (a->previous)
+        sb_puts(&b, "&previous=true");
     if (s->first && a->tail >= 0)
         sb_printf(&b, "&tailLines=%lld", a->tail);
     if (s->first && a->since_s >= 0)
@@ -147,7 +152,7 @@ static int open_stream(struct lc *l, struct stream *s)
 {
     char *path = log_path(l, s);
     s->retry_ms = 0;
-    s->w = path ? kc_stream(l->a->c.kc, path, on_line, on_end, s) : NULL;
+    s->w = path ? kc_stream(l->c->kc, path, on_line, on_end, s) : NULL;
     free(path);
     if (!s->w)
         return -ENOMEM;
@@ -178,7 +183,7 @@ static void one_by_one(struct lc *l)
             break;
         }
         while (s->w)
-            kc_run(l->a->c.kc, 1000, NULL, 0, NULL);
+            kc_run(l->c->kc, 1000, NULL, 0, NULL);
         if (s->retry_ms)
             fprintf(stderr, "jaxset logs: %s: container \"%s\" is waiting to start\n", s->pod,
                     s->container);
@@ -218,9 +223,9 @@ static bool job_over(struct lc *l)
 {
     struct kc_cli_resp r;
     struct job_state v;
-    char *path = kc_res_path(l->k, l->a->c.ns, l->name, NULL);
+    char *path = kc_res_path(l->k, l->c->ns, l->name, NULL);
     bool over = true;
-    if (path && cluster_request(&l->a->c, "GET", path, NULL, &r) == 0) {
+    if (path && cluster_request(l->c, "GET", path, NULL, &r) == 0) {
         over = job_state_read(l->k->family, r.body, &v) == 0 &&
                job_state_terminal(&v);
         job_state_release(&v);
@@ -250,7 +255,7 @@ static bool named_pod_over(const struct lc *l)
  * the one pod --pod names ended). */
 static void follow(struct lc *l)
 {
-    char *list = kc_res_path(kc_res_find("pods"), l->a->c.ns, NULL, NULL);
+    char *list = kc_res_path(kc_res_find("pods"), l->c->ns, NULL, NULL);
     char *sel = kpods_selector(l->k, l->name);
     struct err e = {{0}};
     if (!list || !sel)
@@ -259,7 +264,7 @@ static void follow(struct lc *l)
         open_due(l);
         if (l->open == 0 && (named_pod_over(l) || job_over(l)))
             break;
-        int rc = kc_cli_watch(l->a->c.kc, list, sel, l->rv, kt_mono_ms() + 1000, on_pod, l, &e);
+        int rc = kc_cli_watch(l->c->kc, list, sel, l->rv, kt_mono_ms() + 1000, on_pod, l, &e);
         if (rc == -JX_EGONE) {
             free(l->rv);
             l->rv = NULL;
@@ -276,9 +281,9 @@ static int start(struct lc *l)
 {
     json_t *obj = NULL, *pods = NULL, *p;
     size_t i, n = 0;
-    int rc = cluster_get(&l->a->c, l->k, l->name, &obj);
+    int rc = cluster_get(l->c, l->k, l->name, &obj);
     if (rc == EXIT_OK)
-        rc = kpods_list(&l->a->c, "pods", l->k, l->name, &pods);
+        rc = kpods_list(l->c, "pods", l->k, l->name, &pods);
     if (rc != EXIT_OK) {
         json_decref(obj);
         return rc;
@@ -286,7 +291,7 @@ static int start(struct lc *l)
     if (l->k->family == JOB_KIND_JOBSET)
         l->jobset = json_incref(obj);
     else if (l->k->family == JOB_KIND_TRAINJOB)
-        cluster_get(&l->a->c, kc_res_find("jobset"), l->name, &l->jobset);
+        cluster_get(l->c, kc_res_find("jobset"), l->name, &l->jobset);
     kpods_ids_init(&l->ids, l->jobset);
     kpods_sort(pods, &l->ids);
     l->color = cli_color(1, false);
@@ -309,13 +314,10 @@ static int start(struct lc *l)
     return rc;
 }
 
-int logs_cluster(struct logs_cluster_args *a)
+int cluster_logs(struct backend *b, const struct backend_logs *a)
 {
-    struct lc l = {.a = a};
-    char buf[64];
-    int rc = cluster_job_arg("logs", a->name, &l.k, &l.name, buf, sizeof(buf));
-    if (rc != EXIT_OK || (rc = cluster_connect(&a->c)) != EXIT_OK)
-        return rc;
+    struct lc l = {.a = a, .c = b->c, .k = a->k, .name = a->name};
+    int rc;
     rc = start(&l);
     if (rc == EXIT_OK) {
         if (a->follow)
@@ -337,6 +339,5 @@ int logs_cluster(struct logs_cluster_args *a)
     free(l.rv);
     kpods_ids_release(&l.ids);
     json_decref(l.jobset);
-    cluster_close(&a->c);
     return rc;
 }

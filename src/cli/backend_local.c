@@ -1,0 +1,415 @@
+/* backend_local: the runs this machine keeps (local/rundir.h) as Kubernetes objects: a run's
+ * JobSet annotated with its state, directory and id; for a JAXJob's run, the JAXJob with the
+ * status its controller would write (run.json's "jaxjob"); its Pods (cli/pods.h) and Jobs
+ * (jobs.json).  A watch reads them again every LOCAL_POLL_MS and reports what changed, until
+ * no run it watches is going. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/keys.h"
+#include "cli/backend.h"
+#include "cli/backend_int.h"
+#include "cli/cli.h"
+#include "cli/labelsel.h"
+#include "cli/pods.h"
+#include "cli/runs.h"
+#include "obj/jx.h"
+#include "obj/ktime.h"
+
+#define LOCAL_POLL_MS 100
+
+static int local_open(struct backend *b)
+{
+    (void)b;
+    return EXIT_OK;
+}
+
+static void local_close(struct backend *b)
+{
+    (void)b;
+}
+
+/* The JAXJob a JAXJob's run keeps, created when the run started; NULL when none. */
+static json_t *run_jaxjob(const struct runs_run *r)
+{
+    json_t *jj = json_deep_copy(jx_obj(r->run, "jaxjob"));
+    json_t *meta = jx_obj(jj, "metadata");
+    if (json_is_object(meta) && jx_str(r->run, "startTime"))
+        jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
+    return jj;
+}
+
+/* A copy of every Job of jobs.json, with its apiVersion and kind. */
+static json_t *run_jobs(const struct runs_run *r)
+{
+    json_t *out = json_array(), *j;
+    const json_t *e;
+    size_t i;
+    json_array_foreach (r->jobs, i, e) {
+        if (!out || !(j = json_deep_copy(e)) || json_array_append_new(out, j) < 0) {
+            json_decref(out);
+            return NULL;
+        }
+        if (!jx_str(j, "apiVersion"))
+            jx_set_str(j, "apiVersion", "batch/v1");
+        if (!jx_str(j, "kind"))
+            jx_set_str(j, "kind", "Job");
+    }
+    return out;
+}
+
+/* The JobSet of a run that has not written it yet: its name and the run's annotations. */
+static json_t *starting(const struct runs_run *r)
+{
+    json_t *js = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "jobset.x-k8s.io/v1alpha2",
+                           "kind", "JobSet", "metadata", "name", r->name, "namespace",
+                           "default");
+    json_t *out = js ? pods_run_jobset(js, runs_state(r), r->dir, runs_id(r)) : NULL;
+    json_decref(js);
+    return out;
+}
+
+static bool is_kind(const struct kc_res *k, const char *kind)
+{
+    return !strcmp(k->kind, kind);
+}
+
+/* The run's JobSet as printed: annotated with the run's state, directory and id, and named as
+ * the run when it carries no name.  NULL when the run has none (yet) or on OOM. */
+static json_t *run_jobset(const struct runs_run *r)
+{
+    json_t *js = !r->jobset ? (runs_live(r) ? starting(r) : NULL)
+                            : pods_run_jobset(r->jobset, runs_state(r), r->dir, runs_id(r));
+    json_t *meta = jx_ensure_obj(js, "metadata");
+    if (meta && !jx_str(meta, "name"))
+        jx_set_str(meta, "name", r->name);
+    return js;
+}
+
+/* The objects of kind k that run r holds, appended to items: 0, -ENOMEM, or -EINVAL when a
+ * run keeps no object of that kind. */
+static int run_objects(const struct runs_run *r, const struct kc_res *k, json_t *items)
+{
+    json_t *got = NULL, *js;
+    if (k->family == JOB_KIND_JOBSET) {
+        if (!(got = run_jobset(r)))
+            return r->jobset || runs_live(r) ? -ENOMEM : 0;
+    } else if (k->family == JOB_KIND_JAXJOB) {
+        if (!jx_obj(r->run, "jaxjob"))
+            return 0;
+        got = run_jaxjob(r);
+    } else if (k->family == JOB_KIND_TRAINJOB) {
+        return 0; /* a TrainJob's run keeps its JobSet only */
+    } else if (is_kind(k, "Pod") || is_kind(k, "Job")) {
+        js = run_jobset(r);
+        json_t *v = is_kind(k, "Job") ? run_jobs(r)
+                                      : pods_run_pods(js, r->pods, r->jobs, runs_state(r));
+        int rc = v ? json_array_extend(items, v) : -ENOMEM;
+        json_decref(v);
+        json_decref(js);
+        return rc < 0 ? -ENOMEM : 0;
+    } else {
+        return -EINVAL;
+    }
+    if (!got || json_array_append_new(items, got) < 0)
+        return -ENOMEM;
+    return 0;
+}
+
+static int oom(const struct backend *b)
+{
+    fprintf(stderr, "jaxset %s: out of memory\n", b->c->cmd);
+    return EXIT_INVALID;
+}
+
+static int no_such_kind(const struct backend *b, const struct kc_res *k)
+{
+    fprintf(stderr, "jaxset %s: a local run keeps no %s (jobsets, jaxjobs, pods and jobs; "
+                    "other kinds are a cluster's)\n", b->c->cmd, k->plural);
+    return EXIT_INVALID;
+}
+
+/* The objects of kind k of every run kept (`all`) or of the latest run of each name, with the
+ * labels of `selector`: a new array in *out, or an exit status after printing why. */
+static int collect(struct backend *b, const struct kc_res *k, const char *selector,
+                   json_t **out)
+{
+    struct runs_run *v = NULL;
+    size_t n = 0;
+    json_t *all = json_array(), *items = json_array(), *o;
+    int rc = all && items && runs_list(b->all_runs, &v, &n) == 0 ? 0 : -ENOMEM;
+    size_t i;
+    for (i = 0; rc == 0 && i < n; i++)
+        rc = run_objects(&v[i], k, all);
+    json_array_foreach (all, i, o) {
+        int m = rc ? 0 : labelsel_match(selector, o);
+        rc = m < 0 ? m : rc;
+        if (m > 0 && json_array_append(items, o) < 0)
+            rc = -ENOMEM;
+    }
+    for (i = 0; i < n; i++)
+        runs_free(&v[i]);
+    free(v);
+    json_decref(all);
+    *out = rc ? NULL : items;
+    if (rc)
+        json_decref(items);
+    if (rc == -EINVAL && selector && (k->family != JOB_KIND_OTHER || is_kind(k, "Pod") ||
+                                      is_kind(k, "Job")))
+        return cli_usage_error(b->c->cmd, "-l takes key=value, key==value, key!=value, key "
+                                          "and !key, separated by commas");
+    return rc == -EINVAL ? no_such_kind(b, k) : rc ? oom(b) : EXIT_OK;
+}
+
+static int local_list(struct backend *b, const struct kc_res *k, const char *selector,
+                      json_t **out)
+{
+    json_t *items = NULL;
+    int rc = collect(b, k, selector, &items);
+    *out = rc ? NULL : json_pack("{s:o, s:{s:s}}", "items", items, "metadata",
+                                 "resourceVersion", "");
+    return rc ? rc : *out ? EXIT_OK : oom(b);
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+static int not_found(const struct backend *b, const struct kc_res *k, const char *name)
+{
+    if (b->quiet)
+        ;
+    else if (k->family == JOB_KIND_JOBSET)
+        fprintf(stderr, "jaxset %s: no run of \"%s\" found\n", b->c->cmd, name);
+    else if (k->family != JOB_KIND_OTHER)
+        fprintf(stderr, "jaxset %s: no run of %s \"%s\" found\n", b->c->cmd, k->singular, name);
+    else
+        fprintf(stderr, "jaxset %s: %s \"%s\" not found in the runs kept\n", b->c->cmd,
+                k->plural, name);
+    return EXIT_INVALID;
+}
+
+/* A pod or Job of any latest run, by name. */
+static int get_part(struct backend *b, const struct kc_res *k, const char *name, json_t **out)
+{
+    json_t *items = NULL, *o;
+    size_t i;
+    int rc = collect(b, k, NULL, &items);
+    *out = NULL;
+    json_array_foreach (items, i, o)
+        if (!*out && !strcmp(name, or_empty(jx_str(jx_obj(o, "metadata"), "name"))))
+            *out = json_incref(o);
+    json_decref(items);
+    return rc ? rc : *out ? EXIT_OK : not_found(b, k, name);
+}
+
+static int local_get(struct backend *b, const struct kc_res *k, const char *name,
+                     json_t **out)
+{
+    struct runs_run r;
+    *out = NULL;
+    if (k->family == JOB_KIND_OTHER)
+        return get_part(b, k, name, out);
+    if (strchr(name, '/') || runs_load(name, &r) < 0)
+        return not_found(b, k, name);
+    json_t *items = json_array();
+    int rc = items ? run_objects(&r, k, items) : -ENOMEM;
+    if (k->family == JOB_KIND_JOBSET && rc == 0 && !r.jobset)
+        fprintf(stderr, "jaxset %s: %s/jobset.json is unreadable\n", b->c->cmd, r.dir);
+    *out = json_incref(json_array_get(items, 0));
+    json_decref(items);
+    runs_free(&r);
+    if (rc < 0)
+        return oom(b);
+    return *out ? EXIT_OK : r.jobset || k->family != JOB_KIND_JOBSET ? not_found(b, k, name)
+                                                                     : EXIT_INVALID;
+}
+
+/* What a watch sees at one time: name -> object. */
+static json_t *snapshot(struct backend *b, const struct kc_res *k, const char *name,
+                        const char *selector)
+{
+    json_t *snap = json_object(), *items = NULL, *o;
+    size_t i;
+    if (name) { /* quietly: a run deleted under a watch is a DELETED event */
+        bool quiet = b->quiet;
+        b->quiet = true;
+        if (local_get(b, k, name, &o) == EXIT_OK)
+            json_object_set_new(snap, name, o);
+        b->quiet = quiet;
+        return snap;
+    }
+    if (collect(b, k, selector, &items) != EXIT_OK) {
+        json_decref(snap);
+        return NULL;
+    }
+    json_array_foreach (items, i, o) {
+        const json_t *meta = jx_obj(o, "metadata");
+        const char *id = jx_get_meta(meta, "annotations", BACKEND_ANN_RUN_ID);
+        char key[512];
+        snprintf(key, sizeof(key), "%s/%s", or_empty(jx_str(meta, "name")), or_empty(id));
+        json_object_set(snap, key, o);
+    }
+    json_decref(items);
+    return snap;
+}
+
+static bool live(const char *name)
+{
+    struct runs_run r;
+    if (!name || runs_load(name, &r) < 0)
+        return false;
+    bool going = runs_live(&r);
+    runs_free(&r);
+    return going;
+}
+
+/* Whether a run watched is still going: the run `name`, else one that `snap` shows. */
+static bool going(const char *name, const json_t *snap)
+{
+    const char *key;
+    json_t *o;
+    if (name)
+        return live(name);
+    json_object_foreach ((json_t *)snap, key, o) {
+        const json_t *meta = jx_obj(o, "metadata");
+        const char *run = jx_get_meta(meta, "labels", LBL_JOBSET_NAME);
+        if (live(run ? run : jx_str(meta, "name")))
+            return true;
+    }
+    return false;
+}
+
+/* The events from `prev` to `cur`: fn's first nonzero answer, or 0. */
+static int changes(const json_t *prev, const json_t *cur, kc_cli_event_fn fn, void *arg)
+{
+    const char *key;
+    json_t *o;
+    int rc = 0;
+    json_object_foreach ((json_t *)cur, key, o) {
+        const json_t *was = json_object_get(prev, key);
+        if (!rc && (!was || !json_equal(was, o)))
+            rc = fn(arg, was ? "MODIFIED" : "ADDED", o);
+    }
+    json_object_foreach ((json_t *)prev, key, o)
+        if (!rc && !json_object_get(cur, key))
+            rc = fn(arg, "DELETED", o);
+    return rc;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static int local_watch(struct backend *b, const struct kc_res *k, const char *name,
+                       const char *selector, const char *rv, int64_t deadline_ms,
+                       kc_cli_event_fn fn, void *arg)
+{
+    json_t *prev = snapshot(b, k, name, selector), *cur;
+    int rc = prev ? 0 : -ENOMEM;
+    (void)rv;
+    while (rc == 0 && going(name, prev)) {
+        if (deadline_ms && kt_mono_ms() >= deadline_ms)
+            break;
+        sleep_ms(LOCAL_POLL_MS);
+        if (!(cur = snapshot(b, k, name, selector))) {
+            rc = -ENOMEM;
+            break;
+        }
+        rc = changes(prev, cur, fn, arg);
+        json_decref(prev);
+        prev = cur;
+    }
+    json_decref(prev);
+    return rc;
+}
+
+static size_t local_columns(const struct backend *b, bool wide, const char **out)
+{
+    static const char *const head[] = {"NAME", "STATE", "TERMINALSTATE", "RESTARTS", "AGE",
+                                       "DURATION", "PODS", "EXIT", "RUN DIRECTORY"};
+    size_t n = 0;
+    for (size_t i = 0; i < (wide ? 9u : 6u); i++) {
+        out[n++] = head[i];
+        if (i == 0 && b->all_runs)
+            out[n++] = "RUN";
+    }
+    return n;
+}
+
+/* The pods of the last restart attempt. */
+static long long last_attempt_pods(const json_t *pods)
+{
+    long long last = -1, n = 0;
+    const json_t *p;
+    size_t i;
+    json_array_foreach (pods, i, p) {
+        long long a = jx_int_or(p, "restartAttempt", 0);
+        if (a > last) {
+            last = a;
+            n = 0;
+        }
+        n += a == last;
+    }
+    return n;
+}
+
+static void run_row(struct table *t, const struct runs_run *r, bool wide, bool ids, int64_t now)
+{
+    const json_t *st = jx_obj(r->jobset, "status");
+    const char *term = jx_str(st, "terminalState");
+    int64_t start = runs_start_ms(r), end = runs_end_ms(r, now);
+    char age[RUNS_HUMAN_MAX], dur[RUNS_HUMAN_MAX];
+    table_cell(t, "%s", r->name);
+    if (ids)
+        table_cell(t, "%s", runs_id(r));
+    table_cell(t, "%s", runs_state(r));
+    table_cell(t, "%s", term ? term : "-");
+    table_cell(t, "%lld", jx_int_or(st, "restarts", 0));
+    table_cell(t, "%s", start ? runs_human(now - start, age) : "-");
+    table_cell(t, "%s", start && end ? runs_human(end - start, dur) : "-");
+    if (!wide)
+        return;
+    table_cell(t, "%lld", last_attempt_pods(r->pods));
+    if (jx_int_or(r->run, "exitStatus", -1) >= 0)
+        table_cell(t, "%lld", jx_int_or(r->run, "exitStatus", -1));
+    else
+        table_cell(t, "-");
+    table_cell(t, "%s", r->dir);
+}
+
+/* One run's row, of the run whose JobSet (or JAXJob) `obj` is. */
+static void local_row(struct backend *b, const struct kc_res *k, const json_t *obj, bool wide,
+                      struct table *t)
+{
+    const json_t *meta = jx_obj(obj, "metadata");
+    const char *name = jx_str(meta, "name") ? jx_str(meta, "name") : "?";
+    const char *dir = jx_get_meta(meta, "annotations", BACKEND_ANN_RUN_DIR);
+    struct runs_run r;
+    (void)k;
+    if ((dir ? runs_load_dir(name, dir, &r) : runs_load(name, &r)) < 0)
+        r = (struct runs_run){0};
+    snprintf(r.name, sizeof(r.name), "%s", name);
+    run_row(t, &r, wide, b->all_runs, kt_now_ms());
+    runs_free(&r);
+}
+
+const struct backend_ops backend_local_ops = {
+    .where = "local",
+    .open = local_open,
+    .close = local_close,
+    .get = local_get,
+    .list = local_list,
+    .watch = local_watch,
+    .remove = local_remove,
+    .logs = local_logs,
+    .describe = local_describe,
+    .columns = local_columns,
+    .row = local_row,
+};
