@@ -16,6 +16,10 @@ echo "== build (Release: -O3 warnings are errors too)"
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-release
 
+echo "== build (MinSizeRel: -Os finds truncation and uninitialized warnings of its own)"
+cmake -S . -B build-minsize -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
+cmake --build build-minsize
+
 echo "== build (clang: its warnings are errors too)"
 CC=clang CXX=clang++ cmake -S . -B build-clang -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-clang

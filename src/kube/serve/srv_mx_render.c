@@ -60,8 +60,11 @@ static void format_shortest(double v, char *buf, size_t size)
             out[n++] = i < nd ? digits[i] : '0';
         }
     }
-    out[n] = '\0';
-    snprintf(buf, size, "%s", out);
+    /* At most 25 characters ("-d.<16 digits>e-308"); copied with the bound that -Os's
+     * -Wformat-truncation cannot prove for "%s". */
+    size_t len = n < size ? n : size - 1;
+    memcpy(buf, out, len);
+    buf[len] = '\0';
 }
 
 char *srv_mx_format_number(double v, char buf[SRV_MX_NUM_MAX])
