@@ -182,7 +182,7 @@ class Local:
             _binary.validate_files(self.binary, files, env=self._env())
             proc = self._spawn(files.paths, err)
             try:
-                js = self._started(name, proc, err)
+                js = self._started(name, kind, proc, err)
                 if kind == "TrainJob":
                     with open(_run_file(js, NOTE), "w", encoding="utf-8") as f:
                         json.dump(docs[0], f)
@@ -203,12 +203,12 @@ class Local:
         threading.Thread(target=proc.wait, daemon=True).start()  # reaped when it ends
         return proc
 
-    def _started(self, name: str, proc: subprocess.Popen, err: Any) -> Obj:
-        """The run's JobSet once `jaxset get` shows it; RuntimeError when jaxset ended first."""
+    def _started(self, name: str, kind: str, proc: subprocess.Popen, err: Any) -> Obj:
+        """The run's JobSet once `jaxset get` shows it as `kind`; RuntimeError when jaxset ended."""
         while True:
-            js = self.jobset(name)
-            if js:
-                return js
+            items = self._items(name)
+            if items and kind in ("JobSet", "TrainJob", *(i.get("kind") for i in items)):
+                return items[0]
             if proc.poll() is not None:
                 err.seek(0)
                 lines = err.read().decode("utf-8", "replace").strip().splitlines()

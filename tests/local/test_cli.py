@@ -243,7 +243,7 @@ def a_jaxjobs_pods_carry_the_training_operators_labels():
     """Each pod of a JAXJob run carries the labels the Training Operator gives its pods
     (kubeflow/training-operator pkg/controller.v1/common/pod.go createNewPod): job-name,
     operator-name, replica-type, its own replica-index, and job-role=master on index 0 only
-    (what the TrainingClient's get_job_pods and get_job_logs select), in `get -o json` and in
+    (what the TrainingClient's get_job_pods and get_job_logs select), in `get pods -l` and in
     pods.json."""
     r = Run("""apiVersion: kubeflow.org/v1
 kind: JAXJob
@@ -259,7 +259,8 @@ spec:
           - {name: jax, image: x, command: ["true"]}
 """).run()
     assert r.rc == 0, r.describe()
-    rc, out, err = jaxset(r.home, "get", "jjl", "-o", "json")
+    rc, out, err = jaxset(r.home, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=jjl",
+                          "-o", "json")
     assert rc == 0, err
     kf = "training.kubeflow.org/"
     with open(os.path.join(r.run_dir("jjl"), "pods.json"), encoding="utf-8") as f:
