@@ -60,7 +60,7 @@ static size_t field(const char *p, size_t len, char *key, size_t cap)
 /* The values of path `p` (`len` bytes) from `cur`: a new array, or NULL (jp->err set). */
 static json_t *eval(struct jp *jp, const char *p, size_t len, const json_t *cur)
 {
-    json_t *set = json_pack("[O]", cur), *next;
+    json_t *set = json_pack("[O]", cur), *next = NULL;
     size_t i = 0;
     char key[256];
     if (i < len && p[i] == '$')

@@ -418,8 +418,10 @@ def trainjobs_are_validated_with_the_trainers_messages(env):
     # the valid example (a ClusterTrainingRuntime and a TrainJob naming it) is accepted once the
     # controller's cache holds the runtime
     example = os.path.join(SRC, "examples", "trainjob.yaml")
-    poll(lambda: env.kubectl("apply", "-n", ns, "-f", example).returncode == 0,
-         "examples/trainjob.yaml accepted")
+    def applied():
+        r = env.kubectl("apply", "-n", ns, "-f", example)
+        return r.returncode == 0 or (False, r.stderr.strip())
+    poll(applied, "examples/trainjob.yaml accepted")
     apply_refused(env, ns, trainjob("kind", dict(ctr, kind="MyRuntime")),
                   TJ_HOOK + "unsupported runtime: MyRuntime.trainer.kubeflow.org")
     apply_refused(env, ns, trainjob("absent", {"name": "absent", "kind": "TrainingRuntime"}),

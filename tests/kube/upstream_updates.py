@@ -74,9 +74,13 @@ def message(resp):
 class UpdateEnv:
     def __init__(self):
         self.env = Env()
-        jaxjob_crd(self.env)
-        trainer_crds(self.env)  # starts a controller with the default gates
         self.gates = None
+        try:
+            jaxjob_crd(self.env)
+            trainer_crds(self.env)  # starts a controller with the default gates
+        except BaseException:
+            self.close()  # the server (and a controller) started: leave nothing running
+            raise
 
     def controller(self, gates):
         """A controller serving the webhooks with `gates` (None: defaults)."""

@@ -107,11 +107,9 @@ class KubeTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.server = start_server(*cls.server_args)
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.server is not None:
-            cls.server.stop()
+        # a class cleanup, not tearDownClass: it also runs when a subclass's setUpClass fails
+        # after this (a runtime the server refuses), so no server is left running
+        cls.addClassCleanup(cls.server.stop)
 
     def setUp(self):
         KubeTest.counter += 1
