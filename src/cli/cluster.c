@@ -178,3 +178,13 @@ int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind
     }
     return **name && !strchr(*name, '/') ? EXIT_OK : cli_usage_error(cmd, "KIND/NAME: bad NAME");
 }
+
+int cluster_job_args(const char *cmd, const char *const *args, size_t n,
+                     const struct kc_res **kinds, const char **names)
+{
+    char buf[64];
+    int rc = EXIT_OK;
+    for (size_t i = 0; rc == EXIT_OK && i < n; i++)
+        rc = cluster_job_arg(cmd, args[i], &kinds[i], &names[i], buf, sizeof(buf));
+    return rc;
+}

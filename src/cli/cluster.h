@@ -100,4 +100,9 @@ int cluster_get(struct cluster *c, const struct kc_res *r, const char *name, jso
 int cluster_job_arg(const char *cmd, const char *arg, const struct kc_res **kind,
                     const char **name, char *buf, size_t len);
 
+/* cluster_job_arg for each of the n names of the command line, into kinds[i] and names[i]:
+ * EXIT_OK, or the first usage error. */
+int cluster_job_args(const char *cmd, const char *const *args, size_t n,
+                     const struct kc_res **kinds, const char **names);
+
 #endif

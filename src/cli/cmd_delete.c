@@ -76,7 +76,6 @@ int cmd_delete(int argc, char **argv)
     struct delete_args a = {.c = cluster_new("delete"), .o = {.cascade = "Background"}};
     const struct kc_res *k[DELETE_MAX_NAMES];
     const char *name[DELETE_MAX_NAMES];
-    char buf[64];
     struct backend b = {0};
     int rc = cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &a), worst = EXIT_OK;
     if (rc != EXIT_OK)
@@ -87,9 +86,8 @@ int cmd_delete(int argc, char **argv)
         return cli_usage_error("delete", "--all takes a KIND at most, no NAME");
     if (a.all && a.n && (!(k[0] = kc_res_find(a.names[0])) || k[0]->family == JOB_KIND_OTHER))
         return cli_usage_error("delete", "--all takes a KIND: jobsets, jaxjobs or trainjobs");
-    for (size_t i = 0; !a.all && i < a.n; i++)
-        if ((rc = cluster_job_arg("delete", a.names[i], &k[i], &name[i], buf, sizeof(buf))))
-            return rc;
+    if (!a.all && (rc = cluster_job_args("delete", a.names, a.n, k, name)))
+        return rc;
     if ((rc = backend_open(&b, &a.c)) != EXIT_OK)
         return rc;
     if (a.all)

@@ -35,16 +35,14 @@ int cmd_describe(int argc, char **argv)
     struct describe_args a = {.c = cluster_new("describe")};
     const struct kc_res *k[DESCRIBE_MAX_NAMES];
     const char *name[DESCRIBE_MAX_NAMES];
-    char buf[64];
     struct backend b = {0};
     int rc = cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &a), worst = EXIT_OK;
     if (rc != EXIT_OK)
         return rc;
     if (!a.n)
         return cli_usage_error("describe", "expected NAME");
-    for (size_t i = 0; i < a.n; i++)
-        if ((rc = cluster_job_arg("describe", a.names[i], &k[i], &name[i], buf, sizeof(buf))))
-            return rc;
+    if ((rc = cluster_job_args("describe", a.names, a.n, k, name)))
+        return rc;
     if ((rc = backend_open(&b, &a.c)) != EXIT_OK)
         return rc;
     for (size_t i = 0; i < a.n; i++) { /* one after the other, a blank line between */

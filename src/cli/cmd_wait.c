@@ -193,16 +193,14 @@ int cmd_wait(int argc, char **argv)
     struct wait_args a = {.c = cluster_new("wait")};
     const struct kc_res *k[WAIT_MAX_NAMES];
     const char *name[WAIT_MAX_NAMES];
-    char buf[64];
     struct backend b = {0};
     int rc = cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &a), worst = EXIT_OK;
     if (rc != EXIT_OK)
         return rc;
     if (!a.n)
         return cli_usage_error("wait", "no NAME given");
-    for (size_t i = 0; i < a.n; i++)
-        if ((rc = cluster_job_arg("wait", a.names[i], &k[i], &name[i], buf, sizeof(buf))))
-            return rc;
+    if ((rc = cluster_job_args("wait", a.names, a.n, k, name)))
+        return rc;
     if (!a.have_for)
         wait_for_parse("wait", "Completed", &a.f);
     int64_t deadline = a.timeout_ms > 0 ? kt_mono_ms() + a.timeout_ms : 0;
