@@ -9,16 +9,13 @@ from typing import Any, Iterator
 
 class Live:
     """show() replaces the text of one output of the running cell, at most once in `every`
-    seconds; false, and silent, outside a Jupyter kernel."""
+    seconds; `on` only in a Jupyter kernel: elsewhere show() does nothing."""
 
     def __init__(self) -> None:
         ipy = sys.modules.get("IPython")  # a kernel has imported it
         self.on = bool(ipy and getattr(ipy.get_ipython(), "kernel", None))
         self.handle: Any = None
         self.shown = 0.0
-
-    def __bool__(self) -> bool:
-        return self.on
 
     def show(self, text: str, every: float = 0) -> None:
         if self.on and time.monotonic() - self.shown >= every:

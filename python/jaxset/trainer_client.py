@@ -336,7 +336,7 @@ class TrainerClient:
             job = self._trainjob(tj, rt[0])
             for callback in callbacks or []:
                 callback(job)
-            if live:
+            if live.on:
                 live.show(self._progress(job))
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
                 why = dig(condition(tj, TRAINJOB_FAILED), "message")
