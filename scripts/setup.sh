@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 PKGS=(build-essential cmake ninja-build pkg-config
       libyaml-dev libjansson-dev libre2-dev libcurl4-openssl-dev libmicrohttpd-dev libssl-dev
       libcmocka-dev clang libclang-rt-14-dev python3 libnss-wrapper
-      python3-pip python3-setuptools python3-wheel)
+      python3-pip python3-setuptools python3-wheel
+      python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -204,6 +204,9 @@ class Kube:
                                  str(ev.get("message") or ""), str(ev.get("reason") or ""), t))
         return sorted(out, key=lambda e: e.event_time)
 
+    def interrupt(self, kind: str, name: str, ns: Optional[str] = None) -> str:
+        return f"interrupted: stopped waiting; {kind} {name} goes on in the cluster"
+
     def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
         """What a failure is attributed to: nothing more than the job's condition says."""
         return {}

@@ -8,6 +8,7 @@ import copy
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 import threading
@@ -192,6 +193,18 @@ class Local:
                 proc.terminate()
                 proc.wait()
                 raise
+
+    def interrupt(self, kind: str, name: str, ns: Optional[str] = None) -> str:
+        """The stop button (KeyboardInterrupt) while waiting on a job: stops it as SIGTERM
+        stops `jaxset run` (every pod the kubelet's way), its run kept; what was done."""
+        pid, ended = self.pid(name), lambda: _ended(self.jobset(name) or {})
+        if pid <= 0 or ended():
+            return f"interrupted: {kind} {name} had ended, nothing to stop"
+        os.kill(pid, signal.SIGTERM)
+        wait = (self.cfg.grace_period_seconds or 30) + 30
+        if poll(ended, wait, lambda left: time.sleep(min(0.1, left))) is None:
+            return f"interrupted: {kind} {name} was sent SIGTERM and is still stopping"
+        return f"interrupted: {kind} {name} was stopped, no process left (delete_job removes it)"
 
     def _spawn(self, paths: List[str], err: Any) -> subprocess.Popen:
         c = self.cfg

@@ -1,6 +1,8 @@
 """Reading Kubernetes objects as the binary prints them (JSON), the same for both backends."""
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -98,6 +100,18 @@ def poll(check: Callable[[], Any], timeout: float, pause: Callable[[float], None
         if out is not None or left <= 0:
             return out
         pause(left)
+
+
+@contextlib.contextmanager
+def stopped_on_interrupt(backend: Any, kind: str, name: str, on: bool = True) -> Iterator[None]:
+    """A KeyboardInterrupt (a notebook's stop button) in the block goes on after the backend's
+    interrupt(), which stops a local job, has said what it did on stderr."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if on:
+            print(backend.interrupt(kind, name), file=sys.stderr, flush=True)
+        raise
 
 
 def follow_pods(streams: Mapping[str, Callable[[], Iterator[str]]]) -> Dict[str, str]:

@@ -9,11 +9,11 @@ import string
 import uuid
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Union
 
-from . import _func, runtimes
+from . import _func, _notebook, runtimes
 from ._kube import Kube
 from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, attempt, completion_index, condition, created,
-                   dig, labels, name_of, newest, rank)
+                   dig, labels, name_of, newest, rank, stopped_on_interrupt)
 from .errors import JobFailedError, NotFoundError
 from .runtimes import NODE
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
@@ -269,26 +269,28 @@ class TrainerClient:
         if step not in known:
             raise ValueError(f"TrainJob {name} has no step {step!r}; its steps: "
                              f"{', '.join(known)}")
-        return self._logs(name, step, bool(follow))
+        return _notebook.Lines(self._logs(name, step, bool(follow)), f"{name} {step}")
 
     def _step_pods(self, name: str, step: str) -> List[Obj]:
         """The step's pods, oldest attempt first."""
         return sorted((p for p in self.backend.pods(name) if step_name(p) == step), key=rank)
 
     def _logs(self, name: str, step: str, follow: bool) -> Iterator[str]:
+        """The lines; the stop button while following stops a local job."""
         container = step if step in INITIALIZERS else NODE
         shown: Set[str] = set()
-        while True:
-            pods = self._step_pods(name, step)
-            todo = [p for p in pods if name_of(p) not in shown]
-            if not todo and (shown or not follow or not self._wait_for_pod(name, step)):
-                return
-            for p in todo:
-                if shown or len({attempt(q) for q in pods}) > 1:
-                    yield f"--- restart attempt {attempt(p)} ---"
-                shown.add(name_of(p))
-                read = self.backend.follow if follow and p is pods[-1] else self.backend.log
-                yield from read(TRAINJOB, name, p, container)
+        with stopped_on_interrupt(self.backend, TRAINJOB, name, follow):
+            while True:
+                pods = self._step_pods(name, step)
+                todo = [p for p in pods if name_of(p) not in shown]
+                if not todo and (shown or not follow or not self._wait_for_pod(name, step)):
+                    return
+                for p in todo:
+                    if shown or len({attempt(q) for q in pods}) > 1:
+                        yield f"--- restart attempt {attempt(p)} ---"
+                    shown.add(name_of(p))
+                    read = self.backend.follow if follow and p is pods[-1] else self.backend.log
+                    yield from read(TRAINJOB, name, p, container)
 
     def _wait_for_pod(self, name: str, step: str) -> bool:
         """Whether the step has a pod, once it has one or the job ended or went."""
@@ -318,13 +320,15 @@ class TrainerClient:
                             timeout: float = 600, polling_interval: float = 2,
                             callbacks: Optional[List[Callable[[TrainJob], None]]] = None,
                             ) -> TrainJob:
-        """The TrainJob once its status is one of `status`; JobFailedError when it Failed."""
+        """The TrainJob once its status is one of `status`; JobFailedError when it Failed.  A
+        notebook shows its progress in place; its stop button stops a local job."""
         if not set(status) <= JOB_STATUSES:
             raise ValueError(f"Expected status {status} must be a subset of {JOB_STATUSES}")
         if polling_interval > timeout:
             raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
                              f"{timeout}")
         rt: List[Runtime] = []
+        live = _notebook.Live()
 
         def check() -> Optional[TrainJob]:
             tj = self.backend.job(TRAINJOB, name)
@@ -332,17 +336,29 @@ class TrainerClient:
             job = self._trainjob(tj, rt[0])
             for callback in callbacks or []:
                 callback(job)
+            if live.on:
+                live.show(self._progress(job))
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
                 why = dig(condition(tj, TRAINJOB_FAILED), "message")
                 raise JobFailedError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""),
                                      self.backend.failure(TRAINJOB, name))
             return job if job.status in status else None
 
-        job = self.backend.wait_until(check, timeout, polling_interval, self._watches(name))
+        with stopped_on_interrupt(self.backend, TRAINJOB, name):
+            job = self.backend.wait_until(check, timeout, polling_interval, self._watches(name))
         if job is None:
             raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
                                f"{status} status")
         return job
+
+    def _progress(self, job: TrainJob) -> str:
+        """The job, then each step's phase and last log line (a notebook's wait shows it)."""
+        rows = [repr(job)]
+        for step, pod in newest(self.backend.pods(job.name), step_name).items():
+            c = step if step in INITIALIZERS else NODE
+            last = self.backend.log(TRAINJOB, job.name, pod, c)[-1:]
+            rows.append(f"  {step:<8} {dig(pod, 'status.phase', 'Pending'):<9} {''.join(last)}")
+        return "\n".join(rows)
 
     def delete_job(self, name: str) -> None:
         """Deletes the TrainJob (locally, once its processes are stopped)."""

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Uni
 from . import _binary
 from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, completion_index, dig, follow_pods, labels,
-                   name_of, newest)
+                   name_of, newest, stopped_on_interrupt)
 from .errors import JobFailedError
 from .trainer_client import backend_of
 from .types import KubernetesBackendConfig, LocalBackendConfig
@@ -198,8 +198,9 @@ class TrainingClient:
                 raise JobFailedError(f"{kind} {ns}/{name} is Failed. {kind} conditions: {conds}",
                                      self.backend.failure(JAXJOB, name, ns))
             return job if any(has_condition(conds, c) for c in expected_conditions) else None
-        found = self.backend.wait_until(check, wait_timeout, polling_interval,
-                                        [("jaxjobs", None)])
+        with stopped_on_interrupt(self.backend, JAXJOB, name):  # the stop button
+            found = self.backend.wait_until(check, wait_timeout, polling_interval,
+                                            [("jaxjobs", None)])
         if found is None:
             raise TimeoutError(f"Timeout waiting for {kind}: {ns}/{name} to reach expected "
                                f"conditions: {expected_conditions}")
@@ -248,8 +249,9 @@ class TrainingClient:
         read = self.backend.follow if follow else self.backend.log
         streams = {name_of(p): (lambda p=p: read(JAXJOB, name, p, CONTAINER, namespace))
                    for p in pods}
-        logs = follow_pods(streams) if follow else \
-            {n: "".join(f"{line}\n" for line in lines()) for n, lines in streams.items()}
+        with stopped_on_interrupt(self.backend, JAXJOB, name, follow):
+            logs = follow_pods(streams) if follow else \
+                {n: "".join(f"{line}\n" for line in lines()) for n, lines in streams.items()}
         events: Dict[str, List[str]] = {}
         if verbose:
             lines = [f"{e.event_time.isoformat()} {e.reason}: {e.message}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -84,6 +84,18 @@ class TrainJob:
     num_nodes: int
     creation_timestamp: datetime
     status: str = UNKNOWN
+
+    def __repr__(self) -> str:
+        return (f"<TrainJob {self.name}: {self.status}, {self.num_nodes} nodes, age "
+                f"{age(self.creation_timestamp)}, runtime {self.runtime.name}>")
+
+
+def age(t: datetime) -> str:
+    """How long ago `t` was, as kubectl shows an age: 45s, 7m, 3h, 2d."""
+    s = int((datetime.now(timezone.utc) - t.replace(tzinfo=t.tzinfo or timezone.utc))
+            .total_seconds())
+    return next((f"{s // n}{u}" for u, n in (("d", 86400), ("h", 3600), ("m", 60))
+                 if s >= 2 * n), f"{max(s, 0)}s")
 
 
 @dataclass
