@@ -220,7 +220,8 @@ class Local:
         """The run's JobSet once `jaxset get` shows it as `kind`; RuntimeError when jaxset ended."""
         while True:
             items = self._items(name)
-            if items and kind in ("JobSet", "TrainJob", *(i.get("kind") for i in items)):
+            if items and annotation(items[0], SOURCE_KIND) == kind and \
+                    kind in ("TrainJob", *(i.get("kind") for i in items)):
                 return items[0]
             if proc.poll() is not None:
                 err.seek(0)
