@@ -15,11 +15,14 @@ static const char *RUNTIME =
     "{'name':'node','template':{'spec':{'template':{'spec':{'containers':[{'name':'node',"
     "'volumeMounts':[{'name':'x','mountPath':'/x'}]}]}}}}}]}}}}";
 
-static json_t *trainjob(const char *patches)
+/* tjp_patched_runtime of a TrainJob with `patches` (quoted JSON) on runtime `rt`. */
+static json_t *patched(const json_t *rt, const char *patches, struct ferr_list *errs)
 {
     json_t *tj = tu_qjson("{'kind':'TrainJob','spec':{}}");
     json_object_set_new(jx_obj(tj, "spec"), "runtimePatches", tu_qjson(patches));
-    return tj;
+    json_t *out = tjp_patched_runtime(tj, rt, errs);
+    json_decref(tj);
+    return out;
 }
 
 /* mergeRuntimePatches restores the runtime's order of replicated jobs, which the strategic
@@ -28,12 +31,11 @@ static void the_runtime_job_order_is_restored(void **state)
 {
     (void)state;
     json_t *rt = tu_qjson(RUNTIME);
-    json_t *tj = trainjob("[{'manager':'a.io/m','trainingRuntimeSpec':{'template':{'spec':{"
-                          "'replicatedJobs':[{'name':'node'},{'name':'dataset-initializer'}]"
-                          "}}}}]");
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *out = tjp_patched_runtime(tj, rt, &errs);
+    json_t *out = patched(rt, "[{'manager':'a.io/m','trainingRuntimeSpec':{'template':{'spec':{"
+                              "'replicatedJobs':[{'name':'node'},{'name':'dataset-initializer'}]"
+                              "}}}}]", &errs);
     assert_non_null(out);
     assert_int_equal(errs.n, 0);
     const json_t *rjs = jx_path(out, "spec.template.spec.replicatedJobs");
@@ -41,7 +43,6 @@ static void the_runtime_job_order_is_restored(void **state)
     assert_string_equal(jx_str(json_array_get(rjs, 0), "name"), "dataset-initializer");
     assert_string_equal(jx_str(json_array_get(rjs, 1), "name"), "node");
     json_decref(out);
-    json_decref(tj);
     json_decref(rt);
     ferr_list_release(&errs);
 }
@@ -51,13 +52,12 @@ static void labels_of_later_patches_win(void **state)
 {
     (void)state;
     json_t *rt = tu_qjson(RUNTIME);
-    json_t *tj = trainjob("[{'manager':'a.io/1','trainingRuntimeSpec':{'template':{'metadata':{"
-                          "'labels':{'b':'one','c':'one'},'annotations':{'n':'1'}}}}},"
-                          "{'manager':'a.io/2','trainingRuntimeSpec':{'template':{'metadata':{"
-                          "'labels':{'c':'two'}}}}}]");
     struct ferr_list errs;
     ferr_list_init(&errs);
-    json_t *out = tjp_patched_runtime(tj, rt, &errs);
+    json_t *out = patched(rt, "[{'manager':'a.io/1','trainingRuntimeSpec':{'template':{'metadata':{"
+                              "'labels':{'b':'one','c':'one'},'annotations':{'n':'1'}}}}},"
+                              "{'manager':'a.io/2','trainingRuntimeSpec':{'template':{'metadata':{"
+                              "'labels':{'c':'two'}}}}}]", &errs);
     json_t *want = tu_qjson("{'labels':{'a':'runtime','b':'one','c':'two'},"
                             "'annotations':{'n':'1'}}");
     assert_non_null(out);
@@ -66,7 +66,6 @@ static void labels_of_later_patches_win(void **state)
     assert_string_equal(jx_str(jx_path(rt, "spec.template.metadata.labels"), "b"), "runtime");
     json_decref(want);
     json_decref(out);
-    json_decref(tj);
     json_decref(rt);
     ferr_list_release(&errs);
 }
@@ -76,18 +75,16 @@ static void a_patch_that_cannot_apply_names_its_path(void **state)
 {
     (void)state;
     json_t *rt = tu_qjson(RUNTIME);
-    json_t *tj = trainjob("[{'manager':'a.io/m'},{'manager':'a.io/n','trainingRuntimeSpec':{"
-                          "'template':{'spec':{'replicatedJobs':[{'name':'node','template':{"
-                          "'spec':{'template':{'spec':{'containers':[{'name':'node',"
-                          "'volumeMounts':[{'name':'y'}]}]}}}}}]}}}}]");
     struct ferr_list errs;
     ferr_list_init(&errs);
-    assert_null(tjp_patched_runtime(tj, rt, &errs));
+    assert_null(patched(rt, "[{'manager':'a.io/m'},{'manager':'a.io/n','trainingRuntimeSpec':{"
+                            "'template':{'spec':{'replicatedJobs':[{'name':'node','template':{"
+                            "'spec':{'template':{'spec':{'containers':[{'name':'node',"
+                            "'volumeMounts':[{'name':'y'}]}]}}}}}]}}}}]", &errs));
     tu_assert_ferr(&errs, "spec.runtimePatches[1].trainingRuntimeSpec.template.spec: Invalid "
                           "value: object: replicatedJobs.template.spec.template.spec.containers."
                           "volumeMounts: map: {\"name\":\"y\"} does not contain declared merge "
                           "key: mountPath");
-    json_decref(tj);
     json_decref(rt);
     ferr_list_release(&errs);
 }
