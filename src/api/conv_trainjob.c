@@ -14,6 +14,9 @@
  * trainer.kubeflow.org/trainjob-ancestor-step=trainer, else the one named "node"; trainer PR
  * #3563) with a container "node", and no container of that job may set a reserved variable.
  *
+ * The runtime's template first takes the TrainJob's spec.runtimePatches as Trainer v2.3 applies
+ * them (api/trainjob_patch.h: strategic merge patches with the JobSet's merge keys, the patches'
+ * labels and annotations), and what follows reads that patched runtime.
  * The JobSet (as the Trainer's JAX and JobSet plugins build it): name/namespace of the
  * TrainJob, labels/annotations of runtime.spec.template.metadata, spec = a copy of
  * runtime.spec.template.spec with spec.suspend = TrainJob spec.suspend (when set).  The trainer
@@ -28,10 +31,10 @@
  * Decisions where upstream is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
  * template (upstream measures it on the TrainJob; the trainer Job failing with
  * DeadlineExceeded fails the JobSet unless the runtime's failurePolicy says otherwise);
- * spec.initializer, spec.runtimePatches, spec.managedBy, numProcPerNode (ignored by the JAX
- * plugin too) and mlPolicy/podGroupPolicy beyond numNodes are accepted and not applied (the
- * cluster's TrainJob controller refuses initializer, runtimePatches and podGroupPolicy with a
- * Failed condition naming them: api/trainjob_status.h tjs_unsupported). */
+ * spec.initializer, spec.managedBy, numProcPerNode (ignored by the JAX plugin too) and
+ * mlPolicy/podGroupPolicy beyond numNodes are accepted and not applied (the cluster's TrainJob
+ * controller refuses initializer and podGroupPolicy with a Failed condition naming them:
+ * api/trainjob_status.h tjs_unsupported). */
 #include "api/convert.h"
 
 #include <errno.h>
@@ -41,6 +44,7 @@
 
 #include "api/conv_util.h"
 #include "api/keys.h"
+#include "api/trainjob_patch.h"
 #include "obj/jx.h"
 
 #define TJ_PORT 29500
@@ -57,6 +61,7 @@ struct tj {
     long long num_nodes, deadline;
     size_t rj_idx;       /* the trainer replicated job in the runtime */
     const char *rj_name;
+    json_t *rt;          /* the runtime with the TrainJob's runtime patches (owned) */
 };
 
 /* ---- TrainJob checks -------------------------------------------------------------------- */
@@ -220,7 +225,7 @@ static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
                  "must have a container named \"" TJ_CONTAINER "\"");
 }
 
-static void tj_check_runtime(struct chk *c, const json_t *rt, struct tj *t)
+static void tj_check_runtime(struct chk *c, const json_t *doc, const json_t *rt, struct tj *t)
 {
     if (!rt) {
         ferr_add_str(c->errs, FERR_INVALID, "spec.runtimeRef.name", t->rt_name,
@@ -230,8 +235,14 @@ static void tj_check_runtime(struct chk *c, const json_t *rt, struct tj *t)
         return;
     }
     /* a runtime of the wrong identity or framework says nothing useful about its template */
-    if (tj_check_identity(c, rt, t) && tj_check_policy(c, rt, t))
-        tj_check_template(c, rt, t);
+    if (!tj_check_identity(c, rt, t) || !tj_check_policy(c, rt, t))
+        return;
+    size_t mark = c->errs->n;
+    t->rt = tjp_patched_runtime(doc, rt, c->errs);
+    if (!t->rt && c->errs->n == mark)
+        c->rc = -ENOMEM;
+    if (t->rt)
+        tj_check_template(c, t->rt, t);
 }
 
 /* ---- building --------------------------------------------------------------------------- */
@@ -364,8 +375,8 @@ json_t *conv_trainjob(const json_t *doc, const json_t *runtime, struct ferr_list
     chk_init(&c, errs, CHK_REPORT);
     tj_check_job(&c, doc, &t);
     if (t.rt_name)
-        tj_check_runtime(&c, runtime, &t);
-    if (chk_result(&c))
-        return NULL;
-    return tj_build(runtime, &t);
+        tj_check_runtime(&c, doc, runtime, &t);
+    json_t *js = chk_result(&c) ? NULL : tj_build(t.rt, &t);
+    json_decref(t.rt);
+    return js;
 }

@@ -217,11 +217,8 @@ static bool present(const json_t *o, const char *key)
 const char *tjs_unsupported(const json_t *trainjob, const json_t *runtime, char *buf, size_t n)
 {
     const json_t *spec = jx_obj(trainjob, "spec"), *rspec = jx_obj(runtime, "spec");
-    const char *what = present(spec, "initializer")      ? "spec.initializer"
-                       : present(spec, "runtimePatches") ? "spec.runtimePatches"
-                                                         : NULL;
-    if (what) {
-        snprintf(buf, n, "%s: jaxset does not implement this TrainJob field", what);
+    if (present(spec, "initializer")) {
+        snprintf(buf, n, "spec.initializer: jaxset does not implement this TrainJob field");
         return buf;
     }
     static const char *const others[] = {"torch", "mpi", "flux", "xgboost", NULL};

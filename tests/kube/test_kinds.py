@@ -669,6 +669,47 @@ def trainjob_runs_as_its_jobset(env):
 
 
 @test
+def trainjob_runtime_patches_shape_its_jobset(env):
+    # Trainer v2.3 (pkg/runtime/core/trainingruntime.go mergeRuntimePatches, newRuntimeInfo):
+    # each patch is a strategic merge patch onto the runtime's JobSet; its labels go on the
+    # JobSet.  The TrainJob runs (no NotImplementedByJaxset) and its Jobs carry the patches.
+    ensure_runtime(env)
+    tol = [{"key": "example.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    pod_patch = {"metadata": {"labels": {"cache": "warm"}},
+                 "spec": {"nodeSelector": {"node.kubernetes.io/instance-type": "p5.48xlarge"},
+                          "tolerations": tol, "serviceAccountName": "trainer-sa",
+                          "containers": [{"name": "node", "volumeMounts": [
+                              {"name": "data", "mountPath": "/data"}]}],
+                          "volumes": [{"name": "data", "emptyDir": {}}]}}
+    patches = [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
+        "metadata": {"labels": {"team": "data"}},
+        "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {
+            "template": pod_patch}}}]}}}},
+               {"manager": "example.com/second", "trainingRuntimeSpec": {"template": {"spec": {
+                   "replicatedJobs": [{"name": "node", "template": {"spec": {"template": {
+                       "spec": {"nodeSelector": {"disk": "ssd"}}}}}}]}}}}]
+    c = TrainCase(env, trainjob(runtimePatches=patches))
+    js = c.wait_jobset()
+    check(js["metadata"].get("labels", {}).get("team") == "data", js["metadata"])
+    job = c.wait_jobs(1)[0]
+    tmpl = job["spec"]["template"]
+    pspec = tmpl["spec"]
+    check(pspec.get("nodeSelector") == {"node.kubernetes.io/instance-type": "p5.48xlarge",
+                                        "disk": "ssd"}, pspec)
+    check(pspec.get("tolerations") == tol and pspec.get("serviceAccountName") == "trainer-sa",
+          pspec)
+    check(pspec.get("volumes") == [{"name": "data", "emptyDir": {}}], pspec)
+    node = pspec["containers"][0]
+    check(node["image"] == "python:3.12" and
+          {"name": "data", "mountPath": "/data"} in node.get("volumeMounts", []), node)
+    check({e["name"] for e in node["env"]} >= {"JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES"},
+          node)
+    check(tmpl["metadata"]["labels"].get("cache") == "warm", tmpl["metadata"])
+    c.wait_jobs_status()
+    check(not c.status().get("conditions"), c.status())
+
+
+@test
 def trainjob_fails_with_its_jobset(env):
     ensure_runtime(env)
     c = TrainCase(env, trainjob(num_nodes=1))

@@ -529,9 +529,12 @@ def local_ids(js):
         check(r.returncode == 0, f"jaxset run: {r.returncode}\n{r.stdout}\n{r.stderr}")
         out = {}
         for ln in r.stdout.splitlines():
-            m = re.match(r"^\[([a-z0-9.-]+)\] IDS (.*)$", ln)
+            # "[<pod>] IDS ..." or, in a pod of several containers, "[<pod>/<container>] ..."
+            m = re.match(r"^\[([a-z0-9.-]+)(?:/[a-z0-9-]+)?\] IDS (.*)$", ln)
             if m:
-                out[m.group(1)] = m.group(2).split(" ")
+                ids = m.group(2).split(" ")
+                check(out.setdefault(m.group(1), ids) == ids,
+                      f"{m.group(1)}: its containers printed {out[m.group(1)]} and {ids}")
         return out
     finally:
         shutil.rmtree(d, ignore_errors=True)

@@ -1262,5 +1262,74 @@ def failing_container_fails_the_pod_once_all_end():
     assert not r.leftovers()
 
 
+PATCHED_TRAINJOB = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: jax-patched}
+spec:
+  mlPolicy: {numNodes: 2, jax: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata:
+            labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+          spec:
+            template:
+              spec:
+                containers:
+                - name: node
+                  command: [python3, -c, "print('node', __import__('os').environ['JAX_PROCESS_ID'])"]
+                - name: helper
+                  command: [python3, -c, "import os; print('helper', os.environ.get('MODE'), os.environ['KEEP'])"]
+                  env:
+                  - {name: KEEP, value: kept}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: patched}
+spec:
+  runtimeRef: {name: jax-patched}
+  runtimePatches:
+  - manager: example.com/tuner
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              spec:
+                template:
+                  spec:
+                    containers:
+                    - name: CONTAINER
+                      env:
+                      - {name: MODE, value: patched}
+"""
+
+
+@test
+def a_trainjob_runtime_patch_reaches_the_processes():
+    # Trainer v2.3 merges spec.runtimePatches into the runtime's JobSet (strategic merge patch):
+    # the helper container's env gains MODE and keeps KEEP, in every pod of the gang
+    r = Run(PATCHED_TRAINJOB.replace("CONTAINER", "helper")).run()
+    assert r.rc == 0, r.describe()
+    out = r.out.splitlines()
+    for pod in ("patched-node-0-0", "patched-node-0-1"):
+        assert f"[{pod}/helper] helper patched kept" in out, r.describe()
+    assert "[patched-node-0-1/node] node 1" in out, r.describe()
+    r = Run.example("trainjob-patches.yaml").run()
+    assert r.rc == 0, r.describe()
+    for pod in ("patched-jax-node-0-0", "patched-jax-node-0-1"):
+        assert f"[{pod}/helper] helper reads /data/mnist at info" in r.out.splitlines(), \
+            r.describe()
+    # as upstream's JobSet plugin: the node container's env comes from the TrainJob's trainer
+    r = Run(PATCHED_TRAINJOB.replace("CONTAINER", "node")).run()
+    assert r.rc == 2, r.describe()
+    assert "spec.runtimePatches: Invalid value:" in r.err, r.describe()
+    assert ("must not have envs for the dataset-initializer, model-initializer, node containers"
+            in r.err), r.describe()
+    assert "[patched-" not in r.out, r.describe()
+
 if __name__ == "__main__":
     main()

@@ -221,8 +221,8 @@ static void test_unsupported(void **state)
         {"{'initializer':{'model':{'storageUri':'hf://m'}}}", "{'mlPolicy':{'jax':{}}}",
          "spec.initializer:"},
         {"{'initializer':{}}", "{'mlPolicy':{'jax':{}}}", NULL},
-        {"{'runtimePatches':[{'manager':'m'}]}", "{'mlPolicy':{'jax':{}}}",
-         "spec.runtimePatches:"},
+        /* runtime patches are applied (api/trainjob_patch.h), not refused */
+        {"{'runtimePatches':[{'manager':'m'}]}", "{'mlPolicy':{'jax':{}}}", NULL},
         {"{}", "{'mlPolicy':{'jax':{},'torch':{}}}", "spec.mlPolicy.torch:"},
         {"{}", "{'mlPolicy':{'jax':{}},'podGroupPolicy':{'coscheduling':{}}}",
          "spec.podGroupPolicy:"},
