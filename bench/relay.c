@@ -4,7 +4,11 @@
  * work `jaxset run` has to do per pod.  One read buffer, one output buffer, no event loop, no
  * colour, nothing else: any relay that touches every byte costs at least this much.
  *
- *   relay [-p PREFIX] [-l LOGFILE] PROG [ARGS...]
+ *   relay [-p PREFIX] [-l LOGFILE [-z] [-q]] PROG [ARGS...]
+ *
+ * -z: the log's copy goes by splice (pipe -> file, copied once, in the kernel), after tee has
+ * put the same bytes into a second pipe, which is what is read and forwarded (jaxset's way,
+ * src/local/sup.c); -q: nothing is forwarded, only the log is written.
  *
  * Exits with PROG's exit status (1 when it did not exit normally, 2 on a usage or I/O error).
  * Links nothing but libc. */
@@ -72,23 +76,76 @@ static int relay(int rfd, int logfd, const char *prefix)
     }
 }
 
+/* Moves n bytes waiting in rfd to logfd by splice; 0 or -1. */
+static int splice_all(int rfd, int logfd, size_t n)
+{
+    while (n) {
+        ssize_t m = splice(rfd, NULL, logfd, NULL, n, 0);
+        if (m < 0 && errno == EINTR)
+            continue;
+        if (m <= 0)
+            return -1;
+        n -= (size_t)m;
+    }
+    return 0;
+}
+
+/* -z: the log by splice; forwarded (unless quiet) from the copy tee made.  0 at EOF, or -1. */
+static int relay_z(int rfd, int logfd, const char *prefix, int quiet)
+{
+    size_t plen = prefix ? strlen(prefix) : 0;
+    int at_start = 1, t[2];
+    if (!quiet && pipe2(t, O_CLOEXEC) < 0)
+        return -1;
+    if (!quiet)
+        fcntl(t[1], F_SETPIPE_SZ, RELAY_CHUNK);
+    for (;;) {
+        ssize_t n = quiet ? splice(rfd, NULL, logfd, NULL, RELAY_CHUNK, 0)
+                          : tee(rfd, t[1], RELAY_CHUNK, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -1 : 0;
+        if (quiet)
+            continue;
+        if (splice_all(rfd, logfd, (size_t)n) < 0)
+            return -1;
+        for (size_t got = 0; got < (size_t)n;) {
+            ssize_t r = read(t[0], in + got, (size_t)n - got);
+            if (r <= 0)
+                return -1;
+            got += (size_t)r;
+        }
+        int rc = prefix ? prefix_lines(prefix, plen, (size_t)n, &at_start)
+                        : write_all(1, in, (size_t)n);
+        if (rc < 0)
+            return -1;
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *prefix = NULL, *log = NULL;
-    int opt, p[2], logfd = -1, st = 0;
-    while ((opt = getopt(argc, argv, "+p:l:")) != -1) {
+    int opt, p[2], logfd = -1, st = 0, zero_copy = 0, quiet = 0;
+    while ((opt = getopt(argc, argv, "+p:l:zq")) != -1) {
         if (opt == 'p')
             prefix = optarg;
         else if (opt == 'l')
             log = optarg;
+        else if (opt == 'z')
+            zero_copy = 1;
+        else if (opt == 'q')
+            quiet = 1;
         else
             return 2;
     }
-    if (optind >= argc || (prefix && strlen(prefix) > RELAY_LINE_MAX)) {
-        fprintf(stderr, "usage: relay [-p PREFIX] [-l LOGFILE] PROG [ARGS...]\n");
+    if (optind >= argc || (prefix && strlen(prefix) > RELAY_LINE_MAX) ||
+        ((zero_copy || quiet) && !log) || (quiet && !zero_copy)) {
+        fprintf(stderr, "usage: relay [-p PREFIX] [-l LOGFILE [-z] [-q]] PROG [ARGS...]\n");
         return 2;
     }
-    if (log && (logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+    /* no O_APPEND: splice refuses it; the file is new */
+    if (log && (logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         perror(log);
         return 2;
     }
@@ -101,7 +158,7 @@ int main(int argc, char **argv)
         return 2;
     }
     close(p[1]);
-    int rc = relay(p[0], logfd, prefix);
+    int rc = zero_copy ? relay_z(p[0], logfd, prefix, quiet) : relay(p[0], logfd, prefix);
     close(p[0]);
     waitpid(pid, &st, 0);
     if (rc < 0)

@@ -2,11 +2,20 @@
 # Local benchmarks of `jaxset run` (bench/README.md says what every figure means).
 # Installs openmpi-bin when mpirun is missing (the launch comparison), builds jaxset with -O2
 # (CMake Release) in build-bench/, builds the bench programs with plain cc (libc only), runs
-# bench_local and prints its table.  Not a test: nothing here passes or fails.
+# bench_local and prints its table.  Not a test: nothing here passes or fails.  With --save,
+# the table is also written as JSON, with the commit, the machine and the load, to
+# bench/history/<date>-<commit>-local.json (bench/history.py; scripts/bench_compare.py
+# compares two).
 #
-#   scripts/bench.sh [--quick] [--reps N] [--log-mib N] [--only launch|restart|log|rss]
+#   scripts/bench.sh [--save] [--quick] [--reps N] [--log-mib N] [--only launch|restart|log|rss]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+SAVE=0
+ARGS=()
+for a in "$@"; do
+    if [ "$a" = "--save" ]; then SAVE=1; else ARGS+=("$a"); fi
+done
 
 if ! command -v mpirun >/dev/null 2>&1; then
     echo "bench: installing openmpi-bin (for the mpirun comparison)"
@@ -44,6 +53,16 @@ else
     echo "mpirun:  not installed"
 fi
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+JSON=()
+[ "$SAVE" = 1 ] && JSON=(--json "$work/rows.jsonl")
 "$B/bench/bench_local" --jaxset "$PWD/$B/jaxset" --ping "$PWD/$B/bench/ping" \
     --spew "$PWD/$B/bench/spew" --launcher "$PWD/$B/bench/launcher" \
-    --relay "$PWD/$B/bench/relay" --dir "$work" --mpirun "$MPIRUN" "$@"
+    --relay "$PWD/$B/bench/relay" --dir "$work" --mpirun "$MPIRUN" "${JSON[@]}" \
+    ${ARGS[@]+"${ARGS[@]}"}
+echo
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg) (at the start: $LOAD_START)"
+if [ "$SAVE" = 1 ]; then
+    python3 bench/history.py --bench local --rows "$work/rows.jsonl" --load-start "$LOAD_START" \
+        --args "${ARGS[*]-}"
+fi

@@ -18,6 +18,8 @@ Every figure is printed beside a floor measured in the same run against the same
 
 Server: the project's test API server (tests/kube/apiserver.py), or with --kubeconfig an
 existing one (a real kube-apiserver started as envtest does). Nothing passes or fails.
+--save also writes every figure as JSON, with the commit, machine and load, to
+bench/history/<date>-<commit>-kube.json (bench/history.py; scripts/bench_compare.py compares).
 """
 import argparse
 import http.client
@@ -37,6 +39,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "tests", "kube"))
 import kubetest  # noqa: E402
+sys.path.insert(0, os.path.join(SRC, "bench"))
+import history  # noqa: E402
+
+HISTORY = None  # a history.History with --save
 
 PAR = 50
 JS_API = "/apis/jobset.x-k8s.io/v1alpha2"
@@ -303,6 +309,11 @@ class Controller:
 
 def ratio_line(what, t, floor, target=None):
     r = t / floor if floor > 0 else float("inf")
+    if HISTORY:
+        rid = "-".join(what.replace(",", "").split())
+        HISTORY.record(f"{rid}/time", "time", "ms", [t * 1000])
+        HISTORY.record(f"{rid}/floor", "time", "ms", [floor * 1000])
+        HISTORY.record(f"{rid}/ratio", "ratio", "x", [r])
     verdict = "" if target is None else ("met" if r <= target else "MISSED")
     tgt = "" if target is None else f" (target <= {target}x)"
     print(f"{what:<44} {t * 1000:9.1f} ms  floor {floor * 1000:9.1f} ms  "
@@ -455,6 +466,8 @@ def bench_rss(a, cl, ctl, work, s):
     time.sleep(2)
     rss = ctl.rss_kib()
     verdict = "met" if rss <= 64 * 1024 else "MISSED"
+    if HISTORY:
+        HISTORY.record(f"rss/{s}-jobsets", "memory", "MiB", [rss / 1024])
     print(f"rss: {s} JobSets + {s * per} Jobs cached        {rss / 1024:9.1f} MiB  "
           f"(idle {base / 1024:.1f} MiB; target <= 64 MiB) {verdict}", flush=True)
 
@@ -472,7 +485,12 @@ def main():
     ap.add_argument("--ctl-arg", action="append", default=[],
                     help="a flag for the controller (repeatable): --ctl-arg=--max-concurrent-"
                          "reconciles=1")
+    ap.add_argument("--save", action="store_true",
+                    help="write the figures to bench/history/ as JSON (bench/history.py)")
     a = ap.parse_args()
+    global HISTORY
+    if a.save:
+        HISTORY = history.History("kube", [x for x in sys.argv[1:] if x != "--save"])
     cl = Cluster(a.kubeconfig)
     work = tempfile.mkdtemp(prefix="jaxset-bench-kube-")
     print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
@@ -494,6 +512,9 @@ def main():
         ctl.stop()
         cl.stop()
         print(f"(controller log and request files: {work})")
+        print(f"load at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        if HISTORY:
+            print(f"bench history: {HISTORY.save()}")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,11 @@ int cmd_submit(int argc, char **argv);
 int cmd_delete(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
+/* Runs the command line argv[1..] (a command, help or version) and returns the exit status.
+ * Defined by dispatch.c in the module libjaxset_cluster.so only, which the binary (main.c)
+ * looks up with dlopen/dlsym: the binary itself runs the local commands without it. */
+int cli_main(int argc, char **argv);
+
 /* What a command returns after printing its --help: main exits 0 for it. */
 #define CLI_HELP_SHOWN (-1)
 

@@ -1,6 +1,11 @@
 /* jaxset: run distributed JAX jobs described as JobSets, JAXJobs, TrainJobs or AIchor
- * manifests.  This file only dispatches to the subcommands; what each does and takes is
- * described once, in help.c. */
+ * manifests.  The binary runs the commands of one machine itself and loads every other one
+ * (get, describe, logs, wait, delete, submit, controller..., help and version too) from the
+ * module libjaxset_cluster.so (dispatch.c, with src/kube), so that `jaxset run`, the
+ * supervisor of a run's pods, maps neither libcurl, libmicrohttpd and libcrypto nor the thirty
+ * libraries they bring: loading them took about 20 ms of every start and 6 MiB of resident
+ * memory (bench/README.md).  What each command does and takes is described once, in help.c. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,60 +13,17 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "obj/module.h"
+
+#define CLUSTER_MODULE "libjaxset_cluster.so"
 
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
-} commands[] = {
-    {"validate", cmd_validate}, {"render", cmd_render},     {"run", cmd_run},
-    {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
-    {"suspend", cmd_suspend},   {"resume", cmd_resume},
-    {"decode", cmd_decode},     {"controller", cmd_controller},
-    {"crds", cmd_crds},         {"wait", cmd_wait},
-    {"submit", cmd_submit},     {"delete", cmd_delete},
-    {"config", cmd_config},     {"completion", cmd_completion},
-
+} local[] = {
+    {"run", cmd_run},       {"validate", cmd_validate}, {"render", cmd_render},
+    {"decode", cmd_decode}, {"crds", cmd_crds},         {"completion", cmd_completion},
 };
-
-static bool is_help(const char *arg)
-{
-    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
-}
-
-/* `jaxset help [CMD]`, `jaxset --help`. */
-static int help(int argc, char **argv)
-{
-    const char *name = argc > 1 && is_help(argv[1]) ? "help" : argc > 1 ? argv[1] : NULL;
-    const struct cli_help *h = cli_help_find(name);
-    if (argc > 2 || (name && !h)) {
-        if (argc > 2)
-            fprintf(stderr, "jaxset help: one COMMAND at most\n");
-        else
-            fprintf(stderr, "jaxset help: unknown command \"%s\"\n", name);
-        cli_help_list(stderr);
-        return EXIT_INVALID;
-    }
-    if (h)
-        cli_help_print(stdout, h);
-    else
-        cli_help_list(stdout);
-    return EXIT_OK;
-}
-
-/* One line naming the command and the nearest there is, and where the list is. */
-static int unknown_command(const char *cmd)
-{
-    const char *names[sizeof(commands) / sizeof(commands[0]) + 2] = {"help", "version"};
-    size_t n = 2;
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        names[n++] = commands[i].name;
-    const char *near = cli_nearest(cmd, names, n);
-    fprintf(stderr, "jaxset: unknown command \"%s\"", cmd);
-    if (near)
-        fprintf(stderr, " (did you mean %s?)", near);
-    fprintf(stderr, "\nSee `jaxset --help`.\n");
-    return EXIT_INVALID;
-}
 
 /* A closed stdin, stdout or stderr would be taken by the next file opened (`jaxset run F >&-`
  * put pod output into events.log, opened as fd 1): each is opened on /dev/null first, as Go's
@@ -76,27 +38,30 @@ static void std_fds_open(void)
     }
 }
 
+/* Every command but the local ones: cli_main of the module. */
+static int from_module(int argc, char **argv)
+{
+    void *h = mod_open(CLUSTER_MODULE);
+    int (*fn)(int, char **) = h ? (int (*)(int, char **))dlsym(h, "cli_main") : NULL;
+    if (!fn) {
+        fprintf(stderr, "jaxset: " CLUSTER_MODULE " (every command but");
+        for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+            fprintf(stderr, "%s %s", i ? "," : "", local[i].name);
+        fprintf(stderr, ") is missing beside the jaxset binary and in " JAXSET_MODULES_FROM_BIN
+                        " from it (%s)\n", h ? "no cli_main in it" : dlerror());
+        return EXIT_FAILURE;
+    }
+    return fn(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
     std_fds_open();
-    if (argc < 2) {
-        cli_help_list(stderr);
-        return EXIT_INVALID;
-    }
-    const char *cmd = argv[1];
-    if (is_help(cmd) || !strcmp(cmd, "help"))
-        return help(argc - 1, argv + 1);
-    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        if (argc > 2 && is_help(argv[2]))
-            return help(2, (char *[]){"help", "version", NULL});
-        printf("jaxset %s\n", JAXSET_VERSION);
-        return EXIT_OK;
-    }
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (!strcmp(commands[i].name, cmd)) {
-            int rc = commands[i].fn(argc - 1, argv + 1);
+    for (size_t i = 0; argc > 1 && i < sizeof(local) / sizeof(local[0]); i++) {
+        if (!strcmp(local[i].name, argv[1])) {
+            int rc = local[i].fn(argc - 1, argv + 1);
             return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
         }
     }
-    return unknown_command(cmd);
+    return from_module(argc, argv);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -34,6 +35,7 @@ struct proc {
                     * first unterminated line (most containers never need it) */
     size_t partial_len;
     bool exited;
+    bool no_splice; /* the log's file system refused splice: written as read */
     int status;
     int64_t drain_deadline_ms;
 };
@@ -50,6 +52,8 @@ struct sup {
     int watched[SUP_WATCH_MAX];
     size_t n_watched;
     char *rbuf; /* SUP_READ_CHUNK bytes read from a pipe at a time */
+    int tee_r, tee_w; /* the tee pipe (splice_out); -1 until output is first forwarded */
+    size_t tee_cap;   /* its capacity */
     struct sup__out out;
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
     int old_subreaper; /* PR_GET_CHILD_SUBREAPER before sup_new */
@@ -68,7 +72,7 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
     int rc;
     if (!s)
         return err_set(err, -ENOMEM, "out of memory");
-    s->epfd = s->sigfd = -1;
+    s->epfd = s->sigfd = s->tee_r = s->tee_w = -1;
     s->wd.fd = -1;
     s->cg.dirfd = -1;
     s->old_subreaper = -1;
@@ -192,6 +196,10 @@ void sup_free(struct sup *s)
         close(s->sigfd);
     if (s->epfd >= 0)
         close(s->epfd);
+    if (s->tee_r >= 0) {
+        close(s->tee_r);
+        close(s->tee_w);
+    }
     sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
     free(s->procs);
     free(s->rbuf);
@@ -412,8 +420,93 @@ static void close_pipe(struct sup *s, struct proc *p)
         forward_partial(s, p);
 }
 
+/* Opens the log on the container's first output (a silent container leaves no file).  Without
+ * O_APPEND, which splice refuses: the file is written at its end, by its one writer. */
+static bool log_open(struct sup *s, struct proc *p)
+{
+    if (p->log_fd < 0 && p->log_path) {
+        p->log_fd = open(p->log_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (p->log_fd < 0 || lseek(p->log_fd, 0, SEEK_END) < 0) /* cannot keep this log: */
+            log_failed(s, p, errno); /* stop trying, forwarding goes on */
+    }
+    return p->log_fd >= 0;
+}
+
+/* The pipe that tee fills with a copy of a container's output for forwarding; false when none
+ * can be had (then output is read as before). */
+static bool tee_pipe(struct sup *s)
+{
+    int t[2];
+    if (s->tee_r >= 0)
+        return true;
+    if (pipe2(t, O_CLOEXEC | O_NONBLOCK) < 0)
+        return false;
+    fcntl(t[1], F_SETPIPE_SZ, SUP_READ_CHUNK);
+    int cap = fcntl(t[1], F_GETPIPE_SZ);
+    s->tee_r = t[0];
+    s->tee_w = t[1];
+    s->tee_cap = cap > 0 ? (size_t)cap : 4096;
+    return true;
+}
+
+/* Reads exactly n bytes that are waiting in pipe fd into buf; false when they are not there. */
+static bool read_waiting(int fd, char *buf, size_t n)
+{
+    while (n) {
+        ssize_t r = read(fd, buf, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        buf += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+/* Output bound for the log file goes there by splice, unchanged and copied once, in the
+ * kernel; when it is forwarded too, tee first puts a copy of the same bytes into the tee pipe
+ * (the pages shared, not copied), and only that copy is read here, to be prefixed.  Returns
+ * false when nothing was moved (then the caller reads the output). */
+static bool splice_out(struct sup *s, struct proc *p, char *buf, size_t avail)
+{
+    bool fwd = p->prefix && s->out.fd >= 0 && tee_pipe(s);
+    size_t n = avail < SUP_READ_CHUNK ? avail : SUP_READ_CHUNK;
+    if (fwd) {
+        ssize_t t = tee(p->pipe_fd, s->tee_w, n < s->tee_cap ? n : s->tee_cap, SPLICE_F_NONBLOCK);
+        if (t <= 0)
+            return false;
+        n = (size_t)t;
+    }
+    size_t moved = 0;
+    while (moved < n && p->log_fd >= 0 && !p->no_splice) {
+        ssize_t m = splice(p->pipe_fd, NULL, p->log_fd, NULL, n - moved, SPLICE_F_NONBLOCK);
+        if (m < 0 && errno == EINTR)
+            continue;
+        if (m < 0 && errno == EINVAL && moved == 0) /* this file system takes no splice */
+            p->no_splice = true;
+        else if (m <= 0)
+            log_failed(s, p, m < 0 ? errno : EIO);
+        else
+            moved += (size_t)m;
+    }
+    /* what the log did not take by splice: read, and written when it can be */
+    if (moved < n && read_waiting(p->pipe_fd, buf, n - moved) && p->log_fd >= 0) {
+        int we = write_all(p->log_fd, buf, n - moved);
+        if (we)
+            log_failed(s, p, we);
+    }
+    if (fwd && read_waiting(s->tee_r, buf, n))
+        forward_chunk(s, p, buf, n);
+    return true;
+}
+
 static void on_readable(struct sup *s, struct proc *p, char *buf)
 {
+    int avail = 0;
+    if (ioctl(p->pipe_fd, FIONREAD, &avail) == 0 && avail > 0 && log_open(s, p) &&
+        !p->no_splice && splice_out(s, p, buf, (size_t)avail))
+        return;
     ssize_t r = read(p->pipe_fd, buf, SUP_READ_CHUNK);
     if (r < 0 && (errno == EINTR || errno == EAGAIN))
         return;
@@ -421,13 +514,7 @@ static void on_readable(struct sup *s, struct proc *p, char *buf)
         close_pipe(s, p);
         return;
     }
-    if (p->log_fd < 0 && p->log_path) {
-        p->log_fd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-                         0600);
-        if (p->log_fd < 0) /* cannot keep this log: stop trying, forwarding goes on */
-            log_failed(s, p, errno);
-    }
-    int we = p->log_fd >= 0 ? write_all(p->log_fd, buf, (size_t)r) : 0;
+    int we = log_open(s, p) ? write_all(p->log_fd, buf, (size_t)r) : 0;
     if (we)
         log_failed(s, p, we);
     if (p->prefix)

@@ -4,7 +4,8 @@
  *
  * A container is one process group: posix_spawn of argv with an explicit envp, in a new
  * process group, stdin from /dev/null, stdout and stderr into one pipe.  Output is appended raw
- * to the container's log file and, when asked, forwarded line by line to an output fd with a
+ * to the container's log file (by splice, copied once and in the kernel; tee gives the copy that
+ * is forwarded) and, when asked, forwarded line by line to an output fd with a
  * prefix ("[pod-host] "), never blocking: a reader that does not keep up gets the lines that
  * fit in a bounded buffer, then a marker line saying how much was skipped.  When the main
  * process exits, whatever is left of its group is

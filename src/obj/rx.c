@@ -5,12 +5,10 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "obj/module.h"
 #include "obj/rx_module.h"
 
 #define RX_MODULE "libjaxset_rx.so"
@@ -21,34 +19,6 @@ struct rx_api {
     void (*free)(struct rx *);
 };
 
-/* Where the module is installed, relative to the binary's folder (CMakeLists.txt: the
- * library folder of GNUInstallDirs); beside the binary in a build tree. */
-#ifndef JAXSET_RX_FROM_BIN
-#define JAXSET_RX_FROM_BIN "../lib/jaxset"
-#endif
-
-/* The module beside /proc/self/exe, else where `cmake --install` puts it; NULL when it
- * cannot be loaded. */
-static void *open_module(void)
-{
-    char exe[PATH_MAX], path[PATH_MAX + sizeof(JAXSET_RX_FROM_BIN) + sizeof(RX_MODULE)];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return NULL;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return NULL;
-    slash[1] = '\0';
-    snprintf(path, sizeof(path), "%s%s", exe, RX_MODULE);
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(path, sizeof(path), "%s%s/%s", exe, JAXSET_RX_FROM_BIN, RX_MODULE);
-        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    }
-    return h;
-}
-
 /* The module's entry points, loaded once per process (as the dynamic loader's own state). */
 static struct rx_api module;
 static int state; /* 0 not tried, 1 loaded, -1 missing */
@@ -57,7 +27,7 @@ static int state; /* 0 not tried, 1 loaded, -1 missing */
 static const struct rx_api *api(void)
 {
     if (state == 0) {
-        void *h = open_module();
+        void *h = mod_open(RX_MODULE);
         module.compile =
             h ? (int (*)(const char *, struct rx **, char **))dlsym(h, "rxm_compile") : NULL;
         module.search =
@@ -74,7 +44,7 @@ int rx_compile(const char *pattern, struct rx **out, char **errmsg)
     if (!a) {
         if (errmsg)
             *errmsg = strdup(RX_MODULE " (RE2 support) is missing beside the jaxset binary "
-                             "and in " JAXSET_RX_FROM_BIN " from it");
+                             "and in " JAXSET_MODULES_FROM_BIN " from it");
         return -ENOSYS;
     }
     return a->compile(pattern, out, errmsg);

@@ -1,5 +1,6 @@
 """`cmake --install` installs everything the binary loads: installed into a temporary prefix,
-jaxset finds its RE2 module (lib/jaxset beside bin/) and a failure-policy pattern matches."""
+jaxset finds its RE2 module (lib/jaxset beside bin/) and a failure-policy pattern matches, and
+its cluster commands' module (help and version come from it too)."""
 import os
 import shutil
 import subprocess
@@ -47,6 +48,12 @@ def main():
         modules = [os.path.join(d, f) for d, _, fs in os.walk(prefix) for f in fs
                    if f == "libjaxset_rx.so"]
         suite.check("the RE2 module is installed", len(modules) == 1, str(modules))
+        cluster = [os.path.join(d, f) for d, _, fs in os.walk(prefix) for f in fs
+                   if f == "libjaxset_cluster.so"]
+        suite.check("the cluster commands' module is installed", len(cluster) == 1, str(cluster))
+        p = subprocess.run([jaxset, "version"], capture_output=True, text=True, timeout=60)
+        suite.check("the installed binary loads it (version)",
+                    p.returncode == 0 and p.stdout.startswith("jaxset "), p.stdout + p.stderr)
         for rel in ("share/man/man1/jaxset.1", "share/bash-completion/completions/jaxset",
                     "share/zsh/vendor-completions/_jaxset"):
             path = os.path.join(prefix, rel)

@@ -187,6 +187,10 @@ class CommandsTest(sdktest.SdkTest):
                                 "from jaxset._binary import find_binary; print(find_binary())"],
                                capture_output=True, text=True, cwd=self.tmp, env=env)
         self.assertEqual(probe.stdout.strip(), shipped, probe.stderr)
+        # the commands the binary loads from its module beside it work from the package too
+        version = subprocess.run([shipped, "version"], capture_output=True, text=True, env=env)
+        self.assertEqual(version.returncode, 0, version.stderr)
+        self.assertTrue(version.stdout.startswith("jaxset "), version.stdout)
 
 
 if __name__ == "__main__":

@@ -197,6 +197,83 @@ static void test_forward_and_log(void **state)
     assert_int_equal(sup_running(f->s), 0);
 }
 
+/* Reads what is forwarded while waiting for one exit; returns the bytes (malloc'ed). */
+static char *drain_until_exit(struct fixture *f, size_t *len)
+{
+    size_t cap = 8 << 20, n = 0;
+    char *out = malloc(cap);
+    struct sup_exit ex[1];
+    time_t end = time(NULL) + 30;
+    int got = 0;
+    assert_non_null(out);
+    while (!got && time(NULL) < end) {
+        got = sup_poll(f->s, 20, ex, 1, NULL);
+        assert_true(got >= 0);
+        ssize_t r;
+        while (n < cap && (r = read(f->out[0], out + n, cap - n)) > 0)
+            n += (size_t)r;
+    }
+    assert_int_equal(got, 1);
+    assert_true(WIFEXITED(ex[0].status) && WEXITSTATUS(ex[0].status) == 0);
+    *len = n;
+    return out;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char *buf = malloc(8 << 20);
+    assert_non_null(buf);
+    *len = fread(buf, 1, 8 << 20, fp);
+    fclose(fp);
+    return buf;
+}
+
+/* 300,000 lines (2 MB, many tee/splice rounds, lines split across them): the log gets every
+ * byte after what it held already (appended, though splice takes no O_APPEND file), the
+ * output every line with its prefix; without a prefix (nothing forwarded), the log alone. */
+static void test_large_output_logged_and_forwarded(void **state)
+{
+    struct fixture *f = *state;
+    char log[128];
+    snprintf(log, sizeof(log), "%s/c.log", f->dir);
+    FILE *fp = fopen(log, "w");
+    assert_non_null(fp);
+    fputs("before\n", fp);
+    fclose(fp);
+    const char *argv[] = {"seq", "1", "300000", NULL};
+    for (int fwd = 1; fwd >= 0; fwd--) {
+        struct sup_spec spec = {.argv = argv, .envp = ENV, .log_path = log,
+                                .prefix = fwd ? "[p] " : NULL};
+        uint64_t id;
+        struct err e;
+        size_t olen, llen;
+        assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+        char *out = drain_until_exit(f, &olen);
+        char *got = read_file(log, &llen);
+        size_t at = 0, lat = strlen("before\n") + (fwd ? 0 : 1988895);
+        assert_memory_equal(got, "before\n", 7);
+        for (int i = 1; i <= 300000; i++) {
+            char line[32];
+            int n = snprintf(line, sizeof(line), "%d\n", i);
+            assert_true(lat + (size_t)n <= llen);
+            assert_memory_equal(got + lat, line, (size_t)n);
+            lat += (size_t)n;
+            if (fwd) {
+                assert_true(at + 4 + (size_t)n <= olen);
+                assert_memory_equal(out + at, "[p] ", 4);
+                assert_memory_equal(out + at + 4, line, (size_t)n);
+                at += 4 + (size_t)n;
+            }
+        }
+        assert_int_equal(lat, llen);
+        assert_int_equal(at, olen);
+        free(out);
+        free(got);
+    }
+}
+
 static void test_kill_group(void **state)
 {
     struct fixture *f = *state;
@@ -438,6 +515,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_forward_and_log, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_large_output_logged_and_forwarded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many, setup, teardown),
