@@ -112,12 +112,6 @@ class Kube:
                 out += [dict(o, kind=kind) for o in self.list(kind)]
         return out
 
-    def runtime(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Optional[Obj]:
-        for kind in kinds:
-            with contextlib.suppress(ApiNotFoundError):
-                return dict(self.job(kind, name), kind=kind)
-        return None
-
     def create(self, obj: Obj, ns: Optional[str] = None) -> None:
         """`submit`; what the binary's validation refuses is raised as the server's 422."""
         with _binary.ManifestFiles([obj]) as files:
@@ -178,7 +172,7 @@ class Kube:
 
         def pause(left: float) -> None:
             with contextlib.suppress(queue.Empty):
-                err = changes.get(timeout=left)
+                err = changes.get(timeout=min(left, 3600))  # Queue.get refuses inf
                 if err is not None:
                     raise err
         try:
