@@ -61,15 +61,9 @@ def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]
     return [d for d in docs if isinstance(d, dict)]
 
 
-def label_of(doc: Mapping[str, Any], i: int) -> str:
-    """How errors name a manifest given as a dict: "<TrainJob x1a2b3c4d5e6>"."""
-    kind, name = doc.get("kind"), dig(doc, "metadata.name")
-    return f"<{kind} {name}>" if kind and name else f"<manifest {i}>"
-
-
-class ManifestFiles:
+class ManifestFiles(contextlib.AbstractContextManager):
     """Manifests as files: paths as they are, dicts written into `directory` (else a new
-    temporary one) until close(); `labels` names them in errors."""
+    temporary one) until close(); `labels` names them in errors ("<TrainJob x1a2b3c4d5e6>")."""
 
     def __init__(self, manifests: Sequence[Manifest], directory: Optional[str] = None):
         self._tmp = None if directory else tempfile.mkdtemp(prefix="jaxset-")
@@ -89,7 +83,8 @@ class ManifestFiles:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     json.dump(m, f, indent=1)
                 self.paths.append(path)
-                self.labels[path] = label_of(m, i)
+                kind, name = m.get("kind"), dig(m, "metadata.name")
+                self.labels[path] = f"<{kind} {name}>" if kind and name else f"<manifest {i}>"
         except BaseException:
             self.close()
             raise
@@ -107,9 +102,6 @@ class ManifestFiles:
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
-
-    def __enter__(self) -> "ManifestFiles":
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

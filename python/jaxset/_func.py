@@ -43,17 +43,6 @@ def _header_names(fn: ast.AST) -> Set[str]:
     return {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name)}
 
 
-def _source(func: Callable[..., Any]) -> str:
-    try:
-        src = inspect.getsource(func)
-    except (OSError, TypeError) as e:
-        raise ValueError(
-            f"the source of training function {_what(func)} cannot be read ({e}): define it "
-            "with def in a file or a notebook cell, not with exec() or at an interactive "
-            "python prompt") from None
-    return textwrap.dedent(src)
-
-
 def check_function(func: Any) -> str:
     """The dedented source of `func`, or ValueError saying why it cannot be shipped."""
     if inspect.ismethod(func):
@@ -75,7 +64,13 @@ def check_function(func: Any) -> str:
             f"training function {_what(func)} is a closure over {names} from its enclosing "
             "function: only its source travels to the processes, not that state; pass the "
             "values in func_args (as JSON) or create them inside the function")
-    src = _source(func)
+    try:
+        src = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError) as e:
+        raise ValueError(
+            f"the source of training function {_what(func)} cannot be read ({e}): define it "
+            "with def in a file or a notebook cell, not with exec() or at an interactive "
+            "python prompt") from None
     try:
         tree = ast.parse(src)
     except SyntaxError as e:

@@ -76,16 +76,16 @@ class Kube:
         self.namespace: str = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
 
     def _args(self, verb: str, *args: str, ns: Optional[str] = None) -> List[str]:
-        return [self.binary, verb, *args, *self.flags, "-n", ns or self.namespace]
+        return [verb, *args, *self.flags, "-n", ns or self.namespace]
 
     def _popen(self, verb: str, *args: str, ns: Optional[str] = None) -> subprocess.Popen:
-        return subprocess.Popen(self._args(verb, *args, ns=ns), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        return subprocess.Popen([self.binary, *self._args(verb, *args, ns=ns)], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
 
     def run(self, verb: str, *args: str, ns: Optional[str] = None) -> str:
         """The verb's standard output; its refusal raised."""
-        p = subprocess.run(self._args(verb, *args, ns=ns), capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL)
+        p = _binary.call(self.binary, self._args(verb, *args, ns=ns), timeout=None)
         if p.returncode != 0:
             raise refusal(p.returncode, p.stderr)
         return p.stdout
@@ -93,10 +93,9 @@ class Kube:
     def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
         return json.loads(self.run("get", f"{kind.lower()}/{name}", "-o", "json", ns=ns))
 
-    def list(self, plural: str, ns: Optional[str] = None, selector: Optional[str] = None,
-             ) -> List[Obj]:
-        sel = ["-l", selector] if selector else []
-        return json.loads(self.run("get", plural, "--all", *sel, "-o", "json", ns=ns))["items"]
+    def list(self, plural: str, ns: Optional[str] = None, sel: Optional[str] = None) -> List[Obj]:
+        sel_args = ["-l", sel] if sel else []
+        return json.loads(self.run("get", plural, "--all", *sel_args, "-o", "json", ns=ns))["items"]
 
     def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
         """Every job of `kind`, oldest first."""
@@ -112,17 +111,10 @@ class Kube:
                 out += [dict(o, kind=kind) for o in self.list(kind)]
         return out
 
-    def runtime(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Optional[Obj]:
-        for kind in kinds:
-            with contextlib.suppress(ApiNotFoundError):
-                return dict(self.job(kind, name), kind=kind)
-        return None
-
     def create(self, obj: Obj, ns: Optional[str] = None) -> None:
         """`submit`; what the binary's validation refuses is raised as the server's 422."""
         with _binary.ManifestFiles([obj]) as files:
-            p = subprocess.run(self._args("submit", *files.paths, ns=ns), capture_output=True,
-                               text=True, stdin=subprocess.DEVNULL)
+            p = _binary.call(self.binary, self._args("submit", *files.paths, ns=ns), timeout=None)
         if p.returncode == 0:
             return
         err = refusal(p.returncode, p.stderr)
@@ -178,7 +170,7 @@ class Kube:
 
         def pause(left: float) -> None:
             with contextlib.suppress(queue.Empty):
-                err = changes.get(timeout=left)
+                err = changes.get(timeout=min(left, 3600))  # Queue.get refuses inf
                 if err is not None:
                     raise err
         try:

@@ -159,11 +159,6 @@ class Local:
         return [copy.deepcopy(cr) for kind in runtimes.RUNTIME_KINDS
                 for (k, _), cr in self._runtimes.items() if k == kind]
 
-    def runtime(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Optional[Obj]:
-        cr = next((self._runtimes.get((k, name)) for k in kinds if (k, name) in self._runtimes),
-                  None)
-        return copy.deepcopy(cr) if cr else None
-
     # -- starting and stopping -------------------------------------------------------------
 
     def start(self, name: str, kind: str, docs: Sequence[Union[Obj, str]],

@@ -50,13 +50,11 @@ def created(obj: Mapping[str, Any]) -> datetime:
 
 def condition(obj: Mapping[str, Any], ctype: str) -> Optional[Obj]:
     """The condition `ctype` of obj's status when it is True."""
-    for c in dig(obj, "status.conditions", []):
-        if c.get("type") == ctype and c.get("status") == "True":
-            return c
-    return None
+    return next((c for c in dig(obj, "status.conditions", [])
+                 if c.get("type") == ctype and c.get("status") == "True"), None)
 
 
-def _int(s: Any) -> Optional[int]:
+def to_int(s: Any) -> Optional[int]:
     try:
         return int(s)
     except (TypeError, ValueError):
@@ -67,12 +65,12 @@ def completion_index(pod: Mapping[str, Any]) -> Optional[int]:
     """The pod's index in its Indexed Job (label, else annotation)."""
     for src in (labels(pod), dig(pod, "metadata.annotations", {})):
         if src.get(COMPLETION_INDEX) is not None:
-            return _int(src[COMPLETION_INDEX])
+            return to_int(src[COMPLETION_INDEX])
     return None
 
 
 def attempt(pod: Mapping[str, Any]) -> int:
-    return _int(labels(pod).get(RESTART_ATTEMPT)) or 0
+    return to_int(labels(pod).get(RESTART_ATTEMPT)) or 0
 
 
 def rank(pod: Obj) -> Tuple[int, int, datetime]:

@@ -57,17 +57,10 @@ def container_devices(resources: Optional[Mapping[str, Any]]) -> Optional[Tuple[
     """(device, count) from a container's resource limits, as Kubeflow's SDK reads them:
     gpu, tpu, a MIG profile or cpu; None when there are no limits."""
     limits = dig(resources, "limits", {})
-    if not limits:
-        return None
-    if GPU_LABEL in limits:
-        return "gpu", str(limits[GPU_LABEL])
-    if TPU_LABEL in limits:
-        return "tpu", str(limits[TPU_LABEL])
-    mig = [k for k in limits if k.startswith(GPU_MIG_PREFIX)]
-    if mig:
-        return mig[0].split("/", 1)[1], str(limits[mig[0]])
-    if "cpu" in limits:
-        return "cpu", str(limits["cpu"])
+    mig = [(k, k.split("/", 1)[1]) for k in limits if k.startswith(GPU_MIG_PREFIX)]
+    for key, device in [(GPU_LABEL, "gpu"), (TPU_LABEL, "tpu"), *mig[:1], ("cpu", "cpu")]:
+        if key in limits:
+            return device, str(limits[key])
     return None
 
 

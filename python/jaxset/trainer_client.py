@@ -7,7 +7,7 @@ import os
 import random
 import string
 import uuid
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Union
 
 from . import _func, _notebook, runtimes
 from ._kube import Kube
@@ -140,10 +140,12 @@ class TrainerClient:
                 logger.warning("Runtime %s is skipped: %s", name_of(cr), e)
         return out
 
-    def _runtime_object(self, name: str) -> Obj:
-        cr = self.backend.runtime(name)
+    def _runtime_object(self, name: str, kinds: Sequence[str] = runtimes.RUNTIME_KINDS) -> Obj:
+        """The runtime `name` of the first of `kinds` that has one."""
+        objs = self.backend.runtime_objects()
+        cr = next((o for k in kinds for o in objs if o["kind"] == k and name_of(o) == name), None)
         if cr is None:
-            known = sorted({name_of(o) for o in self.backend.runtime_objects()})
+            known = sorted({name_of(o) for o in objs})
             raise NotFoundError(f"runtime {name!r} not found; known runtimes: "
                                 f"{', '.join(known) or 'none'}")
         return cr
@@ -235,8 +237,8 @@ class TrainerClient:
         kind = runtimes.NAMESPACED_KIND if ref.get("kind") == runtimes.NAMESPACED_KIND \
             else runtimes.CLUSTER_KIND
         try:
-            return runtimes.to_runtime(self.backend.runtime(rname, (kind,)) or {})
-        except ValueError:  # gone, or not one this client knows
+            return runtimes.to_runtime(self._runtime_object(rname, (kind,)))
+        except (NotFoundError, ValueError):  # gone, or not one this client knows
             return Runtime(name=rname,
                            trainer=runtimes.to_runtime(runtimes.jax_distributed()).trainer)
 
@@ -303,10 +305,7 @@ class TrainerClient:
                 return True
             return False if trainjob_status(tj, [], 0) in (TRAINJOB_COMPLETE,
                                                            TRAINJOB_FAILED) else None
-        got = None
-        while got is None:
-            got = self.backend.wait_until(found, 300, 0.1, self._watches(name))
-        return got
+        return self.backend.wait_until(found, float("inf"), 0.1, self._watches(name))
 
     def _watches(self, name: str) -> List[Any]:
         return [("trainjobs", None), ("pods", f"{JOBSET_NAME}={name}")]

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Tuple, Uni
 from . import _binary
 from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, completion_index, dig, follow_pods, labels,
-                   name_of, newest, stopped_on_interrupt)
+                   name_of, newest, stopped_on_interrupt, to_int)
 from .errors import JobFailedError
 from .trainer_client import backend_of
 from .types import KubernetesBackendConfig, LocalBackendConfig
@@ -40,21 +40,13 @@ def _kind(kind: str) -> str:
     return kind
 
 
-def _replica_type(rtype: Optional[str]) -> None:
-    if rtype is not None and rtype.lower() != WORKER:
-        raise ValueError(f"JAXJob has only the Worker replica type, not {rtype!r}")
-
-
 def _index(pod: Mapping[str, Any]) -> Optional[int]:
     """A worker pod's replica index (Training Operator labels, else the JobSet's)."""
     lab = labels(pod)
     if TO_JOB_NAME in lab:
         if (lab.get(TO_REPLICA_TYPE) or WORKER).lower() != WORKER:
             return None
-        try:
-            return int(lab.get(TO_REPLICA_INDEX) or 0)
-        except ValueError:
-            return None
+        return to_int(lab.get(TO_REPLICA_INDEX) or 0)
     if lab.get(RJOB_NAME, "").lower() != WORKER:
         return None
     return completion_index(pod) or 0
@@ -211,7 +203,8 @@ class TrainingClient:
                      replica_index: Optional[int] = None,
                      timeout: int = DEFAULT_TIMEOUT) -> List[Dict[str, Any]]:
         """The newest pod of each worker index (of index 0 with `is_master`)."""
-        _replica_type(replica_type)
+        if replica_type is not None and replica_type.lower() != WORKER:
+            raise ValueError(f"JAXJob has only the Worker replica type, not {replica_type!r}")
         self.get_job(name, namespace)
         pods = self.backend.pods(name, namespace, TO_JOB_NAME) or \
             self.backend.pods(name, namespace, JOBSET_NAME)
@@ -240,11 +233,8 @@ class TrainingClient:
             pods = self.get_job_pods(name, namespace, is_master, replica_type, replica_index)
             ended = has_condition(conds, SUCCEEDED) or has_condition(conds, FAILED)
             return pods if len(pods) >= want or ended or not follow else None
-        pods = None
-        while pods is None:
-            pods = self.backend.wait_until(found, 300, 0.1, [
-                ("jaxjobs", None), ("pods", f"{TO_JOB_NAME}={name}"),
-                ("pods", f"{JOBSET_NAME}={name}")])
+        pods = self.backend.wait_until(found, float("inf"), 0.1, [
+            ("jaxjobs", None), *(("pods", f"{k}={name}") for k in (TO_JOB_NAME, JOBSET_NAME))])
         names = [name_of(p) for p in pods]
         read = self.backend.follow if follow else self.backend.log
         streams = {name_of(p): (lambda p=p: read(JAXJOB, name, p, CONTAINER, namespace))
