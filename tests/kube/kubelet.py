@@ -12,6 +12,7 @@ and, on a thread watching every pod, plays the kubelet of those Nodes:
 
 Nothing runs the node lifecycle controller beside it (envtest.py), so the Nodes need no lease
 or heartbeat to stay Ready. `fail` ends a pod's container with an exit code, as a crash."""
+import concurrent.futures
 import threading
 import time
 
@@ -51,8 +52,10 @@ def cond(ctype, status="True", reason=None):
 
 
 class Kubelet:
-    def __init__(self, server, run_pods=True):
+    def __init__(self, server, run_pods=True, workers=8):
+        """`workers`: pods acted on at once (a cluster's kubelets work side by side)."""
         self.server = server
+        self.pool = concurrent.futures.ThreadPoolExecutor(workers, "kubelet")
         self.run_pods = run_pods
         self.nodes = set()
         self.lock = threading.Lock()
@@ -60,6 +63,7 @@ class Kubelet:
         self.thread = None
         self.errors = []
         self.removing = set()  # uids of the pods it removes
+        self.running = set()   # uids of the pods it started
         self.started = {}   # pod uid -> monotonic time it was seen bound
         self.removed = []   # (namespace, name, uid, its last status) of every pod it removed
 
@@ -164,13 +168,24 @@ class Kubelet:
                 first = m["uid"] not in self.removing
                 self.removing.add(m["uid"])
             if first:
-                self.remove(pod)
+                self.pool.submit(self._guarded, self.remove, pod)
             return
         with self.lock:
             self.started.setdefault(m["uid"], time.monotonic())
         phase = (pod.get("status") or {}).get("phase", "Pending")
         if self.run_pods and phase == "Pending":
-            self.run(pod)
+            with self.lock:
+                first = m["uid"] not in self.running
+                self.running.add(m["uid"])
+            if first:
+                self.pool.submit(self._guarded, self.run, pod)
+
+    def _guarded(self, fn, pod):
+        try:
+            fn(pod)
+        except Exception as e:  # noqa: BLE001 - kept for the report, the loop goes on
+            with self.lock:
+                self.errors.append(f"{fn.__name__} {pod['metadata']['name']}: {e!r}")
 
     # ------------------------------------------------------------------ the loop
 
@@ -184,6 +199,7 @@ class Kubelet:
         if self.thread:
             self.thread.join(15)
         self.thread = None
+        self.pool.shutdown(wait=True)
 
     def _loop(self):
         rv = None

@@ -335,7 +335,7 @@ def sched_teardown(env):
     try:
         env.kubelet.stop()
         if env.kubelet.errors:
-            print(f"kubelet stand-in: {len(env.kubelet.errors)} watch restarts, last: "
+            print(f"kubelet stand-in: {len(env.kubelet.errors)} errors, last: "
                   f"{env.kubelet.errors[-1]}")
     finally:
         teardown(env)
