@@ -13,6 +13,10 @@ Every figure is printed beside a floor measured in the same run against the same
            marked Failed until every replacement Job (restart-attempt 1) is seen, beside
            deleting the R Jobs (Foreground), waiting until they are gone (the garbage
            collector's work: the new Jobs have the same names) and POSTing R new ones raw.
+  placement  failure recovery with exclusive placement, on a cluster of its own (kube-apiserver,
+           kube-controller-manager, kube-scheduler from KUBEBUILDER_ASSETS; fake Nodes): a
+           JobSet of J exclusive Jobs of N pods, one pod fails, until every pod of the
+           restarted JobSet is bound, beside the same pods created directly until bound.
   rss      the controller's resident memory with S JobSets (default 10,000) of 5 Jobs each in
            its caches (it creates the Jobs itself). Target: <= 64 MiB.
 
@@ -139,13 +143,16 @@ class JobCounter(threading.Thread):
     or refuses (an ERROR event: "too large resource version" while its watch cache catches up)
     is followed by a list, whose new items count as seen then, and a new watch."""
 
-    def __init__(self, cl, ns, label=None, existing=False):
-        """`existing`: the Jobs already there count as seen (now)."""
+    def __init__(self, cl, ns, label=None, existing=False, path=None, counts=None):
+        """`existing`: the Jobs already there count as seen (now). `path`: another collection
+        of the namespace ("/api/v1/namespaces/NS/pods"); `counts(obj)`: an object is seen
+        once it holds (on any event), not when ADDED."""
         super().__init__(daemon=True)
         self.cl, self.ns, self.label = cl, ns, label
+        self.counts = counts
         self.seen, self.times = set(), {}
         self.ready = threading.Event()
-        self.path = f"/apis/batch/v1/namespaces/{ns}/jobs"
+        self.path = path or f"/apis/batch/v1/namespaces/{ns}/jobs"
         self.params = {"labelSelector": label} if label else {}
         self.rv = self.list(count=existing)
 
@@ -156,8 +163,9 @@ class JobCounter(threading.Thread):
         while True:
             q = dict(self.params, limit="500", **({"continue": cont} if cont else {}))
             lst = json.loads(self.cl.request("GET", self.path + "?" + urllib.parse.urlencode(q)))
-            for item in lst.get("items", []) if count else []:
-                self.saw(item["metadata"]["name"])
+            for item in lst.get("items", []) if count or self.counts else []:
+                if not self.counts or self.counts(item):
+                    self.saw(item["metadata"]["name"])
             rv = rv or lst["metadata"]["resourceVersion"]
             cont = lst["metadata"].get("continue")
             if not cont:
@@ -195,7 +203,10 @@ class JobCounter(threading.Thread):
             if ev["type"] == "ERROR":
                 break
             self.rv = ev["object"]["metadata"].get("resourceVersion", self.rv)
-            if ev["type"] == "ADDED":
+            if self.counts and ev["type"] in ("ADDED", "MODIFIED"):
+                if self.counts(ev["object"]):
+                    self.saw(ev["object"]["metadata"].get("name"))
+            elif ev["type"] == "ADDED":
                 self.saw(ev["object"]["metadata"].get("name"))
         conn.close()
         time.sleep(0.1)
@@ -450,6 +461,120 @@ def bench_restart(a, cl, ctl, work, r):
     ratio_line(f"restart: JobSet of {r} Jobs, failure -> all new", t, floor)
 
 
+EXCLUSIVE = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+TOPO = "cloud.google.com/gke-nodepool"
+KEEP_LABELS = ("jobset.sigs.k8s.io/job-key", "jobset.sigs.k8s.io/priority")
+
+
+def bound(pod):
+    return bool(pod["spec"].get("nodeName"))
+
+
+def pod_counter(cl, ns, label=None):
+    """Counts the pods of ns a watch sees bound to a Node."""
+    w = JobCounter(cl, ns, label, path=f"/api/v1/namespaces/{ns}/pods", counts=bound)
+    w.start()
+    w.ready.wait()
+    return w
+
+
+def live_pods(cl, ns, label):
+    q = urllib.parse.urlencode({"labelSelector": label})
+    items = json.loads(cl.request("GET", f"/api/v1/namespaces/{ns}/pods?{q}"))["items"]
+    return [p for p in items if not p["metadata"].get("deletionTimestamp")]
+
+
+def direct_pods(pods, pool_of):
+    """The floor's pods: each admitted pod as it was bound (its spec, the webhook's affinities
+    and nodeSelector included, the leader pinned to the pool it landed in too), with only the
+    labels those affinities select: created directly, no Job, JobSet or webhook is involved."""
+    out = []
+    for i, p in enumerate(pods):
+        spec = json.loads(json.dumps(p["spec"]))
+        pool = pool_of[spec.pop("nodeName")]
+        spec.pop("priority", None)
+        spec["nodeSelector"] = dict(spec.get("nodeSelector") or {}, **{TOPO: pool})
+        labels = {k: v for k, v in p["metadata"]["labels"].items() if k in KEEP_LABELS}
+        out.append({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": f"direct-{i}", "labels": labels}, "spec": spec})
+    return out
+
+
+def bench_placement(a, work):
+    """Failure recovery with exclusive placement on a cluster of its own: kube-apiserver,
+    kube-controller-manager (garbage collector, Job controller) and kube-scheduler from
+    KUBEBUILDER_ASSETS, `jaxset controller --enable-webhooks`, the tests' kubelet stand-in
+    (tests/kube/kubelet.py) with J node pools of N Nodes and a JobSet of J exclusive Jobs of N
+    pods. One pod fails (the kubelet stand-in ends it with exit code 1), its Job fails, the
+    JobSet restarts: the time from the failure until every pod of restart attempt 1 is bound,
+    beside the floor: the same pods, as admitted and bound, created directly by curl (leaders
+    pinned to their pool like the followers), until every one is bound."""
+    import envtest
+    assets = envtest.scheduler_assets()
+    if not assets:
+        print(f"placement: skipped: needs kube-scheduler: {envtest.why_no_scheduler()}",
+              flush=True)
+        return
+    os.environ["JAXSET_BIN"] = a.binary  # read by ctltest when test_webhooks imports it
+    from kubelet import Kubelet
+    from test_webhooks import Env
+    jobs, per = a.placement_jobs, a.placement_pods
+    server = envtest.KubeAPIServer(assets, scheduler=True)
+    env = kl = None
+    try:
+        cl = Cluster(server.kubeconfig)
+        env = Env(server)
+        env.start()
+        kl = Kubelet(server).start()
+        pools = kl.add_pools("bench", pools=jobs, per_pool=per)
+        pool_of = {n: p for p, names in pools.items() for n in names}
+        ns = cl.namespace("ctl-placement")
+        js = jobset("ex", jobs, pods=per, policy={"maxRestarts": 3, "rules": [
+            {"name": "restart", "action": "RestartJobSet"}]})
+        js["metadata"]["annotations"] = {EXCLUSIVE: TOPO}
+        attempt = "jobset.sigs.k8s.io/restart-attempt"
+        w = pod_counter(cl, ns, f"{attempt}=0")
+        t0 = post_jobsets(cl, ns, [js], work)
+        first = w.until(jobs * per, 600) - t0
+        print(f"placement: {jobs} exclusive Jobs x {per} pods on {jobs} pools of {per} Nodes: "
+              f"all bound {first * 1000:.0f} ms after the JobSet's POST", flush=True)
+        victim = sorted(p["metadata"]["name"] for p in live_pods(cl, ns, f"{attempt}=0"))[0]
+        w = pod_counter(cl, ns, f"{attempt}=1")
+        jw = JobCounter(cl, ns, f"{attempt}=1")
+        jw.start()
+        jw.ready.wait()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        kl.fail(ns, victim)
+        t = w.until(jobs * per, 600) - t0
+        new_jobs = jw.until(jobs, 600) - t0
+        pods = [p for p in live_pods(cl, ns, f"{attempt}=1") if bound(p)]
+        by_job = {}
+        for p in pods:
+            by_job.setdefault(p["metadata"]["labels"]["jobset.sigs.k8s.io/job-key"],
+                              set()).add(pool_of[p["spec"]["nodeName"]])
+        ok = len(by_job) == jobs and all(len(v) == 1 for v in by_job.values()) and \
+            len(set().union(*by_job.values())) == jobs
+        cl.kubectl("delete", "jobset", "ex", "-n", ns, "--cascade=foreground", "--wait=false")
+        wait(lambda: not json.loads(cl.request("GET", f"/api/v1/namespaces/{ns}/pods"))[
+            "items"], 600, "the JobSet's pods gone")
+        fns = cl.namespace("floor-placement")
+        w = pod_counter(cl, fns)
+        time.sleep(0.5)
+        t0, _ = curl_posts(cl, fns, direct_pods(pods, pool_of), work, "/api/v1", "pods")
+        floor = w.until(jobs * per, 600) - t0
+        ratio_line(f"placement: recovery, {jobs * per} pods rescheduled", t, floor)
+        print(f"  {jobs * per / t:.0f} pods/s while recovering; the {jobs} new Jobs all created "
+              f"{new_jobs * 1000:.0f} ms after the failure; each Job in a pool of its own: "
+              f"{'yes' if ok else 'NO: ' + str(by_job)}", flush=True)
+    finally:
+        if kl:
+            kl.stop()
+        if env:
+            env.stop()
+        server.stop()
+
+
 def bench_rss(a, cl, ctl, work, s):
     ns = cl.namespace("ctl-rss")
     per = 5
@@ -476,11 +601,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(SRC, "build-bench", "jaxset"))
     ap.add_argument("--kubeconfig", help="an existing API server (default: the test server)")
-    ap.add_argument("--only", choices=["create", "many", "restart", "rss"])
+    ap.add_argument("--only", choices=["create", "many", "restart", "rss", "placement"])
     ap.add_argument("--jobs", type=int, default=1000)
     ap.add_argument("--jobsets", type=int, default=100)
     ap.add_argument("--restart-jobs", type=int, default=100)
     ap.add_argument("--rss-jobsets", type=int, default=10000)
+    ap.add_argument("--placement-jobs", type=int, default=16,
+                    help="exclusive Jobs (and node pools) of the placement benchmark")
+    ap.add_argument("--placement-pods", type=int, default=8,
+                    help="pods per Job (and Nodes per pool) of the placement benchmark")
     ap.add_argument("--reps", type=int, default=1, help="runs of many (medians printed)")
     ap.add_argument("--ctl-arg", action="append", default=[],
                     help="a flag for the controller (repeatable): --ctl-arg=--max-concurrent-"
@@ -491,8 +620,14 @@ def main():
     global HISTORY
     if a.save:
         HISTORY = history.History("kube", [x for x in sys.argv[1:] if x != "--save"])
-    cl = Cluster(a.kubeconfig)
     work = tempfile.mkdtemp(prefix="jaxset-bench-kube-")
+    if a.only == "placement":  # a cluster of its own, whatever --kubeconfig says
+        print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
+        print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+        bench_placement(a, work)
+        print(f"(request files: {work})")
+        return
+    cl = Cluster(a.kubeconfig)
     print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
     print(f"server: {cl.what}")
     print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
@@ -511,10 +646,12 @@ def main():
     finally:
         ctl.stop()
         cl.stop()
-        print(f"(controller log and request files: {work})")
-        print(f"load at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        if HISTORY:
-            print(f"bench history: {HISTORY.save()}")
+    if not a.only:
+        bench_placement(a, work)
+    print(f"(controller log and request files: {work})")
+    print(f"load at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if HISTORY:
+        print(f"bench history: {HISTORY.save()}")
 
 
 if __name__ == "__main__":

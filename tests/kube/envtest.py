@@ -7,6 +7,12 @@ tests play it), so that Foreground deletion behaves as on a cluster; without it,
 removes the foregroundDeletion finalizer and a test strips it by hand, as JobSet's own
 integration suite does (has_gc says which).
 
+A scenario that checks placement asks for more (scheduler=True, needs scheduler_assets()):
+`kube-scheduler` beside kube-apiserver (its own kubeconfig in the throwaway folder, no leader
+election, no serving port), and kube-controller-manager with the Job controller too, so that
+Jobs create real pods. Nothing runs the node lifecycle controller: Nodes that a test registers
+(tests/kube/kubelet.py) stay Ready without heartbeats.
+
 The object has the same HTTP methods as kubetest.Server (kubetest.Client), so one scenario
 runs against either; the test server's /__admin controls (faults, watch drops) are absent
 (has_admin False)."""
@@ -22,6 +28,7 @@ import time
 from kubetest import Client
 
 BINARIES = ("kube-apiserver", "etcd")
+SCHEDULING = ("kube-scheduler", "kube-controller-manager")
 
 
 def assets_dir():
@@ -30,6 +37,23 @@ def assets_dir():
     if d and all(os.access(os.path.join(d, b), os.X_OK) for b in BINARIES):
         return d
     return None
+
+
+def scheduler_assets():
+    """assets_dir() when it also holds kube-scheduler and kube-controller-manager, else None;
+    why_no_scheduler() says what is missing."""
+    d = assets_dir()
+    if d and all(os.access(os.path.join(d, b), os.X_OK) for b in SCHEDULING):
+        return d
+    return None
+
+
+def why_no_scheduler():
+    d = assets_dir()
+    if not d:
+        return "KUBEBUILDER_ASSETS names no folder with kube-apiserver and etcd"
+    missing = [b for b in SCHEDULING if not os.access(os.path.join(d, b), os.X_OK)]
+    return f"{d} has no {' or '.join(missing)}"
 
 
 def free_port():
@@ -42,7 +66,7 @@ class KubeAPIServer(Client):
     kind = "kube-apiserver"
     has_admin = False
 
-    def __init__(self, assets, crds=(), gc=True, timeout=60):
+    def __init__(self, assets, crds=(), gc=True, scheduler=False, timeout=60):
         self.assets = assets
         self.dir = tempfile.mkdtemp(prefix="jaxset-envtest-")
         self.procs = []
@@ -53,6 +77,7 @@ class KubeAPIServer(Client):
         self.ctx.verify_mode = ssl.CERT_NONE
         self.token = secrets.token_hex(16)
         self.has_gc = False
+        self.has_scheduler = False
         try:
             self._start_etcd(timeout)
             self._start_apiserver(timeout)
@@ -60,8 +85,10 @@ class KubeAPIServer(Client):
             for crd in crds:
                 self.install_crd(crd, timeout)
             kcm = os.path.join(assets, "kube-controller-manager")
-            if gc and os.access(kcm, os.X_OK):
-                self._start_gc(kcm, timeout)
+            if (gc or scheduler) and os.access(kcm, os.X_OK):
+                self._start_gc(kcm, timeout, jobs=scheduler)
+            if scheduler:
+                self._start_scheduler(timeout)
         except BaseException:
             self.stop()
             raise
@@ -148,13 +175,13 @@ contexts:
 current-context: envtest
 """)
 
-    def _start_gc(self, kcm, timeout):
-        """kube-controller-manager with the garbage collector alone, checked by a Foreground
-        deletion that only it can finish."""
+    def _start_gc(self, kcm, timeout, jobs=False):
+        """kube-controller-manager with the garbage collector (and the Job controller when
+        `jobs`), checked by a Foreground deletion that only it can finish."""
         p = self._spawn("kube-controller-manager", [
             kcm, f"--kubeconfig={self.kubeconfig}", "--leader-elect=false",
             "--bind-address=127.0.0.1", "--secure-port=0",
-            "--controllers=garbagecollector"])
+            "--controllers=garbagecollector" + (",job" if jobs else "")])
         ns = "envtest-gc-probe"
         self.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                          "metadata": {"name": ns}})
@@ -169,6 +196,29 @@ current-context: envtest
         self._wait("kube-controller-manager", lambda: self.get(f"{cms}/owner").status == 404,
                    timeout, p)
         self.has_gc = True
+
+    def _start_scheduler(self, timeout):
+        """kube-scheduler, checked by a probe pod it must judge: one whose node selector no
+        Node will match, so that it is marked Unschedulable whatever Nodes exist."""
+        path = os.path.join(self.assets, "kube-scheduler")
+        p = self._spawn("kube-scheduler", [
+            path, f"--kubeconfig={self.kubeconfig}", "--leader-elect=false",
+            "--bind-address=127.0.0.1", "--secure-port=0"])
+        ns = "envtest-scheduler-probe"
+        self.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                         "metadata": {"name": ns}})
+        pods = f"/api/v1/namespaces/{ns}/pods"
+        self.post(pods, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe"},
+                         "spec": {"nodeSelector": {"envtest.jaxset.dev/probe": "none"},
+                                  "containers": [{"name": "c", "image": "none"}]}})
+
+        def judged():
+            st = (self.get(f"{pods}/probe").json or {}).get("status") or {}
+            return any(c.get("type") == "PodScheduled" and c.get("reason") == "Unschedulable"
+                       for c in st.get("conditions") or [])
+        self._wait("kube-scheduler", judged, timeout, p)
+        self.delete(f"{pods}/probe", {"gracePeriodSeconds": 0})
+        self.has_scheduler = True
 
     def install_crd(self, crd, timeout=30):
         r = self.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
@@ -215,7 +265,8 @@ def describe(server):
     if server.kind != "kube-apiserver":
         return f"server: jaxset's test API server (tests/kube/apiserver.py), port {server.port}"
     v = server.get("/version").json or {}
+    extra = ", kube-scheduler and the Job controller" if server.has_scheduler else ""
     return (f"server: kube-apiserver {v.get('gitVersion', '?')} from {server.assets}"
-            f" ({'with' if server.has_gc else 'without'} the garbage collector)")
+            f" ({'with' if server.has_gc else 'without'} the garbage collector{extra})")
 
 

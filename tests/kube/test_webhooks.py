@@ -50,8 +50,8 @@ def free_port():
 
 
 class Env:
-    def __init__(self):
-        self.server = start_server()
+    def __init__(self, server=None):
+        self.server = server or start_server()
         import envtest
         print(envtest.describe(self.server), flush=True)
         self.kenv = dict(os.environ, KUBECONFIG=self.server.kubeconfig)
