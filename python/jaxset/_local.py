@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Unio
 
 from . import _binary, runtimes
 from ._obj import (Obj, annotation, attempt, condition, created, dig, name_of, parse_time, poll)
-from .errors import NotFoundError, failure_line
+from .errors import NotFoundError
 from .types import UNKNOWN, Event, LocalBackendConfig
 
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -138,7 +138,7 @@ class Local:
         end = _ended(js)
         if end is not None:
             done = end["type"] == "Completed"
-            first = "" if done else failure_line(run.get("failure"))
+            first = "" if done else dig(run, "failure.summary", "")
             why = str(end.get("message") or end.get("reason") or "")
             end = dict(end, type="Complete" if done else "Failed",
                        message=f"{why}; first failed: {first}" if first else why)

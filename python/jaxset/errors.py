@@ -54,23 +54,6 @@ class JobFailedError(RuntimeError):
         super().__init__(message + "".join(f"\n  {line}" for line in self.error.splitlines()))
 
 
-def failure_line(f: Optional[Dict[str, Any]]) -> str:
-    """A failure record (JobFailedError.failure) on one line, as `jaxset run` prints it."""
-    if not f:
-        return ""
-    lines = (f.get("message") or "").splitlines()
-    said = lines[-1] if lines else ""
-    if len(lines) > 1 and lines[0].startswith('File "'):
-        said = f"{said} ({lines[0]})"
-    if not f.get("pod"):
-        return f"job {f.get('job')} failed: {f.get('reason')}" + (f": {said}" if said else "")
-    who = f"JAX process {f['jaxProcessId']}, " if f.get("jaxProcessId") is not None else ""
-    who += f"pod {f['pod']}" + (f", container {f['container']}" if f.get("container") else "")
-    how = (f"was killed by SIG{f['signal']}" if f.get("signal") else
-           f"exited with code {f.get('exitCode')}" if f.get("container") else "failed")
-    return f"{f.get('hostname')} ({who}) {how}" + (f": {said}" if said else "")
-
-
 class KubeConfigError(ValueError):
     """The Kubernetes configuration cannot be used; the message names file and entry."""
 

@@ -14,7 +14,8 @@
  *                 the pod named first failed at a restart or at the end: "firstFailure", and its
  *                 failed container's "message" (runner_excerpt.c)
  *   run.json      name, source, state, pid, start and update times, coordinator port, exit
- *                 status, "failure": the latest first failed pod (runner_attr.c)
+ *                 status, "failure": the latest first failed pod, with its one line as
+ *                 "summary" (runner_attr.c)
  *   events.log    the events, one a line
  *   hosts         the hosts file the pods resolve their names with
  *   logs/         one <pod>.log per pod, or <pod>.<container>.log for pods of several containers

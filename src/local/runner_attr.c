@@ -165,14 +165,21 @@ int run__attribute(struct run *r, const char *job, struct sbuf *line)
     else if (pods)
         f = job_failure(r, job);
     json_decref(pods);
-    if (!f)
+    struct sbuf said = {0};
+    if (f)
+        one_line(f, &said);
+    if (!f || sb_failed(&said) || jx_set_str(f, "summary", sb_str(&said)) < 0) {
+        sb_free(&said);
+        json_decref(f);
         return -ENOMEM;
+    }
     json_decref(r->failure);
     r->failure = f;
     const char *ts = jx_str(jx_obj(r->js, "status"), "terminalState"); /* written before events */
     r->failure_final = ts && !strcmp(ts, "Failed");
     r->status_dirty = true; /* pods.json and run.json name it */
-    one_line(f, line);
+    sb_puts(line, sb_str(&said));
+    sb_free(&said);
     return 0;
 }
 
