@@ -1,8 +1,8 @@
 /* backend_local: the runs this machine keeps (local/rundir.h) as Kubernetes objects: a run's
- * JobSet annotated with its state, directory and id; for a JAXJob's run, the JAXJob with the
- * status its controller would write (run.json's "jaxjob"); its Pods (cli/pods.h) and Jobs
- * (jobs.json).  A watch reads them again every LOCAL_POLL_MS and reports what changed, until
- * no run it watches is going. */
+ * JobSet annotated with its state, directory and id; for a JAXJob's or TrainJob's run, that
+ * job with the status its controller would write (run.json's "jaxjob" or "trainjob"); its
+ * Pods (cli/pods.h) and Jobs (jobs.json).  A watch reads them again every LOCAL_POLL_MS and
+ * reports what changed, until no run it watches is going. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +31,11 @@ static void local_close(struct backend *b)
     (void)b;
 }
 
-/* The JAXJob a JAXJob's run keeps, created when the run started; NULL when none. */
-static json_t *run_jaxjob(const struct runs_run *r)
+/* The JAXJob ("jaxjob") or TrainJob ("trainjob") a run of one keeps, created when the run
+ * started; NULL when none. */
+static json_t *run_job(const struct runs_run *r, const char *key)
 {
-    json_t *jj = json_deep_copy(jx_obj(r->run, "jaxjob"));
+    json_t *jj = json_deep_copy(jx_obj(r->run, key));
     json_t *meta = jx_obj(jj, "metadata");
     if (json_is_object(meta) && jx_str(r->run, "startTime"))
         jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
@@ -96,12 +97,11 @@ static int run_objects(const struct runs_run *r, const struct kc_res *k, json_t 
     if (k->family == JOB_KIND_JOBSET) {
         if (!(got = run_jobset(r)))
             return r->jobset || runs_live(r) ? -ENOMEM : 0;
-    } else if (k->family == JOB_KIND_JAXJOB) {
-        if (!jx_obj(r->run, "jaxjob"))
+    } else if (k->family == JOB_KIND_JAXJOB || k->family == JOB_KIND_TRAINJOB) {
+        const char *key = k->family == JOB_KIND_JAXJOB ? "jaxjob" : "trainjob";
+        if (!jx_obj(r->run, key))
             return 0;
-        got = run_jaxjob(r);
-    } else if (k->family == JOB_KIND_TRAINJOB) {
-        return 0; /* a TrainJob's run keeps its JobSet only */
+        got = run_job(r, key);
     } else if (is_kind(k, "Pod") || is_kind(k, "Job")) {
         js = run_jobset(r);
         json_t *v = is_kind(k, "Job") ? run_jobs(r)

@@ -635,10 +635,11 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->n_gpus = o->gpus >= 0 ? o->gpus : runner_detect_gpus();
     r->n_gpus = r->n_gpus > RUN_MAX_GPUS ? RUN_MAX_GPUS : r->n_gpus;
     r->js = json_deep_copy(m->jobset);
-    if (m->doc && !strcmp(m->kind, "JAXJob") &&
-        (!(r->jaxjob = json_deep_copy(m->doc)) ||
-         jx_set_str(jx_obj(r->jaxjob, "metadata"), "namespace",
-                    jx_str(jx_obj(r->js, "metadata"), "namespace")) < 0))
+    json_t **own = !m->doc ? NULL : !strcmp(m->kind, "JAXJob") ? &r->jaxjob
+                                 : !strcmp(m->kind, "TrainJob") ? &r->trainjob : NULL;
+    if (own && (!(*own = json_deep_copy(m->doc)) ||
+                jx_set_str(jx_obj(*own, "metadata"), "namespace",
+                           jx_str(jx_obj(r->js, "metadata"), "namespace")) < 0))
         return err_set(err, -ENOMEM, "cannot set up the run (memory)");
     r->coord_port = free_port();
     r->ipr = run__ipr_active(m);
@@ -683,6 +684,7 @@ static void teardown(struct run *r)
         fclose(r->events);
     json_decref(r->js);
     json_decref(r->jaxjob);
+    json_decref(r->trainjob);
     json_decref(r->pod_history);
     json_decref(r->failure);
     free(r->failure_event);

@@ -74,6 +74,8 @@ struct run {
     json_t *js;                  /* the JobSet with its live status */
     json_t *jaxjob;              /* a JAXJob's run: the JAXJob with the status its controller
                                   * would write (api/jaxjob_status.h), kept in run.json */
+    json_t *trainjob;            /* a TrainJob's run: the TrainJob with the status Trainer's
+                                  * controller would write (api/trainjob_status.h), as jaxjob */
     struct sup *sup;
     int sigfd;
     int signal;                  /* SIGINT/SIGTERM received, 0 none */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api/jaxjob_status.h"
+#include "api/trainjob_status.h"
 #include "local/rundir.h"
 #include "obj/fs.h"
 #include "obj/jx.h"
@@ -83,6 +84,20 @@ static void jaxjob_status(struct run *r, json_t *jobs, json_t *run)
     jjs_result_release(&res);
 }
 
+/* A TrainJob's run: its status as Trainer's controller would write it from the JobSet
+ * (api/trainjob_status.h; what ctl/ctl_trainjob.c writes), kept as jaxjob_status keeps a
+ * JAXJob's; put in run.json as "trainjob". */
+static void trainjob_status(struct run *r, json_t *run)
+{
+    struct tjs_obs obs = {.jobset = r->js};
+    struct tjs_result res;
+    if (!r->trainjob || !run || tjs_compute(r->trainjob, &obs, kt_now_ms(), &res) < 0)
+        return;
+    json_object_set(r->trainjob, "status", res.status);
+    json_object_set(run, "trainjob", r->trainjob);
+    tjs_result_release(&res);
+}
+
 void run__state_write(struct run *r, const char *state, int exit_status)
 {
     char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
@@ -99,6 +114,7 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     if (run && exit_status >= 0)
         jx_set_int(run, "exitStatus", exit_status);
     jaxjob_status(r, jobs, run);
+    trainjob_status(r, run);
     /* the first failed pod of the latest failure (runner_attr.c); at the end, only of the one
      * that failed the JobSet */
     if (run && r->failure && (exit_status < 0 || r->failure_final))

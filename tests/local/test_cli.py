@@ -239,6 +239,28 @@ spec:
 
 
 @test
+def a_trainjobs_run_is_read_back_as_its_trainjob():
+    """`get trainjob/NAME`, `wait trainjob/NAME` and `describe trainjob/NAME` of a local run,
+    as on a cluster: the TrainJob with the status Trainer's controller would write
+    (api/trainjob_status.h)."""
+    r = Run.example("trainjob.yaml").run()
+    assert r.rc == 0, r.describe()
+    rc, out, err = jaxset(r.home, "get", "trainjob/mnist-jax", "-o", "json")
+    assert rc == 0, err
+    tj = json.loads(out)
+    assert (tj["kind"], tj["metadata"]["name"]) == ("TrainJob", "mnist-jax"), tj
+    conds = [(c["type"], c["status"]) for c in tj["status"]["conditions"]]
+    assert ("Complete", "True") in conds, conds
+    assert tj["status"]["jobsStatus"][0]["succeeded"] == 1, tj["status"]
+    rc, out, err = jaxset(r.home, "wait", "trainjob/mnist-jax", "--timeout", "10s")
+    assert rc == 0 and "trainjob.trainer.kubeflow.org/mnist-jax condition met" in out, out + err
+    rc, out, err = jaxset(r.home, "get", "trainjob/mnist-jax", "-o", "name")
+    assert (rc, out) == (0, "trainjob.trainer.kubeflow.org/mnist-jax\n"), (rc, out, err)
+    rc, out, err = jaxset(r.home, "get", "jaxjob/mnist-jax")
+    assert rc == 2, (rc, out, err)
+
+
+@test
 def a_jaxjobs_pods_carry_the_training_operators_labels():
     """Each pod of a JAXJob run carries the labels the Training Operator gives its pods
     (kubeflow/training-operator pkg/controller.v1/common/pod.go createNewPod): job-name,
