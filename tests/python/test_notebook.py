@@ -3,13 +3,16 @@ machine's Python (Debian's python3-nbclient, python3-ipykernel, python3-matplotl
 local backend with no cluster configured; and the stop button: KeyboardInterrupt while a kernel
 waits on a local job, or while a follow of its log runs, stops the job with no process left."""
 import base64
+import contextlib
 import inspect
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
 import threading
+import time
 
 NEEDS = "import nbclient, nbformat, ipykernel, jupyter_client, matplotlib"
 
@@ -121,6 +124,12 @@ class NotebookTest(sdktest.SdkTest):
                                   env=self.kernel_env())
         try:
             msg_id = kc.execute(code)
+            said, end = [], time.monotonic() + 120
+            while "job " not in "".join(said) and time.monotonic() < end:  # train() returned:
+                with contextlib.suppress(queue.Empty):                      # the cell waits
+                    msg = kc.get_iopub_msg(timeout=1)
+                    if msg["parent_header"].get("msg_id") == msg_id:
+                        said.append(msg["content"].get("text", ""))
             pids = wait_files(piddir, 2, timeout=60)
             self.assertEqual(len(pids), 2, "the job's processes did not start")
             km.interrupt_kernel()
@@ -129,18 +138,26 @@ class NotebookTest(sdktest.SdkTest):
                 reply = kc.get_shell_msg(timeout=120)
             self.assertEqual(reply["content"]["status"], "error")
             self.assertEqual(reply["content"]["ename"], "KeyboardInterrupt")
-            said = []
-            while True:
-                msg = kc.get_iopub_msg(timeout=30)
+            idle, end = False, time.monotonic() + 60
+            # ipykernel flushes stderr from a thread of its own: the last lines may come after
+            # the cell's "idle" status, so read on until they are there (or the deadline)
+            while not (idle and "interrupted:" in "".join(said)) and time.monotonic() < end:
+                try:
+                    msg = kc.get_iopub_msg(timeout=max(0.1, min(5, end - time.monotonic())))
+                except queue.Empty:
+                    continue
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue
-                if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-                    break
+                if msg["msg_type"] == "status":
+                    idle = idle or msg["content"]["execution_state"] == "idle"
+                    continue
                 said.append(msg["content"].get("text", ""))
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
-        name = re.search(r"job ([a-z0-9]+)", "".join(said)).group(1)
+        m = re.search(r"job ([a-z0-9]+)", "".join(said))
+        self.assertIsNotNone(m, f"the kernel said: {''.join(said)!r}")
+        name = m.group(1)
         self.assertIn(f"interrupted: TrainJob {name} was stopped, no process left", "".join(said))
         for pid in pids:
             self.assertTrue(pid_gone(pid, 5), f"process {pid} outlived the stop button")
