@@ -214,11 +214,12 @@ class Local:
     def _started(self, name: str, kind: str, proc: subprocess.Popen, err: Any) -> Obj:
         """The run's JobSet once `jaxset get` shows it as `kind`; RuntimeError when jaxset ended."""
         while True:
+            ended = proc.poll() is not None  # then read once more: a short job may be done
             items = self._items(name)
             if items and annotation(items[0], SOURCE_KIND) == kind and \
                     kind in ("TrainJob", *(i.get("kind") for i in items)):
                 return items[0]
-            if proc.poll() is not None:
+            if ended:
                 err.seek(0)
                 lines = err.read().decode("utf-8", "replace").strip().splitlines()
                 raise RuntimeError(f"jaxset run of {name} ended at once: "

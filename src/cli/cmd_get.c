@@ -135,6 +135,7 @@ static int fetch(struct get *g, const struct target *t, json_t *items, json_t **
     *rv = v ? strdup(v) : NULL;
     if (t->name) {
         typed(t->k, got);
+        json_decref(*one); /* several names: only one is printed alone, and none then */
         *one = json_incref(got);
         json_array_append(items, got);
     }
