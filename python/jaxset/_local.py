@@ -17,7 +17,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
-from ._obj import (Obj, annotation, attempt, condition, created, dig, name_of, parse_time, poll)
+from ._obj import (JOBSET_NAME, Obj, annotation, attempt, condition, created, dig, name_of,
+                   parse_time, poll)
 from .errors import NotFoundError
 from .types import UNKNOWN, Event, LocalBackendConfig
 
@@ -78,50 +79,42 @@ class Local:
     def _jaxset(self, *args: str) -> subprocess.CompletedProcess:
         return _binary.call(self.binary, [*args, "--local"], env=self._env())
 
-    def _items(self, name: str) -> List[Obj]:
-        """NAME's JobSet, its Pods and, for a JAXJob's run, the JAXJob; [] for no such run."""
-        if not isinstance(name, str) or not NAME_RE.match(name):
-            return []
-        sel = f"jobset.sigs.k8s.io/jobset-name={name}"
-        got = (self._jaxset("get", *a, "-o", "json") for a in ((name,), ("pods", "-l", sel),
-                                                                 (f"jaxjob/{name}",)))
-        docs = [json.loads(p.stdout) for p in got if p.returncode == 0]
-        ok = docs and docs[0].get("kind") == "JobSet"
-        return [i for d in docs for i in d.get("items", [d])] if ok else []
+    def _get(self, *args: str) -> Optional[Obj]:
+        """`jaxset get ARGS -o json`'s object or List; None when there is none."""
+        p = self._jaxset("get", *args, "-o", "json")
+        return json.loads(p.stdout) if p.returncode == 0 else None
 
     def jobset(self, name: str) -> Optional[Obj]:
         """The JobSet of NAME's latest run, its state (_ended) and directory as annotations."""
-        return next(iter(self._items(name)), None)
+        return self._get(name) if isinstance(name, str) and NAME_RE.match(name) else None
 
     def pods(self, name: str, ns: Optional[str] = None, label: str = "") -> List[Obj]:
         """The pods of NAME's latest run, of every restart attempt, oldest first."""
-        return [i for i in self._items(name) if i.get("kind") == "Pod"]
+        if not (isinstance(name, str) and NAME_RE.match(name)):
+            return []
+        got = self._get("pods", "-l", f"{JOBSET_NAME}={name}")
+        return got["items"] if got else []
 
     # -- jobs ------------------------------------------------------------------------------
 
     def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
         """The job `kind` NAME as its object with its status (NotFoundError)."""
-        ns = ns or self.namespace
-        js = self.jobset(name)
-        obj: Optional[Obj] = None
-        if js and annotation(js, SOURCE_KIND) == kind and dig(js, "metadata.namespace") == ns:
-            obj = self._trainjob(js) if kind == "TrainJob" else next(
-                (i for i in self._items(name) if i.get("kind") == kind), None)
+        obj = self._job_of(kind, self.jobset(name), ns or self.namespace)
         if obj is None:
-            raise NotFoundError(f"{kind} {ns}/{name} not found")
+            raise NotFoundError(f"{kind} {ns or self.namespace}/{name} not found")
         return obj
+
+    def _job_of(self, kind: str, js: Optional[Obj], ns: str) -> Optional[Obj]:
+        """The job `kind` of the run whose JobSet is `js`, when it is one in `ns`."""
+        if not js or annotation(js, SOURCE_KIND) != kind or dig(js, "metadata.namespace") != ns:
+            return None
+        return self._trainjob(js) if kind == "TrainJob" else self._get(f"jaxjob/{name_of(js)}")
 
     def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
         """Every job of `kind` (runs of the SDK or of `jaxset run`), oldest first."""
-        p = self._jaxset("get", "-o", "json")
-        out = []
-        for js in json.loads(p.stdout)["items"] if p.returncode == 0 else []:
-            if annotation(js, SOURCE_KIND) == kind:
-                try:
-                    out.append(self.job(kind, name_of(js), ns))
-                except NotFoundError:  # another namespace, or deleted meanwhile
-                    pass
-        return sorted(out, key=lambda j: (created(j), name_of(j)))
+        listed = (self._get() or {}).get("items", [])
+        out = [self._job_of(kind, js, ns or self.namespace) for js in listed]
+        return sorted((j for j in out if j), key=lambda j: (created(j), name_of(j)))
 
     def _trainjob(self, js: Obj) -> Obj:
         """A run's TrainJob (the SDK's, else one made from the JobSet) as the run has it."""
@@ -215,10 +208,10 @@ class Local:
         """The run's JobSet once `jaxset get` shows it as `kind`; RuntimeError when jaxset ended."""
         while True:
             ended = proc.poll() is not None  # then read once more: a short job may be done
-            items = self._items(name)
-            if items and annotation(items[0], SOURCE_KIND) == kind and \
-                    kind in ("TrainJob", *(i.get("kind") for i in items)):
-                return items[0]
+            js = self.jobset(name)
+            if js and annotation(js, SOURCE_KIND) == kind and \
+                    (kind == "TrainJob" or self._get(f"jaxjob/{name}")):
+                return js
             if ended:
                 err.seek(0)
                 lines = err.read().decode("utf-8", "replace").strip().splitlines()

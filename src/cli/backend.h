@@ -47,7 +47,6 @@ struct backend;
 #define BACKEND_COLUMNS_MAX 16
 
 struct backend_ops {
-    const char *where; /* "local" or "cluster" */
     /* Readies the backend (connects); EXIT_OK or an exit status after printing why. */
     int (*open)(struct backend *b);
     void (*close)(struct backend *b);

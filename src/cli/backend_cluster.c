@@ -195,7 +195,6 @@ static void cl_row(struct backend *b, const struct kc_res *k, const json_t *obj,
 }
 
 const struct backend_ops backend_cluster_ops = {
-    .where = "cluster",
     .open = cl_open,
     .close = cl_close,
     .get = cl_get,

@@ -32,10 +32,11 @@ static void local_close(struct backend *b)
 }
 
 /* The JAXJob ("jaxjob") or TrainJob ("trainjob") a run of one keeps, created when the run
- * started; NULL when none. */
+ * started, annotated with the run as its JobSet is (a wait ends with an Interrupted run, a
+ * row names its run); NULL when none. */
 static json_t *run_job(const struct runs_run *r, const char *key)
 {
-    json_t *jj = json_deep_copy(jx_obj(r->run, key));
+    json_t *jj = pods_run_jobset(jx_obj(r->run, key), runs_state(r), r->dir, runs_id(r));
     json_t *meta = jx_obj(jj, "metadata");
     if (json_is_object(meta) && jx_str(r->run, "startTime"))
         jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
@@ -300,13 +301,6 @@ static int changes(const json_t *prev, const json_t *cur, kc_cli_event_fn fn, vo
     return rc;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-}
-
 static int local_watch(struct backend *b, const struct kc_res *k, const char *name,
                        const char *selector, const char *rv, int64_t deadline_ms,
                        kc_cli_event_fn fn, void *arg)
@@ -317,7 +311,7 @@ static int local_watch(struct backend *b, const struct kc_res *k, const char *na
     while (rc == 0 && going(name, prev)) {
         if (deadline_ms && kt_mono_ms() >= deadline_ms)
             break;
-        sleep_ms(LOCAL_POLL_MS);
+        kt_sleep_ms(LOCAL_POLL_MS);
         if (!(cur = snapshot(b, k, name, selector))) {
             rc = -ENOMEM;
             break;
@@ -401,7 +395,6 @@ static void local_row(struct backend *b, const struct kc_res *k, const json_t *o
 }
 
 const struct backend_ops backend_local_ops = {
-    .where = "local",
     .open = local_open,
     .close = local_close,
     .get = local_get,

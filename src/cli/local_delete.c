@@ -58,17 +58,14 @@ static int stop_run(const char *name, long long pid)
     return EXIT_JOB_FAILED;
 }
 
-/* The pid of the run kept in `dir` while it runs (run.json says Running, or the process that
- * made the directory lives before run.json exists); 0 otherwise. */
+/* The pid of the run kept in `dir` while it runs (runs_live_pid); 0 otherwise. */
 static long long live_pid(const char *dir)
 {
     char path[PATH_MAX + 16];
     json_t *run = json_load_file(rd_file(path, sizeof(path), dir, RD_RUN), 0, NULL);
-    const char *st = jx_str(run, "state");
-    long long pid = !run ? runs_dir_pid(dir)
-                         : st && !strcmp(st, "Running") ? jx_int_or(run, "pid", 0) : 0;
+    long long pid = runs_live_pid(run, dir);
     json_decref(run);
-    return pid > 0 && !runs_pid_gone(pid) ? pid : 0;
+    return pid;
 }
 
 /* Every run directory of NAME: the latest (wherever --run-dir put it), then those in

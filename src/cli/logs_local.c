@@ -404,13 +404,6 @@ static bool run_ended(struct logs *l)
     return !running || gone;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-}
-
 /* Prints everything there is; following, goes on until the run has ended. */
 static int print_logs(struct logs *l, bool follow)
 {
@@ -445,7 +438,7 @@ static int print_logs(struct logs *l, bool follow)
             drain(l, &l->v[i], ended);
         if (ended)
             return EXIT_OK;
-        sleep_ms(LOGS_POLL_MS);
+        kt_sleep_ms(LOGS_POLL_MS);
     }
 }
 

@@ -210,12 +210,17 @@ int64_t runs_start_ms(const struct runs_run *r)
     return time_of(r->run, "startTime");
 }
 
+long long runs_live_pid(const json_t *run, const char *dir)
+{
+    const char *st = jx_str(run, "state");
+    long long pid = !run ? runs_dir_pid(dir)
+                         : st && !strcmp(st, "Running") ? jx_int_or(run, "pid", 0) : 0;
+    return runs_pid_gone(pid) ? 0 : pid;
+}
+
 bool runs_live(const struct runs_run *r)
 {
-    const char *st = jx_str(r->run, "state");
-    if (!r->run)
-        return !runs_pid_gone(runs_dir_pid(r->dir));
-    return st && !strcmp(st, "Running") && !runs_pid_gone(jx_int_or(r->run, "pid", 0));
+    return runs_live_pid(r->run, r->dir) > 0;
 }
 
 int64_t runs_end_ms(const struct runs_run *r, int64_t now)

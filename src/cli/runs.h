@@ -51,6 +51,10 @@ const char *runs_state(const struct runs_run *r);
 /* Whether the run's process still runs it (Starting, or Running and not Lost). */
 bool runs_live(const struct runs_run *r);
 
+/* The pid of the process running the run kept in `dir` whose run.json is `run` (NULL before
+ * it wrote one: the process that made the directory), while it runs; 0 otherwise. */
+long long runs_live_pid(const json_t *run, const char *dir);
+
 /* When the run started, and when it ended (its last update; `now` while it runs); 0 when
  * unknown.  Milliseconds since the epoch. */
 int64_t runs_start_ms(const struct runs_run *r);

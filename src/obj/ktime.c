@@ -244,3 +244,10 @@ int64_t kt_steady_now(const struct kt_steady *c)
 {
     return c->wall0_ms + (kt_boot_ms() - c->boot0_ms);
 }
+
+void kt_sleep_ms(int64_t ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}

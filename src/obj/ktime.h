@@ -63,6 +63,9 @@ int64_t kt_mono_ms(void);
  * as elapsed time does for a job; its epoch is arbitrary. */
 int64_t kt_boot_ms(void);
 
+/* Sleeps `ms` milliseconds, whatever signals come meanwhile. */
+void kt_sleep_ms(int64_t ms);
+
 /* A wall clock that cannot be stepped: it reads the wall clock once, then advances with
  * CLOCK_BOOTTIME.  Durations and deadlines computed from it ignore a step of the system clock
  * (settimeofday, NTP) while its times still format as wall-clock times.  Go's time.Now() does

@@ -65,8 +65,10 @@ class CompareTest(unittest.TestCase):
 
     def test_the_larger_spread_of_the_two_counts(self):
         old = doc([("r", "ratio", [1.0, 1.0, 1.0])])          # no spread
-        new = doc([("r", "ratio", [1.0, 1.3, 1.6])])          # median moved 0.3, spread 0.3
+        new = doc([("r", "ratio", [0.9, 1.2, 1.6])])          # median moved 0.2, spread 0.35
         rc, out = self.compare(old, new)
+        self.assertEqual(rc, 0, out)
+        rc, out = self.compare(new, old)                      # the old file's spread counts too
         self.assertEqual(rc, 0, out)
         new = doc([("r", "ratio", [1.1, 1.31, 1.5])])         # moved 0.31, spread 0.2
         rc, out = self.compare(old, new)

@@ -423,8 +423,8 @@ def jaxjob_template_edit_restarts_and_a_bad_edit_fails(env):
     c.wait_event("JAXJobFailed", "Warning")
     st = c.wait_conds({"Created": ("True", "JAXJobCreated"), "Running": ("False", "JAXJobRunning"),
                        "Failed": ("True", "JAXJobFailed")})
-    check("jax" in [x for x in c.status()["conditions"] if x["type"] == "Failed"][0]["message"],
-          st)
+    failed = [x for x in c.status()["conditions"] if x["type"] == "Failed"][0]["message"]
+    check("must have at least one container with name jax" in failed, st)
     poll(lambda: c.jobset() is None or c.jobset()["metadata"].get("deletionTimestamp"),
          "the JobSet deleted")
 

@@ -166,8 +166,8 @@ def get_prints_the_jobset_and_get_pods_its_pods():
     rc, out, err = jaxset(r.home, "get", "dfail", "-o", "yaml")
     assert rc == 0 and out.startswith("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n"), out
     rc, out, err = jaxset(r.home, "get", "pods", "-l", sel, "-o", "yaml")
-    assert rc == 0 and out.startswith("apiVersion: v1\nitems:\n") or \
-        out.startswith("apiVersion: v1\nkind: List\n"), out
+    assert rc == 0 and (out.startswith("apiVersion: v1\nitems:\n") or
+                        out.startswith("apiVersion: v1\nkind: List\n")), out
     assert out.count("\n  kind: Pod\n") == 4, out
     rc, out, err = jaxset(r.home, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name=other",
                           "-o", "json")
@@ -258,6 +258,29 @@ def a_trainjobs_run_is_read_back_as_its_trainjob():
     assert (rc, out) == (0, "trainjob.trainer.kubeflow.org/mnist-jax\n"), (rc, out, err)
     rc, out, err = jaxset(r.home, "get", "jaxjob/mnist-jax")
     assert rc == 2, (rc, out, err)
+
+
+@test
+def wait_for_a_jaxjob_whose_run_was_interrupted_ends():
+    """The JAXJob of a run carries the run's state as its JobSet does: `wait jaxjob/NAME` of an
+    interrupted run ends (exit 1) instead of waiting for a status no one will write."""
+    r = Run("""apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: jjw}
+spec:
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - {name: jax, image: x, command: ["sh", "-c", "touch $JAXSET_HOME/up; sleep 60"]}
+""").start()
+    wait_for(lambda: os.path.exists(os.path.join(r.home, "up")), 20, "the worker running")
+    r.proc.send_signal(signal.SIGINT)
+    r.wait(30)
+    rc, out, err = jaxset(r.home, "wait", "jaxjob/jjw", timeout=20)
+    assert rc == 1 and "is Interrupted" in err, (rc, out, err)
 
 
 @test

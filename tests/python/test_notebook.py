@@ -124,12 +124,14 @@ class NotebookTest(sdktest.SdkTest):
                                   env=self.kernel_env())
         try:
             msg_id = kc.execute(code)
-            said, end = [], time.monotonic() + 120
-            while "job " not in "".join(said) and time.monotonic() < end:  # train() returned:
-                with contextlib.suppress(queue.Empty):                      # the cell waits
+            # press it once the cell waits: wait_for_job_status has shown its progress
+            said, waiting, end = [], False, time.monotonic() + 120
+            while not waiting and time.monotonic() < end:
+                with contextlib.suppress(queue.Empty):
                     msg = kc.get_iopub_msg(timeout=1)
                     if msg["parent_header"].get("msg_id") == msg_id:
                         said.append(msg["content"].get("text", ""))
+                        waiting = msg["msg_type"] in ("display_data", "update_display_data")
             pids = wait_files(piddir, 2, timeout=60)
             self.assertEqual(len(pids), 2, "the job's processes did not start")
             km.interrupt_kernel()

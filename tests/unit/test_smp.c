@@ -83,7 +83,7 @@ static void apimachinery_cases(void **state)
         const struct smp_case *c = &CASES[i];
         json_t *doc = tu_yaml(c->original), *patch = tu_yaml(c->patch);
         json_t *want = tu_yaml(c->modified);
-        char why[256];
+        char why[256] = "";
         int rc = smp_apply(doc, patch, LISTS, why, sizeof(why));
         char *got = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
         if (rc != 0 || !json_equal(doc, want))
@@ -126,7 +126,7 @@ static void refused_patches(void **state)
     for (size_t i = 0; i < sizeof(BAD) / sizeof(BAD[0]); i++) {
         const struct smp_bad *c = &BAD[i];
         json_t *doc = tu_yaml(c->original), *patch = tu_yaml(c->patch);
-        char why[256];
+        char why[256] = "";
         int rc = smp_apply(doc, patch, LISTS, why, sizeof(why));
         if (rc != -EINVAL || !strstr(why, c->words))
             fail_msg("%s: rc %d, why \"%s\", want \"%s\"", c->name, rc, why, c->words);
