@@ -160,7 +160,8 @@ TRAINER_STEPS = ("no_public_configmap_warning", "list_runtimes", "get_runtime",
 def trainer(env, flow, paths):
     import flows_trainer
     why = "no sdk/ checkout" if "sdk" not in paths else \
-        importable("kubernetes", "pydantic", "kubeflow_trainer_api", "kubeflow.trainer")
+        importable("kubernetes", "pydantic", "kubeflow_trainer_api",
+                   "kubeflow.trainer.api.trainer_client")
     if why:
         return flow.skip_all(TRAINER_STEPS, why)
     flows_trainer.run(env, flow)

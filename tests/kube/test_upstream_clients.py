@@ -38,8 +38,11 @@ import envtest  # noqa: E402
 from clientflow import Flow, Skip, check  # noqa: E402
 from kubetest import SRC  # noqa: E402
 
-ROOTS = {"training-operator": ("sdk/python",), "sdk": ("python", "."),
-         "trainer": ("api/python_api",), "jobset": ("sdk/python",)}
+# checkout: (package root, a folder the root must hold)...
+ROOTS = {"training-operator": (("sdk/python", "kubeflow/training"),),
+         "sdk": (("python", "kubeflow/trainer/api"), (".", "kubeflow/trainer/api")),
+         "trainer": (("api/python_api", "kubeflow_trainer_api"),),
+         "jobset": (("sdk/python", "jobset/models"),)}
 HOW = ("JAXSET_UPSTREAM_CLIENTS=DIR names a folder of checkouts: training-operator/ "
        "(kubeflow/training-operator release-1.9), sdk/ (kubeflow/sdk), trainer/ "
        "(kubeflow/trainer, for its api/python_api), jobset/ (kubernetes-sigs/jobset v0.12.0)")
@@ -52,9 +55,9 @@ def upstream_paths(top):
     """{checkout: its package root} for the checkouts present under top."""
     out = {}
     for name, roots in ROOTS.items():
-        for r in roots:
-            p = os.path.normpath(os.path.join(top, name, r))
-            if os.path.isdir(p):
+        for root, marker in roots:
+            p = os.path.normpath(os.path.join(top, name, root))
+            if os.path.isdir(os.path.join(p, marker)):
                 out[name] = p
                 break
     return out
