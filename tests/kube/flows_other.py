@@ -4,7 +4,7 @@ examples/create_jobset.py uses them) and `kubectl` flow (explain, scale, wait, s
 apply)."""
 import json
 
-from clientflow import RUN_TIMEOUT, TIMEOUT, Skip, check, importable, poll, running
+from clientflow import RUN_TIMEOUT, TIMEOUT, check, importable, poll, running
 
 JS_STEPS = ("create", "get_into_models", "status_read_back", "delete")
 KUBECTL_STEPS = ("explain_jobset_job_template", "explain_jaxjob", "scale_jaxjob",
@@ -133,7 +133,8 @@ def scale_step(env, flow, ns):
         r = env.kubectl("scale", "jaxjob/scaled", "--replicas=3", ns=ns)
         if r.returncode != 0:
             check(r.stderr.strip(), "refused without a message")
-            raise Skip(f"refused: {r.stderr.strip()}")
+            print(f"     refused with: {r.stderr.strip()}")
+            return
 
         def three():
             pods = running(env.pods(ns, sel))
