@@ -1,6 +1,7 @@
-"""The Kubernetes backend: the binary's cluster verbs with ``--kubeconfig``/``--context``/``-n``
-passed through, their refusals raised as ApiError from the Status ``--errors=json`` prints.
-The local backend (_local.py) has the same methods."""
+"""Both backends' verbs (Verbs): ``jaxset get``, ``get -w``, ``logs``, ``logs -f`` and ``delete``
+have one shape on a cluster and on the runs this machine keeps (``--local``).  The Kubernetes
+backend (Kube) passes ``--kubeconfig``/``--context``/``-n`` through and raises the Status
+``--errors=json`` prints as ApiError; the local one is _local.Local."""
 from __future__ import annotations
 
 import contextlib
@@ -52,7 +53,121 @@ def refusal(rc: int, stderr: str) -> Exception:
     return ApiConnectionError(_message(stderr))
 
 
-class Kube:
+class Verbs:
+    """The binary's verbs shared by both backends; a subclass sets `binary`, `namespace` and
+    `flags` (what chooses the cluster, or ``--local``)."""
+    binary: str
+    namespace: str
+    flags: List[str]
+    quiet: Tuple[int, ...] = ()  # codes a `logs -f` may end with that mean "no log came"
+
+    def _env(self) -> Optional[Dict[str, str]]:
+        return None
+
+    def _refusal(self, rc: int, stderr: str) -> Exception:
+        return refusal(rc, stderr)
+
+    def _pod(self, pod: Obj) -> List[str]:
+        """`logs`' options that select the pod."""
+        return ["--pod", name_of(pod)]
+
+    def _args(self, verb: str, *args: str, ns: Optional[str] = None) -> List[str]:
+        return [verb, *args, *self.flags, "-n", ns or self.namespace]
+
+    def _popen(self, verb: str, *args: str, ns: Optional[str] = None) -> subprocess.Popen:
+        return subprocess.Popen([self.binary, *self._args(verb, *args, ns=ns)], text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env=self._env(), errors="replace")
+
+    def run(self, verb: str, *args: str, ns: Optional[str] = None) -> str:
+        """The verb's standard output; its refusal raised."""
+        p = _binary.call(self.binary, self._args(verb, *args, ns=ns), env=self._env(),
+                         timeout=None)
+        if p.returncode != 0:
+            raise self._refusal(p.returncode, p.stderr)
+        return p.stdout
+
+    def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
+        return json.loads(self.run("get", f"{kind.lower()}/{name}", "-o", "json", ns=ns))
+
+    def list(self, plural: str, ns: Optional[str] = None, sel: Optional[str] = None) -> List[Obj]:
+        sel_args = ["-l", sel] if sel else []
+        return json.loads(self.run("get", plural, "--all", *sel_args, "-o", "json", ns=ns))["items"]
+
+    def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
+        """Every job of `kind`, oldest first."""
+        return sorted(self.list(kind.lower() + "s", ns), key=lambda j: (created(j), name_of(j)))
+
+    def pods(self, name: str, ns: Optional[str] = None, label: str = JOBSET_NAME) -> List[Obj]:
+        return self.list("pods", ns, f"{label}={name}")
+
+    def delete(self, kind: str, name: str, ns: Optional[str] = None,
+               cascade: Optional[str] = None) -> None:
+        self.run("delete", f"{kind.lower()}/{name}",
+                 *([f"--cascade={cascade.lower()}"] if cascade else []), ns=ns)
+
+    def log(self, kind: str, name: str, pod: Obj, container: str,
+            ns: Optional[str] = None) -> List[str]:
+        """The pod's log lines (none while its container has not started: the kubelet's 400)."""
+        try:
+            out = self.run("logs", f"{kind.lower()}/{name}", *self._pod(pod), "-c", container,
+                           ns=ns)
+        except ApiError as e:
+            if e.code == 400:
+                return []
+            raise
+        return out.splitlines()
+
+    def follow(self, kind: str, name: str, pod: Obj, container: str,
+               ns: Optional[str] = None) -> Iterator[str]:
+        """`logs -f --pod`: the pod's lines as they come, until its log ends."""
+        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", *self._pod(pod), "-c",
+                        container, ns=ns)
+        try:
+            for line in p.stdout:  # type: ignore[union-attr]
+                yield line.rstrip("\n")
+            err = self._refusal(p.wait(), p.stderr.read())  # type: ignore[union-attr]
+            if p.returncode != 0 and getattr(err, "code", None) not in self.quiet:
+                raise err
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
+                   watches: Sequence[Watch]) -> Any:
+        """check() after every change `get -w` of the `watches` sees (see _obj.poll), and every
+        `interval` seconds once the watches ended (locally: no run they watch is going).  A
+        watch that fails raises its refusal."""
+        changes: "queue.Queue[Optional[Exception]]" = queue.Queue()
+        procs = [self._popen("get", plural, "--all", *(["-l", sel] if sel else []), "-w",
+                             "-o", "name") for plural, sel in watches]
+        for p in procs:
+            threading.Thread(target=self._pump, args=(p, changes), daemon=True).start()
+
+        def pause(left: float) -> None:
+            watching = any(p.poll() is None for p in procs)
+            with contextlib.suppress(queue.Empty):  # Queue.get refuses inf
+                err = changes.get(timeout=min(left, 3600 if watching else interval))
+                if err is not None:
+                    raise err
+        try:
+            return poll(check, timeout, pause)
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+
+    def _pump(self, p: subprocess.Popen, changes: "queue.Queue[Optional[Exception]]") -> None:
+        """One wake-up per line of a `get -w -o name`, and one when it ends (its refusal when
+        it ends early)."""
+        for _ in p.stdout:  # type: ignore[union-attr]
+            changes.put(None)
+        err = p.stderr.read()  # type: ignore[union-attr]
+        changes.put(self._refusal(p.returncode, err) if p.wait() not in (0, -9) else None)
+
+
+class Kube(Verbs):
     """One cluster configuration: the binary and the flags that choose the cluster."""
 
     def __init__(self, cfg: KubernetesBackendConfig, namespace: Optional[str] = None):
@@ -73,36 +188,7 @@ class Kube:
                                        *(["-n", ns] if ns else [])])
         if p.returncode != 0:
             raise KubeConfigError(_message(p.stderr))
-        self.namespace: str = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
-
-    def _args(self, verb: str, *args: str, ns: Optional[str] = None) -> List[str]:
-        return [verb, *args, *self.flags, "-n", ns or self.namespace]
-
-    def _popen(self, verb: str, *args: str, ns: Optional[str] = None) -> subprocess.Popen:
-        return subprocess.Popen([self.binary, *self._args(verb, *args, ns=ns)], text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL)
-
-    def run(self, verb: str, *args: str, ns: Optional[str] = None) -> str:
-        """The verb's standard output; its refusal raised."""
-        p = _binary.call(self.binary, self._args(verb, *args, ns=ns), timeout=None)
-        if p.returncode != 0:
-            raise refusal(p.returncode, p.stderr)
-        return p.stdout
-
-    def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
-        return json.loads(self.run("get", f"{kind.lower()}/{name}", "-o", "json", ns=ns))
-
-    def list(self, plural: str, ns: Optional[str] = None, sel: Optional[str] = None) -> List[Obj]:
-        sel_args = ["-l", sel] if sel else []
-        return json.loads(self.run("get", plural, "--all", *sel_args, "-o", "json", ns=ns))["items"]
-
-    def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
-        """Every job of `kind`, oldest first."""
-        return sorted(self.list(kind.lower() + "s", ns), key=lambda j: (created(j), name_of(j)))
-
-    def pods(self, name: str, ns: Optional[str] = None, label: str = JOBSET_NAME) -> List[Obj]:
-        return self.list("pods", ns, f"{label}={name}")
+        self.namespace = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
 
     def runtime_objects(self) -> List[Obj]:
         out: List[Obj] = []
@@ -124,61 +210,6 @@ class Kube:
             err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
                            {"causes": causes})
         raise err
-
-    def delete(self, kind: str, name: str, ns: Optional[str] = None,
-               cascade: Optional[str] = None) -> None:
-        self.run("delete", f"{kind.lower()}/{name}",
-                 *([f"--cascade={cascade.lower()}"] if cascade else []), ns=ns)
-
-    def log(self, kind: str, name: str, pod: Obj, container: str,
-            ns: Optional[str] = None) -> List[str]:
-        """The pod's log lines (none while its container has not started)."""
-        try:
-            out = self.run("logs", f"{kind.lower()}/{name}", "--pod", name_of(pod), "-c",
-                           container, ns=ns)
-        except ApiError as e:
-            if e.code == 400:  # waiting to start
-                return []
-            raise
-        return out.splitlines()
-
-    def follow(self, kind: str, name: str, pod: Obj, container: str,
-               ns: Optional[str] = None) -> Iterator[str]:
-        """`logs -f --pod`: the pod's lines as they come, until its log ends."""
-        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", "--pod", name_of(pod), "-c",
-                        container, ns=ns)
-        try:
-            for line in p.stdout:  # type: ignore[union-attr]
-                yield line.rstrip("\n")
-            err = p.stderr.read()  # type: ignore[union-attr]
-            if p.wait() != 0:
-                raise refusal(p.returncode, err)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-
-    def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
-                   watches: Sequence[Watch]) -> Any:
-        """check() after every change `get -w` of the `watches` sees (see _obj.poll; `interval`
-        is the local backend's).  A watch that fails raises its refusal."""
-        changes: "queue.Queue[Optional[Exception]]" = queue.Queue()
-        procs = [self._popen("get", plural, "--all", *(["-l", sel] if sel else []), "-w",
-                             "-o", "name") for plural, sel in watches]
-        for p in procs:
-            threading.Thread(target=_pump, args=(p, changes), daemon=True).start()
-
-        def pause(left: float) -> None:
-            with contextlib.suppress(queue.Empty):
-                err = changes.get(timeout=min(left, 3600))  # Queue.get refuses inf
-                if err is not None:
-                    raise err
-        try:
-            return poll(check, timeout, pause)
-        finally:
-            for p in procs:
-                p.kill()
-                p.wait()
 
     def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
         """The events of the job, its JobSet, Jobs and pods, oldest first."""
@@ -203,11 +234,3 @@ class Kube:
         """What a failure is attributed to: nothing more than the job's condition says."""
         return {}
 
-
-def _pump(p: subprocess.Popen, changes: "queue.Queue[Optional[Exception]]") -> None:
-    """One line per change of a `get -w -o name`; its refusal when it ends early."""
-    for _ in p.stdout:  # type: ignore[union-attr]
-        changes.put(None)
-    err = p.stderr.read()  # type: ignore[union-attr]
-    if p.wait() not in (0, -9):
-        changes.put(refusal(p.returncode, err))
