@@ -11,6 +11,7 @@
 
 #include "api/keys.h"
 #include "cli/backend_int.h"
+#include "cli/describe.h"
 #include "cli/runs.h"
 #include "cli/table.h"
 #include "local/rundir.h"
@@ -69,26 +70,6 @@ static void header(const struct runs_run *r, int64_t now)
         field("JAX Coordinator:", "127.0.0.1:%lld", jx_int_or(r->run, "coordinatorPort", 0));
 }
 
-static int conditions(const json_t *st)
-{
-    struct table t = table_new(5);
-    const json_t *c;
-    size_t i;
-    table_cell(&t, "Type");
-    table_cell(&t, "Status");
-    table_cell(&t, "Reason");
-    table_cell(&t, "Last Transition");
-    table_cell(&t, "Message");
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
-        table_cell(&t, "%s", or_dash(jx_str(c, "type")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "status")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "reason")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "lastTransitionTime")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "message")));
-    }
-    return section("Conditions:", &t, 2);
-}
-
 static int replicated_jobs(const json_t *st)
 {
     static const char *const cols[] = {"ready", "active", "succeeded", "failed", "suspended"};
@@ -120,44 +101,6 @@ static void append(char *buf, size_t n, size_t *off, const char *fmt, ...)
     va_end(ap);
     if (len > 0)
         *off = *off + (size_t)len < n ? *off + (size_t)len : n - 1;
-}
-
-/* "Failed=True (BackoffLimitExceeded), ..." of a Job's conditions, or "-". */
-static void job_conditions(struct table *t, const json_t *st)
-{
-    char buf[512] = "";
-    size_t off = 0, i;
-    const json_t *c;
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
-        const char *reason = jx_str(c, "reason");
-        append(buf, sizeof(buf), &off, "%s%s=%s", off ? ", " : "", or_dash(jx_str(c, "type")),
-               or_dash(jx_str(c, "status")));
-        if (reason)
-            append(buf, sizeof(buf), &off, " (%s)", reason);
-    }
-    table_cell(t, "%s", or_dash(buf));
-}
-
-static int jobs_section(const json_t *jobs)
-{
-    struct table t = table_new(7);
-    const json_t *j;
-    size_t i;
-    static const char *const head[] = {"Name",      "Restart Attempt", "Active",    "Ready",
-                                       "Succeeded", "Failed",          "Conditions"};
-    for (size_t k = 0; k < 7; k++)
-        table_cell(&t, "%s", head[k]);
-    json_array_foreach (jobs, i, j) {
-        const json_t *meta = jx_obj(j, "metadata"), *st = jx_obj(j, "status");
-        table_cell(&t, "%s", or_dash(jx_str(meta, "name")));
-        table_cell(&t, "%s", or_dash(jx_get_meta(meta, "labels", LBL_RESTART_ATTEMPT)));
-        table_cell(&t, "%lld", jx_int_or(st, "active", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "ready", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "succeeded", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "failed", 0));
-        job_conditions(&t, st);
-    }
-    return section("Jobs:", &t, 2);
 }
 
 /* The exit of a pod: of each terminated container with a nonzero code, "3" or "SIGTERM (143)"
@@ -346,9 +289,9 @@ int local_describe(struct backend *b, const struct kc_res *k, const char *name)
     }
     const json_t *st = jx_obj(r.jobset, "status");
     header(&r, now);
-    int rc = conditions(st);
+    int rc = describe_conditions(st);
     rc |= replicated_jobs(st);
-    rc |= jobs_section(r.jobs);
+    rc |= describe_jobs(r.jobs);
     rc |= pods_section(r.pods);
     rc |= failures_section(r.pods);
     rc |= events(r.dir, now);

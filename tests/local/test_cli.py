@@ -97,7 +97,7 @@ def describe_shows_pods_of_every_attempt_with_exit_codes():
     rjs = section(out, "Replicated Jobs:", "Jobs:")
     assert re.search(r"^  w +0 +0 +0 +1 +0$", rjs, re.M), rjs
     jobs = section(out, "Jobs:", "Pods:")
-    assert re.search(r"^  dfail-w-0 +1 +0 +0 +0 +2 +Failed=True \(BackoffLimitExceeded\)$",
+    assert re.search(r"^  dfail-w-0 +w +1 +0 +0 +0 +2 +Failed=True \(BackoffLimitExceeded\)$",
                      jobs, re.M), jobs
     pods = section(out, "Pods:", "Events:")
     assert pods.index("Restart Attempt 0:") < pods.index("Restart Attempt 1:"), pods
