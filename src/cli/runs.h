@@ -69,14 +69,4 @@ char *runs_human(int64_t ms, char out[RUNS_HUMAN_MAX]);
 /* The age of RFC 3339 time `ts` at `now` (runs_human), or "-" when `ts` is unreadable. */
 char *runs_age(const char *ts, int64_t now, char out[RUNS_HUMAN_MAX]);
 
-/* Retention: how many runs of a name `jaxset run` keeps, $JAXSET_KEEP_RUNS (0: every run),
- * else RUNS_KEEP_DEFAULT. */
-#define RUNS_KEEP_ENV "JAXSET_KEEP_RUNS"
-#define RUNS_KEEP_DEFAULT 10
-long runs_keep(void);
-
-/* Removes the runs of `name` in runs/<name>/ past the `keep` newest (by their directories'
- * names, which start with the time), but never one still going (cli/local_delete.c). */
-void runs_prune(const char *name, long keep);
-
 #endif
