@@ -602,6 +602,36 @@ def get_watch_follows_a_run_until_it_ends():
 
 
 @test
+def get_watch_of_a_pod_follows_its_run():
+    """`get pod/NAME -w` locally goes on while the pod's run does (its run, not a run named as
+    the pod), and ends with it, having shown the pod's last phase."""
+    r = Run(manifest("gp", WAITING, pods=1)).start()
+    env = dict(os.environ, JAXSET_HOME=r.home)
+
+    def pod_name():
+        rc, out, _ = jaxset(r.home, "get", "pods", "--all", "-o",
+                           "jsonpath={.items[*].metadata.name}")
+        return out.strip() if rc == 0 and out.strip() else None
+    pod = wait_for(pod_name, 20, "the pod")
+    w = subprocess.Popen([BIN, "get", f"pod/{pod}", "-w", "-o",
+                          "jsonpath={.status.phase}{\"\\n\"}"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = w.stdout.readline()
+        assert first.strip() in ("Pending", "Running"), first
+        assert w.poll() is None, "the watch ended while the run goes"
+        open(os.path.join(r.home, "go"), "w").close()
+        out, err = w.communicate(timeout=30)
+    finally:
+        if w.poll() is None:
+            w.kill()
+            w.wait()
+    r.wait(30)
+    assert w.returncode == 0, err
+    assert out.split()[-1:] == ["Succeeded"], (first, out)
+
+
+@test
 def delete_takes_several_names_and_all_and_get_lists_every_run():
     home = tempfile.mkdtemp(prefix="jaxset-test-")
     for name, ago in (("a", 30), ("a", 20), ("b", 10), ("c", 5)):
