@@ -158,6 +158,22 @@ class Verbs:
                 p.kill()
                 p.wait()
 
+    def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
+        """The events of the job, its JobSet, Jobs and pods, oldest first."""
+        want = {(kind, name), ("JobSet", name)}
+        for k in ("Job", "Pod"):
+            want |= {(k, name_of(o)) for o in self.list(k.lower(), ns, f"{JOBSET_NAME}={name}")}
+        out = []
+        for ev in self.list("events", ns):
+            inv = ev.get("involvedObject") or {}
+            if (inv.get("kind"), inv.get("name")) in want:
+                t = next((parse_time(ev[k]) for k in ("lastTimestamp", "eventTime",
+                                                      "firstTimestamp")
+                          if ev.get(k) and parse_time(ev[k])), None) or created(ev)
+                out.append(Event(str(inv.get("kind")), str(inv.get("name")),
+                                 str(ev.get("message") or ""), str(ev.get("reason") or ""), t))
+        return sorted(out, key=lambda e: e.event_time)
+
     def _pump(self, p: subprocess.Popen, changes: "queue.Queue[Optional[Exception]]") -> None:
         """One wake-up per line of a `get -w -o name`, and one when it ends (its refusal when
         it ends early)."""
@@ -210,22 +226,6 @@ class Kube(Verbs):
             err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
                            {"causes": causes})
         raise err
-
-    def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
-        """The events of the job, its JobSet, Jobs and pods, oldest first."""
-        want = {(kind, name), ("JobSet", name)}
-        for k in ("Job", "Pod"):
-            want |= {(k, name_of(o)) for o in self.list(k.lower(), ns, f"{JOBSET_NAME}={name}")}
-        out = []
-        for ev in self.list("events", ns):
-            inv = ev.get("involvedObject") or {}
-            if (inv.get("kind"), inv.get("name")) in want:
-                t = next((parse_time(ev[k]) for k in ("lastTimestamp", "eventTime",
-                                                      "firstTimestamp")
-                          if ev.get(k) and parse_time(ev[k])), None) or created(ev)
-                out.append(Event(str(inv.get("kind")), str(inv.get("name")),
-                                 str(ev.get("message") or ""), str(ev.get("reason") or ""), t))
-        return sorted(out, key=lambda e: e.event_time)
 
     def interrupt(self, kind: str, name: str, ns: Optional[str] = None) -> str:
         return f"interrupted: stopped waiting; {kind} {name} goes on in the cluster"

@@ -18,14 +18,13 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
 from ._kube import Verbs, _message
-from ._obj import Obj, annotation, attempt, condition, dig, name_of, parse_time, poll
+from ._obj import Obj, annotation, attempt, condition, dig, name_of, poll
 from .errors import ApiError, ApiNotFoundError, NotFoundError
 from .types import Event, LocalBackendConfig
 
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 RUN_STATE, RUN_DIR = "jaxset.dev/run-state", "jaxset.dev/run-dir"
-GOING = ("Starting", "Running")
-_EVENT = re.compile(r"^(\S+) (Normal|Warning) ([A-Za-z0-9_]+): (.*)$")
+GOING = ("Starting", "Running", "Restarting", "Suspended")  # the states of a live run
 
 
 def _run_file(js: Obj, file: str) -> str:
@@ -43,29 +42,15 @@ def _read_json(js: Obj, file: str) -> Dict[str, Any]:
         return {}
 
 
-def _ended(obj: Obj) -> Optional[Obj]:
-    """The condition a run's JobSet or job ended with: Completed (a TrainJob's Complete) or
-    Failed, else Failed when jaxset ended without finishing it (interrupted, killed); None
-    while it runs."""
-    found = condition(obj, "Completed") or condition(obj, "Complete") or \
-        condition(obj, "Failed")
-    state = annotation(obj, RUN_STATE)
+def _ended(js: Obj) -> Optional[Obj]:
+    """The condition a run's JobSet ended with: Completed or Failed, else Failed when jaxset
+    ended without finishing it (interrupted, killed); None while it runs."""
+    found = condition(js, "Completed") or condition(js, "Failed")
+    state = annotation(js, RUN_STATE)
     if found or state in GOING:
         return found
     return {"type": "Failed", "status": "True", "reason": "RunFailed",
             "message": f"jaxset run ended: {state or 'gone'}"}
-
-
-def _trainjob(tj: Obj) -> Obj:
-    """A run's TrainJob with the one condition it ended with; a Failed one names the first
-    failed pod (run.json's failure summary)."""
-    end = _ended(tj)
-    if end is not None and end["type"] == "Failed":
-        first = dig(_read_json(tj, "run.json"), "failure.summary", "")
-        why = str(end.get("message") or end.get("reason") or "")
-        end = dict(end, message=f"{why}; first failed: {first}" if first else why)
-    tj.setdefault("status", {})["conditions"] = [end] if end else []
-    return tj
 
 
 class Local(Verbs):
@@ -119,13 +104,12 @@ class Local(Verbs):
         got = self._get(f"{kind.lower()}/{name}") if NAME_RE.match(str(name)) else None
         if not got or dig(got, "metadata.namespace") != ns:
             raise NotFoundError(f"{kind} {ns}/{name} not found")
-        return _trainjob(got) if kind == "TrainJob" else got
+        return got
 
     def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
         """Every job of `kind` (runs of the SDK or of `jaxset run`), oldest first."""
         ns = ns or self.namespace
-        out = [j for j in super().jobs(kind) if dig(j, "metadata.namespace") == ns]
-        return [_trainjob(j) for j in out] if kind == "TrainJob" else out
+        return [j for j in super().jobs(kind) if dig(j, "metadata.namespace") == ns]
 
     def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
         """The first failed pod of the run's last failure (run.json's "failure"), or {}."""
@@ -212,17 +196,10 @@ class Local(Verbs):
             self.run("delete", f"{kind.lower()}/{name}", "--force")
 
     def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
-        """The run's events.log, and why jaxset ended when it did without finishing the job."""
-        js = self.jobset(name) or {}
-        try:
-            with open(_run_file(js, "events.log"), encoding="utf-8", errors="replace") as f:
-                found = [_EVENT.match(line) for line in f.read().splitlines()]
-        except OSError:
-            found = []
-        now = datetime.now(timezone.utc)
-        out = [Event("JobSet", name, m.group(4), m.group(3), parse_time(m.group(1)) or now)
-               for m in found if m]
-        end = _ended(js)
+        """The run's events, and why jaxset ended when it did without finishing the job."""
+        out = super().events(kind, name, ns)
+        end = _ended(self.jobset(name) or {})
         if end and end.get("reason") == "RunFailed":
-            out.append(Event("JobSet", name, end["message"], "RunFailed", now))
+            out.append(Event("JobSet", name, end["message"], "RunFailed",
+                             datetime.now(timezone.utc)))
         return out

@@ -1,13 +1,15 @@
 /* backend_local: the runs this machine keeps (local/rundir.h) as Kubernetes objects: a run's
  * JobSet annotated with its state, directory and id; for a JAXJob's or TrainJob's run, that
  * job with the status its controller would write (run.json's "jaxjob" or "trainjob"); its
- * Pods (cli/pods.h) and Jobs (jobs.json).  A watch reads them again every LOCAL_POLL_MS and
+ * Pods (cli/pods.h), Jobs (jobs.json) and Events (events.log); a TrainJob whose run ended
+ * without finishing it is Failed (RunFailed).  A watch reads them again every LOCAL_POLL_MS and
  * reports what changed, until no run it watches is going. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "api/job_state.h"
 #include "api/keys.h"
 #include "cli/backend.h"
 #include "cli/backend_int.h"
@@ -51,6 +53,31 @@ static json_t *run_job(const struct runs_run *r, const char *key)
     if (json_is_object(meta) && jx_str(r->run, "startTime"))
         jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
     return jj;
+}
+
+static bool cond_true(const json_t *obj, const char *type)
+{
+    const char *s = jx_str(job_state_condition(obj, type), "status");
+    return s && !strcmp(s, "True");
+}
+
+/* A TrainJob whose run ended without finishing it (interrupted, killed, Lost: neither Complete
+ * nor Failed) is Failed, reason RunFailed, so that a wait on it ends (the SDK's among them).
+ * 0 or -ENOMEM. */
+static int unfinished(json_t *tj, const struct runs_run *r)
+{
+    char msg[64];
+    json_t *conds;
+    if (runs_live(r) || cond_true(tj, "Complete") || cond_true(tj, "Failed"))
+        return 0;
+    snprintf(msg, sizeof(msg), "jaxset run ended: %s", runs_state(r));
+    conds = jx_ensure_arr(jx_ensure_obj(tj, "status"), "conditions");
+    return conds && !json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s}", "type",
+                                                            "Failed", "status", "True",
+                                                            "reason", "RunFailed", "message",
+                                                            msg))
+               ? 0
+               : -ENOMEM;
 }
 
 /* A copy of every Job of jobs.json, with its apiVersion and kind. */
@@ -113,6 +140,15 @@ static int run_objects(const struct runs_run *r, const struct kc_res *k, json_t 
         if (!jx_obj(r->run, key))
             return 0;
         got = run_job(r, key);
+        if (got && k->family == JOB_KIND_TRAINJOB && unfinished(got, r) < 0) {
+            json_decref(got);
+            got = NULL;
+        }
+    } else if (is_kind(k, "Event")) {
+        json_t *v = runs_events(r, false);
+        int rc = v ? json_array_extend(items, v) : -ENOMEM;
+        json_decref(v);
+        return rc < 0 ? -ENOMEM : 0;
     } else if (is_kind(k, "Pod") || is_kind(k, "Job")) {
         js = run_jobset(r);
         json_t *v = is_kind(k, "Job") ? run_jobs(r)
@@ -137,8 +173,8 @@ static int oom(const struct backend *b)
 
 static int no_such_kind(const struct backend *b, const struct kc_res *k)
 {
-    fprintf(stderr, "jaxset %s: a local run keeps no %s (jobsets, jaxjobs, pods and jobs; "
-                    "other kinds are a cluster's)\n", b->c->cmd, k->plural);
+    fprintf(stderr, "jaxset %s: a local run keeps no %s (jobsets, jaxjobs, trainjobs, pods, "
+                    "jobs and events; other kinds are a cluster's)\n", b->c->cmd, k->plural);
     return EXIT_INVALID;
 }
 

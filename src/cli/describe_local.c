@@ -4,6 +4,7 @@
  * attempt and the events. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,38 +245,24 @@ static int failures_section(const json_t *pods)
 
 /* Events: "<time> <type> <reason>: <message>" lines of events.log, and the runner's
  * "Note <message>" lines (no time). */
-static int events(const char *dir, int64_t now)
+static int events(const struct runs_run *r, int64_t now)
 {
-    char path[PATH_MAX + 16], age[RUNS_HUMAN_MAX];
+    static const char *const cols[] = {"Type", "Reason", "Age", "Message"};
+    char age[RUNS_HUMAN_MAX];
     struct table t = table_new(4);
-    FILE *in = fopen(rd_file(path, sizeof(path), dir, RD_EVENTS), "re");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    table_cell(&t, "Type");
-    table_cell(&t, "Reason");
-    table_cell(&t, "Age");
-    table_cell(&t, "Message");
-    while (in && (len = getline(&line, &cap, in)) > 0) {
-        char ts[64] = "", type[32] = "", reason[128] = "";
-        int off = 0;
-        line[strcspn(line, "\n")] = 0;
-        if (!strncmp(line, "Note ", 5)) {
-            table_cell(&t, "Note");
-            table_cell(&t, "-");
-            table_cell(&t, "-");
-            table_cell(&t, "%s", line + 5);
-        } else if (sscanf(line, "%63s %31s %127[^:]: %n", ts, type, reason, &off) == 3 && off) {
-            table_cell(&t, "%s", type);
-            table_cell(&t, "%s", reason);
-            table_cell(&t, "%s", runs_age(ts, now, age));
-            table_cell(&t, "%s", line + off);
-        }
+    json_t *all = runs_events(r, true);
+    const json_t *e;
+    size_t i;
+    for (size_t k = 0; k < 4; k++)
+        table_cell(&t, "%s", cols[k]);
+    json_array_foreach (all, i, e) {
+        table_cell(&t, "%s", jx_str(e, "type"));
+        table_cell(&t, "%s", or_dash(jx_str(e, "reason")));
+        table_cell(&t, "%s", runs_age(jx_str(e, "lastTimestamp"), now, age));
+        table_cell(&t, "%s", jx_str(e, "message"));
     }
-    free(line);
-    if (in)
-        fclose(in);
-    return section("Events:", &t, 2);
+    json_decref(all);
+    return section("Events:", &t, 2) | (all ? 0 : -ENOMEM);
 }
 
 int local_describe(struct backend *b, const struct kc_res *k, const char *name)
@@ -294,7 +281,7 @@ int local_describe(struct backend *b, const struct kc_res *k, const char *name)
     rc |= describe_jobs(r.jobs);
     rc |= pods_section(r.pods);
     rc |= failures_section(r.pods);
-    rc |= events(r.dir, now);
+    rc |= events(&r, now);
     runs_free(&r);
     if (rc) {
         fprintf(stderr, "jaxset describe: out of memory\n");

@@ -55,6 +55,11 @@ bool runs_live(const struct runs_run *r);
  * it wrote one: the process that made the directory), while it runs; 0 otherwise. */
 long long runs_live_pid(const json_t *run, const char *dir);
 
+/* The run's events.log as v1 Events of its JobSet (type, reason, message, lastTimestamp), in
+ * order; with `notes`, jaxset's Note lines too (type "Note", a message only).  A new array
+ * (empty when there is no log), or NULL on OOM. */
+json_t *runs_events(const struct runs_run *r, bool notes);
+
 /* When the run started, and when it ended (its last update; `now` while it runs); 0 when
  * unknown.  Milliseconds since the epoch. */
 int64_t runs_start_ms(const struct runs_run *r);

@@ -111,6 +111,12 @@ def describe_shows_pods_of_every_attempt_with_exit_codes():
     events = out.split("\nEvents:")[1]
     assert re.search(r"Warning +ReachedMaxRestarts +\d+s +jobset failed due", events), events
     assert re.search(r"Note +- +- +the first pod to fail: pod dfail-w-0-", events), events
+    rc, out, err = jaxset(r.home, "get", "events", "--all", "-o", "json")  # the same log
+    evs = json.loads(out)["items"] if rc == 0 else err
+    assert ("Warning", "ReachedMaxRestarts", "JobSet", "dfail") in [
+        (e["type"], e["reason"], e["involvedObject"]["kind"], e["involvedObject"]["name"])
+        for e in evs], evs
+    assert all(e["type"] != "Note" and e["lastTimestamp"] for e in evs), evs
 
 
 @test
@@ -250,7 +256,7 @@ def a_trainjobs_run_is_read_back_as_its_trainjob():
     tj = json.loads(out)
     assert (tj["kind"], tj["metadata"]["name"]) == ("TrainJob", "mnist-jax"), tj
     conds = [(c["type"], c["status"]) for c in tj["status"]["conditions"]]
-    assert ("Complete", "True") in conds, conds
+    assert ("Complete", "True") in conds and ("Failed", "True") not in conds, conds
     assert tj["status"]["jobsStatus"][0]["succeeded"] == 1, tj["status"]
     rc, out, err = jaxset(r.home, "wait", "trainjob/mnist-jax", "--timeout", "10s")
     assert rc == 0 and "trainjob.trainer.kubeflow.org/mnist-jax condition met" in out, out + err
@@ -281,6 +287,48 @@ spec:
     r.wait(30)
     rc, out, err = jaxset(r.home, "wait", "jaxjob/jjw", timeout=20)
     assert rc == 1 and "is Interrupted" in err, (rc, out, err)
+
+
+@test
+def a_trainjob_whose_run_was_interrupted_is_failed():
+    """A TrainJob's run that jaxset ended without finishing it is Failed (RunFailed, naming the
+    run's state), as the SDK waits on it (one that completed is not: the test above)."""
+    r = Run("""apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: sleepy, labels: {trainer.kubeflow.org/framework: jax}}
+spec:
+  mlPolicy: {numNodes: 1, jax: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec:
+            template:
+              spec:
+                containers:
+                - {name: node, image: x, command: ["sh", "-c", "touch $JAXSET_HOME/up; sleep 60"]}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tji}
+spec:
+  runtimeRef: {name: sleepy}
+""").start()
+    wait_for(lambda: os.path.exists(os.path.join(r.home, "up")), 20, "the node running")
+
+    def failed():
+        rc, out, err = jaxset(r.home, "get", "trainjob/tji", "-o", "json")
+        assert rc == 0, err
+        return [c for c in json.loads(out)["status"].get("conditions", [])
+                if c["type"] == "Failed" and c["status"] == "True"]
+    assert failed() == [], "Failed while the run goes"
+    r.proc.send_signal(signal.SIGINT)
+    r.wait(30)
+    got = failed()
+    assert [(c["reason"], c["message"]) for c in got] == [
+        ("RunFailed", "jaxset run ended: Interrupted")], got
 
 
 @test
