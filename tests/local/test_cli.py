@@ -625,16 +625,14 @@ def logs_take_a_clusters_selection_options():
     assert rc == 2 and "POD and --pod" in err, err
 
 
-@test
-def get_watch_follows_a_run_until_it_ends():
-    """`get NAME -w` locally: the table, then one line per change, until the run ends."""
-    r = Run(manifest("gw", WAITING, pods=1)).start()
-    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("gw"), "run.json")), 20, "run.json")
-    w = subprocess.Popen([BIN, "get", "gw", "-w"], env=dict(os.environ, JAXSET_HOME=r.home),
+def watch_then_go(r, args, lines):
+    """`get ARGS` of r's home: its first `lines` lines, read while the run waits on its go file,
+    then (go created) the rest once the watch ended with the run (exit 0)."""
+    w = subprocess.Popen([BIN, "get", *args], env=dict(os.environ, JAXSET_HOME=r.home),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        first = w.stdout.readline() + w.stdout.readline()
-        assert first.startswith("NAME") and "\ngw " in first, first
+        first = "".join(w.stdout.readline() for _ in range(lines))
+        assert w.poll() is None, f"the watch ended while the run goes: {first}"
         open(os.path.join(r.home, "go"), "w").close()
         out, err = w.communicate(timeout=30)
     finally:
@@ -643,6 +641,16 @@ def get_watch_follows_a_run_until_it_ends():
             w.wait()
     r.wait(30)
     assert w.returncode == 0, err
+    return first, out, err
+
+
+@test
+def get_watch_follows_a_run_until_it_ends():
+    """`get NAME -w` locally: the table, then one line per change, until the run ends."""
+    r = Run(manifest("gw", WAITING, pods=1)).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("gw"), "run.json")), 20, "run.json")
+    first, out, err = watch_then_go(r, ["gw", "-w"], 2)
+    assert first.startswith("NAME") and "\ngw " in first, first
     states = [l.split()[1] for l in out.splitlines()]
     assert states and states[-1] == "Completed", out
     rc, out, err = jaxset(r.home, "get", "gw", "-w", "-o", "name")  # an ended run: at once
@@ -654,28 +662,15 @@ def get_watch_of_a_pod_follows_its_run():
     """`get pod/NAME -w` locally goes on while the pod's run does (its run, not a run named as
     the pod), and ends with it, having shown the pod's last phase."""
     r = Run(manifest("gp", WAITING, pods=1)).start()
-    env = dict(os.environ, JAXSET_HOME=r.home)
 
     def pod_name():
         rc, out, _ = jaxset(r.home, "get", "pods", "--all", "-o",
                            "jsonpath={.items[*].metadata.name}")
         return out.strip() if rc == 0 and out.strip() else None
     pod = wait_for(pod_name, 20, "the pod")
-    w = subprocess.Popen([BIN, "get", f"pod/{pod}", "-w", "-o",
-                          "jsonpath={.status.phase}{\"\\n\"}"], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = w.stdout.readline()
-        assert first.strip() in ("Pending", "Running"), first
-        assert w.poll() is None, "the watch ended while the run goes"
-        open(os.path.join(r.home, "go"), "w").close()
-        out, err = w.communicate(timeout=30)
-    finally:
-        if w.poll() is None:
-            w.kill()
-            w.wait()
-    r.wait(30)
-    assert w.returncode == 0, err
+    first, out, err = watch_then_go(r, [f"pod/{pod}", "-w", "-o",
+                                        "jsonpath={.status.phase}{\"\\n\"}"], 1)
+    assert first.strip() in ("Pending", "Running"), first
     assert out.split()[-1:] == ["Succeeded"], (first, out)
 
 
