@@ -319,10 +319,10 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         goto fail;
     }
     watchdog_ensure(s);
-    int cg_fd = sup__cg_container(&s->cg, s->next_id + 1);
-    rc = sup__spawn(spec, &s->wd, cg_fd, &p->pid, &p->pipe_fd, err);
-    if (cg_fd >= 0)
-        close(cg_fd);
+    int cg_dir = sup__cg_container(&s->cg, s->next_id + 1);
+    rc = sup__spawn(spec, &s->wd, cg_dir, &p->pid, &p->pipe_fd, err);
+    if (cg_dir >= 0)
+        close(cg_dir);
     if (rc < 0) {
         sup__cg_remove(&s->cg, s->next_id + 1);
         goto fail;
