@@ -89,11 +89,11 @@ int sup__kill_tree(const pid_t *roots, size_t n_roots);
 int sup__strays(const pid_t *known, size_t n_known, pid_t **out);
 
 /* Spawns one container in a new process group, in the cgroup whose directory is cg_dir
- * (-1: none; a refusal is not an error), registered with the watchdog `wd` before its
+ * (-1: none; a refusal is not an error: *in_cg says whether it is there), registered with the watchdog `wd` before its
  * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
  * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
 int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir, pid_t *out_pid,
-               int *out_pipe, struct err *err);
+               int *out_pipe, bool *in_cg, struct err *err);
 
 /* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) of fn(arg) on the child's stack
  * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c):

@@ -61,6 +61,7 @@ struct child {
     bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     int out_fd;                        /* the output pipe's write end */
     int cg_fd;                         /* the container's cgroup.procs to join, -1: none */
+    volatile bool in_cg;               /* the child is in the container's cgroup */
     const struct sup__watchdog *wd;
     const struct nsr_enter *ns;        /* NULL: none */
     int *fds;                          /* scratch for nsr__enter */
@@ -118,8 +119,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
         dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         goto fail;
-    if (c->cg_fd >= 0 && write(c->cg_fd, "0", 1) < 0) /* refused: the process trees alone */
-        c->cg_fd = -1;
+    if (c->cg_fd >= 0) /* refused: the process trees alone */
+        c->in_cg = write(c->cg_fd, "0", 1) == 1;
     c->step = STEP_NS;
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
         goto fail;
@@ -155,6 +156,7 @@ static pid_t clone_child(struct child *c, int cg_dir)
     c->cg_fd = -1;
     if (cg_dir >= 0 && clone3_known) {
         pid_t pid = sup__clone3(child_main, c, stack, sizeof(stack), cg_dir);
+        c->in_cg = pid >= 0;
         if (pid >= 0 || errno == ENOMEM || errno == EAGAIN)
             return pid;
         clone3_known = errno != ENOSYS && errno != E2BIG && errno != EINVAL;
@@ -215,7 +217,7 @@ static int child_error(const struct sup_spec *spec, const struct child *c, int r
 }
 
 int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir, pid_t *out_pid,
-               int *out_pipe, struct err *err)
+               int *out_pipe, bool *in_cg, struct err *err)
 {
     char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
     struct child c = {.wd = wd, .cg_fd = -1};
@@ -244,6 +246,7 @@ int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir
     fcntl(p[0], F_SETPIPE_SZ, SUP_PIPE_SIZE); /* fewer wake-ups for chatty containers; best effort */
     *out_pid = pid;
     *out_pipe = p[0];
+    *in_cg = c.in_cg;
 out:
     free(c.fds);
     return rc;
