@@ -8,9 +8,9 @@
  *       whole run keeps each pod's own grace.  On a cluster the pods of the Jobs jaxset's
  *       controller creates carry it as their terminationGracePeriodSeconds when it is shorter
  *       (local_ann_cap_job_grace): the Job controller deletes a failed Job's pods, and the
- *       garbage collector a deleted Job's, with the pods' own grace, and a kubelet before
- *       kubernetes/kubernetes#127580 keeps the grace of the first deletion however it is
- *       shortened afterwards (README, restart grace). */
+ *       garbage collector a deleted Job's, with the pods' own grace, and the kubelet keeps the
+ *       grace of the first deletion however it is shortened afterwards
+ *       (kubernetes/kubernetes#83916; README, restart grace on a cluster). */
 #ifndef JX_LOCAL_ANN_H
 #define JX_LOCAL_ANN_H
 

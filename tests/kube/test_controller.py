@@ -659,8 +659,8 @@ def restart_grace_zero_deletes_old_pods_at_once(env):
     for c in (fast, slow):
         jobs = c.wait_jobs(4, 0)
         # the Jobs' pods carry the restart grace as their own, so that a first deletion by
-        # the Job controller or the garbage collector gets it (kubelets before
-        # kubernetes#127580 keep the first grace); without the annotation the API server's
+        # the Job controller or the garbage collector gets it (the kubelet keeps the first
+        # grace, kubernetes#83916); without the annotation the API server's
         # default stays
         graces = [j["spec"]["template"]["spec"].get("terminationGracePeriodSeconds")
                   for j in jobs]

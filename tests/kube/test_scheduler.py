@@ -344,8 +344,8 @@ def restart_grace_is_the_grace_of_every_first_deletion(env, ns):
     """jaxset.dev/restart-grace-seconds on a real Job controller: one pod of a gang fails, the
     Job controller deletes its Job's other active pod (with the pod's own grace), jaxset
     restarts the gang (its Jobs deleted, the garbage collector deleting their pods, again with
-    the pods' own grace). A kubelet before kubernetes#127580 kills with the grace of a pod's
-    first deletion, so that is what counts: 2 s for every old pod of the annotated gang (its
+    the pods' own grace). The kubelet kills with the grace of a pod's first deletion
+    (kubernetes#83916), so that is what counts: 2 s for every old pod of the annotated gang (its
     pods carry the restart grace), 3600 s without the annotation. Both gangs then run again
     as restart attempt 1."""
     env.kubelet.add_node(f"{ns}-node")
