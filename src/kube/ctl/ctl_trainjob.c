@@ -133,7 +133,15 @@ static int pod_group(struct tj_pass *p, const json_t *rt, const json_t *js)
     char *path = pg ? ctl_path(k->prefix, "podgroups", p->ns, p->name, NULL) : NULL;
     if (pg && path)
         rc = kc_call(p->c->kc, "GET", path, NULL, NULL, &got, &e);
-    if (pg && rc == -ENOENT && !ctl_kind_served(p->c, k->prefix, "podgroups")) {
+    if (k && !pg && rc == -ERANGE) {
+        err_set(&e, rc, "PodGroup minResources: a resource request of the runtime's pods is "
+                "past the range of a quantity");
+        failed(p, "building its PodGroup", &e);
+        rc = 0;
+    } else if (pg && rc < 0 && rc != -ENOENT && rc != -ENOMEM) {
+        failed(p, "reading its PodGroup", &e);
+        rc = 0;
+    } else if (pg && rc == -ENOENT && !ctl_kind_served(p->c, k->prefix, "podgroups")) {
         err_set(&e, -ENOENT, "no matches for kind \"PodGroup\" in version \"%s\" (the %s "
                 "plugin's CRD %s is not installed)", k->api_version, k->plugin, k->crd);
         failed(p, "creating its PodGroup", &e);
