@@ -169,10 +169,12 @@ static int pod_group(struct tj_pass *p, const json_t *rt, const json_t *js)
     return rc == -ENOMEM || (pg && !path) ? -ENOMEM : 0;
 }
 
-/* A defaulted copy of a JobSet's spec without spec.suspend (NULL on OOM). */
+/* A defaulted copy of a JobSet's spec without spec.suspend (NULL on OOM); `js`, the cache's
+ * object, is not touched. */
 static json_t *defaulted_spec(const json_t *js)
 {
-    json_t *copy = json_pack("{s:O?}", "spec", jx_obj(js, "spec")), *spec = NULL;
+    json_t *spec = NULL;
+    json_t *copy = json_pack("{s:o?}", "spec", json_deep_copy(jx_obj(js, "spec")));
     if (copy && js_default(copy) == 0 && (spec = jx_obj(copy, "spec")))
         json_incref(spec);
     json_object_del(spec, "suspend");
