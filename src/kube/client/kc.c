@@ -277,7 +277,8 @@ static void finish(struct kc *c, struct kc_req *r, CURLcode cc, int64_t now)
     long code = 0;
     curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
     if (c->observe && code)
-        c->observe(c->observe_arg, r->method, code, (double)(now - r->start_ms) / 1000.0);
+        c->observe(c->observe_arg, r->method, r->path, code,
+                   (double)(now - r->start_ms) / 1000.0);
     if (r->w) {
         kc__watch_finished(r, cc, code);
         return;
