@@ -144,7 +144,7 @@ void kc_wait(struct kc *c, const bool *done)
 {
     while (!*done) {
         if (kc_fiber_self())
-            kc_fiber_yield();
+            kc_fiber_yield_until(done);
         else
             kc_run(c, 1000, NULL, 0, NULL);
     }
