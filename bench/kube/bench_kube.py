@@ -7,8 +7,10 @@ Every figure is printed beside a floor measured in the same run against the same
            watch, beside N raw POSTs of the same Jobs (`jaxset render`) by curl with the
            controller's parallelism (--parallel-max 50), until the N-th is seen the same way.
            Target: <= 1.2x the floor.
-  many     M JobSets (default 100, 4 Jobs each) POSTed at once: until every Job is seen,
-           beside the M*4 raw POSTs of the same Jobs.
+  many     M JobSets (default 100, 4 Jobs each) POSTed at once: until every Job is seen and
+           every JobSet's status is written, beside every write upstream's controller makes
+           for them by a bare client with its parallelism (upstream_floor.py), the same with
+           16 passes at once, the creates alone and the Jobs alone. Target: <= 1.15x upstream's.
   restart  a JobSet of R Jobs (default 100) with a RestartJobSet failure policy: one Job
            marked Failed until every replacement Job (restart-attempt 1) is seen, beside
            deleting the R Jobs (Foreground), waiting until they are gone (the garbage
