@@ -414,7 +414,7 @@ def floor_upstream(a, cl, m, conc):
         j["metadata"]["namespace"] = ns
     made = [rendered(a.binary, i, ns) for i in range(m)]
     f = upstream_floor.Floor(cl, ns, jss, [x[0] for x in made], [x[1] for x in made], conc=conc)
-    return until_done(cl, ns, m, f.run), f.writes
+    return until_done(cl, ns, m, f.run), f.writes, f.posted
 
 
 def controller_writes(ctl, ns):
@@ -442,7 +442,7 @@ def bench_controller(a, cl, ctl, m):
     items = [jobset(f"js{i}", MANY_PER) for i in range(m)]
     cpu0 = ctl.cpu_s()
     t = until_done(cl, ns, m, lambda: upstream_floor.post_all(cl, ns, items))
-    return t, ctl.cpu_s() - cpu0, controller_writes(ctl, ns)
+    return t, ctl.cpu_s() - cpu0, controller_writes(ctl, ns), upstream_floor.post_all.posted
 
 
 def floor_jobs_alone(a, cl, work, m):
@@ -489,13 +489,15 @@ def bench_many(a, cl, ctl, work, m, rep):
             ("ctl", lambda: bench_controller(a, cl, ctl, m))]
     k = rep % len(runs)
     got = dict((name, fn()) for name, fn in runs[k:] + runs[:k])
-    t, cpu, cw = got["ctl"]
+    t, cpu, cw, posted = got["ctl"]
     r = {"ctl": t, "jobs": got["jobs"], "creates": got["creates"], "up1": got["up1"][0],
          "upN": got[f"up{a.workers}"][0]}
     print(f"  rep {rep + 1}: ctl {t * 1000:.0f} ms  upstream floor (1 pass at once) "
           f"{r['up1'] * 1000:.0f} ms, ({a.workers} at once) {r['upN'] * 1000:.0f} ms  "
           f"creates alone {r['creates'] * 1000:.0f} ms  Jobs alone {r['jobs'] * 1000:.0f} ms  "
-          f"ctl CPU {cpu * 1000:.0f} ms  load {os.getloadavg()[0]:.2f}", flush=True)
+          f"ctl CPU {cpu * 1000:.0f} ms  load {os.getloadavg()[0]:.2f}\n"
+          f"         the {m} JobSets' POSTs answered after: ctl {posted * 1000:.0f} ms, "
+          f"upstream floor {got['up1'][2] * 1000:.0f} ms", flush=True)
     if rep == 0:
         print(f"  writes per JobSet, the controller (its debug log): {fmt_writes(cw, m)}\n"
               f"  writes per JobSet, upstream's (the floor's):      "

@@ -103,7 +103,8 @@ def status_of(js):
 class Floor:
     """For each JobSet i: `services[i]` and `jobs[i]` are the objects upstream creates (their
     namespace already set).  run() POSTs the JobSets with `post_par` in flight and reconciles
-    each as it is answered; returns the time the first POST was sent."""
+    each as it is answered; returns the time the first POST was sent (self.posted: how long
+    until the last was answered)."""
 
     def __init__(self, cl, ns, jobsets, services, jobs, conc=1, par=50, qps=500, burst=500,
                  post_par=50):
@@ -167,6 +168,7 @@ class Floor:
         posted = [posters.submit(post, i) for i in range(len(self.js))]
         for f in posted:
             f.result()
+        self.posted = time.monotonic() - t0
         for _ in workers:
             q.put(None)
         for w in workers:
@@ -180,11 +182,12 @@ class Floor:
 
 def post_all(cl, ns, jobsets, post_par=50):
     """POSTs the JobSets as Floor.run does (same client, same parallelism); returns the time
-    the first was sent."""
+    the first was sent (post_all.posted: how long until the last was answered)."""
     f = Floor(cl, ns, jobsets, [[] for _ in jobsets], [[] for _ in jobsets], post_par=post_par)
     h, path = f.http, f"{JS_API}/namespaces/{ns}/jobsets"
     with concurrent.futures.ThreadPoolExecutor(post_par) as posters:
         t0 = time.monotonic()
         for fut in [posters.submit(h.call, "POST", path, b, 201) for b in f.js]:
             fut.result()
+        post_all.posted = time.monotonic() - t0
     return t0
