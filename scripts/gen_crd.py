@@ -19,7 +19,10 @@ expanded).  A Kubernetes type becomes what controller-gen writes for it:
   are kept; so is a default, unless it is `{}` or the zero value of a required field
   (openapi-gen writes those for non-pointer members; controller-gen writes only `+default`
   markers, such as `TCP` or a gRPC probe's `service: ""`);
-- strategic-merge-patch hints, group-version-kinds and unions are dropped: a CRD carries none.
+- strategic-merge-patch hints, group-version-kinds and unions are dropped: a CRD carries none;
+  so are `enum`s and the "Possible enum values" a kube-apiserver with OpenAPIEnums adds to
+  their descriptions (controller-gen writes neither for `+enum` types: a newer server may
+  accept more values).
 
 Usage (the Kubernetes input is not in the repository; any kube-apiserver serves it, or take the
 files of kubernetes/kubernetes api/openapi-spec/v3 at the release you target, v1.28 here):
@@ -60,9 +63,11 @@ SPECIAL = {
         "name": {"type": "string"},
         "namespace": {"type": "string"}}},
 }
-KEEP = ("description", "type", "format", "default", "enum", "required", "properties", "items",
+KEEP = ("description", "type", "format", "default", "required", "properties", "items",
         "additionalProperties", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
         "x-kubernetes-map-type")
+ENUMS = "\n\nPossible enum values:"   # what OpenAPIEnums appends to a description
+ORDER = KEEP[:4] + ("enum",) + KEEP[4:]   # the key order of the output
 
 
 def zero(v):
@@ -112,6 +117,8 @@ class Generator:
                   "x-kubernetes-list-map-keys", "x-kubernetes-map-type"):
             if k in s and (ref or k not in out):
                 out[k] = s[k]
+        if "description" in out:
+            out["description"] = out["description"].split(ENUMS)[0]
         if "default" in out and (out["default"] == {} or required and zero(out["default"])):
             out.pop("default")
         return order(out)
@@ -156,9 +163,9 @@ def overlay(base, top):
 
 def order(s):
     """Keys in the order the source files use: description, type, ..., x-kubernetes-*."""
-    rank = {k: i for i, k in enumerate(KEEP)}
+    rank = {k: i for i, k in enumerate(ORDER)}
     return dict(sorted(s.items(), key=lambda kv: (kv[0].startswith("x-"),
-                                                   rank.get(kv[0], len(KEEP)), kv[0])))
+                                                   rank.get(kv[0], len(ORDER)), kv[0])))
 
 
 # ---------------------------------------------------------------- YAML out
