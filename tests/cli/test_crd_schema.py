@@ -229,10 +229,12 @@ def check_explain(suite, server, crds):
         time.sleep(1)
     suite.check("kubectl explain jobset.spec.replicatedJobs.template.spec lists the Job spec",
                 got and sorted(got) == sorted(job["properties"]), f"{got}\n{err}")
-    got, err = explain(server, "trainingruntime.spec.template.spec.replicatedJobs.template."
-                               "spec.template.spec.containers")
-    suite.check("kubectl explain lists a runtime's container fields",
-                "image" in got and "ports" in got, f"{got}\n{err}")
+    for kind, path in (("runtime", "trainingruntime.spec.template.spec.replicatedJobs."
+                                   "template.spec.template.spec.containers"),
+                       ("JAXJob", "jaxjob.spec.jaxReplicaSpecs.template.spec.containers")):
+        got, err = explain(server, path)   # (a map's values are explained under its name)
+        suite.check(f"kubectl explain lists a {kind}'s container fields",
+                    "image" in got and "ports" in got, f"{got}\n{err}")
 
 
 def main():
