@@ -195,7 +195,8 @@ def emit(v, ind, out):
                 out.append(f"{pad}{k}:")
                 emit(x, ind + 2 if isinstance(x, dict) else ind, out)
             else:
-                out.append(f"{pad}{k}: {scalar(x) if not isinstance(x, (dict, list)) else json.dumps(x)}")
+                text = json.dumps(x) if isinstance(x, (dict, list)) else scalar(x)   # {} or []
+                out.append(f"{pad}{k}: {text}")
     else:
         for x in v:
             if isinstance(x, dict) and x:

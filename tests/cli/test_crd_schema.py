@@ -31,21 +31,23 @@ JOB = {"template": {"spec": POD}}
 
 
 def jobset():
-    return copy.deepcopy({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-            "metadata": {"name": "schema"},
-            "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": JOB}}]}})
+    return copy.deepcopy({
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "schema"},
+        "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": JOB}}]}})
 
 
 def jaxjob():
-    return copy.deepcopy({"apiVersion": "kubeflow.org/v1", "kind": "JAXJob", "metadata": {"name": "schema"},
-            "spec": {"jaxReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": POD}}}}})
+    return copy.deepcopy({
+        "apiVersion": "kubeflow.org/v1", "kind": "JAXJob", "metadata": {"name": "schema"},
+        "spec": {"jaxReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": POD}}}}})
 
 
 def runtime():
-    return copy.deepcopy({"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
-            "metadata": {"name": "schema"},
-            "spec": {"template": {"spec": {"replicatedJobs": [
-                {"name": "node", "template": {"spec": JOB}}]}}}})
+    return copy.deepcopy({
+        "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
+        "metadata": {"name": "schema"},
+        "spec": {"template": {"spec": {"replicatedJobs": [
+            {"name": "node", "template": {"spec": JOB}}]}}}})
 
 
 def trainjob():
