@@ -1532,6 +1532,10 @@ def kubectl_drives_the_server(s):
     out = k.ok("apply", "--server-side", "-f", CRD_FILE)
     check("customresourcedefinition.apiextensions.k8s.io/jobsets.jobset.x-k8s.io" in out, out)
     k.ok("wait", "--for", "condition=Established", "--timeout", "10s", "crd/jobsets.jobset.x-k8s.io")
+    # kubectl explain reads the CRD's schema from /openapi/v3, as from kube-apiserver
+    out = k.ok("explain", "jobset.spec.failurePolicy")
+    check(re.search(r"^  maxRestarts\s+<integer>", out, re.M) and
+          re.search(r"^  restartStrategy\s+<string>", out, re.M), out)
     js_yaml = JOBSET_YAML.format(ns=ns)
     check(k.ok("apply", "-f", "-", stdin=js_yaml).strip() ==
           "jobset.jobset.x-k8s.io/train created")

@@ -5,7 +5,8 @@
   kubectl sends fieldValidation=Strict and leaves validation to the server (as with a real
   server). The request bodies do not offer strategic merge patch, so kubectl computes apply
   patches from its compiled-in types (built-ins) or as JSON merge patches (custom resources),
-  as it does without OpenAPI.
+  as it does without OpenAPI. Custom resources' schemas are published (components.schemas,
+  tagged with x-kubernetes-group-version-kind), so `kubectl explain` reads their fields.
 - /openapi/v2 is a valid but empty Swagger document, in JSON or in the gnostic protobuf
   encoding kubectl asks for. It has no schemas: the server publishes no type definitions."""
 import hashlib
@@ -58,7 +59,7 @@ def v3_doc(registry, group, version):
     types = [t for t in registry.all() if t.group == group and t.version == version]
     if not types:
         return None
-    paths = {}
+    paths, schemas = {}, {}
     base = "/" + _gv_path(group, version)
     for t in sorted(types, key=lambda t: t.plural):
         gvk = {"group": group, "version": version, "kind": t.kind}
@@ -77,5 +78,30 @@ def v3_doc(registry, group, version):
               "responses": {"200": {"description": "OK"}},
               "x-kubernetes-action": "patch", "x-kubernetes-group-version-kind": gvk}
         paths[f"{prefix}/{{name}}"] = {"patch": op}
+        if getattr(t, "schema", None) is not None:
+            schemas[_schema_name(group, version, t.kind)] = _crd_schema(t.schema, gvk)
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "unversioned"},
-            "paths": paths, "components": {"schemas": {}}}
+            "paths": paths, "components": {"schemas": schemas}}
+
+
+def _schema_name(group, version, kind):
+    """kube-apiserver's name of a custom resource's schema: the group reversed."""
+    return ".".join(reversed(group.split("."))) + f".{version}.{kind}"
+
+
+def _crd_schema(schema, gvk):
+    """A custom resource's published schema, as kube-apiserver builds it from the CRD's
+    openAPIV3Schema (k8s.io/apiextensions-apiserver pkg/controller/openapi/builder): the
+    version's schema with apiVersion, kind and metadata, tagged with its group-version-kind
+    (what `kubectl explain` looks a kind up by)."""
+    out = dict(schema)
+    props = dict(out.get("properties") or {})
+    props.setdefault("apiVersion", {"type": "string", "description": "APIVersion defines the "
+                                    "versioned schema of this representation of an object."})
+    props.setdefault("kind", {"type": "string", "description": "Kind is a string value "
+                              "representing the REST resource this object represents."})
+    props.setdefault("metadata", {"type": "object", "description": "Standard object's "
+                                  "metadata."})
+    out["properties"] = props
+    out["x-kubernetes-group-version-kind"] = [gvk]
+    return out
