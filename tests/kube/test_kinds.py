@@ -983,6 +983,37 @@ def trainjob_suspended_runtime_patches_rebuild_its_jobset(env):
 
 
 @test
+def trainjob_suspended_runtime_patch_removals_reach_its_jobset(env):
+    # Trainer applies its JobSet by server-side apply with its field manager, so a key a changed
+    # runtimePatch no longer sets is removed; here the build hash annotation makes the rebuild
+    # replace the spec (a covering spec alone would keep the old key).
+    ensure_runtime(env)
+
+    def patch(selector):
+        return [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
+            "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {
+                "spec": {"nodeSelector": selector}}}}}]}}}}]
+
+    def selector(obj):
+        return (obj["spec"]["template"]["spec"] if "template" in obj["spec"] else
+                obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+                ).get("nodeSelector")
+    c = TrainCase(env, trainjob(suspend=True, runtimePatches=patch({"zone": "a", "disk": "ssd"})))
+    js = c.wait_jobset()
+    check(selector(js) == {"zone": "a", "disk": "ssd"}, selector(js))
+    c.patch_obj({"spec": {"runtimePatches": patch({"zone": "a"})}})
+    poll(lambda: selector(c.jobset()) == {"zone": "a"} or (False, selector(c.jobset())),
+         "the removed nodeSelector key gone from the suspended JobSet")
+    c.patch_obj({"spec": {"suspend": False}})
+    c.wait_conds({"Suspended": ("False", "Resumed")})
+
+    # The Job made while suspended keeps the key: JobSet's resumeJob merges the template's
+    # nodeSelector into the Job's (kubernetes-sigs/jobset jobset_controller.go, MergeMaps).
+    poll(lambda: not c.wait_jobs(1)[0]["spec"].get("suspend"), "its Job resumed")
+    steady(lambda: selector(c.jobset()) == {"zone": "a"}, "the JobSet keeps the new spec", 0.5)
+
+
+@test
 def trainjob_managed_by_another_controller_is_left_alone(env):
     ensure_runtime(env)
     c = TrainCase(env, trainjob(managedBy="kueue.x-k8s.io/multikueue"))

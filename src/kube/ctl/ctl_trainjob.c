@@ -15,7 +15,8 @@
  * fails with "no matches for kind") and the pass is tried again every few seconds.
  * As upstream's JobSet plugin (Build), an existing JobSet is rebuilt only while the TrainJob or
  * the JobSet is suspended: a JobSet (or PodGroup) that does not hold what the TrainJob and its
- * runtime now give (runtimePatches changed while suspended) is replaced by a PUT of the new spec,
+ * runtime now give (runtimePatches changed while suspended), or whose build hash annotation
+ * differs from the new build's (a patch that removes a key), is replaced by a PUT of the new spec,
  * which the JobSet webhook refuses for fields other than the pod templates' labels,
  * annotations, nodeSelector, tolerations and schedulingGates -- a refusal is the Failed
  * condition and Warning Event TrainJobResourcesCreationFailed, as upstream's Event.
@@ -27,6 +28,7 @@
 
 #include "api/convert.h"
 #include "api/jobset.h"
+#include "api/keys.h"
 #include "api/trainjob_podgroup.h"
 #include "api/trainjob_status.h"
 #include "kube/ctl/ctl_int.h"
@@ -84,6 +86,21 @@ static json_t *resolve(struct tj_pass *p)
     return rt;
 }
 
+/* Annotates the built JobSet with the hash of its spec less suspend: a rebuild whose hash
+ * differs replaces the stored spec, so what a changed runtimePatch no longer sets goes, as
+ * upstream's server-side apply with its field manager removes the fields it stopped setting
+ * (kubeflow/trainer pkg/controller/trainjob_controller.go reconcileObjects). */
+static int annotate_hash(json_t *js)
+{
+    char hash[41];
+    json_t *spec = json_deep_copy(jx_obj(js, "spec"));
+    (void)json_object_del(spec, "suspend");
+    int rc = spec ? jx_sha1(spec, hash) : -ENOMEM;
+    json_decref(spec);
+    return rc < 0 ? rc : jx_set_meta(jx_ensure_obj(js, "metadata"), "annotations",
+                                     ANN_TRAINJOB_BUILD_HASH, hash);
+}
+
 /* The converter's JobSet for the TrainJob and its runtime, or NULL with p->why. */
 static json_t *build(struct tj_pass *p, const json_t *rt)
 {
@@ -104,6 +121,10 @@ static json_t *build(struct tj_pass *p, const json_t *rt)
     }
     free(first);
     ferr_list_release(&errs);
+    if (js && annotate_hash(js) < 0) {
+        json_decref(js);
+        js = NULL;
+    }
     return js;
 }
 
