@@ -876,6 +876,14 @@ def pod_group_crd(plugin):
                                        "x-kubernetes-preserve-unknown-fields": True}}}]}}
 
 
+def drop_pod_group_crd(env, plugin):
+    """Deletes the plugin's PodGroup CRD and waits until it is gone (a real API server
+    finalizes a CRD first, and a new one of that name is refused until then)."""
+    name = f"{CRDS}/podgroups.{POD_GROUP_CRDS[plugin][0]}"
+    env.server.delete(name)
+    wait_for(lambda: env.server.get(name).status == 404, 60, f"the {plugin} CRD gone")
+
+
 def pod_group_case(env, plugin, policy):
     c = TrainCase(env, trainjob(name=f"tj-{plugin}", runtime=plugin, kind="TrainingRuntime"),
                   create=False)
@@ -942,7 +950,39 @@ def trainjob_pod_groups_with_and_without_their_crds(env):
                 check(got == c.name, m)
     finally:
         for plugin in cases:
-            env.server.delete(f"{CRDS}/podgroups.{POD_GROUP_CRDS[plugin][0]}")
+            drop_pod_group_crd(env, plugin)
+
+
+@test
+def trainjob_pod_group_deleted_while_running_is_created_again(env):
+    # Trainer v2.3 plugins/coscheduling: Build creates a missing PodGroup on every reconcile,
+    # and the controller watches the PodGroups TrainJobs own when the CRD is installed at
+    # start (ReconcilerBuilders): so the controller is restarted once the CRD is served.
+    group, version = POD_GROUP_CRDS["coscheduling"]
+    expect(env.server.post(CRDS, pod_group_crd("coscheduling")), 201, "coscheduling CRD")
+    try:
+        wait_for(lambda: env.server.get(f"/apis/{group}/{version}/podgroups").status == 200,
+                 30, "PodGroups served")
+        env.controller.stop()
+        env.controller = env.start_controller()
+        c = pod_group_case(env, "coscheduling", {})
+        c.wait_jobset()
+        path = f"/apis/{group}/{version}/namespaces/{c.ns}/podgroups/{c.name}"
+        first = poll(lambda: get_json(c.s, path), "the PodGroup")
+        poll(lambda: not c.wait_jobs(2)[0]["spec"].get("suspend"), "its initializers running")
+        expect(c.s.delete(path), 200, "PodGroup deleted")
+        again = poll(lambda: (get_json(c.s, path) or {}).get("metadata", {}).get("uid") not in
+                     (None, first["metadata"]["uid"]) and get_json(c.s, path),
+                     "the PodGroup created again")
+        refs = again["metadata"].get("ownerReferences") or []
+        check(len(refs) == 1 and refs[0]["kind"] == "TrainJob" and refs[0]["uid"] == c.uid and
+              refs[0]["controller"] is True, refs)
+        check(again["spec"] == first["spec"], (again["spec"], first["spec"]))
+        c.wait_conds({})
+    finally:
+        drop_pod_group_crd(env, "coscheduling")
+        env.controller.stop()
+        env.controller = env.start_controller()
 
 
 @test

@@ -277,6 +277,41 @@ static int sync(struct tj_pass *p)
     return rc;
 }
 
+/* Whether the cache of kind k (a watch, when its CRD was served at start) holds the TrainJob's
+ * PodGroup; false when there is no such cache or it has not listed. */
+static bool pod_group_cached(struct tj_pass *p, const struct tjpg_kind *k)
+{
+    struct cache_inf *inf = NULL;
+    for (size_t i = 0; i < TJPG_KINDS; i++)
+        inf = tjpg_kind_at(i) == k ? p->c->podgroups[i] : inf;
+    json_t *pg = inf && cache_inf_synced(inf)
+                     ? cache_store_get(cache_inf_store(inf), p->ns, p->name)
+                     : NULL;
+    bool have = pg != NULL;
+    json_decref(pg);
+    return have;
+}
+
+/* A running TrainJob's PodGroup, created again when it is gone (deleted, say): upstream's
+ * coscheduling / volcano Build runs on every reconcile and creates a missing one, and the
+ * controller watches the PodGroups it owns.  The cache answers first, so a pass with the
+ * PodGroup in place sends nothing.  A runtime gone or changed under a running job is no
+ * reason to fail it (it was built): that leaves it alone, as a pass without a PodGroup. */
+static int keep_pod_group(struct tj_pass *p)
+{
+    json_t *rt = resolve(p), *js = NULL;
+    const struct tjpg_kind *k = tjpg_kind(jx_path(rt, "spec.podGroupPolicy"));
+    int rc = 0;
+    if (k && !pod_group_cached(p, k) && !(js = build(p, rt)) && !p->why)
+        rc = -ENOMEM;
+    p->why = NULL;
+    if (js)
+        rc = pod_group(p, rt, js);
+    json_decref(js);
+    json_decref(rt);
+    return rc;
+}
+
 static int observe(struct tj_pass *p)
 {
     bool foreign = false;
@@ -289,7 +324,7 @@ static int observe(struct tj_pass *p)
     }
     if (tjs_finished(jx_obj(p->tj, "status")))
         return 0;
-    return !p->js || suspended(p->tj) || suspended(p->js) ? sync(p) : 0;
+    return !p->js || suspended(p->tj) || suspended(p->js) ? sync(p) : keep_pod_group(p);
 }
 
 static int apply(struct tj_pass *p, const struct tjs_result *r)
