@@ -12,7 +12,9 @@
  * With the runtime's podGroupPolicy the PodGroup (api/trainjob_podgroup.h) is created before the
  * JobSet, owned by the TrainJob as upstream's coscheduling / volcano plugin creates it; when
  * its CRD is not served, the Failed condition and Warning Event name it (upstream's apply
- * fails with "no matches for kind") and the pass is tried again every few seconds.
+ * fails with "no matches for kind") and the pass is tried again every few seconds.  One
+ * deleted while the TrainJob runs is created again (keep_pod_group), as upstream's plugins build
+ * it on every reconcile; the PodGroup caches (ctl_main.c) queue the TrainJob when it goes.
  * As upstream's JobSet plugin (Build), an existing JobSet is rebuilt only while the TrainJob or
  * the JobSet is suspended: a JobSet (or PodGroup) that does not hold what the TrainJob and its
  * runtime now give (runtimePatches changed while suspended), or whose build hash annotation
