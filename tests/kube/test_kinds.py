@@ -985,6 +985,13 @@ def trainjob_pod_group_deleted_while_running_is_created_again(env):
         env.controller = env.start_controller()
 
 
+def node_patch(template):
+    """runtimePatches (one, Kueue's) patching the "node" job's pod template."""
+    return [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
+        "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {
+            "template": template}}}]}}}}]
+
+
 @test
 def trainjob_suspended_runtime_patches_rebuild_its_jobset(env):
     # Trainer v2.3 plugins/jobset Build: an existing JobSet is applied again while the
@@ -993,10 +1000,8 @@ def trainjob_suspended_runtime_patches_rebuild_its_jobset(env):
     ensure_runtime(env)
 
     def patch(zone):
-        return [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
-            "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {
-                "metadata": {"labels": {"zone": zone}},
-                "spec": {"nodeSelector": {"zone": zone}}}}}}]}}}}]
+        return node_patch({"metadata": {"labels": {"zone": zone}},
+                           "spec": {"nodeSelector": {"zone": zone}}})
 
     def pod_template(js):
         return js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
@@ -1030,9 +1035,7 @@ def trainjob_suspended_runtime_patch_removals_reach_its_jobset(env):
     ensure_runtime(env)
 
     def patch(selector):
-        return [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
-            "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {
-                "spec": {"nodeSelector": selector}}}}}]}}}}]
+        return node_patch({"spec": {"nodeSelector": selector}})
 
     def selector(obj):
         return (obj["spec"]["template"]["spec"] if "template" in obj["spec"] else
