@@ -309,6 +309,7 @@ static int keep_pod_group(struct tj_pass *p)
     p->why = NULL;
     if (js)
         rc = pod_group(p, rt, js);
+    p->retry = p->retry || p->why; /* upstream's failed reconcile is retried with a backoff */
     json_decref(js);
     json_decref(rt);
     return rc;
