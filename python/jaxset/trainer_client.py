@@ -69,6 +69,17 @@ def _env(env: Optional[Mapping[str, str]]) -> List[Dict[str, str]]:
     return [{"name": k, "value": v} for k, v in (env or {}).items()]
 
 
+def initializer_spec(init: Any) -> Dict[str, Any]:
+    """kubeflow/sdk's Initializer(dataset=, model=): storageUri and, as env, the other fields
+    set (NAME=value, lists comma-joined), as kubeflow/sdk sends them."""
+    parts = {k: vars(getattr(init, k)) for k in ("dataset", "model") if getattr(init, k, None)}
+    if not all(isinstance(f.get("storage_uri"), str) for f in parts.values()):
+        raise ValueError("initializer: its dataset and model need a storage_uri (a string)")
+    return {k: {"storageUri": f["storage_uri"], "env": [
+        {"name": n.upper(), "value": ",".join(map(str, v)) if isinstance(v, list) else str(v)}
+        for n, v in f.items() if n != "storage_uri" and v is not None]} for k, f in parts.items()}
+
+
 def runtime_name(runtime: RuntimeRef) -> str:
     """train()'s `runtime`: a Runtime, a name, or None for $DEFAULT_TRAINING_RUNTIME, else
     jax-distributed."""
@@ -200,9 +211,8 @@ class TrainerClient:
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
         """Creates a TrainJob, checked before anything starts, and returns its name."""
-        if initializer is not None or options:
-            raise ValueError("initializers and options are not supported by jaxset's "
-                             "TrainerClient yet")
+        if options:
+            raise ValueError("options are not supported by jaxset's TrainerClient yet")
         rt_name = runtime_name(runtime)
         spec = self._trainer_spec(trainer)
         cr = self._runtime_object(rt_name)
@@ -216,6 +226,8 @@ class TrainerClient:
                                            "kind": cr.get("kind")}}}
         if spec:
             tj["spec"]["trainer"] = spec
+        if initializer is not None:
+            tj["spec"]["initializer"] = initializer_spec(initializer)
         if isinstance(self.backend, Kube):
             self.backend.create(tj)
         else:

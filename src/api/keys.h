@@ -49,6 +49,9 @@
 /* On the JobSet a JAXJob owns: the SHA-1 of the JAXJob spec it was built from (less what takes
  * effect in place), so a spec change the JobSet does not carry is seen (kube/ctl/ctl_jaxjob.c) */
 #define ANN_JAXJOB_SPEC_HASH "jaxset.dev/jaxjob-spec-hash"
+/* On the JobSet a TrainJob owns: the SHA-1 of the JobSet spec built for it (less suspend), so a
+ * rebuild of a suspended one replaces what it built before, removals included */
+#define ANN_TRAINJOB_BUILD_HASH "jaxset.dev/trainjob-build-hash"
 #define ANN_PROCESS_ID_OFFSET "jaxset.dev/jax-process-id-offset" /* on pod templates */
 #define ANN_JAX_PROCESS_ID "jaxset.dev/jax-process-id" /* on pods `jaxset get` prints */
 #define ANN_RESTART_GRACE "jaxset.dev/restart-grace-seconds" /* api/local_ann.h */

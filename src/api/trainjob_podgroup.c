@@ -15,6 +15,13 @@ static const struct tjpg_kind kinds[] = {
      "podgroups.scheduling.volcano.sh"},
 };
 
+_Static_assert(sizeof(kinds) / sizeof(kinds[0]) == TJPG_KINDS, "TJPG_KINDS");
+
+const struct tjpg_kind *tjpg_kind_at(size_t i)
+{
+    return i < TJPG_KINDS ? &kinds[i] : NULL;
+}
+
 const struct tjpg_kind *tjpg_kind(const json_t *pg_policy)
 {
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)

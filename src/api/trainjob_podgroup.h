@@ -21,6 +21,11 @@ struct tjpg_kind {
     const char *crd;         /* "podgroups.scheduling.x-k8s.io" */
 };
 
+#define TJPG_KINDS 2 /* coscheduling, volcano */
+
+/* The i-th PodGroup kind (i < TJPG_KINDS), NULL past them. */
+const struct tjpg_kind *tjpg_kind_at(size_t i);
+
 /* The PodGroup kind `pg_policy` (a runtime's spec.podGroupPolicy, may be NULL) asks for, or
  * NULL when none. */
 const struct tjpg_kind *tjpg_kind(const json_t *pg_policy);

@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "obj/sha1.h"
 
 json_t *jx_obj(const json_t *o, const char *key)
 {
@@ -162,4 +165,14 @@ bool jx_covers(const json_t *big, const json_t *small)
     if (!small || json_is_null(small))
         return !big || !small || json_is_null(big); /* the API server drops a null */
     return big && json_equal(big, small);
+}
+
+int jx_sha1(const json_t *v, char out[41])
+{
+    char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    if (!text)
+        return -ENOMEM;
+    sha1_hex(text, strlen(text), out);
+    free(text);
+    return 0;
 }

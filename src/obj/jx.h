@@ -51,4 +51,8 @@ const char *jx_get_meta(const json_t *meta, const char *field, const char *k);
  * added defaults.) */
 bool jx_covers(const json_t *big, const json_t *small);
 
+/* The SHA-1 (40 hex digits and a NUL) of `v` as compact JSON with sorted keys, so that equal
+ * trees hash alike; 0 or -ENOMEM. */
+int jx_sha1(const json_t *v, char out[41]);
+
 #endif

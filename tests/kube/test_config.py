@@ -57,7 +57,7 @@ CLUSTER_RULES = [
     ([""], ["pods/status"], ["update"]),
     ([""], ["nodes"], ["get", "list", "watch"]),
     (["scheduling.x-k8s.io", "scheduling.volcano.sh"], ["podgroups"],
-     ["get", "list", "create", "update"]),
+     ["get", "list", "watch", "create", "update"]),
 ]
 # The rules limited to named objects: rule index -> resourceNames.
 CLUSTER_NAMES = {14: ["jaxset-mutating-webhook-configuration",

@@ -877,6 +877,14 @@ def pod_group_crd(plugin):
                                        "x-kubernetes-preserve-unknown-fields": True}}}]}}
 
 
+def drop_pod_group_crd(env, plugin):
+    """Deletes the plugin's PodGroup CRD and waits until it is gone (a real API server
+    finalizes a CRD first, and a new one of that name is refused until then)."""
+    name = f"{CRDS}/podgroups.{POD_GROUP_CRDS[plugin][0]}"
+    env.server.delete(name)
+    wait_for(lambda: env.server.get(name).status == 404, 60, f"the {plugin} CRD gone")
+
+
 def pod_group_case(env, plugin, policy):
     c = TrainCase(env, trainjob(name=f"tj-{plugin}", runtime=plugin, kind="TrainingRuntime"),
                   create=False)
@@ -943,7 +951,46 @@ def trainjob_pod_groups_with_and_without_their_crds(env):
                 check(got == c.name, m)
     finally:
         for plugin in cases:
-            env.server.delete(f"{CRDS}/podgroups.{POD_GROUP_CRDS[plugin][0]}")
+            drop_pod_group_crd(env, plugin)
+
+
+@test
+def trainjob_pod_group_deleted_while_running_is_created_again(env):
+    # Trainer v2.3 plugins/coscheduling: Build creates a missing PodGroup on every reconcile,
+    # and the controller watches the PodGroups TrainJobs own when the CRD is installed at
+    # start (ReconcilerBuilders): so the controller is restarted once the CRD is served.
+    group, version = POD_GROUP_CRDS["coscheduling"]
+    expect(env.server.post(CRDS, pod_group_crd("coscheduling")), 201, "coscheduling CRD")
+    try:
+        wait_for(lambda: env.server.get(f"/apis/{group}/{version}/podgroups").status == 200,
+                 30, "PodGroups served")
+        env.controller.stop()
+        env.controller = env.start_controller()
+        c = pod_group_case(env, "coscheduling", {})
+        c.wait_jobset()
+        path = f"/apis/{group}/{version}/namespaces/{c.ns}/podgroups/{c.name}"
+        first = poll(lambda: get_json(c.s, path), "the PodGroup")
+        poll(lambda: not c.wait_jobs(2)[0]["spec"].get("suspend"), "its initializers running")
+        expect(c.s.delete(path), 200, "PodGroup deleted")
+        again = poll(lambda: (get_json(c.s, path) or {}).get("metadata", {}).get("uid") not in
+                     (None, first["metadata"]["uid"]) and get_json(c.s, path),
+                     "the PodGroup created again")
+        refs = again["metadata"].get("ownerReferences") or []
+        check(len(refs) == 1 and refs[0]["kind"] == "TrainJob" and refs[0]["uid"] == c.uid and
+              refs[0]["controller"] is True, refs)
+        check(again["spec"] == first["spec"], (again["spec"], first["spec"]))
+        c.wait_conds({})
+    finally:
+        drop_pod_group_crd(env, "coscheduling")
+        env.controller.stop()
+        env.controller = env.start_controller()
+
+
+def node_patch(template):
+    """runtimePatches (one, Kueue's) patching the "node" job's pod template."""
+    return [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
+        "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {
+            "template": template}}}]}}}}]
 
 
 @test
@@ -954,10 +1001,8 @@ def trainjob_suspended_runtime_patches_rebuild_its_jobset(env):
     ensure_runtime(env)
 
     def patch(zone):
-        return [{"manager": "kueue.x-k8s.io/manager", "trainingRuntimeSpec": {"template": {
-            "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {"template": {
-                "metadata": {"labels": {"zone": zone}},
-                "spec": {"nodeSelector": {"zone": zone}}}}}}]}}}}]
+        return node_patch({"metadata": {"labels": {"zone": zone}},
+                           "spec": {"nodeSelector": {"zone": zone}}})
 
     def pod_template(js):
         return js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
@@ -981,6 +1026,35 @@ def trainjob_suspended_runtime_patches_rebuild_its_jobset(env):
     c.patch_obj({"spec": {"runtimePatches": patch("c")}})  # running: upstream's Build skips it
     steady(lambda: pod_template(c.jobset())["spec"].get("nodeSelector") == {"zone": "b"},
            "a running JobSet is not rebuilt", 0.5)
+
+
+@test
+def trainjob_suspended_runtime_patch_removals_reach_its_jobset(env):
+    # Trainer applies its JobSet by server-side apply with its field manager, so a key a changed
+    # runtimePatch no longer sets is removed; here the build hash annotation makes the rebuild
+    # replace the spec (a covering spec alone would keep the old key).
+    ensure_runtime(env)
+
+    def patch(selector):
+        return node_patch({"spec": {"nodeSelector": selector}})
+
+    def selector(obj):
+        return (obj["spec"]["template"]["spec"] if "template" in obj["spec"] else
+                obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+                ).get("nodeSelector")
+    c = TrainCase(env, trainjob(suspend=True, runtimePatches=patch({"zone": "a", "disk": "ssd"})))
+    js = c.wait_jobset()
+    check(selector(js) == {"zone": "a", "disk": "ssd"}, selector(js))
+    c.patch_obj({"spec": {"runtimePatches": patch({"zone": "a"})}})
+    poll(lambda: selector(c.jobset()) == {"zone": "a"} or (False, selector(c.jobset())),
+         "the removed nodeSelector key gone from the suspended JobSet")
+    c.patch_obj({"spec": {"suspend": False}})
+    c.wait_conds({"Suspended": ("False", "Resumed")})
+
+    # The Job made while suspended keeps the key: JobSet's resumeJob merges the template's
+    # nodeSelector into the Job's (kubernetes-sigs/jobset jobset_controller.go, MergeMaps).
+    poll(lambda: not c.wait_jobs(1)[0]["spec"].get("suspend"), "its Job resumed")
+    steady(lambda: selector(c.jobset()) == {"zone": "a"}, "the JobSet keeps the new spec", 0.5)
 
 
 @test

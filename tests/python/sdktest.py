@@ -3,6 +3,7 @@ private state home per test, and a unittest runner that ends with the 'N passed,
 line CI reads."""
 import os
 import shutil
+from dataclasses import dataclass
 import sys
 import tempfile
 import time
@@ -13,6 +14,39 @@ SRC = os.path.abspath(os.environ.get("JAXSET_SRC",
 BIN = os.path.abspath(os.environ.get("JAXSET_BIN", os.path.join(SRC, "build", "jaxset")))
 sys.path.insert(0, os.path.join(SRC, "python"))
 os.environ["JAXSET_BIN"] = BIN
+
+
+# kubeflow/sdk's initializer types as it defines them (kubeflow/trainer/types/types.py: dataclasses
+# with these fields), for TrainerClient.train(initializer=...) without kubeflow installed.
+@dataclass
+class HuggingFaceDatasetInitializer:
+    storage_uri: str
+    ignore_patterns: "list | None" = None
+    access_token: "str | None" = None
+
+
+@dataclass
+class HuggingFaceModelInitializer:
+    storage_uri: str
+    ignore_patterns: "list | None" = None
+    access_token: "str | None" = None
+
+
+@dataclass
+class Initializer:
+    dataset: "HuggingFaceDatasetInitializer | None" = None
+    model: "HuggingFaceModelInitializer | None" = None
+
+# what train() sends for INIT (below): storage_uri as storageUri, the other fields set as env
+INIT_SPEC = {"dataset": {"storageUri": "hf://tatsu-lab/alpaca", "env": [
+                 {"name": "ACCESS_TOKEN", "value": "hf_x"}]},
+             "model": {"storageUri": "hf://meta-llama/Llama-3.2-1B", "env": [
+                 {"name": "IGNORE_PATTERNS", "value": "*.bin,*.pt"}]}}
+INIT = Initializer(dataset=HuggingFaceDatasetInitializer("hf://tatsu-lab/alpaca",
+                                                         access_token="hf_x"),
+                   model=HuggingFaceModelInitializer("hf://meta-llama/Llama-3.2-1B",
+                                                     ignore_patterns=["*.bin", "*.pt"]))
+EXAMPLE_INIT = os.path.join(SRC, "examples", "trainjob-initializers.yaml")
 
 
 class SdkTest(unittest.TestCase):

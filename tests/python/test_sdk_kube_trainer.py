@@ -5,6 +5,7 @@ as created, its command run for real), get_job steps and status as the pods and 
 change, logs (whole and followed), events, wait_for_job_status on watches (Running, Complete,
 Failed, timeout), delete_job, and bad input refused with nothing created."""
 import io
+import json
 import os
 import re
 import subprocess
@@ -162,6 +163,34 @@ class TrainerKubeTest(KubeTest):
         self.assertEqual([j.name for j in c.list_jobs(runtime="jax-gpu")], [other])
         self.assertEqual([j.name for j in c.list_jobs(runtime=rt)], [name])
         self.assertEqual({j.name: j.num_nodes for j in jobs}[other], 2)
+
+    def test_initializers(self):
+        """kubeflow/sdk's Initializer(dataset=..., model=...) becomes spec.initializer, which
+        jaxset's converter gives the runtime's initializer containers."""
+        rt = [d for d in jaxset.decode(kubesdk.sdktest.EXAMPLE_INIT)
+              if d["kind"] == "ClusterTrainingRuntime"][0]
+        rt["kind"] = "TrainingRuntime"
+        rt["metadata"]["namespace"] = self.ns
+        ok(self.server.post(RUNTIMES.format(ns=self.ns), rt))
+        c = self.client()
+        name = c.train(runtime="jax-with-initializers", initializer=kubesdk.sdktest.INIT)
+        tj = self.trainjob(name)
+        self.assertEqual(tj["spec"]["initializer"], kubesdk.sdktest.INIT_SPEC)
+        for k in ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"):
+            tj["metadata"].pop(k, None)
+        with jaxset._binary.ManifestFiles([tj, rt]) as mf:
+            out = subprocess.run([kubesdk.sdktest.BIN, "render", "-o", "json", *mf.paths],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        env = {j["metadata"]["labels"]["jobset.sigs.k8s.io/replicatedjob-name"]:
+               j["spec"]["template"]["spec"]["containers"][0]["env"]
+               for j in json.loads(out.stdout)["items"] if j["kind"] == "Job"}
+        self.assertEqual(env["model-initializer"], [
+            {"name": "STORAGE_URI", "value": "hf://meta-llama/Llama-3.2-1B"},
+            {"name": "IGNORE_PATTERNS", "value": "*.bin,*.pt"}])
+        self.assertEqual(env["dataset-initializer"], [
+            {"name": "STORAGE_URI", "value": "hf://tatsu-lab/alpaca"},
+            {"name": "ACCESS_TOKEN", "value": "hf_x"}])
 
     def test_namespaced_runtime_and_default_runtime(self):
         ok(self.server.post(RUNTIMES.format(ns=self.ns),

@@ -361,6 +361,19 @@ class TrainerTest(sdktest.SdkTest):
         self.assertEqual([j.name for j in c.list_jobs(runtime=c.get_runtime("stdlib-echo"))],
                          [name])
 
+    def test_initializers(self):
+        """kubeflow/sdk's Initializer(dataset=..., model=...) becomes spec.initializer; the
+        runtime's initializer jobs run before the trainer with its STORAGE_URI and env."""
+        c = self.client(runtime_files=[sdktest.EXAMPLE_INIT])
+        name = c.train(runtime="jax-with-initializers", initializer=sdktest.INIT)
+        job = c.wait_for_job_status(name, timeout=60, polling_interval=0.05)
+        self.assertEqual(sorted(s.name for s in job.steps),
+                         ["dataset-initializer", "model-initializer", "node-0"])
+        self.assertEqual(list(c.get_job_logs(name, step="model-initializer")),
+                         ["model from hf://meta-llama/Llama-3.2-1B"])
+        self.assertEqual(list(c.get_job_logs(name)), [
+            "process 0 of 1 dataset hf://tatsu-lab/alpaca model hf://meta-llama/Llama-3.2-1B"])
+
     def test_python_defaults_to_the_running_interpreter(self):
         """A function runs with the interpreter the notebook runs (issue 21 item 5): here one
         known only by a path of its own."""
@@ -417,6 +430,10 @@ class TrainerTest(sdktest.SdkTest):
             c.train(trainer=CustomTrainerContainer(image="python:3.12"))  # no command
         with self.assertRaises(ValueError):
             c.train(trainer=CustomTrainer(func=exchange, packages_to_install=["numpy"]))
+        with self.assertRaises(ValueError) as cm:
+            c.train(initializer=sdktest.Initializer(
+                model=sdktest.HuggingFaceModelInitializer(storage_uri=None)))
+        self.assertIn("storage_uri", str(cm.exception))
         with self.assertRaises(ValueError):
             c.train(trainer=CustomTrainer(func=exchange, resources_per_node={"cpu": [1]}))
         with self.assertRaises(ValidationError) as cm:

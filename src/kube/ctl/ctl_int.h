@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/trainjob_podgroup.h"
 #include "kube/ctl/ctl.h"
 #include "kube/ctl/ctl_slim.h"
 #include "kube/client/kc.h"
@@ -24,7 +25,7 @@
 #define CTL_KEY_JAXJOB "jaxjob:"     /* queue keys of the other kinds: "<prefix>ns/name" */
 #define CTL_KEY_TRAINJOB "trainjob:"
 #define CTL_KEY_POD "pod:"           /* a leader pod of exclusive placement (ctl_pods.c) */
-#define CTL_MAX_INFORMERS 10
+#define CTL_MAX_INFORMERS 12
 
 /* ctl_lease.c: leader election */
 struct ctl_lease {
@@ -42,6 +43,9 @@ struct ctl {
     struct cache_inf *jobsets, *jobs, *services;
     struct cache_inf *jaxjobs, *trainjobs, *runtimes, *cruntimes; /* NULL: that controller is off */
     struct cache_inf *pods, *nodes;   /* exclusive placement (ctl_pods.c); NULL: off */
+    /* the PodGroups TrainJobs control, by tjpg_kind_at index; NULL: that CRD was not served
+     * at start (or the TrainJob controller is off) */
+    struct cache_inf *podgroups[TJPG_KINDS];
     json_t *pod_index;                /* "ns/<pod name less suffix>" -> {pod name: true} */
     struct cache_inf *all[CTL_MAX_INFORMERS]; /* every informer made, for ticks, sync, release */
     size_t n_all;

@@ -26,7 +26,6 @@
 #include "obj/ferr.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
-#include "obj/sha1.h"
 
 #define LOGGER "jaxjob"
 
@@ -51,18 +50,13 @@ static int spec_hash(const json_t *jj, char out[41])
                                            "ttlSecondsAfterFinished"};
     json_t *spec = json_deep_copy(jx_obj(jj, "spec"));
     json_t *rp = jx_obj(spec, "runPolicy");
-    char *text = NULL;
     for (size_t i = 0; rp && i < sizeof(in_place) / sizeof(in_place[0]); i++)
         (void)json_object_del(rp, in_place[i]);
     if (rp && json_object_size(rp) == 0) /* runPolicy of in-place fields only: none */
         (void)json_object_del(spec, "runPolicy");
-    text = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+    int rc = spec ? jx_sha1(spec, out) : -ENOMEM;
     json_decref(spec);
-    if (!text)
-        return -ENOMEM;
-    sha1_hex(text, strlen(text), out);
-    free(text);
-    return 0;
+    return rc;
 }
 
 /* The converter's JobSet, annotated with the JAXJob's spec hash (`hash`, NULL: computed

@@ -161,6 +161,34 @@ static struct cache_inf *add_informer(struct ctl *c, const struct cache_inf_opts
     return i;
 }
 
+/* A PodGroup a TrainJob controls (deleted, say): that TrainJob is queued. */
+static void pod_group_changed(void *arg, const char *type, const json_t *obj)
+{
+    (void)type;
+    ctl_owner_changed(arg, obj);
+}
+
+/* [yields] The PodGroups of each scheduler plugin whose CRD is served now, watched as
+ * upstream's coscheduling and volcano plugins watch those their TrainJobs own when the CRD is
+ * installed at start (ReconcilerBuilders), so a deleted one is created again. */
+static int make_pod_group_informers(struct ctl *c, struct cache_inf_opts o)
+{
+    char path[128];
+    o.slim = ctl_slim_pod_group;
+    o.changed = pod_group_changed;
+    o.path = path;
+    for (size_t i = 0; i < TJPG_KINDS; i++) {
+        const struct tjpg_kind *k = tjpg_kind_at(i);
+        if (!ctl_kind_served(c, k->prefix, "podgroups"))
+            continue;
+        o.name = k->crd;
+        snprintf(path, sizeof(path), "%s/podgroups", k->prefix);
+        if (!(c->podgroups[i] = add_informer(c, &o)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static int make_kind_informers(struct ctl *c, const struct cache_inf_opts *base)
 {
     struct cache_inf_opts o = *base;
@@ -185,7 +213,9 @@ static int make_kind_informers(struct ctl *c, const struct cache_inf_opts *base)
     o.name = "clustertrainingruntimes";
     o.path = CTL_TRAINER "/clustertrainingruntimes";
     c->cruntimes = add_informer(c, &o);
-    return c->trainjobs && c->runtimes && c->cruntimes ? 0 : -ENOMEM;
+    if (!c->trainjobs || !c->runtimes || !c->cruntimes)
+        return -ENOMEM;
+    return make_pod_group_informers(c, o);
 }
 
 /* Jobs and Services first, JobSets next, then the other kinds: the first passes see them all. */
@@ -248,11 +278,20 @@ static void start_informers(struct ctl *c)
 
 /* The pod and Node caches of exclusive placement are not waited for: a controller whose RBAC
  * lacks them still runs JobSets (placement then refuses followers and retries leaders until
- * they list, as upstream's lazily started caches would). */
+ * they list, as upstream's lazily started caches would).  Nor are the PodGroup caches: the
+ * TrainJob controller reads the server while they have not listed. */
+static bool waited_for(const struct ctl *c, const struct cache_inf *inf)
+{
+    for (size_t i = 0; i < TJPG_KINDS; i++)
+        if (inf == c->podgroups[i])
+            return false;
+    return inf != c->pods && inf != c->nodes;
+}
+
 static bool synced(const struct ctl *c)
 {
     for (size_t i = 0; i < c->n_all; i++)
-        if (c->all[i] != c->pods && c->all[i] != c->nodes && !cache_inf_synced(c->all[i]))
+        if (waited_for(c, c->all[i]) && !cache_inf_synced(c->all[i]))
             return false;
     return true;
 }

@@ -81,19 +81,34 @@ json_t *ctl_slim_job(const json_t *job)
                      "spec", s, "status", slim_status(jx_obj(job, "status")));
 }
 
-/* Only Services a JobSet controls are kept (others: NULL, not cached). */
-json_t *ctl_slim_service(const json_t *svc)
+static bool controlled_by(const json_t *obj, const char *kind)
 {
     bool owned = false;
     size_t i;
     json_t *ref;
-    json_array_foreach (jx_arr(jx_obj(svc, "metadata"), "ownerReferences"), i, ref)
+    json_array_foreach (jx_arr(jx_obj(obj, "metadata"), "ownerReferences"), i, ref)
         owned = owned || (jx_bool_or(ref, "controller", false) && jx_str(ref, "kind") &&
-                          strcmp(jx_str(ref, "kind"), "JobSet") == 0);
-    if (!owned)
+                          strcmp(jx_str(ref, "kind"), kind) == 0);
+    return owned;
+}
+
+/* Only Services a JobSet controls are kept (others: NULL, not cached). */
+json_t *ctl_slim_service(const json_t *svc)
+{
+    if (!controlled_by(svc, "JobSet"))
         return NULL;
     return json_pack("{s:s,s:s,s:o}", "apiVersion", "v1", "kind", "Service", "metadata",
                      slim_meta(jx_obj(svc, "metadata"), false));
+}
+
+/* Only PodGroups a TrainJob controls are kept, their metadata only: the TrainJob controller
+ * asks whether its PodGroup is there (ctl_trainjob.c). */
+json_t *ctl_slim_pod_group(const json_t *pg)
+{
+    if (!controlled_by(pg, "TrainJob"))
+        return NULL;
+    return json_pack("{s:s?,s:s,s:o}", "apiVersion", jx_str(pg, "apiVersion"), "kind",
+                     "PodGroup", "metadata", slim_meta(jx_obj(pg, "metadata"), false));
 }
 
 /* A JobSet is kept whole, less metadata.managedFields (as TransformStripManagedFields). */

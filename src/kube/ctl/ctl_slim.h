@@ -8,5 +8,6 @@
 json_t *ctl_slim_job(const json_t *job);
 json_t *ctl_slim_service(const json_t *svc);
 json_t *ctl_slim_jobset(const json_t *js);
+json_t *ctl_slim_pod_group(const json_t *pg);
 
 #endif

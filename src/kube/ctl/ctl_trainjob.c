@@ -12,10 +12,13 @@
  * With the runtime's podGroupPolicy the PodGroup (api/trainjob_podgroup.h) is created before the
  * JobSet, owned by the TrainJob as upstream's coscheduling / volcano plugin creates it; when
  * its CRD is not served, the Failed condition and Warning Event name it (upstream's apply
- * fails with "no matches for kind") and the pass is tried again every few seconds.
+ * fails with "no matches for kind") and the pass is tried again every few seconds.  One
+ * deleted while the TrainJob runs is created again (keep_pod_group), as upstream's plugins build
+ * it on every reconcile; the PodGroup caches (ctl_main.c) queue the TrainJob when it goes.
  * As upstream's JobSet plugin (Build), an existing JobSet is rebuilt only while the TrainJob or
  * the JobSet is suspended: a JobSet (or PodGroup) that does not hold what the TrainJob and its
- * runtime now give (runtimePatches changed while suspended) is replaced by a PUT of the new spec,
+ * runtime now give (runtimePatches changed while suspended), or whose build hash annotation
+ * differs from the new build's (a patch that removes a key), is replaced by a PUT of the new spec,
  * which the JobSet webhook refuses for fields other than the pod templates' labels,
  * annotations, nodeSelector, tolerations and schedulingGates -- a refusal is the Failed
  * condition and Warning Event TrainJobResourcesCreationFailed, as upstream's Event.
@@ -27,6 +30,7 @@
 
 #include "api/convert.h"
 #include "api/jobset.h"
+#include "api/keys.h"
 #include "api/trainjob_podgroup.h"
 #include "api/trainjob_status.h"
 #include "kube/ctl/ctl_int.h"
@@ -84,6 +88,21 @@ static json_t *resolve(struct tj_pass *p)
     return rt;
 }
 
+/* Annotates the built JobSet with the hash of its spec less suspend: a rebuild whose hash
+ * differs replaces the stored spec, so what a changed runtimePatch no longer sets goes, as
+ * upstream's server-side apply with its field manager removes the fields it stopped setting
+ * (kubeflow/trainer pkg/controller/trainjob_controller.go reconcileObjects). */
+static int annotate_hash(json_t *js)
+{
+    char hash[41];
+    json_t *spec = json_deep_copy(jx_obj(js, "spec"));
+    (void)json_object_del(spec, "suspend");
+    int rc = spec ? jx_sha1(spec, hash) : -ENOMEM;
+    json_decref(spec);
+    return rc < 0 ? rc : jx_set_meta(jx_ensure_obj(js, "metadata"), "annotations",
+                                     ANN_TRAINJOB_BUILD_HASH, hash);
+}
+
 /* The converter's JobSet for the TrainJob and its runtime, or NULL with p->why. */
 static json_t *build(struct tj_pass *p, const json_t *rt)
 {
@@ -104,6 +123,10 @@ static json_t *build(struct tj_pass *p, const json_t *rt)
     }
     free(first);
     ferr_list_release(&errs);
+    if (js && annotate_hash(js) < 0) {
+        json_decref(js);
+        js = NULL;
+    }
     return js;
 }
 
@@ -256,6 +279,42 @@ static int sync(struct tj_pass *p)
     return rc;
 }
 
+/* Whether the cache of kind k (a watch, when its CRD was served at start) holds the TrainJob's
+ * PodGroup; false when there is no such cache or it has not listed. */
+static bool pod_group_cached(struct tj_pass *p, const struct tjpg_kind *k)
+{
+    struct cache_inf *inf = NULL;
+    for (size_t i = 0; i < TJPG_KINDS; i++)
+        inf = tjpg_kind_at(i) == k ? p->c->podgroups[i] : inf;
+    json_t *pg = inf && cache_inf_synced(inf)
+                     ? cache_store_get(cache_inf_store(inf), p->ns, p->name)
+                     : NULL;
+    bool have = pg != NULL;
+    json_decref(pg);
+    return have;
+}
+
+/* A running TrainJob's PodGroup, created again when it is gone (deleted, say): upstream's
+ * coscheduling / volcano Build runs on every reconcile and creates a missing one, and the
+ * controller watches the PodGroups it owns.  The cache answers first, so a pass with the
+ * PodGroup in place sends nothing.  A runtime gone or changed under a running job is no
+ * reason to fail it (it was built): that leaves it alone, as a pass without a PodGroup. */
+static int keep_pod_group(struct tj_pass *p)
+{
+    json_t *rt = resolve(p), *js = NULL;
+    const struct tjpg_kind *k = tjpg_kind(jx_path(rt, "spec.podGroupPolicy"));
+    int rc = 0;
+    if (k && !pod_group_cached(p, k) && !(js = build(p, rt)) && !p->why)
+        rc = -ENOMEM;
+    p->why = NULL;
+    if (js)
+        rc = pod_group(p, rt, js);
+    p->retry = p->retry || p->why; /* upstream's failed reconcile is retried with a backoff */
+    json_decref(js);
+    json_decref(rt);
+    return rc;
+}
+
 static int observe(struct tj_pass *p)
 {
     bool foreign = false;
@@ -268,7 +327,7 @@ static int observe(struct tj_pass *p)
     }
     if (tjs_finished(jx_obj(p->tj, "status")))
         return 0;
-    return !p->js || suspended(p->tj) || suspended(p->js) ? sync(p) : 0;
+    return !p->js || suspended(p->tj) || suspended(p->js) ? sync(p) : keep_pod_group(p);
 }
 
 static int apply(struct tj_pass *p, const struct tjs_result *r)
