@@ -721,6 +721,9 @@ def wait_exit_statuses(env):
     rc = bg.finish(30)
     check(rc == 0 and bg.text() == "jobset.jobset.x-k8s.io/w condition met\n",
           f"{rc} {bg.text()} {bg.errors()}")
+    # the controller records its events without waiting: describe once the last is there
+    poll(lambda: "JobSetCompleted" in jaxset(env, "describe", "w", "-n", c.ns)[1],
+         "the JobSetCompleted event")
     rc, out, err = jaxset(env, "describe", "w", "-n", c.ns)
     golden("describe-jobset-restarted.txt", out, c.ns)
     rc, out, err = jaxset(env, "wait", "w", "-n", c.ns, "--for=condition=Suspended=False")
