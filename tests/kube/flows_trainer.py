@@ -2,10 +2,12 @@
 backend (kubeflow/trainer/api/trainer_client.py, backends/kubernetes/backend.py), unchanged,
 on config/runtimes' jax-distributed runtime: runtimes, train with a CustomTrainer, with a
 container command (CustomTrainerContainer + the TrainerCommand option), with the RuntimePatch
-option (kubeflow/trainer/options/kubernetes.py: a pod label and a container env patched into
-the runtime's `node` job), with dataset and model initializers (on a TrainingRuntime that has
-the dataset-initializer and model-initializer jobs Trainer's manifests give its runtimes), then
-status waits, logs, events and deletion."""
+option (kubeflow/trainer/options/kubernetes.py: a pod label and a nodeSelector patched into
+the runtime's `node` job; an env patch of the node container refused as Trainer refuses it),
+with dataset and model initializers (on a TrainingRuntime that has the dataset-initializer and
+model-initializer jobs Trainer's manifests give its runtimes), then status waits, logs, events
+and deletion. Written against kubeflow/sdk 0.5.0 with kubeflow/trainer v2.3.0's
+api/python_api."""
 import json
 import logging
 import warnings
@@ -17,8 +19,7 @@ MARK = "trained-by-customtrainer"
 
 def train_fn():
     import os
-    print("trained-by-customtrainer", os.environ.get("JAX_PROCESS_ID"),
-          os.environ.get("PATCHED", "-"))
+    print("trained-by-customtrainer", os.environ.get("JAX_PROCESS_ID"))
 
 
 def initializer_runtime(ns):
@@ -26,10 +27,15 @@ def initializer_runtime(ns):
     and model-initializer jobs (containers of those names) before the `node` job
     (dependsOn Complete)."""
     def job(name, command, depends=None):
+        # Trainer's JobSet plugin wants the initializer containers to mount the `initializer`
+        # volume (its runtimes claim it through volumeClaimPolicies; an emptyDir here)
         rj = {"name": name, "template": {
             "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": name}},
-            "spec": {"template": {"spec": {"containers": [{
-                "name": name, "image": "busybox", "command": ["sh", "-c", command]}]}}}}}
+            "spec": {"template": {"spec": {
+                "volumes": [{"name": "initializer", "emptyDir": {}}],
+                "containers": [{
+                    "name": name, "image": "busybox", "command": ["sh", "-c", command],
+                    "volumeMounts": [{"name": "initializer", "mountPath": "/workspace"}]}]}}}}}
         if depends:
             rj["dependsOn"] = [{"name": d, "status": "Complete"} for d in depends]
         return rj
@@ -124,10 +130,8 @@ def train_steps(env, flow, client):
 
 def feature_steps(env, flow, client, ns, names):
     from kubeflow.trainer import CustomTrainer, CustomTrainerContainer
-    from kubeflow.trainer.options import (ContainerPatch, JobSetSpecPatch, JobSetTemplatePatch,
-                                          JobSpecPatch, JobTemplatePatch, PodSpecPatch,
-                                          PodTemplatePatch, ReplicatedJobPatch, RuntimePatch,
-                                          TrainerCommand, TrainingRuntimeSpecPatch)
+    from kubeflow.trainer.options import (ContainerPatch, PodSpecPatch, PodTemplatePatch,
+                                          TrainerCommand)
     rt = client.get_runtime("jax-distributed")
     with flow("train_container_command"):
         name = client.train(runtime=rt, trainer=CustomTrainerContainer(image="busybox"),
@@ -136,20 +140,57 @@ def feature_steps(env, flow, client, ns, names):
         wait_complete(env, client, name)
         check(any("container-command" in ln for ln in logs_of(client, name)), name)
     with flow("train_runtime_patch"):
-        pod = PodTemplatePatch(metadata={"labels": {"test.jaxset.dev/patched": "yes"}},
-                               spec=PodSpecPatch(containers=[ContainerPatch(
-                                   name="node", env=[{"name": "PATCHED", "value": "yes"}])]))
-        patch = RuntimePatch(training_runtime_spec=TrainingRuntimeSpecPatch(
-            template=JobSetTemplatePatch(spec=JobSetSpecPatch(replicated_jobs=[
-                ReplicatedJobPatch(name="node", template=JobTemplatePatch(
-                    spec=JobSpecPatch(template=pod)))]))))
+        # a pod label and a nodeSelector patched into the runtime's `node` job; Trainer's
+        # JobSet plugin refuses env patches of the node container (next step)
+        patch = node_patch(PodTemplatePatch(
+            metadata={"labels": {"test.jaxset.dev/patched": "yes"}},
+            spec=PodSpecPatch(node_selector={"kubernetes.io/hostname": "runner-1"})))
         name = client.train(runtime=rt, trainer=CustomTrainer(func=train_fn, num_nodes=1),
                             options=[patch])
         names.append(name)
+        pod = jobset_pod_template(env, ns, name)
+        check(pod["metadata"]["labels"].get("test.jaxset.dev/patched") == "yes" and
+              pod["spec"].get("nodeSelector") == {"kubernetes.io/hostname": "runner-1"}, pod)
         wait_complete(env, client, name)
-        check(any(MARK in ln and ln.endswith(" yes") for ln in logs_of(client, name)),
-              logs_of(client, name))
+        pods = env.pods(ns, "test.jaxset.dev/patched=yes")
+        check(pods and all(p["spec"].get("nodeName") == "runner-1" for p in pods), pods)
+        check(any(MARK in ln for ln in logs_of(client, name)), logs_of(client, name))
+    with flow("runtime_patch_env_refused"):
+        # Trainer's JobSet plugin (pkg/runtime/framework/plugins/jobset/jobset.go Validate):
+        # "must not have envs for the dataset-initializer, model-initializer, node containers"
+        patch = node_patch(PodTemplatePatch(spec=PodSpecPatch(containers=[ContainerPatch(
+            name="node", env=[{"name": "PATCHED", "value": "yes"}])])))
+        try:
+            client.train(runtime=rt, trainer=CustomTrainer(func=train_fn, num_nodes=1),
+                         options=[patch])
+            raise AssertionError("a RuntimePatch with env for the node container was accepted")
+        except RuntimeError as e:
+            why = f"{e} {e.__cause__}"
+            check("must not have envs for the dataset-initializer, model-initializer, node "
+                  "containers" in why, why)
     initializer_step(env, flow, client, ns, names)
+
+
+def node_patch(pod):
+    """The RuntimePatch option patching pod into the runtime's `node` job."""
+    from kubeflow.trainer.options import (JobSetSpecPatch, JobSetTemplatePatch, JobSpecPatch,
+                                          JobTemplatePatch, ReplicatedJobPatch, RuntimePatch,
+                                          TrainingRuntimeSpecPatch)
+    return RuntimePatch(training_runtime_spec=TrainingRuntimeSpecPatch(
+        template=JobSetTemplatePatch(spec=JobSetSpecPatch(replicated_jobs=[
+            ReplicatedJobPatch(name="node", template=JobTemplatePatch(
+                spec=JobSpecPatch(template=pod)))]))))
+
+
+def jobset_pod_template(env, ns, name, job="node"):
+    """The pod template of the TrainJob's JobSet's replicated job `job`."""
+    def get():
+        r = env.server.get(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{ns}/jobsets/{name}")
+        return r.json if r.status == 200 else None
+    js = poll(get, f"the JobSet of TrainJob {name}", TIMEOUT)
+    rjs = {rj["name"]: rj for rj in js["spec"]["replicatedJobs"]}
+    check(job in rjs, list(rjs))
+    return rjs[job]["template"]["spec"]["template"]
 
 
 def initializer_step(env, flow, client, ns, names):
@@ -164,6 +205,16 @@ def initializer_step(env, flow, client, ns, names):
             model=HuggingFaceModelInitializer(storage_uri="hf://test/model"))
         name = client.train(runtime=rt, initializer=init)
         names.append(name)
+        # Trainer's JobSet plugin (builder.go Initializer) gives each initializer container
+        # its storage URI as STORAGE_URI; the node job waits for both (dependsOn Complete)
+        for step, uri in (("dataset-initializer", "hf://test/dataset"),
+                          ("model-initializer", "hf://test/model")):
+            c = jobset_pod_template(env, ns, name, step)["spec"]["containers"][0]
+            check({"name": "STORAGE_URI", "value": uri} in (c.get("env") or []), (step, c))
+        js = env.server.get(f"/apis/jobset.x-k8s.io/v1alpha2/namespaces/{ns}/jobsets/{name}")
+        node = [rj for rj in js.json["spec"]["replicatedJobs"] if rj["name"] == "node"][0]
+        check(sorted(d["name"] for d in node.get("dependsOn") or []) ==
+              ["dataset-initializer", "model-initializer"], node.get("dependsOn"))
         wait_complete(env, client, name)
         for step, text in (("dataset-initializer", "dataset from hf://test/dataset"),
                            ("model-initializer", "model from hf://test/model")):
