@@ -137,6 +137,9 @@ def feature_steps(env, flow, client, ns, names):
         name = client.train(runtime=rt, trainer=CustomTrainerContainer(image="busybox"),
                             options=[TrainerCommand(["sh", "-c", "echo container-command"])])
         names.append(name)
+        cs = jobset_pod_template(env, ns, name)["spec"]["containers"]
+        check([c.get("command") for c in cs if c["name"] == "node"] ==
+              [["sh", "-c", "echo container-command"]], cs)
         wait_complete(env, client, name)
         check(any("container-command" in ln for ln in logs_of(client, name)), name)
     with flow("train_runtime_patch"):
