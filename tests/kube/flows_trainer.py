@@ -102,6 +102,10 @@ def wait_complete(env, client, name):
     return client.wait_for_job_status(name, timeout=int(RUN_TIMEOUT), polling_interval=1)
 
 
+def step_status(job):
+    return {st.name: st.status for st in job.steps}
+
+
 def logs_of(client, name, step="node-0"):
     return list(client.get_job_logs(name, step=step))
 
@@ -118,6 +122,12 @@ def train_steps(env, flow, client):
         check(name, "no TrainJob")
         job = wait_complete(env, client, name)
         check(job.status == "Complete", job)
+    with flow("get_job_list_jobs"):
+        check(name in [j.name for j in client.list_jobs()], client.list_jobs())
+        job = client.get_job(name)
+        check(job.runtime.name == "jax-distributed" and job.num_nodes == 2, job)
+        if env.pods_run:  # the SDK builds the steps from the pods' JobSet labels
+            check(step_status(job) == {"node-0": "Succeeded", "node-1": "Succeeded"}, job)
     with flow("get_job_logs"):
         env.need_pods()
         lines = logs_of(client, name)
@@ -218,7 +228,9 @@ def initializer_step(env, flow, client, ns, names):
         node = [rj for rj in js.json["spec"]["replicatedJobs"] if rj["name"] == "node"][0]
         check(sorted(d["name"] for d in node.get("dependsOn") or []) ==
               ["dataset-initializer", "model-initializer"], node.get("dependsOn"))
-        wait_complete(env, client, name)
+        job = wait_complete(env, client, name)
+        check(step_status(job) == {"dataset-initializer": "Succeeded", "model-initializer":
+                                   "Succeeded", "node-0": "Succeeded"}, job.steps)
         for step, text in (("dataset-initializer", "dataset from hf://test/dataset"),
                            ("model-initializer", "model from hf://test/model")):
             lines = logs_of(client, name, step)
