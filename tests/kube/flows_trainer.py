@@ -8,6 +8,8 @@ with dataset and model initializers (on a TrainingRuntime that has the dataset-i
 model-initializer jobs Trainer's manifests give its runtimes), then status waits, logs, events
 and deletion. Written against kubeflow/sdk 0.5.0 with kubeflow/trainer v2.3.0's
 api/python_api."""
+import contextlib
+import io
 import json
 import logging
 import warnings
@@ -49,6 +51,21 @@ def initializer_runtime(ns):
                          "labels": {"trainer.kubeflow.org/framework": "jax"}},
             "spec": {"mlPolicy": {"numNodes": 1, "jax": {}},
                      "template": {"spec": {"replicatedJobs": jobs + [node]}}}}
+
+
+def fail_fast_runtime(ns):
+    """jax-distributed as a namespaced TrainingRuntime whose node Job does not retry."""
+    node = {"name": "node", "template": {
+        "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+        "spec": {"backoffLimit": 0, "template": {"spec": {"restartPolicy": "Never",
+                                                          "containers": [{
+                                                              "name": "node",
+                                                              "image": "busybox"}]}}}}}
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime",
+            "metadata": {"name": "jax-fail-fast", "namespace": ns,
+                         "labels": {"trainer.kubeflow.org/framework": "jax"}},
+            "spec": {"mlPolicy": {"numNodes": 1, "jax": {}},
+                     "template": {"spec": {"replicatedJobs": [node]}}}}
 
 
 class Capture(logging.Handler):
@@ -182,6 +199,7 @@ def feature_steps(env, flow, client, ns, names):
             check("must not have envs for the dataset-initializer, model-initializer, node "
                   "containers" in why, why)
     initializer_step(env, flow, client, ns, names)
+    option_steps(env, flow, client, ns, names)
 
 
 def node_patch(pod):
@@ -235,3 +253,63 @@ def initializer_step(env, flow, client, ns, names):
                            ("model-initializer", "model from hf://test/model")):
             lines = logs_of(client, name, step)
             check(any(text in ln for ln in lines), (step, lines))
+
+
+def option_steps(env, flow, client, ns, names):
+    """The options of kubeflow/trainer/options (common.py Name, kubernetes.py Labels,
+    Annotations, TrainerArgs, ActiveDeadlineSeconds), a failing job, follow and
+    get_runtime_packages."""
+    from kubeflow.trainer import CustomTrainerContainer
+    from kubeflow.trainer.options import (ActiveDeadlineSeconds, Annotations, Labels, Name,
+                                          TrainerArgs, TrainerCommand)
+    rt = client.get_runtime("jax-distributed")
+    box = CustomTrainerContainer(image="busybox")
+    with flow("train_options_name_labels_args"):
+        name = client.train(runtime=rt, trainer=box, options=[
+            Name("jaxset-named"), Labels({"test.jaxset.dev/team": "jax"}),
+            Annotations({"test.jaxset.dev/note": "sdk"}), TrainerCommand(["echo"]),
+            TrainerArgs(["args-reached-the-node"])])
+        names.append(name)
+        check(name == "jaxset-named", name)
+        tj = env.server.get(f"/apis/trainer.kubeflow.org/v1alpha1/namespaces/{ns}/trainjobs/"
+                            f"{name}").json
+        check(tj["metadata"]["labels"].get("test.jaxset.dev/team") == "jax" and
+              tj["metadata"]["annotations"].get("test.jaxset.dev/note") == "sdk", tj["metadata"])
+        wait_complete(env, client, name)
+        lines = list(client.get_job_logs(name, follow=True))
+        check(any("args-reached-the-node" in ln for ln in lines), lines)
+    with flow("active_deadline_seconds"):
+        name = client.train(runtime=rt, trainer=box, options=[
+            TrainerCommand(["sleep", "600"]), ActiveDeadlineSeconds(2)])
+        names.append(name)
+        env.need_pods()
+        job = client.wait_for_job_status(name, status={"Failed"}, timeout=int(RUN_TIMEOUT),
+                                         polling_interval=1)
+        check(job.status == "Failed", job)
+        tj = env.server.get(f"/apis/trainer.kubeflow.org/v1alpha1/namespaces/{ns}/trainjobs/"
+                            f"{name}").json
+        check(any(c["type"] == "Failed" and c.get("reason") == "DeadlineExceeded"
+                  for c in tj["status"]["conditions"]), tj["status"])
+    with flow("wait_running_then_failed"):
+        # jax-distributed's Job retries a failed pod (backoffLimit 6, as upstream's runtime):
+        # a runtime that fails at once, as a user writes one
+        env.kubectl_ok("apply", "-f", "-", ns=ns, stdin=json.dumps(fail_fast_runtime(ns)))
+        ff = poll(lambda: client.get_runtime("jax-fail-fast"), "the runtime", TIMEOUT)
+        name = client.train(runtime=ff, trainer=box, options=[
+            TrainerCommand(["sh", "-c", "sleep 4; exit 3"])])
+        names.append(name)
+        env.need_pods()
+        job = client.wait_for_job_status(name, status={"Running"}, timeout=int(RUN_TIMEOUT),
+                                         polling_interval=1)
+        check(job.status == "Running", job)
+        try:
+            wait_complete(env, client, name)
+            raise AssertionError("a TrainJob whose node exits 3 reached Complete")
+        except RuntimeError as e:
+            check(f"TrainJob {name} is Failed" in str(e), e)
+    with flow("get_runtime_packages"):
+        env.need_pods()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            client.get_runtime_packages(rt)
+        check("Python: " in out.getvalue(), out.getvalue())
