@@ -19,9 +19,10 @@ from clientflow import RUN_TIMEOUT, TIMEOUT, check, poll
 MARK = "trained-by-customtrainer"
 
 
-def train_fn():
+def train_fn(note="-"):
     import os
-    print("trained-by-customtrainer", os.environ.get("JAX_PROCESS_ID"))
+    print("trained-by-customtrainer", os.environ.get("JAX_PROCESS_ID"), note,
+          os.environ.get("TRAIN_ENV", "-"))
 
 
 def initializer_runtime(ns):
@@ -133,7 +134,8 @@ def train_steps(env, flow, client):
     with flow("train_custom_trainer"):
         rt = client.get_runtime("jax-distributed")
         names.append(client.train(runtime=rt, trainer=CustomTrainer(
-            func=train_fn, num_nodes=2, resources_per_node={"cpu": 1})))
+            func=train_fn, func_args={"note": "from-func-args"}, env={"TRAIN_ENV": "from-env"},
+            num_nodes=2, resources_per_node={"cpu": 1})))
     name = names[0] if names else None
     with flow("wait_for_job_status"):
         check(name, "no TrainJob")
@@ -147,8 +149,10 @@ def train_steps(env, flow, client):
             check(step_status(job) == {"node-0": "Succeeded", "node-1": "Succeeded"}, job)
     with flow("get_job_logs"):
         env.need_pods()
-        lines = logs_of(client, name)
-        check(any(MARK in ln for ln in lines), lines)
+        for i in range(2):  # each JAX process's log, its func_args and env
+            lines = logs_of(client, name, f"node-{i}")
+            check(any(ln.endswith(f"{MARK} {i} from-func-args from-env") for ln in lines),
+                  lines)
     with flow("get_job_events"):
         events = poll(lambda: client.get_job_events(name), "the TrainJob's events", TIMEOUT)
         check(all(e.involved_object_kind for e in events), events)
