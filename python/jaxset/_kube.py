@@ -1,6 +1,7 @@
-"""The Kubernetes backend: the binary's cluster verbs with ``--kubeconfig``/``--context``/``-n``
-passed through, their refusals raised as ApiError from the Status ``--errors=json`` prints.
-The local backend (_local.py) has the same methods."""
+"""Both backends' verbs (Verbs): ``jaxset get``, ``get -w``, ``logs``, ``logs -f`` and ``delete``
+have one shape on a cluster and on the runs this machine keeps (``--local``).  The Kubernetes
+backend (Kube) passes ``--kubeconfig``/``--context``/``-n`` through and raises the Status
+``--errors=json`` prints as ApiError; the local one is _local.Local."""
 from __future__ import annotations
 
 import contextlib
@@ -52,28 +53,23 @@ def refusal(rc: int, stderr: str) -> Exception:
     return ApiConnectionError(_message(stderr))
 
 
-class Kube:
-    """One cluster configuration: the binary and the flags that choose the cluster."""
+class Verbs:
+    """The binary's verbs shared by both backends; a subclass sets `binary`, `namespace` and
+    `flags` (what chooses the cluster, or ``--local``)."""
+    binary: str
+    namespace: str
+    flags: List[str]
+    quiet: Tuple[int, ...] = ()  # codes a `logs -f` may end with that mean "no log came"
 
-    def __init__(self, cfg: KubernetesBackendConfig, namespace: Optional[str] = None):
-        if cfg.client_configuration is not None:
-            raise ValueError("client_configuration (a kubernetes.client.Configuration) is not "
-                             "supported: jaxset's SDK reaches the cluster through the jaxset "
-                             "binary; pass config_file and context instead")
-        if cfg.request_timeout is not None and not cfg.request_timeout > 0:
-            raise ValueError(f"request_timeout must be > 0 seconds, got {cfg.request_timeout!r}")
-        self.binary = _binary.find_binary(cfg.jaxset_bin)
-        self.flags = ["--request-timeout", f"{cfg.request_timeout or 30.0:g}s", "--errors=json"]
-        if cfg.config_file is not None:
-            self.flags += ["--kubeconfig", os.path.expanduser(os.fspath(cfg.config_file))]
-        if cfg.context:
-            self.flags += ["--context", cfg.context]
-        ns = namespace or cfg.namespace
-        p = _binary.call(self.binary, ["config", "view", "--minify", "-o", "json", *self.flags,
-                                       *(["-n", ns] if ns else [])])
-        if p.returncode != 0:
-            raise KubeConfigError(_message(p.stderr))
-        self.namespace: str = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
+    def _env(self) -> Optional[Dict[str, str]]:
+        return None
+
+    def _refusal(self, rc: int, stderr: str) -> Exception:
+        return refusal(rc, stderr)
+
+    def _pod(self, pod: Obj) -> List[str]:
+        """`logs`' options that select the pod."""
+        return ["--pod", name_of(pod)]
 
     def _args(self, verb: str, *args: str, ns: Optional[str] = None) -> List[str]:
         return [verb, *args, *self.flags, "-n", ns or self.namespace]
@@ -81,13 +77,14 @@ class Kube:
     def _popen(self, verb: str, *args: str, ns: Optional[str] = None) -> subprocess.Popen:
         return subprocess.Popen([self.binary, *self._args(verb, *args, ns=ns)], text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, env=self._env(), errors="replace")
 
     def run(self, verb: str, *args: str, ns: Optional[str] = None) -> str:
         """The verb's standard output; its refusal raised."""
-        p = _binary.call(self.binary, self._args(verb, *args, ns=ns), timeout=None)
+        p = _binary.call(self.binary, self._args(verb, *args, ns=ns), env=self._env(),
+                         timeout=None)
         if p.returncode != 0:
-            raise refusal(p.returncode, p.stderr)
+            raise self._refusal(p.returncode, p.stderr)
         return p.stdout
 
     def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
@@ -104,27 +101,6 @@ class Kube:
     def pods(self, name: str, ns: Optional[str] = None, label: str = JOBSET_NAME) -> List[Obj]:
         return self.list("pods", ns, f"{label}={name}")
 
-    def runtime_objects(self) -> List[Obj]:
-        out: List[Obj] = []
-        for kind in runtimes.RUNTIME_KINDS:  # a kind not served (no CRD) has none
-            with contextlib.suppress(ApiNotFoundError):
-                out += [dict(o, kind=kind) for o in self.list(kind)]
-        return out
-
-    def create(self, obj: Obj, ns: Optional[str] = None) -> None:
-        """`submit`; what the binary's validation refuses is raised as the server's 422."""
-        with _binary.ManifestFiles([obj]) as files:
-            p = _binary.call(self.binary, self._args("submit", *files.paths, ns=ns), timeout=None)
-        if p.returncode == 0:
-            return
-        err = refusal(p.returncode, p.stderr)
-        if isinstance(err, ValueError):
-            causes = [{"field": e.field, "message": e.message, "reason": "FieldValueInvalid"}
-                      for e in parse_field_errors(p.stderr, files.paths) if e.field]
-            err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
-                           {"causes": causes})
-        raise err
-
     def delete(self, kind: str, name: str, ns: Optional[str] = None,
                cascade: Optional[str] = None) -> None:
         self.run("delete", f"{kind.lower()}/{name}",
@@ -132,12 +108,12 @@ class Kube:
 
     def log(self, kind: str, name: str, pod: Obj, container: str,
             ns: Optional[str] = None) -> List[str]:
-        """The pod's log lines (none while its container has not started)."""
+        """The pod's log lines (none while its container has not started: the kubelet's 400)."""
         try:
-            out = self.run("logs", f"{kind.lower()}/{name}", "--pod", name_of(pod), "-c",
-                           container, ns=ns)
+            out = self.run("logs", f"{kind.lower()}/{name}", *self._pod(pod), "-c", container,
+                           ns=ns)
         except ApiError as e:
-            if e.code == 400:  # waiting to start
+            if e.code == 400:
                 return []
             raise
         return out.splitlines()
@@ -145,14 +121,14 @@ class Kube:
     def follow(self, kind: str, name: str, pod: Obj, container: str,
                ns: Optional[str] = None) -> Iterator[str]:
         """`logs -f --pod`: the pod's lines as they come, until its log ends."""
-        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", "--pod", name_of(pod), "-c",
+        p = self._popen("logs", f"{kind.lower()}/{name}", "-f", *self._pod(pod), "-c",
                         container, ns=ns)
         try:
             for line in p.stdout:  # type: ignore[union-attr]
                 yield line.rstrip("\n")
-            err = p.stderr.read()  # type: ignore[union-attr]
-            if p.wait() != 0:
-                raise refusal(p.returncode, err)
+            err = self._refusal(p.wait(), p.stderr.read())  # type: ignore[union-attr]
+            if p.returncode != 0 and getattr(err, "code", None) not in self.quiet:
+                raise err
         finally:
             if p.poll() is None:
                 p.kill()
@@ -160,17 +136,19 @@ class Kube:
 
     def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
                    watches: Sequence[Watch]) -> Any:
-        """check() after every change `get -w` of the `watches` sees (see _obj.poll; `interval`
-        is the local backend's).  A watch that fails raises its refusal."""
+        """check() after every change `get -w` of the `watches` sees (see _obj.poll), and every
+        `interval` seconds once the watches ended (locally: no run they watch is going).  A
+        watch that fails raises its refusal."""
         changes: "queue.Queue[Optional[Exception]]" = queue.Queue()
         procs = [self._popen("get", plural, "--all", *(["-l", sel] if sel else []), "-w",
                              "-o", "name") for plural, sel in watches]
         for p in procs:
-            threading.Thread(target=_pump, args=(p, changes), daemon=True).start()
+            threading.Thread(target=self._pump, args=(p, changes), daemon=True).start()
 
         def pause(left: float) -> None:
-            with contextlib.suppress(queue.Empty):
-                err = changes.get(timeout=min(left, 3600))  # Queue.get refuses inf
+            watching = any(p.poll() is None for p in procs)
+            with contextlib.suppress(queue.Empty):  # Queue.get refuses inf
+                err = changes.get(timeout=min(left, 3600 if watching else interval))
                 if err is not None:
                     raise err
         try:
@@ -196,6 +174,59 @@ class Kube:
                                  str(ev.get("message") or ""), str(ev.get("reason") or ""), t))
         return sorted(out, key=lambda e: e.event_time)
 
+    def _pump(self, p: subprocess.Popen, changes: "queue.Queue[Optional[Exception]]") -> None:
+        """One wake-up per line of a `get -w -o name`, and one when it ends (its refusal when
+        it ends early)."""
+        for _ in p.stdout:  # type: ignore[union-attr]
+            changes.put(None)
+        err = p.stderr.read()  # type: ignore[union-attr]
+        changes.put(self._refusal(p.returncode, err) if p.wait() not in (0, -9) else None)
+
+
+class Kube(Verbs):
+    """One cluster configuration: the binary and the flags that choose the cluster."""
+
+    def __init__(self, cfg: KubernetesBackendConfig, namespace: Optional[str] = None):
+        if cfg.client_configuration is not None:
+            raise ValueError("client_configuration (a kubernetes.client.Configuration) is not "
+                             "supported: jaxset's SDK reaches the cluster through the jaxset "
+                             "binary; pass config_file and context instead")
+        if cfg.request_timeout is not None and not cfg.request_timeout > 0:
+            raise ValueError(f"request_timeout must be > 0 seconds, got {cfg.request_timeout!r}")
+        self.binary = _binary.find_binary(cfg.jaxset_bin)
+        self.flags = ["--request-timeout", f"{cfg.request_timeout or 30.0:g}s", "--errors=json"]
+        if cfg.config_file is not None:
+            self.flags += ["--kubeconfig", os.path.expanduser(os.fspath(cfg.config_file))]
+        if cfg.context:
+            self.flags += ["--context", cfg.context]
+        ns = namespace or cfg.namespace
+        p = _binary.call(self.binary, ["config", "view", "--minify", "-o", "json", *self.flags,
+                                       *(["-n", ns] if ns else [])])
+        if p.returncode != 0:
+            raise KubeConfigError(_message(p.stderr))
+        self.namespace = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
+
+    def runtime_objects(self) -> List[Obj]:
+        out: List[Obj] = []
+        for kind in runtimes.RUNTIME_KINDS:  # a kind not served (no CRD) has none
+            with contextlib.suppress(ApiNotFoundError):
+                out += [dict(o, kind=kind) for o in self.list(kind)]
+        return out
+
+    def create(self, obj: Obj, ns: Optional[str] = None) -> None:
+        """`submit`; what the binary's validation refuses is raised as the server's 422."""
+        with _binary.ManifestFiles([obj]) as files:
+            p = _binary.call(self.binary, self._args("submit", *files.paths, ns=ns), timeout=None)
+        if p.returncode == 0:
+            return
+        err = refusal(p.returncode, p.stderr)
+        if isinstance(err, ValueError):
+            causes = [{"field": e.field, "message": e.message, "reason": "FieldValueInvalid"}
+                      for e in parse_field_errors(p.stderr, files.paths) if e.field]
+            err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
+                           {"causes": causes})
+        raise err
+
     def interrupt(self, kind: str, name: str, ns: Optional[str] = None) -> str:
         return f"interrupted: stopped waiting; {kind} {name} goes on in the cluster"
 
@@ -203,11 +234,3 @@ class Kube:
         """What a failure is attributed to: nothing more than the job's condition says."""
         return {}
 
-
-def _pump(p: subprocess.Popen, changes: "queue.Queue[Optional[Exception]]") -> None:
-    """One line per change of a `get -w -o name`; its refusal when it ends early."""
-    for _ in p.stdout:  # type: ignore[union-attr]
-        changes.put(None)
-    err = p.stderr.read()  # type: ignore[union-attr]
-    if p.wait() not in (0, -9):
-        changes.put(refusal(p.returncode, err))

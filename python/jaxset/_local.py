@@ -1,9 +1,9 @@
-"""The local backend, with the Kubernetes backend's methods (_kube.py): a job is ``jaxset run
-FILE... -q`` in its own session, read back with ``jaxset get NAME -o json --local``, ``jaxset
-logs`` and its run.json, removed by ``jaxset delete --force``.  Runs of ``jaxset run`` outside
-the SDK are jobs too, of the kind their JobSet's jaxset.dev/source-kind names."""
+"""The local backend: the Kubernetes backend's verbs (_kube.Verbs) over ``--local``; a job is
+``jaxset run FILE... -q`` in its own session, removed by ``jaxset delete --force``.  Runs of
+``jaxset run`` outside the SDK are jobs too, of the kind they were run as."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -14,21 +14,17 @@ import tempfile
 import threading
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
-from ._obj import (JOBSET_NAME, Obj, annotation, attempt, condition, created, dig, name_of,
-                   parse_time, poll)
-from .errors import NotFoundError
-from .types import UNKNOWN, Event, LocalBackendConfig
+from ._kube import Verbs, _message
+from ._obj import Obj, annotation, attempt, condition, dig, name_of, poll
+from .errors import ApiError, ApiNotFoundError, NotFoundError
+from .types import Event, LocalBackendConfig
 
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 RUN_STATE, RUN_DIR = "jaxset.dev/run-state", "jaxset.dev/run-dir"
-SOURCE_KIND = "jaxset.dev/source-kind"
-JAX_RJOBS = "jaxset.dev/jax-replicated-jobs"
-GOING = ("Starting", "Running")
-NOTE = "sdk-trainjob.json"  # the TrainJob the SDK created, kept beside its run
-_EVENT = re.compile(r"^(\S+) (Normal|Warning) ([A-Za-z0-9_]+): (.*)$")
+GOING = ("Starting", "Running", "Restarting", "Suspended")  # the states of a live run
 
 
 def _run_file(js: Obj, file: str) -> str:
@@ -47,8 +43,8 @@ def _read_json(js: Obj, file: str) -> Dict[str, Any]:
 
 
 def _ended(js: Obj) -> Optional[Obj]:
-    """The condition a run ended with: the JobSet's Completed or Failed, else Failed when
-    jaxset ended without finishing it (interrupted, killed); None while it runs."""
+    """The condition a run's JobSet ended with: Completed or Failed, else Failed when jaxset
+    ended without finishing it (interrupted, killed); None while it runs."""
     found = condition(js, "Completed") or condition(js, "Failed")
     state = annotation(js, RUN_STATE)
     if found or state in GOING:
@@ -57,13 +53,15 @@ def _ended(js: Obj) -> Optional[Obj]:
             "message": f"jaxset run ended: {state or 'gone'}"}
 
 
-class Local:
+class Local(Verbs):
     """The jobs of one state home."""
+    quiet = (400,)  # a pod that wrote no log before its run ended
 
     def __init__(self, cfg: LocalBackendConfig, namespace: Optional[str] = None):
         self.cfg = cfg
         self.binary = _binary.find_binary(cfg.jaxset_bin)
         self.namespace = namespace or cfg.namespace
+        self.flags = ["--local"]
         files = list(cfg.runtime_files)
         docs = _binary.decode_files(self.binary, files) if files else []
         self._runtimes = {(str(cr["kind"]), name_of(cr)): cr for cr in
@@ -76,67 +74,42 @@ class Local:
             env["JAXSET_HOME"] = os.path.abspath(os.path.expanduser(self.cfg.home))
         return env
 
-    def _jaxset(self, *args: str) -> subprocess.CompletedProcess:
-        return _binary.call(self.binary, [*args, "--local"], env=self._env())
+    def _refusal(self, rc: int, stderr: str) -> Exception:
+        """A failed local verb: NotFound when there is no run of the name, else a 400 (no pod
+        log matches, yet: a cluster's container waiting to start)."""
+        msg = _message(stderr)
+        if "no run of" in msg:
+            return ApiNotFoundError(404, "NotFound", msg, {})
+        return ApiError(400, "BadRequest", msg, {})
 
-    def _get(self, *args: str) -> Optional[Obj]:
-        """`jaxset get ARGS -o json`'s object or List; None when there is none."""
-        p = self._jaxset("get", *args, "-o", "json")
-        return json.loads(p.stdout) if p.returncode == 0 else None
+    def _pod(self, pod: Obj) -> List[str]:
+        """The pod and its attempt (a run that restarted heads each attempt's log else)."""
+        return [*super()._pod(pod), "--attempt", str(attempt(pod))]
+
+    def _get(self, what: str) -> Optional[Obj]:
+        """`jaxset get WHAT -o json`'s object; None when there is none."""
+        with contextlib.suppress(NotFoundError):
+            return json.loads(self.run("get", what, "-o", "json"))
+        return None
 
     def jobset(self, name: str) -> Optional[Obj]:
-        """The JobSet of NAME's latest run, its state (_ended) and directory as annotations."""
+        """The JobSet of NAME's latest run, its state and directory as annotations."""
         return self._get(name) if isinstance(name, str) and NAME_RE.match(name) else None
-
-    def pods(self, name: str, ns: Optional[str] = None, label: str = "") -> List[Obj]:
-        """The pods of NAME's latest run, of every restart attempt, oldest first."""
-        if not (isinstance(name, str) and NAME_RE.match(name)):
-            return []
-        got = self._get("pods", "-l", f"{JOBSET_NAME}={name}")
-        return got["items"] if got else []
 
     # -- jobs ------------------------------------------------------------------------------
 
     def job(self, kind: str, name: str, ns: Optional[str] = None) -> Obj:
         """The job `kind` NAME as its object with its status (NotFoundError)."""
-        obj = self._job_of(kind, self.jobset(name), ns or self.namespace)
-        if obj is None:
-            raise NotFoundError(f"{kind} {ns or self.namespace}/{name} not found")
-        return obj
-
-    def _job_of(self, kind: str, js: Optional[Obj], ns: str) -> Optional[Obj]:
-        """The job `kind` of the run whose JobSet is `js`, when it is one in `ns`."""
-        if not js or annotation(js, SOURCE_KIND) != kind or dig(js, "metadata.namespace") != ns:
-            return None
-        return self._trainjob(js) if kind == "TrainJob" else self._get(f"jaxjob/{name_of(js)}")
+        ns = ns or self.namespace
+        got = self._get(f"{kind.lower()}/{name}") if NAME_RE.match(str(name)) else None
+        if not got or dig(got, "metadata.namespace") != ns:
+            raise NotFoundError(f"{kind} {ns}/{name} not found")
+        return got
 
     def jobs(self, kind: str, ns: Optional[str] = None) -> List[Obj]:
         """Every job of `kind` (runs of the SDK or of `jaxset run`), oldest first."""
-        listed = (self._get() or {}).get("items", [])
-        out = [self._job_of(kind, js, ns or self.namespace) for js in listed]
-        return sorted((j for j in out if j), key=lambda j: (created(j), name_of(j)))
-
-    def _trainjob(self, js: Obj) -> Obj:
-        """A run's TrainJob (the SDK's, else one made from the JobSet) as the run has it."""
-        tj = _read_json(js, NOTE) or {"apiVersion": runtimes.API_VERSION, "kind": "TrainJob",
-                                      "spec": {"runtimeRef": {"name": UNKNOWN}}}
-        run = _read_json(js, "run.json")
-        tj["metadata"] = {"name": name_of(js), "namespace": dig(js, "metadata.namespace"),
-                          "creationTimestamp": run.get("startTime")}
-        trainer = annotation(js, JAX_RJOBS) or runtimes.NODE
-        for rj in dig(js, "spec.replicatedJobs", []):
-            if rj.get("name") == trainer:
-                n = dig(rj, "template.spec.parallelism", 1)
-                tj.setdefault("spec", {}).setdefault("trainer", {})["numNodes"] = n
-        end = _ended(js)
-        if end is not None:
-            done = end["type"] == "Completed"
-            first = "" if done else dig(run, "failure.summary", "")
-            why = str(end.get("message") or end.get("reason") or "")
-            end = dict(end, type="Complete" if done else "Failed",
-                       message=f"{why}; first failed: {first}" if first else why)
-        tj["status"] = {"conditions": [end] if end else []}
-        return tj
+        ns = ns or self.namespace
+        return [j for j in super().jobs(kind) if dig(j, "metadata.namespace") == ns]
 
     def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
         """The first failed pod of the run's last failure (run.json's "failure"), or {}."""
@@ -171,13 +144,10 @@ class Local:
             _binary.validate_files(self.binary, files, env=self._env())
             proc = self._spawn(files.paths, err)
             try:
-                js = self._started(name, kind, proc, err)
-                if kind == "TrainJob":
-                    with open(_run_file(js, NOTE), "w", encoding="utf-8") as f:
-                        json.dump(docs[0], f)
+                self._started(name, kind, proc, err)
             except BaseException:  # nothing may run half-started
                 if self.jobset(name) is not None:
-                    self._jaxset("delete", name, "--force")
+                    self.run("delete", name, "--force")
                 proc.terminate()
                 proc.wait()
                 raise
@@ -204,14 +174,12 @@ class Local:
         threading.Thread(target=proc.wait, daemon=True).start()  # reaped when it ends
         return proc
 
-    def _started(self, name: str, kind: str, proc: subprocess.Popen, err: Any) -> Obj:
-        """The run's JobSet once `jaxset get` shows it as `kind`; RuntimeError when jaxset ended."""
+    def _started(self, name: str, kind: str, proc: subprocess.Popen, err: Any) -> None:
+        """Once `jaxset get` shows the run's `kind`; RuntimeError when jaxset ended."""
         while True:
             ended = proc.poll() is not None  # then read once more: a short job may be done
-            js = self.jobset(name)
-            if js and annotation(js, SOURCE_KIND) == kind and \
-                    (kind == "TrainJob" or self._get(f"jaxjob/{name}")):
-                return js
+            if self._get(f"{kind.lower()}/{name}"):
+                return
             if ended:
                 err.seek(0)
                 lines = err.read().decode("utf-8", "replace").strip().splitlines()
@@ -224,55 +192,14 @@ class Local:
         """`jaxset delete --force`: stops the run (SIGTERM, every pod the kubelet's way), waits
         for it and removes it."""
         self.job(kind, name, ns)
-        p = self._jaxset("delete", name, "--force")
-        if p.returncode not in (0, 2):
-            raise RuntimeError(f"jaxset delete {name}: {p.stderr.strip()}")
-
-    # -- logs, waiting, events -------------------------------------------------------------
-
-    def log(self, kind: str, name: str, pod: Obj, container: str,
-            ns: Optional[str] = None) -> List[str]:
-        """`jaxset logs NAME POD`: the pod's log lines (none before it wrote any)."""
-        p = self._jaxset("logs", name, name_of(pod), "--attempt", str(attempt(pod)))
-        return p.stdout.splitlines() if p.returncode == 0 else []
-
-    def follow(self, kind: str, name: str, pod: Obj, container: str,
-               ns: Optional[str] = None) -> Iterator[str]:
-        """`jaxset logs -f NAME POD`, once the pod has a log, until the run ends."""
-        args = ["logs", "-f", name, name_of(pod), "--attempt", str(attempt(pod)), "--local"]
-        while True:
-            proc = subprocess.Popen([self.binary, *args], stdout=subprocess.PIPE, text=True,
-                                    errors="replace", stderr=subprocess.DEVNULL, env=self._env())
-            got = False
-            try:
-                for line in proc.stdout:  # type: ignore[union-attr]
-                    got = True
-                    yield line.rstrip("\n")
-            finally:
-                proc.kill()
-                proc.wait()
-            js = self.jobset(name)
-            if got or proc.returncode == 0 or js is None or _ended(js):
-                return
-            time.sleep(0.1)  # no log written yet
-
-    def wait_until(self, check: Callable[[], Any], timeout: float, interval: float,
-                   watches: Sequence[Any] = ()) -> Any:
-        """check() every `interval` seconds (see _obj.poll)."""
-        return poll(check, timeout, lambda left: time.sleep(min(interval, left)))
+        with contextlib.suppress(NotFoundError):  # gone meanwhile
+            self.run("delete", f"{kind.lower()}/{name}", "--force")
 
     def events(self, kind: str, name: str, ns: Optional[str] = None) -> List[Event]:
-        """The run's events.log, and why jaxset ended when it did without finishing the job."""
-        js = self.jobset(name) or {}
-        try:
-            with open(_run_file(js, "events.log"), encoding="utf-8", errors="replace") as f:
-                found = [_EVENT.match(line) for line in f.read().splitlines()]
-        except OSError:
-            found = []
-        now = datetime.now(timezone.utc)
-        out = [Event("JobSet", name, m.group(4), m.group(3), parse_time(m.group(1)) or now)
-               for m in found if m]
-        end = _ended(js)
+        """The run's events, and why jaxset ended when it did without finishing the job."""
+        out = super().events(kind, name, ns)
+        end = _ended(self.jobset(name) or {})
         if end and end.get("reason") == "RunFailed":
-            out.append(Event("JobSet", name, end["message"], "RunFailed", now))
+            out.append(Event("JobSet", name, end["message"], "RunFailed",
+                             datetime.now(timezone.utc)))
         return out

@@ -38,7 +38,8 @@ class NotFoundError(RuntimeError, LookupError):
 
 class JobFailedError(RuntimeError):
     """A job Failed.  `failure` is what jaxset attributed it to ({} when nothing is known): the
-    first failed pod of the last attempt, as run.json's "failure" holds it (docs/sdk.md)."""
+    first failed pod of the last attempt, as run.json's "failure" holds it (docs/sdk.md); the
+    message ends with its summary line and error."""
 
     def __init__(self, message: str, failure: Optional[Dict[str, Any]] = None):
         self.failure: Dict[str, Any] = dict(failure or {})
@@ -51,7 +52,8 @@ class JobFailedError(RuntimeError):
         self.signal: Optional[str] = f.get("signal")
         self.error: str = f.get("message") or ""
         self.log_path: Optional[str] = f.get("log")
-        super().__init__(message + "".join(f"\n  {line}" for line in self.error.splitlines()))
+        first = f"; first failed: {f['summary']}" if f.get("summary") else ""
+        super().__init__(message + first + "".join(f"\n  {ln}" for ln in self.error.splitlines()))
 
 
 class KubeConfigError(ValueError):

@@ -28,13 +28,17 @@
  * JAX_COORDINATOR_ADDRESS are upserted into its env as upstream writes them.  Annotations: jax-runtime=trainjob,
  * coordinator port 29500 and jax-replicated-jobs = the trainer job (initializer jobs are not
  * JAX processes), so the coordinator is <trainjob>-node-0-0.<trainjob>:29500 as upstream.
+ * The initializer replicated jobs (labelled trainjob-ancestor-step=dataset-initializer /
+ * model-initializer) get replicas 1 and spec.initializer.dataset / .model in their container of
+ * that name (STORAGE_URI, env, envFrom secretRef: api/trainjob_init.h); with the runtime's
+ * podGroupPolicy every pod template gets the pod-group label (coscheduling) or annotation
+ * (volcano) naming the TrainJob.  The PodGroup itself is the cluster controller's
+ * (api/trainjob_podgroup.h).
  * Decisions where upstream is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
  * template (upstream measures it on the TrainJob; the trainer Job failing with
  * DeadlineExceeded fails the JobSet unless the runtime's failurePolicy says otherwise);
- * spec.initializer, spec.managedBy, numProcPerNode (ignored by the JAX plugin too) and
- * mlPolicy/podGroupPolicy beyond numNodes are accepted and not applied (the cluster's TrainJob
- * controller refuses initializer and podGroupPolicy with a Failed condition naming them:
- * api/trainjob_status.h tjs_unsupported). */
+ * spec.managedBy and numProcPerNode (ignored by the JAX plugin too) are accepted and not
+ * applied. */
 #include "api/convert.h"
 
 #include <errno.h>
@@ -44,18 +48,19 @@
 
 #include "api/conv_util.h"
 #include "api/keys.h"
+#include "api/trainjob_init.h"
 #include "api/trainjob_patch.h"
 #include "obj/jx.h"
 
 #define TJ_PORT 29500
 #define TJ_CONTAINER "node"
 #define TJ_MAX_ITEMS 128
-#define TJ_ANCESTOR "trainer.kubeflow.org/trainjob-ancestor-step"
 #define TJ_RJS_PATH "spec.template.spec.replicatedJobs"
 
 struct tj {
     const char *name, *ns;
     const char *rt_name, *rt_kind;
+    const json_t *spec;    /* the TrainJob's spec */
     const json_t *trainer; /* spec.trainer or NULL */
     bool have_nodes, have_suspend, suspend, have_deadline;
     long long num_nodes, deadline;
@@ -129,8 +134,10 @@ static void tj_check_job(struct chk *c, const json_t *doc, struct tj *t)
     const json_t *spec = chk_obj(c, doc, "spec", "", false);
     if (c->errs->n > mark)
         return; /* wrong type, reported */
+    t->spec = spec;
     tj_check_ref(c, spec, t);
     tj_check_trainer(c, spec, t);
+    tji_check(c, spec);
     t->have_suspend = chk_bool(c, spec, "suspend", "spec", &t->suspend);
     t->have_deadline = chk_int(c, spec, "activeDeadlineSeconds", "spec", 1, &t->deadline);
 }
@@ -194,7 +201,7 @@ long conv_trainjob_trainer(const json_t *rjs)
     size_t i, idx;
     const json_t *rj;
     json_array_foreach(rjs, i, rj) {
-        const char *step = jx_get_meta(jx_path(rj, "template.metadata"), "labels", TJ_ANCESTOR);
+        const char *step = jx_get_meta(jx_path(rj, "template.metadata"), "labels", TJI_ANCESTOR);
         if (step && strcmp(step, "trainer") == 0)
             return (long)i;
     }
@@ -208,7 +215,7 @@ static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
     long idx = json_is_array(rjs) ? conv_trainjob_trainer(rjs) : -1;
     if (idx < 0) {
         ferr_add(c->errs, FERR_REQUIRED, TJ_RJS_PATH, NULL,
-                 "%s \"%s\" has no replicated job labelled " TJ_ANCESTOR
+                 "%s \"%s\" has no replicated job labelled " TJI_ANCESTOR
                  "=trainer or named \"" TJ_CONTAINER "\"",
                  t->rt_kind, t->rt_name);
         return;
@@ -246,23 +253,6 @@ static void tj_check_runtime(struct chk *c, const json_t *doc, const json_t *rt,
 }
 
 /* ---- building --------------------------------------------------------------------------- */
-
-static int tj_merge_env(json_t *node, const json_t *env)
-{
-    json_t *dst = jx_ensure_arr(node, "env");
-    size_t i, k;
-    const json_t *e;
-    if (!dst)
-        return -ENOMEM;
-    json_array_foreach(env, i, e) {
-        json_t *copy = json_deep_copy(e);
-        int rc = chk_named(dst, jx_str(e, "name"), SIZE_MAX, &k) ? json_array_set_new(dst, k, copy)
-                                                                 : json_array_append_new(dst, copy);
-        if (rc < 0)
-            return -ENOMEM;
-    }
-    return 0;
-}
 
 static int tj_add_port(json_t *node)
 {
@@ -303,7 +293,7 @@ static int tj_jax_env(json_t *node, const struct tj *t)
                             "valueFrom", "fieldRef", "fieldPath",
                             "metadata.annotations['" ANN_JOB_COMPLETION_INDEX "']", "name",
                             "JAX_COORDINATOR_ADDRESS", "value", addr);
-    int rc = env ? tj_merge_env(node, env) : -ENOMEM;
+    int rc = env ? tji_merge_env(node, env) : -ENOMEM;
     json_decref(env);
     return rc;
 }
@@ -318,7 +308,7 @@ static int tj_fill_node(json_t *node, const struct tj *t)
     if (rc == 0)
         rc = tj_override(node, tr, "args", "args");
     if (rc == 0 && env)
-        rc = tj_merge_env(node, env);
+        rc = tji_merge_env(node, env);
     if (rc == 0)
         rc = tj_override(node, tr, "resourcesPerNode", "resources");
     if (rc == 0 && tr)
@@ -353,7 +343,11 @@ static json_t *tj_build(const json_t *rt, const struct tj *t)
         rc = t->have_suspend ? jx_set_bool(spec, "suspend", t->suspend) : 0;
     }
     if (rc == 0)
+        rc = tji_apply(spec, t->spec);
+    if (rc == 0)
         rc = tj_fill_rj(json_array_get(jx_arr(spec, "replicatedJobs"), t->rj_idx), t);
+    if (rc == 0)
+        rc = tji_pod_group(spec, jx_path(rt, "spec.podGroupPolicy"), t->name);
     if (rc == 0) {
         rc = jx_set_new(js, "spec", spec);
         spec = NULL;

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/keys.h"
+#include "api/pod_meta.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
@@ -408,17 +409,6 @@ json_t *jjs_pod_labels(const char *name)
                      JJS_LBL_RTYPE, "worker");
 }
 
-/* A completion index as the Job controller writes it: decimal, non-negative; -1 otherwise. */
-static long long completion_index(const json_t *meta)
-{
-    const char *s = jx_get_meta(meta, "annotations", ANN_JOB_COMPLETION_INDEX);
-    if (!s)
-        s = jx_get_meta(meta, "labels", ANN_JOB_COMPLETION_INDEX);
-    if (!s || !*s || strlen(s) > 9 || strspn(s, "0123456789") != strlen(s))
-        return -1;
-    return strtoll(s, NULL, 10);
-}
-
 static int want_label(json_t *out, const json_t *meta, const char *k, const char *v)
 {
     const char *have = jx_get_meta(meta, "labels", k);
@@ -429,7 +419,7 @@ json_t *jjs_pod_index_labels(const json_t *meta)
 {
     const char *op = jx_get_meta(meta, "labels", JJS_LBL_OPERATOR);
     const char *rt = jx_get_meta(meta, "labels", JJS_LBL_RTYPE);
-    long long idx = completion_index(meta);
+    long long idx = pod_completion_index(meta);
     json_t *out = json_object();
     char v[24];
     if (!out || !op || strcmp(op, JJS_OPERATOR) != 0 || !rt || strcmp(rt, "worker") != 0 ||

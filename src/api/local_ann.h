@@ -5,7 +5,12 @@
  *       tears a gang down, its pods get this termination grace period instead of their own
  *       terminationGracePeriodSeconds.  JAX workers treat SIGTERM as a preemption notice and
  *       keep running, so without it a restart waits out the whole grace period.  Stopping the
- *       whole run keeps each pod's own grace. */
+ *       whole run keeps each pod's own grace.  On a cluster the pods of the Jobs jaxset's
+ *       controller creates carry it as their terminationGracePeriodSeconds when it is shorter
+ *       (local_ann_cap_job_grace): the Job controller deletes a failed Job's pods, and the
+ *       garbage collector a deleted Job's, with the pods' own grace, and the kubelet keeps the
+ *       grace of the first deletion however it is shortened afterwards
+ *       (kubernetes/kubernetes#83916; README, restart grace on a cluster). */
 #ifndef JX_LOCAL_ANN_H
 #define JX_LOCAL_ANN_H
 
@@ -20,5 +25,9 @@
  * invalid value is a field error at metadata.annotations[jaxset.dev/restart-grace-seconds].
  * Returns the number of errors added (0 or 1) or -ENOMEM. */
 int local_ann_restart_grace(const json_t *js, long long *out, struct ferr_list *errs);
+
+/* Job `job`'s pod template gets terminationGracePeriodSeconds `grace` when its own (30 when
+ * unset, as the API server defaults it) is longer; nothing when grace < 0.  0 or -ENOMEM. */
+int local_ann_cap_job_grace(json_t *job, long long grace);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/trainjob_init.h"
 #include "obj/dns.h"
 #include "obj/jx.h"
 #include "obj/sbuf.h"
@@ -530,6 +531,28 @@ static int ml_plugins(const struct tjv *t)
     return 0;
 }
 
+/* plugins/volcano Validate: the queue annotation (the runtime template's, a runtime patch's
+ * over it, as newRuntimeInfo merges them) must not be empty.  (Its check that a pod template's
+ * priorityClassName names an existing PriorityClass needs the cluster, and is not made.) */
+static int volcano_plugin(const struct tjv *t)
+{
+    const json_t *q = json_object_get(jx_path(t->rt, "spec.template.metadata.annotations"),
+                                      TJI_VOLCANO_QUEUE);
+    size_t i;
+    const json_t *p;
+    if (!json_object_get(jx_path(t->rt, "spec.podGroupPolicy"), "volcano"))
+        return 0;
+    json_array_foreach(jx_arr(jx_obj(t->tj, "spec"), "runtimePatches"), i, p) {
+        const json_t *v = json_object_get(
+            jx_path(p, "trainingRuntimeSpec.template.metadata.annotations"), TJI_VOLCANO_QUEUE);
+        q = v ? v : q;
+    }
+    if (!json_is_string(q) || *json_string_value(q))
+        return 0;
+    return ferr_add_str(t->errs, FERR_INVALID, "spec.annotations[" TJI_VOLCANO_QUEUE "]", "",
+                        "Volcano queue name must not be empty");
+}
+
 int tja_plugin_rules(const json_t *tj, const json_t *old, const json_t *rt, const json_t *js,
                      struct ferr_list *errs)
 {
@@ -537,6 +560,8 @@ int tja_plugin_rules(const json_t *tj, const json_t *old, const json_t *rt, cons
     int rc = jobset_plugin(&t);
     if (rc == 0)
         rc = ml_plugins(&t);
+    if (rc == 0)
+        rc = volcano_plugin(&t);
     return rc < 0 || errs->rc < 0 ? -ENOMEM : 0;
 }
 

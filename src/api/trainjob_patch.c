@@ -121,11 +121,13 @@ static int apply_one(json_t *tmpl, const json_t *p, size_t i, struct ferr_list *
 json_t *tjp_patched_runtime(const json_t *tj, const json_t *rt, struct ferr_list *errs)
 {
     const json_t *patches = jx_arr(jx_obj(tj, "spec"), "runtimePatches");
+    if (json_array_size(patches) == 0) /* nothing changes: the runtime itself, read only */
+        return json_incref((json_t *)rt);
     json_t *out = json_deep_copy(rt), *names = NULL, *tmpl = NULL;
     size_t i;
     const json_t *p;
     int rc = out ? 0 : -ENOMEM;
-    if (rc < 0 || json_array_size(patches) == 0)
+    if (rc < 0)
         return out;
     if (!(tmpl = jx_ensure_obj(jx_ensure_obj(out, "spec"), "template")) ||
         !(names = job_names(jx_path(tmpl, "spec.replicatedJobs"))))

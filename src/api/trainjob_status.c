@@ -206,35 +206,16 @@ void tjs_result_release(struct tjs_result *r)
     r->status = r->events = NULL;
 }
 
-static bool present(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-    return v && !json_is_null(v) &&
-           !(json_is_object(v) && json_object_size(v) == 0) &&
-           !(json_is_array(v) && json_array_size(v) == 0);
-}
-
 const char *tjs_unsupported(const json_t *trainjob, const json_t *runtime, char *buf, size_t n)
 {
-    const json_t *spec = jx_obj(trainjob, "spec"), *rspec = jx_obj(runtime, "spec");
-    if (present(spec, "initializer")) {
-        snprintf(buf, n, "spec.initializer: jaxset does not implement this TrainJob field");
-        return buf;
-    }
+    (void)trainjob;
+    const json_t *rspec = jx_obj(runtime, "spec");
     static const char *const others[] = {"torch", "mpi", "flux", "xgboost", NULL};
     for (size_t i = 0; json_object_get(jx_obj(rspec, "mlPolicy"), "jax") && others[i]; i++) {
         if (!json_object_get(jx_obj(rspec, "mlPolicy"), others[i]))
             continue;
         snprintf(buf, n, "spec.mlPolicy.%s: only one policy can be configured, and jaxset "
                  "runs jax", others[i]);
-        return buf;
-    }
-    if (present(rspec, "podGroupPolicy")) {
-        snprintf(buf, n, "spec.podGroupPolicy: jaxset does not implement this runtime field "
-                 "(in %s \"%s\")", jx_str(runtime, "kind") ? jx_str(runtime, "kind") : "runtime",
-                 jx_str(jx_obj(runtime, "metadata"), "name") ? jx_str(jx_obj(runtime,
-                                                                              "metadata"), "name")
-                                                              : "");
         return buf;
     }
     return NULL;

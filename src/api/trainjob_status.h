@@ -55,8 +55,9 @@ void tjs_result_release(struct tjs_result *r);
 bool tjs_finished(const json_t *status);
 
 /* What jaxset does not implement in this TrainJob and its runtime (borrowed): NULL, or a
- * message naming the field ("spec.initializer: ..."), written into buf.  (spec.runtimePatches
- * is implemented: api/trainjob_patch.h.) */
+ * message naming the field ("spec.mlPolicy.torch: ..."), written into buf.  (runtimePatches,
+ * initializers and podGroupPolicy are implemented: api/trainjob_patch.h, api/trainjob_init.h,
+ * api/trainjob_podgroup.h.) */
 const char *tjs_unsupported(const json_t *trainjob, const json_t *runtime, char *buf, size_t n);
 
 #endif

@@ -43,6 +43,7 @@ struct backend_delete {
 };
 
 struct backend;
+struct runs_run;
 
 #define BACKEND_COLUMNS_MAX 16
 
@@ -86,6 +87,8 @@ struct backend {
     bool all_runs;      /* local: every run kept, not only the latest of each name */
     bool all_ns;        /* cluster: -A */
     bool quiet;         /* get: no message for an object not found */
+    struct runs_run *runs; /* local: the runs its last read loaded, which its rows show */
+    size_t n_runs;
 };
 
 extern const struct backend_ops backend_local_ops, backend_cluster_ops;

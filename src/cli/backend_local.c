@@ -1,13 +1,15 @@
 /* backend_local: the runs this machine keeps (local/rundir.h) as Kubernetes objects: a run's
  * JobSet annotated with its state, directory and id; for a JAXJob's or TrainJob's run, that
  * job with the status its controller would write (run.json's "jaxjob" or "trainjob"); its
- * Pods (cli/pods.h) and Jobs (jobs.json).  A watch reads them again every LOCAL_POLL_MS and
+ * Pods (cli/pods.h), Jobs (jobs.json) and Events (events.log); a TrainJob whose run ended
+ * without finishing it is Failed (RunFailed).  A watch reads them again every LOCAL_POLL_MS and
  * reports what changed, until no run it watches is going. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "api/job_state.h"
 #include "api/keys.h"
 #include "cli/backend.h"
 #include "cli/backend_int.h"
@@ -26,9 +28,19 @@ static int local_open(struct backend *b)
     return EXIT_OK;
 }
 
+/* Keeps runs v[0..n) (taken) as the runs of the last read, in place of those before. */
+static void keep_runs(struct backend *b, struct runs_run *v, size_t n)
+{
+    for (size_t i = 0; i < b->n_runs; i++)
+        runs_free(&b->runs[i]);
+    free(b->runs);
+    b->runs = v;
+    b->n_runs = n;
+}
+
 static void local_close(struct backend *b)
 {
-    (void)b;
+    keep_runs(b, NULL, 0);
 }
 
 /* The JAXJob ("jaxjob") or TrainJob ("trainjob") a run of one keeps, created when the run
@@ -41,6 +53,31 @@ static json_t *run_job(const struct runs_run *r, const char *key)
     if (json_is_object(meta) && jx_str(r->run, "startTime"))
         jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
     return jj;
+}
+
+static bool cond_true(const json_t *obj, const char *type)
+{
+    const char *s = jx_str(job_state_condition(obj, type), "status");
+    return s && !strcmp(s, "True");
+}
+
+/* A TrainJob whose run ended without finishing it (interrupted, killed, Lost: neither Complete
+ * nor Failed) is Failed, reason RunFailed, so that a wait on it ends (the SDK's among them).
+ * 0 or -ENOMEM. */
+static int unfinished(json_t *tj, const struct runs_run *r)
+{
+    char msg[64];
+    json_t *conds;
+    if (runs_live(r) || cond_true(tj, "Complete") || cond_true(tj, "Failed"))
+        return 0;
+    snprintf(msg, sizeof(msg), "jaxset run ended: %s", runs_state(r));
+    conds = jx_ensure_arr(jx_ensure_obj(tj, "status"), "conditions");
+    return conds && !json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s}", "type",
+                                                            "Failed", "status", "True",
+                                                            "reason", "RunFailed", "message",
+                                                            msg))
+               ? 0
+               : -ENOMEM;
 }
 
 /* A copy of every Job of jobs.json, with its apiVersion and kind. */
@@ -103,6 +140,15 @@ static int run_objects(const struct runs_run *r, const struct kc_res *k, json_t 
         if (!jx_obj(r->run, key))
             return 0;
         got = run_job(r, key);
+        if (got && k->family == JOB_KIND_TRAINJOB && unfinished(got, r) < 0) {
+            json_decref(got);
+            got = NULL;
+        }
+    } else if (is_kind(k, "Event")) {
+        json_t *v = runs_events(r, false);
+        int rc = v ? json_array_extend(items, v) : -ENOMEM;
+        json_decref(v);
+        return rc < 0 ? -ENOMEM : 0;
     } else if (is_kind(k, "Pod") || is_kind(k, "Job")) {
         js = run_jobset(r);
         json_t *v = is_kind(k, "Job") ? run_jobs(r)
@@ -127,33 +173,55 @@ static int oom(const struct backend *b)
 
 static int no_such_kind(const struct backend *b, const struct kc_res *k)
 {
-    fprintf(stderr, "jaxset %s: a local run keeps no %s (jobsets, jaxjobs, pods and jobs; "
-                    "other kinds are a cluster's)\n", b->c->cmd, k->plural);
+    fprintf(stderr, "jaxset %s: a local run keeps no %s (jobsets, jaxjobs, trainjobs, pods, "
+                    "jobs and events; other kinds are a cluster's)\n", b->c->cmd, k->plural);
     return EXIT_INVALID;
 }
 
-/* The objects of kind k of every run kept (`all`) or of the latest run of each name, with the
- * labels of `selector`: a new array in *out, or an exit status after printing why. */
-static int collect(struct backend *b, const struct kc_res *k, const char *selector,
-                   json_t **out)
+static const char *or_empty(const char *s)
 {
-    struct runs_run *v = NULL;
-    size_t n = 0;
-    json_t *all = json_array(), *items = json_array(), *o;
-    int rc = all && items && runs_list(b->all_runs, &v, &n) == 0 ? 0 : -ENOMEM;
+    return s ? s : "";
+}
+
+/* Appends to items the objects of kind k run r holds with the labels of `selector` (and the
+ * name `name`, when not NULL): how many, -ENOMEM, or -EINVAL (no such kind, a bad selector). */
+static int run_matching(const struct runs_run *r, const struct kc_res *k, const char *selector,
+                        const char *name, json_t *items)
+{
+    json_t *all = json_array(), *o;
+    int rc = all ? run_objects(r, k, all) : -ENOMEM, n = 0;
     size_t i;
-    for (i = 0; rc == 0 && i < n; i++)
-        rc = run_objects(&v[i], k, all);
     json_array_foreach (all, i, o) {
         int m = rc ? 0 : labelsel_match(selector, o);
+        if (m > 0 && name && strcmp(name, or_empty(jx_str(jx_obj(o, "metadata"), "name"))))
+            m = 0;
         rc = m < 0 ? m : rc;
         if (m > 0 && json_array_append(items, o) < 0)
             rc = -ENOMEM;
+        n += m > 0;
     }
-    for (i = 0; i < n; i++)
-        runs_free(&v[i]);
-    free(v);
     json_decref(all);
+    return rc ? rc : n;
+}
+
+/* The objects of kind k (named `name`, when not NULL) of every run kept (`all`) or of the
+ * latest run of each name, with the labels of `selector`: a new array in *out, or an exit
+ * status after printing why.  *going: whether a run that has one of them is still going.
+ * Each run is read once; the backend keeps them for its rows. */
+static int collect(struct backend *b, const struct kc_res *k, const char *selector,
+                   const char *name, json_t **out, bool *going)
+{
+    struct runs_run *v = NULL;
+    size_t n = 0;
+    json_t *items = json_array();
+    int rc = items && runs_list(b->all_runs, &v, &n) == 0 ? 0 : -ENOMEM;
+    *going = false;
+    for (size_t i = 0; rc >= 0 && i < n; i++) {
+        rc = run_matching(&v[i], k, selector, name, items);
+        *going |= rc > 0 && runs_live(&v[i]);
+    }
+    rc = rc < 0 ? rc : 0;
+    keep_runs(b, v, n);
     *out = rc ? NULL : items;
     if (rc)
         json_decref(items);
@@ -168,15 +236,11 @@ static int local_list(struct backend *b, const struct kc_res *k, const char *sel
                       json_t **out)
 {
     json_t *items = NULL;
-    int rc = collect(b, k, selector, &items);
+    bool going;
+    int rc = collect(b, k, selector, NULL, &items, &going);
     *out = rc ? NULL : json_pack("{s:o, s:{s:s}}", "items", items, "metadata",
                                  "resourceVersion", "");
     return rc ? rc : *out ? EXIT_OK : oom(b);
-}
-
-static const char *or_empty(const char *s)
-{
-    return s ? s : "";
 }
 
 static int not_found(const struct backend *b, const struct kc_res *k, const char *name)
@@ -193,57 +257,70 @@ static int not_found(const struct backend *b, const struct kc_res *k, const char
     return EXIT_INVALID;
 }
 
-/* A pod or Job of any latest run, by name. */
-static int get_part(struct backend *b, const struct kc_res *k, const char *name, json_t **out)
+/* A pod or Job of any latest run, by name (*going: whether its run is going). */
+static int get_part(struct backend *b, const struct kc_res *k, const char *name, json_t **out,
+                    bool *going)
 {
-    json_t *items = NULL, *o;
-    size_t i;
-    int rc = collect(b, k, NULL, &items);
-    *out = NULL;
-    json_array_foreach (items, i, o)
-        if (!*out && !strcmp(name, or_empty(jx_str(jx_obj(o, "metadata"), "name"))))
-            *out = json_incref(o);
+    json_t *items = NULL;
+    int rc = collect(b, k, NULL, name, &items, going);
+    *out = json_incref(json_array_get(items, 0));
     json_decref(items);
     return rc ? rc : *out ? EXIT_OK : not_found(b, k, name);
 }
 
-static int local_get(struct backend *b, const struct kc_res *k, const char *name,
-                     json_t **out)
+/* local_get, and whether the run read is going. */
+static int get_one(struct backend *b, const struct kc_res *k, const char *name, json_t **out,
+                   bool *going)
 {
     struct runs_run r;
     *out = NULL;
+    *going = false;
     if (k->family == JOB_KIND_OTHER)
-        return get_part(b, k, name, out);
+        return get_part(b, k, name, out, going);
     if (strchr(name, '/') || runs_load(name, &r) < 0)
         return not_found(b, k, name);
+    *going = runs_live(&r);
     json_t *items = json_array();
     int rc = items ? run_objects(&r, k, items) : -ENOMEM;
     if (k->family == JOB_KIND_JOBSET && rc == 0 && !r.jobset)
         fprintf(stderr, "jaxset %s: %s/jobset.json is unreadable\n", b->c->cmd, r.dir);
     *out = json_incref(json_array_get(items, 0));
     json_decref(items);
-    runs_free(&r);
+    bool had_jobset = r.jobset != NULL;
+    struct runs_run *kept = malloc(sizeof(*kept));
+    if (kept)
+        *kept = r;
+    else
+        runs_free(&r);
+    keep_runs(b, kept, kept ? 1 : 0);
     if (rc < 0)
         return oom(b);
-    return *out ? EXIT_OK : r.jobset || k->family != JOB_KIND_JOBSET ? not_found(b, k, name)
-                                                                     : EXIT_INVALID;
+    return *out ? EXIT_OK : had_jobset || k->family != JOB_KIND_JOBSET ? not_found(b, k, name)
+                                                                        : EXIT_INVALID;
 }
 
-/* What a watch sees at one time: name -> object. */
+static int local_get(struct backend *b, const struct kc_res *k, const char *name,
+                     json_t **out)
+{
+    bool going;
+    return get_one(b, k, name, out, &going);
+}
+
+/* What a watch sees at one time: name -> object; *going: whether a run it shows is going. */
 static json_t *snapshot(struct backend *b, const struct kc_res *k, const char *name,
-                        const char *selector)
+                        const char *selector, bool *going)
 {
     json_t *snap = json_object(), *items = NULL, *o;
     size_t i;
     if (name) { /* quietly: a run deleted under a watch is a DELETED event */
         bool quiet = b->quiet;
         b->quiet = true;
-        if (local_get(b, k, name, &o) == EXIT_OK)
+        if (get_one(b, k, name, &o, going) == EXIT_OK)
             json_object_set_new(snap, name, o);
         b->quiet = quiet;
         return snap;
     }
-    if (collect(b, k, selector, &items) != EXIT_OK) {
+    if (collect(b, k, selector, NULL, &items, going) != EXIT_OK) {
         json_decref(snap);
         return NULL;
     }
@@ -256,32 +333,6 @@ static json_t *snapshot(struct backend *b, const struct kc_res *k, const char *n
     }
     json_decref(items);
     return snap;
-}
-
-static bool live(const char *name)
-{
-    struct runs_run r;
-    if (!name || runs_load(name, &r) < 0)
-        return false;
-    bool going = runs_live(&r);
-    runs_free(&r);
-    return going;
-}
-
-/* Whether a run watched is still going: the run `name`, else one that `snap` shows. */
-static bool going(const char *name, const json_t *snap)
-{
-    const char *key;
-    json_t *o;
-    if (name)
-        return live(name);
-    json_object_foreach ((json_t *)snap, key, o) {
-        const json_t *meta = jx_obj(o, "metadata");
-        const char *run = jx_get_meta(meta, "labels", LBL_JOBSET_NAME);
-        if (live(run ? run : jx_str(meta, "name")))
-            return true;
-    }
-    return false;
 }
 
 /* The events from `prev` to `cur`: fn's first nonzero answer, or 0. */
@@ -305,14 +356,15 @@ static int local_watch(struct backend *b, const struct kc_res *k, const char *na
                        const char *selector, const char *rv, int64_t deadline_ms,
                        kc_cli_event_fn fn, void *arg)
 {
-    json_t *prev = snapshot(b, k, name, selector), *cur;
+    bool going = false;
+    json_t *prev = snapshot(b, k, name, selector, &going), *cur;
     int rc = prev ? 0 : -ENOMEM;
     (void)rv;
-    while (rc == 0 && going(name, prev)) {
+    while (rc == 0 && going) { /* what a snapshot read: ended runs were shown as they ended */
         if (deadline_ms && kt_mono_ms() >= deadline_ms)
             break;
         kt_sleep_ms(LOCAL_POLL_MS);
-        if (!(cur = snapshot(b, k, name, selector))) {
+        if (!(cur = snapshot(b, k, name, selector, &going))) {
             rc = -ENOMEM;
             break;
         }
@@ -378,15 +430,21 @@ static void run_row(struct table *t, const struct runs_run *r, bool wide, bool i
     table_cell(t, "%s", r->dir);
 }
 
-/* One run's row, of the run whose JobSet (or JAXJob) `obj` is. */
+/* One run's row, of the run whose JobSet (or JAXJob) `obj` is: as the read that found `obj`
+ * loaded it, else read again. */
 static void local_row(struct backend *b, const struct kc_res *k, const json_t *obj, bool wide,
                       struct table *t)
 {
     const json_t *meta = jx_obj(obj, "metadata");
     const char *name = jx_str(meta, "name") ? jx_str(meta, "name") : "?";
     const char *dir = jx_get_meta(meta, "annotations", BACKEND_ANN_RUN_DIR);
-    struct runs_run r;
+    struct runs_run r = {0};
     (void)k;
+    for (size_t i = 0; dir && i < b->n_runs; i++)
+        if (!strcmp(b->runs[i].dir, dir)) {
+            run_row(t, &b->runs[i], wide, b->all_runs, kt_now_ms());
+            return;
+        }
     if ((dir ? runs_load_dir(name, dir, &r) : runs_load(name, &r)) < 0)
         r = (struct runs_run){0};
     snprintf(r.name, sizeof(r.name), "%s", name);

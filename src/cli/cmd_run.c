@@ -1,6 +1,6 @@
 /* jaxset run FILE... : validates fully, then runs the job on this machine. */
 #include "cli/cli.h"
-#include "cli/runs.h"
+#include "cli/backend_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -150,7 +150,7 @@ static int run_one(const struct manifest *m, const struct run_args *a)
         made = rd_claim(a->run_dir);
     } else if ((made = rd_new(m->view.name, dir, sizeof(dir))) == 0) {
         rd_mark_latest(m->view.name, dir, prev, sizeof(prev));
-        runs_prune(m->view.name, runs_keep()); /* the new run is the newest: kept */
+        local_prune(m->view.name, local_keep()); /* the new run is the newest: kept */
     }
     if (made < 0)
         return run_dir_error(a, dir, made);

@@ -13,6 +13,7 @@
 #include "cli/runs.h"
 #include "cli/table.h"
 #include "cli/backend_int.h"
+#include "cli/describe.h"
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
@@ -54,23 +55,6 @@ static void header(const struct desc *d, const struct job_state *v)
     if (d->ids.have_rt && d->ids.rt.flavor != JAXRT_OFF)
         table_field(LABEL_W, "JAX Coordinator:", "%s:%d (%lld processes)", d->ids.rt.coord_host,
                     d->ids.rt.port, d->ids.rt.num_processes);
-}
-
-static int conditions(const json_t *obj)
-{
-    struct table t = table_new(5);
-    const json_t *c;
-    size_t i;
-    static const char *const cols[] = {"Type", "Status", "Reason", "Last Transition",
-                                       "Message"};
-    static const char *const keys[] = {"type", "status", "reason", "lastTransitionTime",
-                                       "message"};
-    for (size_t k = 0; k < 5; k++)
-        table_cell(&t, "%s", cols[k]);
-    json_array_foreach (jx_arr(jx_obj(obj, "status"), "conditions"), i, c)
-        for (size_t k = 0; k < 5; k++)
-            table_cell(&t, "%s", or_dash(jx_str(c, keys[k])));
-    return table_section("Conditions:", &t, 2);
 }
 
 static void count_cell(struct table *t, long long n)
@@ -141,46 +125,6 @@ static int restart_history(const struct desc *d)
         table_cell(&t, "%lld", jr);
     }
     return table_section("Restart History:", &t, 2);
-}
-
-static void job_conditions(struct table *t, const json_t *job)
-{
-    char buf[256] = "";
-    size_t len = 0;
-    const json_t *c;
-    size_t i;
-    json_array_foreach (jx_arr(jx_obj(job, "status"), "conditions"), i, c) {
-        int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s", len ? "," : "",
-                         or_dash(jx_str(c, "type")), or_dash(jx_str(c, "status")));
-        if (n < 0 || (size_t)n >= sizeof(buf) - len)
-            break;
-        len += (size_t)n;
-    }
-    table_cell(t, "%s", or_dash(buf));
-}
-
-static int jobs_section(const struct desc *d)
-{
-    static const char *const cols[] = {"Name", "Replicated Job", "Restart Attempt",
-                                       "Active", "Ready", "Succeeded", "Failed", "Conditions"};
-    struct table t = table_new(8);
-    const json_t *j;
-    size_t i;
-    for (size_t k = 0; k < 8; k++)
-        table_cell(&t, "%s", cols[k]);
-    json_array_foreach (d->jobs, i, j) {
-        const json_t *st = jx_obj(j, "status");
-        table_cell(&t, "%s%s", or_dash(jx_str(jx_obj(j, "metadata"), "name")),
-                   jx_str(jx_obj(j, "metadata"), "deletionTimestamp") ? " (terminating)" : "");
-        table_cell(&t, "%s", label(j, LBL_RJ_NAME));
-        table_cell(&t, "%s", label(j, LBL_RESTART_ATTEMPT));
-        table_cell(&t, "%lld", jx_int_or(st, "active", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "ready", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "succeeded", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "failed", 0));
-        job_conditions(&t, j);
-    }
-    return table_section("Jobs:", &t, 2);
 }
 
 static long long pod_restarts(const json_t *pod)
@@ -374,11 +318,11 @@ static int describe(struct desc *d)
         return EXIT_CLUSTER;
     }
     header(d, &v);
-    int bad = conditions(d->obj);
+    int bad = describe_conditions(jx_obj(d->obj, "status"));
     bad |= replicated_jobs(&v);
     job_state_release(&v);
     bad |= restart_history(d);
-    bad |= jobs_section(d);
+    bad |= describe_jobs(d->jobs);
     bad |= pods_section(d);
     bad |= events_section(d);
     kpods_ids_release(&d->ids);

@@ -4,6 +4,7 @@
  * attempt and the events. */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "api/keys.h"
 #include "cli/backend_int.h"
+#include "cli/describe.h"
 #include "cli/runs.h"
 #include "cli/table.h"
 #include "local/rundir.h"
@@ -69,26 +71,6 @@ static void header(const struct runs_run *r, int64_t now)
         field("JAX Coordinator:", "127.0.0.1:%lld", jx_int_or(r->run, "coordinatorPort", 0));
 }
 
-static int conditions(const json_t *st)
-{
-    struct table t = table_new(5);
-    const json_t *c;
-    size_t i;
-    table_cell(&t, "Type");
-    table_cell(&t, "Status");
-    table_cell(&t, "Reason");
-    table_cell(&t, "Last Transition");
-    table_cell(&t, "Message");
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
-        table_cell(&t, "%s", or_dash(jx_str(c, "type")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "status")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "reason")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "lastTransitionTime")));
-        table_cell(&t, "%s", or_dash(jx_str(c, "message")));
-    }
-    return section("Conditions:", &t, 2);
-}
-
 static int replicated_jobs(const json_t *st)
 {
     static const char *const cols[] = {"ready", "active", "succeeded", "failed", "suspended"};
@@ -120,44 +102,6 @@ static void append(char *buf, size_t n, size_t *off, const char *fmt, ...)
     va_end(ap);
     if (len > 0)
         *off = *off + (size_t)len < n ? *off + (size_t)len : n - 1;
-}
-
-/* "Failed=True (BackoffLimitExceeded), ..." of a Job's conditions, or "-". */
-static void job_conditions(struct table *t, const json_t *st)
-{
-    char buf[512] = "";
-    size_t off = 0, i;
-    const json_t *c;
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
-        const char *reason = jx_str(c, "reason");
-        append(buf, sizeof(buf), &off, "%s%s=%s", off ? ", " : "", or_dash(jx_str(c, "type")),
-               or_dash(jx_str(c, "status")));
-        if (reason)
-            append(buf, sizeof(buf), &off, " (%s)", reason);
-    }
-    table_cell(t, "%s", or_dash(buf));
-}
-
-static int jobs_section(const json_t *jobs)
-{
-    struct table t = table_new(7);
-    const json_t *j;
-    size_t i;
-    static const char *const head[] = {"Name",      "Restart Attempt", "Active",    "Ready",
-                                       "Succeeded", "Failed",          "Conditions"};
-    for (size_t k = 0; k < 7; k++)
-        table_cell(&t, "%s", head[k]);
-    json_array_foreach (jobs, i, j) {
-        const json_t *meta = jx_obj(j, "metadata"), *st = jx_obj(j, "status");
-        table_cell(&t, "%s", or_dash(jx_str(meta, "name")));
-        table_cell(&t, "%s", or_dash(jx_get_meta(meta, "labels", LBL_RESTART_ATTEMPT)));
-        table_cell(&t, "%lld", jx_int_or(st, "active", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "ready", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "succeeded", 0));
-        table_cell(&t, "%lld", jx_int_or(st, "failed", 0));
-        job_conditions(&t, st);
-    }
-    return section("Jobs:", &t, 2);
 }
 
 /* The exit of a pod: of each terminated container with a nonzero code, "3" or "SIGTERM (143)"
@@ -301,38 +245,24 @@ static int failures_section(const json_t *pods)
 
 /* Events: "<time> <type> <reason>: <message>" lines of events.log, and the runner's
  * "Note <message>" lines (no time). */
-static int events(const char *dir, int64_t now)
+static int events(const struct runs_run *r, int64_t now)
 {
-    char path[PATH_MAX + 16], age[RUNS_HUMAN_MAX];
+    static const char *const cols[] = {"Type", "Reason", "Age", "Message"};
+    char age[RUNS_HUMAN_MAX];
     struct table t = table_new(4);
-    FILE *in = fopen(rd_file(path, sizeof(path), dir, RD_EVENTS), "re");
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    table_cell(&t, "Type");
-    table_cell(&t, "Reason");
-    table_cell(&t, "Age");
-    table_cell(&t, "Message");
-    while (in && (len = getline(&line, &cap, in)) > 0) {
-        char ts[64] = "", type[32] = "", reason[128] = "";
-        int off = 0;
-        line[strcspn(line, "\n")] = 0;
-        if (!strncmp(line, "Note ", 5)) {
-            table_cell(&t, "Note");
-            table_cell(&t, "-");
-            table_cell(&t, "-");
-            table_cell(&t, "%s", line + 5);
-        } else if (sscanf(line, "%63s %31s %127[^:]: %n", ts, type, reason, &off) == 3 && off) {
-            table_cell(&t, "%s", type);
-            table_cell(&t, "%s", reason);
-            table_cell(&t, "%s", runs_age(ts, now, age));
-            table_cell(&t, "%s", line + off);
-        }
+    json_t *all = runs_events(r, true);
+    const json_t *e;
+    size_t i;
+    for (size_t k = 0; k < 4; k++)
+        table_cell(&t, "%s", cols[k]);
+    json_array_foreach (all, i, e) {
+        table_cell(&t, "%s", jx_str(e, "type"));
+        table_cell(&t, "%s", or_dash(jx_str(e, "reason")));
+        table_cell(&t, "%s", runs_age(jx_str(e, "lastTimestamp"), now, age));
+        table_cell(&t, "%s", jx_str(e, "message"));
     }
-    free(line);
-    if (in)
-        fclose(in);
-    return section("Events:", &t, 2);
+    json_decref(all);
+    return section("Events:", &t, 2) | (all ? 0 : -ENOMEM);
 }
 
 int local_describe(struct backend *b, const struct kc_res *k, const char *name)
@@ -346,12 +276,12 @@ int local_describe(struct backend *b, const struct kc_res *k, const char *name)
     }
     const json_t *st = jx_obj(r.jobset, "status");
     header(&r, now);
-    int rc = conditions(st);
+    int rc = describe_conditions(st);
     rc |= replicated_jobs(st);
-    rc |= jobs_section(r.jobs);
+    rc |= describe_jobs(r.jobs);
     rc |= pods_section(r.pods);
     rc |= failures_section(r.pods);
-    rc |= events(r.dir, now);
+    rc |= events(&r, now);
     runs_free(&r);
     if (rc) {
         fprintf(stderr, "jaxset describe: out of memory\n");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/keys.h"
+#include "api/pod_meta.h"
 #include "cli/cli.h"
 #include "obj/ferr.h"
 #include "obj/jx.h"
@@ -113,12 +114,6 @@ static long long env_id(const json_t *pod)
     return -1;
 }
 
-static long long label_int(const json_t *meta, const char *field, const char *key)
-{
-    const char *v = jx_get_meta(meta, field, key);
-    return v && *v ? strtoll(v, NULL, 10) : -1;
-}
-
 long long kpods_process_id(const struct kpods_ids *ids, const json_t *pod)
 {
     const json_t *meta = jx_obj(pod, "metadata");
@@ -127,10 +122,8 @@ long long kpods_process_id(const struct kpods_ids *ids, const json_t *pod)
         return id;
     const char *rj = jx_get_meta(meta, "labels", LBL_RJ_NAME);
     long k = rj ? js_view_find(&ids->v, rj) : -1;
-    long long job = label_int(meta, "labels", LBL_JOB_INDEX);
-    long long idx = label_int(meta, "annotations", ANN_JOB_COMPLETION_INDEX);
-    if (idx < 0)
-        idx = label_int(meta, "labels", ANN_JOB_COMPLETION_INDEX);
+    long long job = pod_meta_int(meta, "labels", LBL_JOB_INDEX);
+    long long idx = pod_completion_index(meta);
     if (k < 0 || job < 0)
         return -1;
     return jaxrt_process_id(&ids->rt, &ids->v, (size_t)k, job, idx < 0 ? 0 : idx);
@@ -146,7 +139,7 @@ static const struct kpods_ids *sort_ids;
 
 long long kpods_attempt(const json_t *pod)
 {
-    return label_int(jx_obj(pod, "metadata"), "labels", LBL_RESTART_ATTEMPT);
+    return pod_meta_int(jx_obj(pod, "metadata"), "labels", LBL_RESTART_ATTEMPT);
 }
 
 static int by_process(const void *a, const void *b)

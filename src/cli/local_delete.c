@@ -1,7 +1,7 @@
 /* local_delete: `delete` of a local run: every kept run of NAME (the latest, wherever --run-dir
  * put it, and those in runs/<name>/); when one is still going, only with --force, which stops
  * it as SIGTERM stops `jaxset run` (every pod the kubelet's way) before its directory goes.
- * Also the retention `jaxset run` applies (runs_prune). */
+ * Also the retention `jaxset run` applies (local_prune). */
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -142,15 +142,15 @@ static int by_name_desc(const void *a, const void *b)
     return strcmp(*(char *const *)b, *(char *const *)a);
 }
 
-long runs_keep(void)
+long local_keep(void)
 {
-    const char *env = getenv(RUNS_KEEP_ENV);
+    const char *env = getenv(LOCAL_KEEP_ENV);
     char *end;
-    long n = env && *env ? strtol(env, &end, 10) : RUNS_KEEP_DEFAULT;
-    return env && *env && (*end || n < 0) ? RUNS_KEEP_DEFAULT : n;
+    long n = env && *env ? strtol(env, &end, 10) : LOCAL_KEEP_DEFAULT;
+    return env && *env && (*end || n < 0) ? LOCAL_KEEP_DEFAULT : n;
 }
 
-void runs_prune(const char *name, long keep)
+void local_prune(const char *name, long keep)
 {
     char home[PATH_MAX], runs[PATH_MAX + 8], name_dir[PATH_MAX * 2];
     char **dirs = keep > 0 ? calloc(DELETE_MAX_RUNS, sizeof(*dirs)) : NULL;

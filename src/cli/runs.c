@@ -13,6 +13,8 @@
 #include "obj/jx.h"
 #include "obj/ktime.h"
 
+#define RUN_EVENT_NAME_MAX (NAME_MAX + 24)
+
 static json_t *load(const char *dir, const char *file)
 {
     char path[PATH_MAX + 64];
@@ -274,5 +276,46 @@ char *runs_age(const char *ts, int64_t now, char out[RUNS_HUMAN_MAX])
         snprintf(out, RUNS_HUMAN_MAX, "-");
     else
         runs_human(now - ms, out);
+    return out;
+}
+
+/* One line of events.log ("<time> <type> <reason>: <message>", or "Note <message>") as an
+ * Event of the JobSet `js` in namespace `ns`; NULL when it is neither (or on OOM). */
+static json_t *event_of(char *line, size_t i, const char *js, const char *ns, bool notes)
+{
+    char ts[64] = "", type[32] = "", reason[128] = "", name[RUN_EVENT_NAME_MAX];
+    int off = 0;
+    line[strcspn(line, "\n")] = 0;
+    if (!strncmp(line, "Note ", 5))
+        return notes ? json_pack("{s:s, s:s}", "type", "Note", "message", line + 5) : NULL;
+    if (sscanf(line, "%63s %31s %127[^:]: %n", ts, type, reason, &off) != 3 || !off)
+        return NULL;
+    snprintf(name, sizeof(name), "%s.%zu", js, i);
+    return json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s, s:s}, s:s, s:s, s:s, "
+                     "s:s, s:s, s:i, s:{s:s}}",
+                     "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace",
+                     ns, "creationTimestamp", ts, "involvedObject", "apiVersion",
+                     "jobset.x-k8s.io/v1alpha2", "kind", "JobSet", "name", js, "namespace", ns,
+                     "type", type, "reason", reason, "message", line + off, "firstTimestamp", ts,
+                     "lastTimestamp", ts, "count", 1, "source", "component", "jaxset");
+}
+
+json_t *runs_events(const struct runs_run *r, bool notes)
+{
+    char path[PATH_MAX + 16];
+    const json_t *meta = jx_obj(r->jobset, "metadata");
+    const char *ns = jx_str(meta, "namespace") ? jx_str(meta, "namespace") : "default";
+    FILE *in = fopen(rd_file(path, sizeof(path), r->dir, RD_EVENTS), "re");
+    json_t *out = json_array(), *e;
+    char *line = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; out && in && getline(&line, &cap, in) > 0; i++)
+        if ((e = event_of(line, i, r->name, ns, notes)) && json_array_append_new(out, e) < 0) {
+            json_decref(out);
+            out = NULL;
+        }
+    free(line);
+    if (in)
+        fclose(in);
     return out;
 }

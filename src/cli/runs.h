@@ -55,6 +55,11 @@ bool runs_live(const struct runs_run *r);
  * it wrote one: the process that made the directory), while it runs; 0 otherwise. */
 long long runs_live_pid(const json_t *run, const char *dir);
 
+/* The run's events.log as v1 Events of its JobSet (type, reason, message, lastTimestamp), in
+ * order; with `notes`, jaxset's Note lines too (type "Note", a message only).  A new array
+ * (empty when there is no log), or NULL on OOM. */
+json_t *runs_events(const struct runs_run *r, bool notes);
+
 /* When the run started, and when it ended (its last update; `now` while it runs); 0 when
  * unknown.  Milliseconds since the epoch. */
 int64_t runs_start_ms(const struct runs_run *r);
@@ -68,15 +73,5 @@ char *runs_human(int64_t ms, char out[RUNS_HUMAN_MAX]);
 
 /* The age of RFC 3339 time `ts` at `now` (runs_human), or "-" when `ts` is unreadable. */
 char *runs_age(const char *ts, int64_t now, char out[RUNS_HUMAN_MAX]);
-
-/* Retention: how many runs of a name `jaxset run` keeps, $JAXSET_KEEP_RUNS (0: every run),
- * else RUNS_KEEP_DEFAULT. */
-#define RUNS_KEEP_ENV "JAXSET_KEEP_RUNS"
-#define RUNS_KEEP_DEFAULT 10
-long runs_keep(void);
-
-/* Removes the runs of `name` in runs/<name>/ past the `keep` newest (by their directories'
- * names, which start with the time), but never one still going (cli/local_delete.c). */
-void runs_prune(const char *name, long keep);
 
 #endif

@@ -194,12 +194,9 @@ static int op_create_service(void *ctx, json_t *service, struct err *e)
  * alone (RestartJob gate) has the same backoff of its own (runner_restart.c). */
 static void gang_attempt_begins(struct run *r, long long attempt, int64_t now)
 {
-    bool quick = now - r->attempt_started_ms < RUN_GANG_STABLE_MS;
-    r->quick_restarts = quick ? r->quick_restarts + 1 : 0;
-    int64_t delay = run__backoff_delay(r, r->quick_restarts);
+    int64_t delay = run__backoff_begin(r, &r->quick_restarts, &r->attempt_started_ms,
+                                       &r->gang_hold_ms, now);
     r->attempt = attempt;
-    r->gang_hold_ms = now + delay;
-    r->attempt_started_ms = now + delay;
     if (delay > 0)
         run__note(r, "restart attempt %lld starts in %.1f s: the gang failed %d times in a row "
                      "within %d s (crash-loop backoff; --restart-backoff sets its base)",

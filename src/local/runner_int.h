@@ -133,7 +133,11 @@ struct run_job_backoff {
  * attempt that lived less than RUN_GANG_STABLE_MS on, the next waits base, 2 x base, ... */
 #define RUN_GANG_STABLE_MS 10000
 #define RUN_GANG_BACKOFF_MAX_MS 10000
-int64_t run__backoff_delay(const struct run *r, int quick);
+/* A new attempt begins at `now`: *quick counts it when the attempt before lived less than
+ * RUN_GANG_STABLE_MS (else restarts from 0); *started_ms and *hold_ms become when it may start;
+ * the delay that is. */
+int64_t run__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
+                           int64_t *hold_ms, int64_t now);
 
 /* RestartJob gate (runner_restart.c).  run__job_outdated: Job j was deleted because the
  * RestartJob actions restart it (its job-restart-attempt is below its count).

@@ -11,7 +11,7 @@
 #include "api/keys.h"
 #include "obj/jx.h"
 
-int64_t run__backoff_delay(const struct run *r, int quick)
+static int64_t backoff_delay(const struct run *r, int quick)
 {
     int64_t delay = 0;
     if (quick >= 2) {
@@ -20,6 +20,15 @@ int64_t run__backoff_delay(const struct run *r, int quick)
             delay *= 2;
         delay = delay > RUN_GANG_BACKOFF_MAX_MS ? RUN_GANG_BACKOFF_MAX_MS : delay;
     }
+    return delay;
+}
+
+int64_t run__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
+                           int64_t *hold_ms, int64_t now)
+{
+    *quick = now - *started_ms < RUN_GANG_STABLE_MS ? *quick + 1 : 0;
+    int64_t delay = backoff_delay(r, *quick);
+    *started_ms = *hold_ms = now + delay;
     return delay;
 }
 
@@ -63,12 +72,8 @@ int64_t run__job_restart_hold(struct run *r, const json_t *job, int64_t now)
     if (!b)
         return -ENOMEM;
     if (attempt > b->attempt) {
-        bool quick = now - b->started_ms < RUN_GANG_STABLE_MS;
-        b->quick = quick ? b->quick + 1 : 0;
-        int64_t delay = run__backoff_delay(r, b->quick);
+        int64_t delay = run__backoff_begin(r, &b->quick, &b->started_ms, &b->hold_ms, now);
         b->attempt = attempt;
-        b->hold_ms = now + delay;
-        b->started_ms = now + delay;
         if (delay > 0)
             run__note(r, "job %s restarts (job restart attempt %lld) in %.1f s: it failed %d "
                          "times in a row within %d s (crash-loop backoff; --restart-backoff "

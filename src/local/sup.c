@@ -35,6 +35,7 @@ struct proc {
                     * first unterminated line (most containers never need it) */
     size_t partial_len;
     bool exited;
+    bool in_cg;     /* in its own cgroup: cgroup.kill reaches whatever it left */
     bool no_splice; /* the log's file system refused splice: written as read */
     int status;
     int64_t drain_deadline_ms;
@@ -56,6 +57,7 @@ struct sup {
     size_t tee_cap;   /* its capacity */
     struct sup__out out;
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
+    bool outside;      /* some container was spawned outside a cgroup of its own */
     int old_subreaper; /* PR_GET_CHILD_SUBREAPER before sup_new */
 };
 
@@ -319,10 +321,10 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         goto fail;
     }
     watchdog_ensure(s);
-    int cg_fd = sup__cg_container(&s->cg, s->next_id + 1);
-    rc = sup__spawn(spec, &s->wd, cg_fd, &p->pid, &p->pipe_fd, err);
-    if (cg_fd >= 0)
-        close(cg_fd);
+    int cg_dir = sup__cg_container(&s->cg, s->next_id + 1);
+    rc = sup__spawn(spec, &s->wd, cg_dir, &p->pid, &p->pipe_fd, &p->in_cg, err);
+    if (cg_dir >= 0)
+        close(cg_dir);
     if (rc < 0) {
         sup__cg_remove(&s->cg, s->next_id + 1);
         goto fail;
@@ -335,6 +337,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         goto fail;
     }
     p->id = ++s->next_id;
+    s->outside = s->outside || !p->in_cg;
     s->procs[s->n++] = p;
     *out_id = p->id;
     return 0;
@@ -528,23 +531,28 @@ static void on_sigchld(struct sup *s)
         ;
     int status;
     pid_t pid;
-    bool reaped = false;
+    bool scan = false;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        reaped = true;
-        if (pid == s->wd.pid)
+        bool known = pid == s->wd.pid;
+        if (known)
             sup__watchdog_lost(&s->wd); /* replaced by watchdog_ensure */
         for (size_t i = 0; i < s->n; i++) {
             struct proc *p = s->procs[i];
             if (p->pid != pid || p->exited)
                 continue;
+            known = true;
+            scan = scan || !p->in_cg;
             p->exited = true;
             p->status = status;
             p->drain_deadline_ms = kt_mono_ms() + SUP_DRAIN_MS;
             kill(-pid, SIGKILL); /* the container ends with its main process */
             sup__cg_kill(&s->cg, p->id);
         }
+        scan = scan || (!known && s->outside);
     }
-    if (reaped)
+    /* cgroup.kill took what a container in its cgroup left; a container outside one may have
+     * left strays, and so may a stray reaped (its children come to us) */
+    if (scan)
         kill_strays(s);
 }
 

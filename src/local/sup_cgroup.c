@@ -82,8 +82,7 @@ int sup__cg_container(struct sup__cg *cg, uint64_t id)
     snprintf(name, sizeof(name), "c%llu", (unsigned long long)id);
     if (mkdirat(cg->dirfd, name, 0700) < 0 && errno != EEXIST)
         return -1;
-    snprintf(name, sizeof(name), "c%llu/cgroup.procs", (unsigned long long)id);
-    return openat(cg->dirfd, name, O_WRONLY | O_CLOEXEC);
+    return openat(cg->dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* Kills every process of the cgroup `dir` (relative to the run's, "." for the run's own). */

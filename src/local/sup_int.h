@@ -17,8 +17,8 @@ struct sup__cg {
 
 /* Makes the run's cgroup when cgroup2 is mounted and jaxset's own is writable; else none. */
 void sup__cg_open(struct sup__cg *cg);
-/* Makes container `id`'s cgroup: returns its cgroup.procs open for writing (a spawned child
- * joins by writing "0"), or -1 (none). */
+/* Makes container `id`'s cgroup: returns its directory open (close-on-exec) for a spawned
+ * child to be cloned into or to join, or -1 (none). */
 int sup__cg_container(struct sup__cg *cg, uint64_t id);
 /* SIGKILLs every process of container `id`'s cgroup. */
 void sup__cg_kill(struct sup__cg *cg, uint64_t id);
@@ -88,11 +88,16 @@ void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid);
 int sup__kill_tree(const pid_t *roots, size_t n_roots);
 int sup__strays(const pid_t *known, size_t n_known, pid_t **out);
 
-/* Spawns one container in a new process group, in the cgroup whose cgroup.procs is cg_fd
- * (-1: none; a refusal is not an error), registered with the watchdog `wd` before its
+/* Spawns one container in a new process group, in the cgroup whose directory is cg_dir
+ * (-1: none; a refusal is not an error: *in_cg says whether it is there), registered with the watchdog `wd` before its
  * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
  * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd, pid_t *out_pid,
-               int *out_pipe, struct err *err);
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir, pid_t *out_pid,
+               int *out_pipe, bool *in_cg, struct err *err);
+
+/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) of fn(arg) on the child's stack
+ * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c):
+ * the child's pid, or -1 with errno (ENOSYS where it is not built for this machine). */
+pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd);
 
 #endif

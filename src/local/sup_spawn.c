@@ -60,7 +60,8 @@ struct child {
     const char *cwd;
     bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     int out_fd;                        /* the output pipe's write end */
-    int cg_fd;                         /* the container's cgroup.procs, -1: none */
+    int cg_fd;                         /* the container's cgroup.procs to join, -1: none */
+    volatile bool in_cg;               /* the child is in the container's cgroup */
     const struct sup__watchdog *wd;
     const struct nsr_enter *ns;        /* NULL: none */
     int *fds;                          /* scratch for nsr__enter */
@@ -118,8 +119,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
         dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         goto fail;
-    if (c->cg_fd >= 0 && write(c->cg_fd, "0", 1) < 0) /* refused: the process trees alone */
-        c->cg_fd = -1;
+    if (c->cg_fd >= 0) /* refused: the process trees alone */
+        c->in_cg = write(c->cg_fd, "0", 1) == 1;
     c->step = STEP_NS;
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
         goto fail;
@@ -142,11 +143,32 @@ fail:
 
 #define SUP_CHILD_STACK (32 * 1024)
 
-/* Clones the child and waits (suspended by the kernel) until it has exec'd or failed. */
-static pid_t clone_child(struct child *c)
+/* Whether clone3 may put a child into its cgroup here: no longer tried once the kernel did not
+ * know it (before Linux 5.3 or 5.7: ENOSYS, E2BIG) or it is not built for this machine. */
+static bool clone3_known = true;
+
+/* Clones the child and waits (suspended by the kernel) until it has exec'd or failed: into the
+ * container's cgroup `cg_dir` by clone3 (sup_clone3.c); else, or when that was refused, by
+ * clone, the child joining the cgroup itself through its cgroup.procs. */
+static pid_t clone_child(struct child *c, int cg_dir)
 {
     char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
-    return clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    c->cg_fd = -1;
+    if (cg_dir >= 0 && clone3_known) {
+        pid_t pid = sup__clone3(child_main, c, stack, sizeof(stack), cg_dir);
+        c->in_cg = pid >= 0;
+        if (pid >= 0 || errno == ENOMEM || errno == EAGAIN)
+            return pid;
+        clone3_known = errno != ENOSYS && errno != E2BIG && errno != EINVAL;
+    }
+    int procs = cg_dir >= 0 ? openat(cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
+    c->cg_fd = procs;
+    pid_t pid = clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    int e = errno;
+    if (procs >= 0)
+        close(procs);
+    errno = e;
+    return pid;
 }
 
 /* What the child is given: the executable resolved here, or (inside namespaces, where the
@@ -194,11 +216,11 @@ static int child_error(const struct sup_spec *spec, const struct child *c, int r
     return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
 }
 
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd, pid_t *out_pid,
-               int *out_pipe, struct err *err)
+int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir, pid_t *out_pid,
+               int *out_pipe, bool *in_cg, struct err *err)
 {
     char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
-    struct child c = {.wd = wd, .cg_fd = cg_fd};
+    struct child c = {.wd = wd, .cg_fd = -1};
     int p[2], rc = child_prepare(spec, &c, path, cwd, err);
     if (rc < 0)
         goto out;
@@ -208,7 +230,7 @@ int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd,
     }
     sup__watchdog_flush(wd); /* a queued "-pgid" must not follow the child's "+pgid" */
     c.out_fd = p[1];
-    pid_t pid = clone_child(&c);
+    pid_t pid = clone_child(&c, cg_dir);
     rc = pid < 0 ? errno : c.err;
     close(p[1]);
     if (rc) {
@@ -224,6 +246,7 @@ int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_fd,
     fcntl(p[0], F_SETPIPE_SZ, SUP_PIPE_SIZE); /* fewer wake-ups for chatty containers; best effort */
     *out_pid = pid;
     *out_pipe = p[0];
+    *in_cg = c.in_cg;
 out:
     free(c.fds);
     return rc;

@@ -135,3 +135,31 @@ const char *jx_get_meta(const json_t *meta, const char *field, const char *k)
 {
     return jx_str(jx_obj(meta, field), k);
 }
+
+bool jx_covers(const json_t *big, const json_t *small)
+{
+    const char *k;
+    const json_t *v;
+    size_t i;
+    if (json_is_object(small)) {
+        if (!json_is_object(big))
+            return false;
+        json_object_foreach((json_t *)small, k, v) {
+            if (!jx_covers(json_object_get(big, k), v))
+                return false;
+        }
+        return true;
+    }
+    if (json_is_array(small)) {
+        if (!json_is_array(big) || json_array_size(big) != json_array_size(small))
+            return false;
+        json_array_foreach(small, i, v) {
+            if (!jx_covers(json_array_get(big, i), v))
+                return false;
+        }
+        return true;
+    }
+    if (!small || json_is_null(small))
+        return !big || !small || json_is_null(big); /* the API server drops a null */
+    return big && json_equal(big, small);
+}

@@ -45,4 +45,10 @@ int jx_set_new(json_t *o, const char *key, json_t *v);
 int jx_set_meta(json_t *meta, const char *field, const char *k, const char *v);
 const char *jx_get_meta(const json_t *meta, const char *field, const char *k);
 
+/* Whether `big` holds everything `small` holds: objects member by member (big may have more),
+ * arrays of the same length item by item, a null by an absent member, other values equal;
+ * anything covers NULL.  (A stored object covers what was sent for it when the server only
+ * added defaults.) */
+bool jx_covers(const json_t *big, const json_t *small);
+
 #endif

@@ -78,6 +78,19 @@ def plugin_rules(suite):
                 [runtime({"torch": {}}), trainjob(trainer={"env": [{"name": "PET_NODE_RANK",
                                                                     "value": "1"}]})],
                 "must not have reserved envs, invalid envs configured: [PET_NODE_RANK]", *flags)
+        vol = runtime()
+        vol["spec"]["podGroupPolicy"] = {"volcano": {}}
+        vol["spec"]["template"]["metadata"] = {"annotations": {
+            "scheduling.volcano.sh/queue-name": "q1"}}
+        empty = {"manager": "a.io/m", "trainingRuntimeSpec": {"template": {"metadata": {
+            "annotations": {"scheduling.volcano.sh/queue-name": ""}}}}}
+        refused(suite, f"{tag}: empty Volcano queue (a runtime patch's) refused",
+                [vol, trainjob(runtimePatches=[empty])],
+                'spec.annotations[scheduling.volcano.sh/queue-name]: Invalid value: "": '
+                "Volcano queue name must not be empty", *flags)
+        if flags:  # (plain validate also asks for the commands it would run)
+            rc, out, err = validate([vol, trainjob()], *flags)
+            suite.check(f"{tag}: Volcano runtime with its queue admitted", rc == 0, err[-500:])
 
 
 def grace_patch(seconds):

@@ -4,10 +4,12 @@ and, on a thread watching every pod, plays the kubelet of those Nodes:
 
 - a pod bound to one of them (spec.nodeName) moves to Running with its containers started and
   Ready (when run_pods; otherwise it stays Pending, bound);
-- a pod of theirs being deleted (deletionTimestamp) has its containers stopped (exit code 137,
-  phase Failed unless it had ended already: the terminal phase a kubelet writes before the
-  pod goes, which the Job controller's podFailurePolicy reads) and is removed for good (DELETE
-  with gracePeriodSeconds 0 and its uid as precondition); without that a bound pod would stay
+- a pod of theirs being deleted (deletionTimestamp) has the grace of that first deletion
+  recorded (first_grace: the kubelet kills with it, kubernetes#83916, however the pod is
+  deleted again) and its containers stopped (exit code 137, phase Failed unless it had ended
+  already: the terminal phase a kubelet writes before the pod goes, which the Job
+  controller's podFailurePolicy reads) and is removed for good (DELETE with
+  gracePeriodSeconds 0 and its uid as precondition); without that a bound pod would stay
   Terminating for its whole grace period.
 
 Nothing runs the node lifecycle controller beside it (envtest.py), so the Nodes need no lease
@@ -66,6 +68,9 @@ class Kubelet:
         self.running = set()   # uids of the pods it started
         self.started = {}   # pod uid -> monotonic time it was seen bound
         self.removed = []   # (namespace, name, uid, its last status) of every pod it removed
+        # uid -> deletionGracePeriodSeconds of a pod when first seen terminating: the grace a
+        # kubelet kills with (kubernetes#83916), however the pod is deleted again
+        self.first_grace = {}
 
     # ------------------------------------------------------------------ Nodes
 
@@ -167,6 +172,7 @@ class Kubelet:
             with self.lock:
                 first = m["uid"] not in self.removing
                 self.removing.add(m["uid"])
+                self.first_grace.setdefault(m["uid"], m.get("deletionGracePeriodSeconds"))
             if first:
                 self.pool.submit(self._guarded, self.remove, pod)
             return

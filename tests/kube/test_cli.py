@@ -734,10 +734,10 @@ def wait_exit_statuses(env):
         return
     c2 = new_case(env, "w2")
     submit(env, c2, jobset("w2"))
-    watches = env.server.admin("state", method="GET").json["openWatches"]
     bg = Bg(env, "wait", "w2", "-n", c2.ns)
-    poll(lambda: env.server.admin("state", method="GET").json["openWatches"] > watches,
-         "the wait's watch")
+    # the only watch of this namespace: the controller's watches are cluster-wide
+    poll(lambda: env.server.admin("state", method="GET").json["openWatchesByNamespace"]
+         .get(c2.ns, 0) > 0, "the wait's watch")
     expect(env.server.delete(c2.js_path(name="w2"), {"propagationPolicy": "Background"}), 200,
            "delete")
     rc = bg.finish(30)

@@ -54,6 +54,8 @@ CLUSTER_RULES = [
      ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"], ["get", "update"]),
     ([""], ["pods/status"], ["update"]),
     ([""], ["nodes"], ["get", "list", "watch"]),
+    (["scheduling.x-k8s.io", "scheduling.volcano.sh"], ["podgroups"],
+     ["get", "list", "create", "update"]),
 ]
 # The rules limited to named objects: rule index -> resourceNames.
 CLUSTER_NAMES = {14: ["jaxset-mutating-webhook-configuration",

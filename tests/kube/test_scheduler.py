@@ -21,7 +21,11 @@ namespace).
   each Job's pods on its own Nodes, none on the untainted Nodes beside them;
 - an exclusive JobSet created suspended and resumed by a Kueue-like test that injects a
   nodeSelector and tolerations into its replicated jobs' pod templates: its pods land on those
-  tainted Nodes (a pool of them per Job), none on the untainted pools beside them.
+  tainted Nodes (a pool of them per Job), none on the untainted pools beside them;
+- a gang restart with jaxset.dev/restart-grace-seconds (not placement, but the one scenario
+  that needs the real Job controller): every old pod's first deletion, by the Job controller,
+  the garbage collector or jaxset, carries the restart grace (the stand-in records it), and
+  without the annotation the pods' own.
 
 Without kube-scheduler and kube-controller-manager in KUBEBUILDER_ASSETS every scenario is
 skipped with the reason (the same scenarios' admission and reconciler parts run against the
@@ -37,7 +41,7 @@ import kubetest  # noqa: E402
 from kubetest import check, expect, main, test  # noqa: E402
 from kubelet import Kubelet  # noqa: E402
 from test_placement import EXCLUSIVE, NODE_SELECTOR, TOPO, exclusive_jobset, terms  # noqa: E402
-from test_webhooks import Env, on_failure, teardown  # noqa: E402
+from test_webhooks import Env, on_failure, rj, teardown  # noqa: E402
 
 kubetest.TESTS.clear()  # the imported files' own tests are not ours
 
@@ -320,6 +324,54 @@ def a_suspended_jobset_resumed_with_a_flavors_node_selector_lands_there(env, ns)
     check(all(len(v) == 1 for v in by_job.values()) and
           len(set().union(*by_job.values())) == 2, f"not one pool per Job: {by_job}")
     ready_jobs(env, ns, "queued", 2)
+
+
+L_ATTEMPT = "jobset.sigs.k8s.io/restart-attempt"
+
+
+def gang(name, annotations):
+    """The 4-pod allreduce shape: 2 Jobs of 2 pods that ignore nothing but hold a 3600 s
+    grace, backoffLimit 0, one restart allowed."""
+    r = rj("workers", replicas=2, pods=2, command=["sleep", "1000"])
+    r["template"]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 3600
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": name, "annotations": annotations},
+            "spec": {"failurePolicy": {"maxRestarts": 1}, "replicatedJobs": [r]}}
+
+
+@scenario
+def restart_grace_is_the_grace_of_every_first_deletion(env, ns):
+    """jaxset.dev/restart-grace-seconds on a real Job controller: one pod of a gang fails, the
+    Job controller deletes its Job's other active pod (with the pod's own grace), jaxset
+    restarts the gang (its Jobs deleted, the garbage collector deleting their pods, again with
+    the pods' own grace). The kubelet kills with the grace of a pod's first deletion
+    (kubernetes#83916), so that is what counts: 2 s for every old pod of the annotated gang (its
+    pods carry the restart grace), 3600 s without the annotation. Both gangs then run again
+    as restart attempt 1."""
+    env.kubelet.add_node(f"{ns}-node")
+    old, failed = {}, {}
+    for name, ann in (("fast", {"jaxset.dev/restart-grace-seconds": "2"}), ("slow", {})):
+        create_jobset(env, ns, gang(name, ann))
+        pods = wait_placed(env, ns, name, 4)
+        ready_jobs(env, ns, name, 2)
+        old[name] = {p["metadata"]["uid"] for p in pods}
+        victim = sorted(pods, key=lambda p: p["metadata"]["name"])[0]
+        failed[name] = victim["metadata"]["uid"]
+        env.kubelet.fail(ns, victim["metadata"]["name"])
+    for name in old:
+        def restarted():
+            pods = pods_of(env, ns, name)
+            new = [p for p in pods if p["metadata"]["labels"].get(L_ATTEMPT) == "1"
+                   and p["spec"].get("nodeName")]
+            return (len(new) == 4 == len(pods) and new) or \
+                (False, [(p["metadata"]["name"], p["metadata"]["labels"].get(L_ATTEMPT))
+                         for p in pods])
+        poll(restarted, f"{name} running again as attempt 1", SCHED_TIMEOUT)
+        graces = {u: env.kubelet.first_grace.get(u) for u in old[name] - {failed[name]}}
+        want = 2 if name == "fast" else 3600
+        check(all(g == want for g in graces.values()),
+              f"{name}: first deletion graces {sorted(graces.values(), key=str)}, want {want}")
+    print(f"     first deletion graces: fast 2 s x3, slow 3600 s x3")
 
 
 # ---------------------------------------------------------------------------- harness

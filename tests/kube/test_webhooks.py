@@ -464,6 +464,48 @@ def trainjobs_are_validated_with_the_trainers_messages(env):
     r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p",
                     json.dumps({"spec": {"runtimePatches": [{"manager": "acme.io/x"}]}}))
     check(r.returncode == 0, r.stdout + r.stderr)
+    # Trainer's JobSet plugin applies the JobSet again while the TrainJob is suspended: a patch
+    # of what a suspended JobSet may change (the pod template's nodeSelector) reaches it; one of
+    # another field (the image) is refused by the JobSet webhook, and the TrainJob says so
+    # (Failed, TrainJobResourcesCreationFailed; upstream records the Event) until it is undone
+    jp = f"{JS_API}/namespaces/{ns}/jobsets/held"
+    tp = f"{TR_API}/namespaces/{ns}/trainjobs/held"
+
+    def node_patch(**pod_spec):
+        return [{"manager": "acme.io/x", "trainingRuntimeSpec": {"template": {"spec": {
+            "replicatedJobs": [{"name": "node", "template": {"spec": {"template": {
+                "spec": pod_spec}}}}]}}}}]
+
+    def node_pod(js):
+        return js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+
+    def failed_reason():
+        conds = (env.server.get(tp).json.get("status") or {}).get("conditions") or []
+        return [(c["reason"], c["message"]) for c in conds if c["type"] == "Failed" and
+                c["status"] == "True"]
+    poll(lambda: env.server.get(jp).status == 200, "the held TrainJob's JobSet")
+    r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p", json.dumps(
+        {"spec": {"runtimePatches": node_patch(nodeSelector={"zone": "b"})}}))
+    check(r.returncode == 0, r.stdout + r.stderr)
+    poll(lambda: node_pod(env.server.get(jp).json).get("nodeSelector") == {"zone": "b"},
+         "the nodeSelector patch in the suspended JobSet")
+    r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p", json.dumps(
+        {"spec": {"runtimePatches": node_patch(containers=[{"name": "node",
+                                                            "image": "other:1"}])}}))
+    check(r.returncode == 0, r.stdout + r.stderr)
+    got = poll(lambda: failed_reason() or None, "the refused rebuild on the TrainJob")
+    check(got[0][0] == "TrainJobResourcesCreationFailed" and
+          got[0][1].startswith("TrainJob resources reconciliation failed: ") and
+          "spec.replicatedJobs: Invalid value" in got[0][1] and
+          "field is immutable" in got[0][1], got)
+    check(node_pod(env.server.get(jp).json)["containers"][0]["image"] != "other:1",
+          env.server.get(jp).json)
+    r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p", json.dumps(
+        {"spec": {"runtimePatches": node_patch(nodeSelector={"zone": "c"})}}))
+    check(r.returncode == 0, r.stdout + r.stderr)
+    poll(lambda: not failed_reason() and
+         node_pod(env.server.get(jp).json).get("nodeSelector") == {"zone": "c"},
+         "the Failed condition cleared once the JobSet takes the patch")
 
 
 # ---------------------------------------------------------------------------- process ids
@@ -506,6 +548,7 @@ def rendered(example):
     # every pod runs to its end (a success policy on one job would stop the others early)
     js["spec"].pop("successPolicy", None)
     for r_ in js["spec"]["replicatedJobs"]:
+        r_.pop("dependsOn", None)  # every Job at once (no Job controller completes the first)
         pod = r_["template"]["spec"]["template"]["spec"]
         pod.pop("volumes", None)
         for c in pod.get("containers", []) + pod.get("initContainers", []):

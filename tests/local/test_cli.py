@@ -97,7 +97,7 @@ def describe_shows_pods_of_every_attempt_with_exit_codes():
     rjs = section(out, "Replicated Jobs:", "Jobs:")
     assert re.search(r"^  w +0 +0 +0 +1 +0$", rjs, re.M), rjs
     jobs = section(out, "Jobs:", "Pods:")
-    assert re.search(r"^  dfail-w-0 +1 +0 +0 +0 +2 +Failed=True \(BackoffLimitExceeded\)$",
+    assert re.search(r"^  dfail-w-0 +w +1 +0 +0 +0 +2 +Failed=True \(BackoffLimitExceeded\)$",
                      jobs, re.M), jobs
     pods = section(out, "Pods:", "Events:")
     assert pods.index("Restart Attempt 0:") < pods.index("Restart Attempt 1:"), pods
@@ -111,6 +111,12 @@ def describe_shows_pods_of_every_attempt_with_exit_codes():
     events = out.split("\nEvents:")[1]
     assert re.search(r"Warning +ReachedMaxRestarts +\d+s +jobset failed due", events), events
     assert re.search(r"Note +- +- +the first pod to fail: pod dfail-w-0-", events), events
+    rc, out, err = jaxset(r.home, "get", "events", "--all", "-o", "json")  # the same log
+    evs = json.loads(out)["items"] if rc == 0 else err
+    assert ("Warning", "ReachedMaxRestarts", "JobSet", "dfail") in [
+        (e["type"], e["reason"], e["involvedObject"]["kind"], e["involvedObject"]["name"])
+        for e in evs], evs
+    assert all(e["type"] != "Note" and e["lastTimestamp"] for e in evs), evs
 
 
 @test
@@ -250,7 +256,7 @@ def a_trainjobs_run_is_read_back_as_its_trainjob():
     tj = json.loads(out)
     assert (tj["kind"], tj["metadata"]["name"]) == ("TrainJob", "mnist-jax"), tj
     conds = [(c["type"], c["status"]) for c in tj["status"]["conditions"]]
-    assert ("Complete", "True") in conds, conds
+    assert ("Complete", "True") in conds and ("Failed", "True") not in conds, conds
     assert tj["status"]["jobsStatus"][0]["succeeded"] == 1, tj["status"]
     rc, out, err = jaxset(r.home, "wait", "trainjob/mnist-jax", "--timeout", "10s")
     assert rc == 0 and "trainjob.trainer.kubeflow.org/mnist-jax condition met" in out, out + err
@@ -281,6 +287,48 @@ spec:
     r.wait(30)
     rc, out, err = jaxset(r.home, "wait", "jaxjob/jjw", timeout=20)
     assert rc == 1 and "is Interrupted" in err, (rc, out, err)
+
+
+@test
+def a_trainjob_whose_run_was_interrupted_is_failed():
+    """A TrainJob's run that jaxset ended without finishing it is Failed (RunFailed, naming the
+    run's state), as the SDK waits on it (one that completed is not: the test above)."""
+    r = Run("""apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: sleepy, labels: {trainer.kubeflow.org/framework: jax}}
+spec:
+  mlPolicy: {numNodes: 1, jax: {}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec:
+            template:
+              spec:
+                containers:
+                - {name: node, image: x, command: ["sh", "-c", "touch $JAXSET_HOME/up; sleep 60"]}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tji}
+spec:
+  runtimeRef: {name: sleepy}
+""").start()
+    wait_for(lambda: os.path.exists(os.path.join(r.home, "up")), 20, "the node running")
+
+    def failed():
+        rc, out, err = jaxset(r.home, "get", "trainjob/tji", "-o", "json")
+        assert rc == 0, err
+        return [c for c in json.loads(out)["status"].get("conditions", [])
+                if c["type"] == "Failed" and c["status"] == "True"]
+    assert failed() == [], "Failed while the run goes"
+    r.proc.send_signal(signal.SIGINT)
+    r.wait(30)
+    got = failed()
+    assert [(c["reason"], c["message"]) for c in got] == [
+        ("RunFailed", "jaxset run ended: Interrupted")], got
 
 
 @test
@@ -577,16 +625,14 @@ def logs_take_a_clusters_selection_options():
     assert rc == 2 and "POD and --pod" in err, err
 
 
-@test
-def get_watch_follows_a_run_until_it_ends():
-    """`get NAME -w` locally: the table, then one line per change, until the run ends."""
-    r = Run(manifest("gw", WAITING, pods=1)).start()
-    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("gw"), "run.json")), 20, "run.json")
-    w = subprocess.Popen([BIN, "get", "gw", "-w"], env=dict(os.environ, JAXSET_HOME=r.home),
+def watch_then_go(r, args, lines):
+    """`get ARGS` of r's home: its first `lines` lines, read while the run waits on its go file,
+    then (go created) the rest once the watch ended with the run (exit 0)."""
+    w = subprocess.Popen([BIN, "get", *args], env=dict(os.environ, JAXSET_HOME=r.home),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        first = w.stdout.readline() + w.stdout.readline()
-        assert first.startswith("NAME") and "\ngw " in first, first
+        first = "".join(w.stdout.readline() for _ in range(lines))
+        assert w.poll() is None, f"the watch ended while the run goes: {first}"
         open(os.path.join(r.home, "go"), "w").close()
         out, err = w.communicate(timeout=30)
     finally:
@@ -595,10 +641,37 @@ def get_watch_follows_a_run_until_it_ends():
             w.wait()
     r.wait(30)
     assert w.returncode == 0, err
+    return first, out, err
+
+
+@test
+def get_watch_follows_a_run_until_it_ends():
+    """`get NAME -w` locally: the table, then one line per change, until the run ends."""
+    r = Run(manifest("gw", WAITING, pods=1)).start()
+    wait_for(lambda: os.path.exists(os.path.join(r.run_dir("gw"), "run.json")), 20, "run.json")
+    first, out, err = watch_then_go(r, ["gw", "-w"], 2)
+    assert first.startswith("NAME") and "\ngw " in first, first
     states = [l.split()[1] for l in out.splitlines()]
     assert states and states[-1] == "Completed", out
     rc, out, err = jaxset(r.home, "get", "gw", "-w", "-o", "name")  # an ended run: at once
     assert rc == 0 and out == "jobset.jobset.x-k8s.io/gw\n", (out, err)
+
+
+@test
+def get_watch_of_a_pod_follows_its_run():
+    """`get pod/NAME -w` locally goes on while the pod's run does (its run, not a run named as
+    the pod), and ends with it, having shown the pod's last phase."""
+    r = Run(manifest("gp", WAITING, pods=1)).start()
+
+    def pod_name():
+        rc, out, _ = jaxset(r.home, "get", "pods", "--all", "-o",
+                           "jsonpath={.items[*].metadata.name}")
+        return out.strip() if rc == 0 and out.strip() else None
+    pod = wait_for(pod_name, 20, "the pod")
+    first, out, err = watch_then_go(r, [f"pod/{pod}", "-w", "-o",
+                                        "jsonpath={.status.phase}{\"\\n\"}"], 1)
+    assert first.strip() in ("Pending", "Running"), first
+    assert out.split()[-1:] == ["Succeeded"], (first, out)
 
 
 @test

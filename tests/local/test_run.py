@@ -1331,5 +1331,31 @@ def a_trainjob_runtime_patch_reaches_the_processes():
             in r.err), r.describe()
     assert "[patched-" not in r.out, r.describe()
 
+
+@test
+def trainjob_initializers_run_before_the_trainer():
+    # Trainer v2.3's initializer jobs as ordinary processes: each gets its STORAGE_URI (and the
+    # dataset's env) from the TrainJob's spec.initializer, writes into the shared "initializer"
+    # claim, and the trainer's processes start once both are Complete (dependsOn).
+    r = Run.example("trainjob-initializers.yaml").run()
+    assert r.rc == 0, r.describe()
+    out = r.out.splitlines()
+    ds = "[finetune-dataset-initializer-0-0] dataset from hf://tatsu-lab/alpaca split train[:100]"
+    md = "[finetune-model-initializer-0-0] model from hf://meta-llama/Llama-3.2-1B-Instruct"
+    nodes = [f"[finetune-node-0-{i}] process {i} of 2 dataset hf://tatsu-lab/alpaca model "
+             "hf://meta-llama/Llama-3.2-1B-Instruct" for i in (0, 1)]
+    for line in (ds, md, *nodes):
+        assert line in out, r.describe()
+    assert max(out.index(ds), out.index(md)) < min(out.index(n) for n in nodes), r.describe()
+    # without spec.initializer the runtime's own STORAGE_URI stays (here: none), so the
+    # dataset initializer fails and the trainer never starts
+    with open(os.path.join(SRC_DIR, "examples", "trainjob-initializers.yaml")) as f:
+        text = f.read()
+    r = Run(text[:text.index("  initializer:\n")] + "  trainer:\n    numNodes: 2\n").run()
+    assert r.rc == 1, r.describe()
+    assert "KeyError: 'STORAGE_URI'" in r.out + r.err, r.describe()
+    assert "[finetune-node-" not in r.out, r.describe()
+
+
 if __name__ == "__main__":
     main()

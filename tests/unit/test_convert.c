@@ -405,7 +405,8 @@ static void test_trainjob_overrides(void **state)
         "{" JS_HEAD ",'metadata':{'name':'tj','namespace':'ml','labels':{'l':'v'},"
         "'annotations':{'a':'b'," TJ_ANN("train") "}},'spec':{'suspend':false,"
         "'failurePolicy':{'maxRestarts':2},'replicatedJobs':[{'name':'dataset-initializer',"
-        "'template':{'metadata':{'labels':{" ANCESTOR ":'dataset-initializer'}},'spec':{"
+        "'replicas':1,'template':{'metadata':{'labels':{" ANCESTOR ":'dataset-initializer'}},"
+        "'spec':{"
         "'template':{'spec':{'containers':[{'name':'dataset-initializer','image':'init'}]}}}}"
         "},{'name':'train','replicas':1,'template':{'metadata':{'labels':{" ANCESTOR
         ":'trainer'}},'spec':{'parallelism':3,'completions':3,'activeDeadlineSeconds':3600,"
@@ -439,6 +440,12 @@ static const struct tcase trainjob_errors[] = {
     {"namespaced runtime missing",
      TJ_JOB("{'runtimeRef':{'name':'r','kind':'TrainingRuntime'}}"), "",
      "spec.runtimeRef.name: Invalid value: \"r\": no TrainingRuntime \"r\" was given"},
+    {"initializer storageUri", TJ_JOB("{" TJ_REF ",'initializer':{'model':{'storageUri':5}}}"),
+     NULL, "spec.initializer.model.storageUri: Invalid value: 5: must be a string"},
+    {"initializer env item", TJ_JOB("{" TJ_REF ",'initializer':{'dataset':{'env':[3]}}}"), NULL,
+     "spec.initializer.dataset.env[0]: Invalid value: 3: must be an object"},
+    {"initializer secretRef", TJ_JOB("{" TJ_REF ",'initializer':{'dataset':{'secretRef':{}}}}"),
+     NULL, "spec.initializer.dataset.secretRef.name: Required value"},
     {"torch runtime", TJ_JOB("{'runtimeRef':{'name':'torch-distributed'}}"),
      "{" RT_HEAD ",'kind':'ClusterTrainingRuntime','metadata':{'name':'torch-distributed'},"
      "'spec':{'mlPolicy':{'numNodes':1,'torch':{}},'template':{'spec':{'replicatedJobs':[]}}}}",

@@ -218,14 +218,14 @@ static void test_unsupported(void **state)
         const char *tj_spec, *rt_spec, *want; /* want: message prefix, or NULL */
     } t[] = {
         {"{}", "{'mlPolicy':{'jax':{}}}", NULL},
-        {"{'initializer':{'model':{'storageUri':'hf://m'}}}", "{'mlPolicy':{'jax':{}}}",
-         "spec.initializer:"},
-        {"{'initializer':{}}", "{'mlPolicy':{'jax':{}}}", NULL},
-        /* runtime patches are applied (api/trainjob_patch.h), not refused */
+        /* runtime patches, initializers and pod groups are built (api/trainjob_patch.h,
+         * api/trainjob_init.h, api/trainjob_podgroup.h), not refused */
+        {"{'initializer':{'model':{'storageUri':'hf://m'}}}", "{'mlPolicy':{'jax':{}}}", NULL},
         {"{'runtimePatches':[{'manager':'m'}]}", "{'mlPolicy':{'jax':{}}}", NULL},
+        {"{}", "{'mlPolicy':{'jax':{}},'podGroupPolicy':{'coscheduling':{}}}", NULL},
         {"{}", "{'mlPolicy':{'jax':{},'torch':{}}}", "spec.mlPolicy.torch:"},
-        {"{}", "{'mlPolicy':{'jax':{}},'podGroupPolicy':{'coscheduling':{}}}",
-         "spec.podGroupPolicy:"},
+        {"{}", "{'mlPolicy':{'jax':{},'mpi':{}},'podGroupPolicy':{'volcano':{}}}",
+         "spec.mlPolicy.mpi:"},
     };
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         json_t *tj = json_pack("{s:o}", "spec", tu_qjson(t[i].tj_spec));

@@ -114,6 +114,17 @@ json_t *ctl_kind_jobset(struct ctl *c, const char *ns, const char *name, const c
  * (new reference, also put in the JobSet cache).  0 or -errno with `e`. */
 int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
                            const json_t *js, json_t **out, struct err *e);
+/* [yields] POSTs `obj` (borrowed) to prefix/namespaces/<owner's>/resource with a controller
+ * owner reference to `owner`; *out: the object created (new reference).  0 or -errno with `e`
+ * (-EEXIST: one of that name exists; -ENOENT: the resource is not served). */
+int ctl_kind_create_owned(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
+                          const char *prefix, const char *resource, const json_t *obj,
+                          json_t **out, struct err *e);
+/* [yields] PUTs `obj` (borrowed, with its metadata.resourceVersion) to its place under
+ * prefix/resource; *out: the answer (new reference; a JobSet also goes into the cache).  0 or
+ * -errno with `e` (-JX_ECONFLICT, -EINVAL: refused by validation). */
+int ctl_kind_put(struct ctl *c, const char *prefix, const char *resource, const json_t *obj,
+                 json_t **out, struct err *e);
 /* [yields] Merge-patches the JobSet's (`js`, may be NULL) spec.suspend to `want` unless it is so
  * already; a failure is logged under `logger` and `key`.  0 or -errno. */
 int ctl_kind_sync_suspend(struct ctl *c, const char *logger, const char *key,

@@ -65,8 +65,9 @@ static int spec_hash(const json_t *jj, char out[41])
     return 0;
 }
 
-/* The converter's JobSet, or NULL with p->invalid set (or on OOM). */
-static json_t *build(struct jj_pass *p)
+/* The converter's JobSet, annotated with the JAXJob's spec hash (`hash`, NULL: computed
+ * here), or NULL with p->invalid set (or on OOM). */
+static json_t *build(struct jj_pass *p, const char *hash)
 {
     struct ferr_list errs;
     ferr_list_init(&errs);
@@ -76,10 +77,10 @@ static json_t *build(struct jj_pass *p)
     ferr_list_release(&errs);
     if (js)
         (void)json_object_del(jx_obj(js, "spec"), "ttlSecondsAfterFinished");
-    char hash[41];
-    if (js && (spec_hash(p->jj, hash) < 0 ||
+    char own[41];
+    if (js && ((!hash && spec_hash(p->jj, own) < 0) ||
                jx_set_meta(jx_ensure_obj(js, "metadata"), "annotations", ANN_JAXJOB_SPEC_HASH,
-                           hash) < 0)) {
+                           hash ? hash : own) < 0)) {
         json_decref(js);
         js = NULL;
     }
@@ -89,7 +90,7 @@ static json_t *build(struct jj_pass *p)
 static int create_jobset(struct jj_pass *p)
 {
     struct err e = {{0}};
-    json_t *js = build(p);
+    json_t *js = build(p, NULL);
     if (!js)
         return p->invalid ? 0 : -ENOMEM;
     int rc = ctl_kind_create_jobset(p->c, &ctl_kind_jaxjob, p->jj, js, &p->js, &e);
@@ -141,7 +142,7 @@ static int check_respec(struct jj_pass *p)
         return -ENOMEM;
     if (strcmp(now, have) == 0)
         return 0;
-    json_t *want = build(p);
+    json_t *want = build(p, now);
     if (!want)
         return p->invalid ? 0 : -ENOMEM;
     long long from = worker_replicas(p->js), to = worker_replicas(want);

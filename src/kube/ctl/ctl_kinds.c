@@ -71,26 +71,51 @@ static json_t *owner_ref(const struct ctl_kind *k, const json_t *owner)
                      1, "blockOwnerDeletion", 1);
 }
 
+int ctl_kind_create_owned(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
+                          const char *prefix, const char *resource, const json_t *obj,
+                          json_t **out, struct err *e)
+{
+    json_t *body = json_deep_copy(obj), *meta = jx_ensure_obj(body, "metadata");
+    json_t *ref = owner_ref(k, owner);
+    const char *ns = jx_str(jx_obj(owner, "metadata"), "namespace");
+    char *path = ctl_path(prefix, resource, ns, NULL, NULL);
+    int rc = body && meta && ref && path &&
+                     jx_set_new(meta, "ownerReferences", json_pack("[O]", ref)) == 0
+                 ? kc_call(c->kc, "POST", path, body, NULL, out, e)
+                 : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0)
+        kc_log(KC_LOG_INFO, k->component, ns, "%s: created %s %s",
+               jx_str(jx_obj(owner, "metadata"), "name"), jx_str(obj, "kind"),
+               jx_str(jx_obj(obj, "metadata"), "name"));
+    json_decref(body);
+    json_decref(ref);
+    free(path);
+    return rc;
+}
+
 int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
                            const json_t *js, json_t **out, struct err *e)
 {
-    json_t *body = json_deep_copy(js), *meta = jx_ensure_obj(body, "metadata");
-    json_t *ref = owner_ref(k, owner);
-    const char *ns = jx_str(jx_obj(owner, "metadata"), "namespace");
-    char *path = ctl_path(CTL_JS_PREFIX, "jobsets", ns, NULL, NULL);
-    int rc = body && meta && ref && path &&
-                     jx_set_new(meta, "ownerReferences", json_pack("[O]", ref)) == 0 &&
-                     jx_set_str(body, "apiVersion", JOBSET_GROUP_VERSION) == 0 &&
+    json_t *body = json_deep_copy(js);
+    int rc = body && jx_set_str(body, "apiVersion", JOBSET_GROUP_VERSION) == 0 &&
                      jx_set_str(body, "kind", JOBSET_KIND) == 0
-                 ? kc_call(c->kc, "POST", path, body, NULL, out, e)
+                 ? ctl_kind_create_owned(c, k, owner, CTL_JS_PREFIX, "jobsets", body, out, e)
                  : err_set(e, -ENOMEM, "out of memory");
     if (rc == 0 && *out)
         observed_jobset(c, *out);
-    if (rc == 0)
-        kc_log(KC_LOG_INFO, k->component, ns, "%s: created JobSet",
-             jx_str(jx_obj(owner, "metadata"), "name"));
     json_decref(body);
-    json_decref(ref);
+    return rc;
+}
+
+int ctl_kind_put(struct ctl *c, const char *prefix, const char *resource, const json_t *obj,
+                 json_t **out, struct err *e)
+{
+    const json_t *m = jx_obj(obj, "metadata");
+    char *path = ctl_path(prefix, resource, jx_str(m, "namespace"), jx_str(m, "name"), NULL);
+    int rc = path ? kc_call(c->kc, "PUT", path, obj, NULL, out, e)
+                  : err_set(e, -ENOMEM, "out of memory");
+    if (rc == 0 && *out && strcmp(resource, "jobsets") == 0)
+        observed_jobset(c, *out);
     free(path);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/keys.h"
+#include "api/local_ann.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
 #include "obj/jx.h"
@@ -116,10 +117,16 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
 {
     struct ctl_pass *ps = ctx;
     struct wreq *w = calloc(n, sizeof(*w));
-    for (size_t i = 0; w && i < n; i++)
+    bool oom = false;
+    for (size_t i = 0; w && i < n; i++) {
+        /* with a restart grace the pods carry it: a first deletion by the Job controller or
+         * the garbage collector gets it too (api/local_ann.h) */
+        oom = oom || local_ann_cap_job_grace(jobs[i], ps->grace) < 0;
         w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
                              json_incref(jobs[i]), true, false, false, ps->c->jobs};
-    if (!w) {
+    }
+    if (!w || oom) {
+        free_wreqs(w, w ? n : 0);
         for (size_t i = 0; i < n; i++)
             rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
         return;

@@ -94,16 +94,26 @@ static void index_update(struct ctl *c, const char *type, const json_t *pod)
     json_object_set_new(names, name, json_true());
 }
 
-/* A JAXJob Worker pod lacking its replica-index or job-role label (no pod webhook set them). */
-static bool kubeflow_unlabelled(const struct ctl *c, const json_t *pod)
+/* The replica-index and job-role labels a JAXJob Worker pod lacks (no pod webhook set them):
+ * a new object, or NULL when it lacks none. */
+static json_t *kubeflow_missing(const struct ctl *c, const json_t *pod)
 {
     if (!(c->kinds & CTL_KIND_JAXJOB) || json_object_get(jx_obj(pod, "metadata"),
                                                          "deletionTimestamp"))
-        return false;
+        return NULL;
     json_t *kf = jjs_pod_index_labels(jx_obj(pod, "metadata"));
-    bool want = kf && json_object_size(kf) > 0;
+    if (kf && json_object_size(kf) == 0) {
+        json_decref(kf);
+        kf = NULL;
+    }
+    return kf;
+}
+
+static bool kubeflow_unlabelled(const struct ctl *c, const json_t *pod)
+{
+    json_t *kf = kubeflow_missing(c, pod);
     json_decref(kf);
-    return want;
+    return kf != NULL;
 }
 
 static void pod_changed(void *arg, const char *type, const json_t *pod)
@@ -230,7 +240,7 @@ static int kubeflow_label(struct ctl *c, const json_t *pod)
 {
     const json_t *m = jx_obj(pod, "metadata");
     struct err e = {{0}};
-    json_t *kf = kubeflow_unlabelled(c, pod) ? jjs_pod_index_labels(m) : NULL;
+    json_t *kf = kubeflow_missing(c, pod);
     if (!kf)
         return 0;
     char *path = ctl_path("/api/v1", "pods", jx_str(m, "namespace"), jx_str(m, "name"), NULL);

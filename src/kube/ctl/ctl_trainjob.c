@@ -8,14 +8,26 @@
  * implement (tjs_unsupported), a JobSet that would not validate -- is a Failed condition naming
  * it and a Warning Event, decided again on every pass (a fixed runtime lets the job go on), and
  * nothing is created.  A TrainJob whose spec.managedBy is not
- * trainer.kubeflow.org/trainjob-controller (Kueue's MultiKueue) is left alone.  As upstream's
- * JobSet plugin, an existing JobSet is not rebuilt; spec.suspend is carried to it. */
+ * trainer.kubeflow.org/trainjob-controller (Kueue's MultiKueue) is left alone.
+ * With the runtime's podGroupPolicy the PodGroup (api/trainjob_podgroup.h) is created before the
+ * JobSet, owned by the TrainJob as upstream's coscheduling / volcano plugin creates it; when
+ * its CRD is not served, the Failed condition and Warning Event name it (upstream's apply
+ * fails with "no matches for kind") and the pass is tried again every few seconds.
+ * As upstream's JobSet plugin (Build), an existing JobSet is rebuilt only while the TrainJob or
+ * the JobSet is suspended: a JobSet (or PodGroup) that does not hold what the TrainJob and its
+ * runtime now give (runtimePatches changed while suspended) is replaced by a PUT of the new spec,
+ * which the JobSet webhook refuses for fields other than the pod templates' labels,
+ * annotations, nodeSelector, tolerations and schedulingGates -- a refusal is the Failed
+ * condition and Warning Event TrainJobResourcesCreationFailed, as upstream's Event.
+ * spec.suspend is carried to the JobSet. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/convert.h"
+#include "api/jobset.h"
+#include "api/trainjob_podgroup.h"
 #include "api/trainjob_status.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
@@ -36,7 +48,10 @@ struct tj_pass {
     json_t *js;          /* its JobSet (owned) */
     const char *why;     /* a reason not to run (TJS_*) */
     char msg[1024];
+    bool retry;          /* look again soon (a missing PodGroup CRD) */
 };
+
+#define RETRY_MS 5000
 
 /* The runtime spec.runtimeRef names (a new reference with its kind set), or NULL and p->why. */
 static json_t *resolve(struct tj_pass *p)
@@ -92,17 +107,150 @@ static json_t *build(struct tj_pass *p, const json_t *rt)
     return js;
 }
 
-static int create_jobset(struct tj_pass *p)
+static bool suspended(const json_t *o)
+{
+    return jx_bool_or(jx_obj(o, "spec"), "suspend", false);
+}
+
+static void failed(struct tj_pass *p, const char *what, const struct err *e)
+{
+    p->why = TJS_BUILD_FAILED;
+    /* upstream cuts the error at 950 characters, for the Event's 1024 */
+    snprintf(p->msg, sizeof(p->msg), "TrainJob resources reconciliation failed: %.950s%s",
+             e->msg, strlen(e->msg) > 950 ? " ..." : "");
+    kc_log(KC_LOG_ERROR, LOGGER, p->key, "%s: %s", what, e->msg);
+}
+
+/* The PodGroup of the runtime's podGroupPolicy: created when missing, replaced while the
+ * TrainJob is suspended when it no longer holds what was built. */
+static int pod_group(struct tj_pass *p, const json_t *rt, const json_t *js)
+{
+    const json_t *pol = jx_path(rt, "spec.podGroupPolicy");
+    const struct tjpg_kind *k = tjpg_kind(pol);
+    struct err e = {{0}};
+    int rc = 0;
+    json_t *pg = k ? tjpg_build(p->ns, p->name, pol, js, &rc) : NULL, *got = NULL;
+    char *path = pg ? ctl_path(k->prefix, "podgroups", p->ns, p->name, NULL) : NULL;
+    if (pg && path)
+        rc = kc_call(p->c->kc, "GET", path, NULL, NULL, &got, &e);
+    if (k && !pg && rc == -ERANGE) {
+        err_set(&e, rc, "PodGroup minResources: a resource request of the runtime's pods is "
+                "past the range of a quantity");
+        failed(p, "building its PodGroup", &e);
+        rc = 0;
+    } else if (pg && rc < 0 && rc != -ENOENT && rc != -ENOMEM) {
+        failed(p, "reading its PodGroup", &e);
+        rc = 0;
+    } else if (pg && rc == -ENOENT && !ctl_kind_served(p->c, k->prefix, "podgroups")) {
+        err_set(&e, -ENOENT, "no matches for kind \"PodGroup\" in version \"%s\" (the %s "
+                "plugin's CRD %s is not installed)", k->api_version, k->plugin, k->crd);
+        failed(p, "creating its PodGroup", &e);
+        p->retry = true;
+        rc = 0;
+    } else if (pg && rc == -ENOENT) {
+        json_decref(got);
+        got = NULL;
+        if ((rc = ctl_kind_create_owned(p->c, &ctl_kind_trainjob, p->tj, k->prefix, "podgroups",
+                                        pg, &got, &e)) < 0)
+            failed(p, "creating its PodGroup", &e);
+    } else if (pg && rc == 0 && suspended(p->tj) && !jx_covers(jx_obj(got, "spec"),
+                                                               jx_obj(pg, "spec"))) {
+        json_t *out = NULL;
+        rc = json_object_set(got, "spec", jx_obj(pg, "spec")) == 0
+                 ? ctl_kind_put(p->c, k->prefix, "podgroups", got, &out, &e)
+                 : -ENOMEM;
+        if (rc < 0 && rc != -ENOMEM)
+            failed(p, "updating its PodGroup", &e);
+        json_decref(out);
+    }
+    json_decref(got);
+    json_decref(pg);
+    free(path);
+    return rc == -ENOMEM || (pg && !path) ? -ENOMEM : 0;
+}
+
+/* A defaulted copy of a JobSet's spec without spec.suspend (NULL on OOM); `js`, the cache's
+ * object, is not touched. */
+static json_t *defaulted_spec(const json_t *js)
+{
+    json_t *spec = NULL;
+    json_t *copy = json_pack("{s:o?}", "spec", json_deep_copy(jx_obj(js, "spec")));
+    if (copy && js_default(copy) == 0 && (spec = jx_obj(copy, "spec")))
+        json_incref(spec);
+    json_object_del(spec, "suspend");
+    json_decref(copy);
+    return spec;
+}
+
+/* The stored JobSet `js` made to hold `built` (both borrowed): its spec replaced, the built
+ * labels and annotations added; NULL when it holds it already (both defaulted alike) or on OOM
+ * (*rc). */
+static json_t *rebuilt(const json_t *js, const json_t *built, bool suspend, int *rc)
+{
+    json_t *want = defaulted_spec(built), *have = defaulted_spec(js), *body = NULL;
+    const json_t *bm = jx_obj(built, "metadata"), *sm = jx_obj(js, "metadata");
+    *rc = want && have ? 0 : -ENOMEM;
+    bool same = *rc == 0 && jx_covers(have, want) &&
+                jx_covers(jx_obj(sm, "labels"), jx_obj(bm, "labels")) &&
+                jx_covers(jx_obj(sm, "annotations"), jx_obj(bm, "annotations"));
+    json_decref(have);
+    if (*rc == 0 && !same)
+        body = json_deep_copy(js);
+    json_t *m = jx_obj(body, "metadata");
+    if (body && (jx_set_bool(want, "suspend", suspend) < 0 ||
+                 json_object_set(body, "spec", want) < 0 ||
+                 (jx_obj(bm, "labels") &&
+                  json_object_update(jx_ensure_obj(m, "labels"), jx_obj(bm, "labels")) < 0) ||
+                 (jx_obj(bm, "annotations") &&
+                  json_object_update(jx_ensure_obj(m, "annotations"),
+                                     jx_obj(bm, "annotations")) < 0))) {
+        json_decref(body);
+        body = NULL;
+        *rc = -ENOMEM;
+    }
+    if (*rc == 0 && !same && !body)
+        *rc = -ENOMEM;
+    json_decref(want);
+    return body;
+}
+
+static int rebuild_jobset(struct tj_pass *p, const json_t *built)
+{
+    struct err e = {{0}};
+    int rc;
+    json_t *body = rebuilt(p->js, built, suspended(p->tj), &rc), *got = NULL;
+    if (!body)
+        return rc;
+    rc = ctl_kind_put(p->c, CTL_JS_PREFIX, "jobsets", body, &got, &e);
+    if (rc == 0 && got) {
+        kc_log(KC_LOG_INFO, LOGGER, p->key, "rebuilt its suspended JobSet");
+        json_decref(p->js);
+        p->js = json_incref(got);
+    } else if (rc < 0 && rc != -JX_ECONFLICT && rc != -ENOMEM) {
+        failed(p, "rebuilding its JobSet", &e);
+        rc = 0;
+    }
+    json_decref(got);
+    json_decref(body);
+    return rc;
+}
+
+/* Builds the JobSet (and PodGroup) and creates them, or, for an existing JobSet, brings it up to
+ * date. */
+static int sync(struct tj_pass *p)
 {
     struct err e = {{0}};
     json_t *rt = resolve(p), *js = rt ? build(p, rt) : NULL;
-    int rc = 0;
-    if (js)
-        rc = ctl_kind_create_jobset(p->c, &ctl_kind_trainjob, p->tj, js, &p->js, &e);
-    else if (!p->why)
+    int rc = js ? pod_group(p, rt, js) : 0;
+    if (!js && !p->why)
         rc = -ENOMEM;
-    if (rc < 0)
-        kc_log(KC_LOG_ERROR, LOGGER, p->key, "creating its JobSet: %s", e.msg);
+    if (rc == 0 && js && !p->why && p->js)
+        rc = rebuild_jobset(p, js);
+    else if (rc == 0 && js && !p->why) {
+        rc = ctl_kind_create_jobset(p->c, &ctl_kind_trainjob, p->tj, js, &p->js, &e);
+        if (rc < 0)
+            kc_log(KC_LOG_ERROR, LOGGER, p->key, "creating its JobSet: %s", e.msg);
+    }
     json_decref(js);
     json_decref(rt);
     return rc;
@@ -118,9 +266,9 @@ static int observe(struct tj_pass *p)
                  "controlled by this TrainJob", p->name);
         return 0;
     }
-    if (!p->js && !tjs_finished(jx_obj(p->tj, "status")))
-        return create_jobset(p);
-    return 0;
+    if (tjs_finished(jx_obj(p->tj, "status")))
+        return 0;
+    return !p->js || suspended(p->tj) || suspended(p->js) ? sync(p) : 0;
 }
 
 static int apply(struct tj_pass *p, const struct tjs_result *r)
@@ -147,14 +295,15 @@ static int pass(struct tj_pass *p, bool *requeued)
     if (rc == 0)
         rc = tjs_finished(jx_obj(p->tj, "status"))
                  ? 0
-                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
-                                         jx_bool_or(jx_obj(p->tj, "spec"), "suspend", false));
+                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js, suspended(p->tj));
     if (rc < 0)
         return rc;
     struct tjs_obs obs = {p->js, p->why, p->why ? p->msg : NULL};
     if ((rc = tjs_compute(p->tj, &obs, kt_now_ms(), &r)) < 0)
         return rc;
     rc = apply(p, &r);
+    if (rc == 0 && p->retry && (r.requeue_ms < 0 || r.requeue_ms > RETRY_MS))
+        r.requeue_ms = RETRY_MS;
     if (rc == 0 && r.requeue_ms >= 0)
         ctl_kind_requeue(p->c, &ctl_kind_trainjob, p->key, r.requeue_ms, requeued);
     tjs_result_release(&r);

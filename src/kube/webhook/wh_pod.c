@@ -25,16 +25,9 @@
 #include "api/jobset.h"
 #include "api/keys.h"
 #include "api/placement.h"
+#include "api/pod_meta.h"
 #include "kube/webhook/wh_jobset.h"
 #include "obj/jx.h"
-
-/* A non-negative decimal label or annotation value; -1 when absent or malformed. */
-static long long index_of(const char *s)
-{
-    if (!s || !*s || strlen(s) > 9 || strspn(s, "0123456789") != strlen(s))
-        return -1;
-    return strtoll(s, NULL, 10);
-}
 
 /* Sets name=value in env: the first entry of that name becomes {name, value}, others of the
  * same name are removed; appended when absent.  0 or -ENOMEM. */
@@ -141,11 +134,9 @@ static int process_id(const struct wh_ctx *x, const json_t *req, json_t *m,
     struct pod_ids p = {
         .js = jx_get_meta(meta, "labels", LBL_JOBSET_NAME),
         .rj = jx_get_meta(meta, "labels", LBL_RJ_NAME),
-        .job = index_of(jx_get_meta(meta, "labels", LBL_JOB_INDEX)),
-        .pod = index_of(jx_get_meta(meta, "annotations", ANN_JOB_COMPLETION_INDEX)),
+        .job = pod_meta_int(meta, "labels", LBL_JOB_INDEX),
+        .pod = pod_completion_index(meta),
     };
-    if (p.pod < 0)
-        p.pod = index_of(jx_get_meta(meta, "labels", ANN_JOB_COMPLETION_INDEX));
     /* Only pods of JAX replicated jobs: their templates carry the offset annotation. */
     if (!p.js || !jx_get_meta(meta, "annotations", ANN_PROCESS_ID_OFFSET))
         return 0;

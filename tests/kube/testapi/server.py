@@ -63,6 +63,7 @@ class ApiServer:
         self.stats = {}
         self.stats_lock = threading.Lock()
         self.open_watches = 0
+        self.watches_by_ns = {}  # namespace ("" cluster-wide) -> open watches; under stats_lock
         self.pod_logs = PodLogs(self.store, self.registry.get("", "v1", "pods"))
         ns_type = self.registry.get("", "v1", "namespaces")
         for name in builtin.DEFAULT_NAMESPACES:
@@ -74,6 +75,15 @@ class ApiServer:
         key = f"{verb} {resource} {code}"
         with self.stats_lock:
             self.stats[key] = self.stats.get(key, 0) + 1
+
+    def watch_opened(self, ns, delta):
+        with self.stats_lock:
+            self.open_watches += delta
+            self.watches_by_ns[ns] = self.watches_by_ns.get(ns, 0) + delta
+
+    def watches_count(self):
+        with self.stats_lock:
+            return {ns: n for ns, n in self.watches_by_ns.items() if n}
 
 
 class HTTPServer(http.server.ThreadingHTTPServer):
@@ -370,12 +380,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                                           f"metadata.name={name}") if x)
             if info.name and not info.watch:
                 raise errors.method_not_allowed()
-            app.open_watches += 1
+            app.watch_opened(ns or "", 1)
             try:
                 WatchStream(self, api, rt, ns, q, table_version, include,
                             app.bookmark_interval).serve()
             finally:
-                app.open_watches -= 1
+                app.watch_opened(ns or "", -1)
             self.code = 200
             return
         if verb == "get":
@@ -532,6 +542,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 st = {"revision": app.store.rev, "compacted": app.store.compacted,
                       "history": len(app.store.log), "objects": counts,
                       "openWatches": app.open_watches,
+                      "openWatchesByNamespace": app.watches_count(),
                       "controllers": app.controllers.enabled}
             return self._send(200, st)
         if what == "podlogs" and method == "POST":
