@@ -20,11 +20,16 @@ Inputs (regenerate after moving to newer upstream releases; needs PyYAML):
   git -C trainer show v2.3.0:manifests/base/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml \\
       > clustertrainingruntimes.yaml
   scripts/gen_schema_crd.py jobsets.yaml jaxjobs.yaml trainjobs.yaml trainingruntimes.yaml \\
-      clustertrainingruntimes.yaml > src/api/schema_crd.c
+      clustertrainingruntimes.yaml config/crd/*_*.yaml > src/api/schema_crd.c
+
+A kind given by several CRDs gets the fields any of them declares: upstream's CRDs are generated
+from newer Kubernetes types than config/crd's (scripts/gen_crd.py, the release jaxset's CRDs
+target), and a field only one of them has is one some supported API server keeps.
 
 (jobset = kubernetes-sigs/jobset, trainer = kubeflow/trainer, which holds the Training Operator
 v1 on its release-1.9 branch.)  Identical object schemas (the PodSpec every CRD embeds, say) are
 emitted once."""
+import os
 import re
 import sys
 
@@ -70,6 +75,21 @@ def node(s):
         elem = node(s.get("items", {}))
         return LEAF if elem == LEAF else ("list", elem)
     return LEAF
+
+
+def union(a, b):
+    """Shape `a` (upstream's) knowing the fields shape `b` declares too; where `b` keeps
+    unknown fields (config/crd's deliberate differences) or is another shape, `a` stands."""
+    if a == b or LEAF in (a, b) or a[0] != b[0]:
+        return a
+    if a[0] in ("list", "map"):
+        return (a[0], union(a[1], b[1]))
+    if a == OBJECT_META:
+        return a
+    fa, fb = dict(a[2]), dict(b[2])
+    fields = tuple(sorted((k, union(fa[k], fb[k]) if k in fa and k in fb else fa.get(k, fb.get(k)))
+                          for k in set(fa) | set(fb)))
+    return ("obj", a[1], fields)
 
 
 def root(schema):
@@ -153,16 +173,20 @@ class Emitter:
 
 def main():
     em = Emitter()
-    roots, sources = [], []
+    shapes, sources = {}, []
     for path in sys.argv[1:]:
         with open(path, encoding="utf-8") as f:
-            crd = yaml.safe_load(f)
+            crd = yaml.load(f, Loader=yaml.CSafeLoader)
         kind = crd["spec"]["names"]["kind"]
         version, cname, origin = ROOTS[kind]
         v = next(v for v in crd["spec"]["versions"] if v["name"] == version)
+        if kind in shapes:   # config/crd's own CRD of a kind, after upstream's
+            origin = f"and jaxset's config/crd/{os.path.basename(path)}"
         sources.append(f"{crd['spec']['group']}/{version} {kind}: {origin}")
         shape = root(v["schema"]["openAPIV3Schema"])
-        roots.append((kind, cname, shape))
+        shapes[kind] = union(shapes[kind], shape) if kind in shapes else shape
+    roots = [(kind, ROOTS[kind][1], shape) for kind, shape in shapes.items()]
+    for kind, _, shape in roots:
         em.visit_root(shape, kind)
     sys.stdout.write(em.emit(roots, sources))
 

@@ -7,8 +7,10 @@ Every figure is printed beside a floor measured in the same run against the same
            watch, beside N raw POSTs of the same Jobs (`jaxset render`) by curl with the
            controller's parallelism (--parallel-max 50), until the N-th is seen the same way.
            Target: <= 1.2x the floor.
-  many     M JobSets (default 100, 4 Jobs each) POSTed at once: until every Job is seen,
-           beside the M*4 raw POSTs of the same Jobs.
+  many     M JobSets (default 100, 4 Jobs each) POSTed at once: until every Job is seen and
+           every JobSet's status is written, beside every write upstream's controller makes
+           for them by a bare client with its parallelism (upstream_floor.py), the same with
+           16 passes at once, the creates alone and the Jobs alone. Target: <= 1.15x upstream's.
   restart  a JobSet of R Jobs (default 100) with a RestartJobSet failure policy: one Job
            marked Failed until every replacement Job (restart-attempt 1) is seen, beside
            deleting the R Jobs (Foreground), waiting until they are gone (the garbage
@@ -42,9 +44,11 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SRC, "tests", "kube"))
+import envtest  # noqa: E402
 import kubetest  # noqa: E402
 sys.path.insert(0, os.path.join(SRC, "bench"))
 import history  # noqa: E402
+import upstream_floor  # noqa: E402
 
 HISTORY = None  # a history.History with --save
 
@@ -66,8 +70,15 @@ def jobset(name, jobs, pods=1, policy=None):
 class Cluster:
     """The server, its kubeconfig and an HTTP client for it."""
 
-    def __init__(self, kubeconfig=None):
+    def __init__(self, kubeconfig=None, gc=True):
+        """`kubeconfig`: an existing server; else kube-apiserver (tests/kube/envtest.py) when
+        KUBEBUILDER_ASSETS names one (`gc`: with kube-controller-manager's garbage
+        collector), else the project's test API server."""
         self.own = None
+        assets = None if kubeconfig else envtest.assets_dir()
+        if assets:
+            self.own = envtest.KubeAPIServer(assets, gc=gc)
+            kubeconfig = self.own.kubeconfig
         if kubeconfig:
             self.kubeconfig = kubeconfig
             cfg = json.loads(subprocess.check_output(
@@ -76,6 +87,8 @@ class Cluster:
             self.server_url = cfg["clusters"][0]["cluster"]["server"]
             self.token = cfg["users"][0]["user"].get("token")
             self.what = f"the API server of {kubeconfig} ({self.server_url})"
+            if assets:
+                self.what = f"kube-apiserver from KUBEBUILDER_ASSETS ({self.server_url})"
         else:
             self.own = kubetest.Server("--no-managed-fields", "--history", "200000")
             self.kubeconfig = self.own.kubeconfig
@@ -353,63 +366,168 @@ def bench_create(a, cl, ctl, work, n):
     ratio_line(f"create: 1 JobSet of {n} Jobs", t, floor, 1.2)
 
 
-def bench_many(a, cl, ctl, work, m):
+MANY_PER = 4
+RENDERED = {}  # JobSet index -> (its Service, its Jobs) as `jaxset render` gives them
+
+
+def rendered(binary, i, ns):
+    """The Service and Jobs the controller creates for JobSet js<i>, in namespace `ns`."""
+    if i not in RENDERED:
+        js = jobset(f"js{i}", MANY_PER)
+        RENDERED[i] = (render_kind(binary, js, "x", "Service"), render_jobs(binary, js, "x"))
+    svcs, jobs = json.loads(json.dumps(RENDERED[i]))
+    for o in svcs + jobs:
+        o["metadata"]["namespace"] = ns
+    return svcs, jobs
+
+
+def js_counter(cl, ns):
+    """Counts the JobSets of `ns` whose status a watch has seen written (replicatedJobsStatus:
+    the first status upstream's controller writes)."""
+    return JobCounter(cl, ns, path=f"{JS_API}/namespaces/{ns}/jobsets",
+                      counts=lambda o: bool((o.get("status") or {}).get("replicatedJobsStatus")))
+
+
+def until_done(cl, ns, m, start):
+    """Runs `start()` (returns t0) with watches on ns's Jobs and JobSets; the time from t0
+    until all M*4 Jobs exist and all M JobSets show their status."""
+    jw, sw = JobCounter(cl, ns), js_counter(cl, ns)
+    for w in (jw, sw):
+        w.start()
+        w.ready.wait()
+    time.sleep(0.5)
+    t0 = start()
+    return max(jw.until(m * MANY_PER, 600), sw.until(m, 600)) - t0
+
+
+def managed_elsewhere(js):
+    """`js` with spec.managedBy naming another manager: the running controller leaves it."""
+    return dict(js, spec=dict(js["spec"], managedBy="example.com/bench"))
+
+
+def floor_upstream(a, cl, m, conc):
+    """Upstream's writes for M JobSets by a bare client, `conc` passes at once
+    (bench/kube/upstream_floor.py); (time, writes by (verb, resource))."""
+    ns = cl.namespace(f"up{conc}-many")
+    jss = [managed_elsewhere(jobset(f"js{i}", MANY_PER)) for i in range(m)]
+    for j in jss:
+        j["metadata"]["namespace"] = ns
+    made = [rendered(a.binary, i, ns) for i in range(m)]
+    f = upstream_floor.Floor(cl, ns, jss, [x[0] for x in made], [x[1] for x in made], conc=conc)
+    return until_done(cl, ns, m, f.run), f.writes, f.posted
+
+
+def controller_writes(ctl, ns):
+    """The controller's requests in `ns` by (verb, resource), from its debug log (one line per
+    request: kube/ctl/ctl_obs.c)."""
+    counts = {}
+    ctl.err.flush()
+    with open(ctl.err.name) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 4 or parts[2] != "rest":
+                continue
+            words = parts[3].split()
+            marker = f"/namespaces/{ns}/"
+            if len(words) < 2 or marker not in words[1]:
+                continue
+            rest = words[1].split(marker, 1)[1].split("?")[0].split("/")
+            res = rest[0] + ("/" + rest[2] if len(rest) > 2 else "")
+            counts[(words[0], res)] = counts.get((words[0], res), 0) + 1
+    return counts
+
+
+def bench_controller(a, cl, ctl, m):
+    ns = cl.namespace("ctl-many")
+    items = [jobset(f"js{i}", MANY_PER) for i in range(m)]
+    cpu0 = ctl.cpu_s()
+    t = until_done(cl, ns, m, lambda: upstream_floor.post_all(cl, ns, items))
+    return t, ctl.cpu_s() - cpu0, controller_writes(ctl, ns), upstream_floor.post_all.posted
+
+
+def floor_jobs_alone(a, cl, work, m):
     fns = cl.namespace("floor-many")
-    cns = cl.namespace("ctl-many")
-    per = 4
     jobs = []
     for i in range(m):
-        jobs += render_jobs(a.binary, jobset(f"js{i}", per), fns)
+        jobs += rendered(a.binary, i, fns)[1]
     w = JobCounter(cl, fns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
     t0, _ = curl_posts(cl, fns, jobs, work)
-    floor = w.until(m * per, 600) - t0
-    w.stop()
-    # The writes the controller's way needs, by a bare client: the JobSets themselves, then
-    # what the controller creates for each (its headless Service and its Jobs); the status
-    # writes are left out, so this is still below what any controller must do.  These
-    # JobSets name another manager (spec.managedBy), so the running controller leaves them.
+    return w.until(m * MANY_PER, 600) - t0
+
+
+def floor_creates(a, cl, work, m):
+    """The creates alone, no order, no status: the M JobSets (managed elsewhere), their M
+    Services and M*4 Jobs POSTed raw by curl with 50 in flight."""
     wns = cl.namespace("writes-many")
     writes = []
     for i in range(m):
-        js = jobset(f"js{i}", per)
-        writes.append((JS_API, "jobsets", dict(js, spec=dict(js["spec"],
-                                                              managedBy="example.com/bench"))))
-        writes += [("/api/v1", "services", o) for o in render_kind(a.binary, js, wns, "Service")]
-        writes += [("/apis/batch/v1", "jobs", o) for o in render_jobs(a.binary, js, wns)]
+        js = managed_elsewhere(jobset(f"js{i}", MANY_PER))
+        svcs, jobs = rendered(a.binary, i, wns)
+        writes += [(JS_API, "jobsets", js)] + [("/api/v1", "services", o) for o in svcs]
+        writes += [("/apis/batch/v1", "jobs", o) for o in jobs]
     w = JobCounter(cl, wns)
     w.start()
     w.ready.wait()
     time.sleep(0.5)
     t0, _ = curl_posts(cl, wns, writes, work, resource="writes")
-    wfloor = w.until(m * per, 600) - t0
-    w.stop()
-    items = [jobset(f"js{i}", per) for i in range(m)]
-    w = JobCounter(cl, cns)
-    w.start()
-    w.ready.wait()
-    time.sleep(0.5)
-    cpu0 = ctl.cpu_s()
-    t0 = post_jobsets(cl, cns, items, work)
-    t = w.until(m * per, 600) - t0
-    cpu = ctl.cpu_s() - cpu0
-    w.stop()
-    ratio_line(f"many: {m} JobSets x {per} Jobs at once", t, floor, 1.2)
-    ratio_line(f"  same, beside {len(writes)} POSTs of its writes", t, wfloor)
-    print(f"  the controller's CPU meanwhile: {cpu * 1000:.0f} ms", flush=True)
-    return t, floor, wfloor
+    return w.until(m * MANY_PER, 600) - t0
+
+
+def fmt_writes(w, m):
+    return ", ".join(f"{v} {r} {n / m:g}" for (v, r), n in sorted(w.items(), key=str))
+
+
+def bench_many(a, cl, ctl, work, m, rep):
+    """One repetition: the controller and its floors, in an order that turns with `rep`."""
+    runs = [("jobs", lambda: floor_jobs_alone(a, cl, work, m)),
+            ("creates", lambda: floor_creates(a, cl, work, m)),
+            ("up1", lambda: floor_upstream(a, cl, m, 1)),
+            (f"up{a.workers}", lambda: floor_upstream(a, cl, m, a.workers)),
+            ("ctl", lambda: bench_controller(a, cl, ctl, m))]
+    k = rep % len(runs)
+    got = dict((name, fn()) for name, fn in runs[k:] + runs[:k])
+    t, cpu, cw, posted = got["ctl"]
+    r = {"ctl": t, "jobs": got["jobs"], "creates": got["creates"], "up1": got["up1"][0],
+         "upN": got[f"up{a.workers}"][0]}
+    print(f"  rep {rep + 1}: ctl {t * 1000:.0f} ms  upstream floor (1 pass at once) "
+          f"{r['up1'] * 1000:.0f} ms, ({a.workers} at once) {r['upN'] * 1000:.0f} ms  "
+          f"creates alone {r['creates'] * 1000:.0f} ms  Jobs alone {r['jobs'] * 1000:.0f} ms  "
+          f"ctl CPU {cpu * 1000:.0f} ms  load {os.getloadavg()[0]:.2f}\n"
+          f"         the {m} JobSets' POSTs answered after: ctl {posted * 1000:.0f} ms, "
+          f"upstream floor {got['up1'][2] * 1000:.0f} ms", flush=True)
+    if rep == 0:
+        print(f"  writes per JobSet, the controller (its debug log): {fmt_writes(cw, m)}\n"
+              f"  writes per JobSet, upstream's (the floor's):      "
+              f"{fmt_writes(got['up1'][1], m)}", flush=True)
+    return r
 
 
 def bench_many_reps(a, cl, ctl, work, m, reps):
-    """`many` `reps` times (fresh namespaces each), then the medians of the three times."""
-    runs = [bench_many(a, cl, ctl, work, m) for _ in range(reps)]
-    if reps > 1:
-        t, floor, wfloor = (statistics.median(r[k] for r in runs) for k in range(3))
-        ratio_line(f"many, median of {reps}", t, floor, 1.2)
-        ratio_line(f"  same, beside its writes, median of {reps}", t, wfloor)
-        ratio_line(f"  its writes beside the Jobs alone, median of {reps}", wfloor, floor)
+    """`many` `reps` times (fresh namespaces each, the order of the runs turning), then the
+    medians and spreads."""
+    print(f"many: {m} JobSets x {MANY_PER} Jobs POSTed at once (50 in flight), until every "
+          f"Job exists and every JobSet's status is written", flush=True)
+    runs = [bench_many(a, cl, ctl, work, m, k) for k in range(reps)]
+
+    def med(k):
+        return statistics.median(r[k] for r in runs)
+
+    def spread(k):
+        return f"[{min(r[k] for r in runs) * 1000:.0f}-{max(r[k] for r in runs) * 1000:.0f} ms]"
+
+    print(f"medians of {reps} (spread min-max):", flush=True)
+    ratio_line("many: beside upstream's writes, 1 pass at once", med("ctl"), med("up1"), 1.15)
+    ratio_line(f"  beside upstream's writes, {a.workers} passes at once", med("ctl"), med("upN"))
+    ratio_line("  beside the creates alone (no order)", med("ctl"), med("creates"))
+    ratio_line("  beside the Jobs alone", med("ctl"), med("jobs"))
+    ratio_line(f"  floor: upstream's writes {a.workers} at once vs creates alone", med("upN"),
+               med("creates"))
+    for k, what in (("ctl", "controller"), ("up1", "upstream 1"), ("upN", f"upstream {a.workers}"),
+                    ("creates", "creates alone"), ("jobs", "Jobs alone")):
+        print(f"  {what:<16} {spread(k)}", flush=True)
 
 
 def fail_job(cl, ns, name):
@@ -611,6 +729,9 @@ def main():
     ap.add_argument("--placement-pods", type=int, default=8,
                     help="pods per Job (and Nodes per pool) of the placement benchmark")
     ap.add_argument("--reps", type=int, default=1, help="runs of many (medians printed)")
+    ap.add_argument("--workers", type=int, default=16,
+                    help="many: the passes at once of the second upstream floor (the "
+                         "controller's --max-concurrent-reconciles default)")
     ap.add_argument("--ctl-arg", action="append", default=[],
                     help="a flag for the controller (repeatable): --ctl-arg=--max-concurrent-"
                          "reconciles=1")
@@ -627,13 +748,14 @@ def main():
         bench_placement(a, work)
         print(f"(request files: {work})")
         return
-    cl = Cluster(a.kubeconfig)
+    cl = Cluster(a.kubeconfig, gc=a.only in (None, "restart"))
     print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")
     print(f"server: {cl.what}")
     print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
     if a.ctl_arg:
         print(f"controller flags: {' '.join(a.ctl_arg)}")
-    ctl = Controller(a.binary, cl, work, a.ctl_arg)
+    # debug: one log line per request, from which `many` counts the controller's writes
+    ctl = Controller(a.binary, cl, work, ["--zap-log-level=debug", *a.ctl_arg])
     try:
         time.sleep(1)
         runs = {"create": lambda: bench_create(a, cl, ctl, work, a.jobs),

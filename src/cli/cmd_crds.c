@@ -1,6 +1,6 @@
 /* jaxset crds: the CustomResourceDefinitions jaxset's controller serves, as one multi-document
  * YAML stream (the files of config/crd, embedded at build time: cli/crds.h), for
- * `jaxset crds | kubectl apply -f -`. */
+ * `jaxset crds | kubectl apply --server-side -f -`. */
 #include "cli/cli.h"
 
 #include "cli/crds.h"

@@ -446,8 +446,10 @@ static const struct cli_help helps[] = {
                 "ClusterTrainingRuntime trainer.kubeflow.org/v1alpha1), as one multi-document "
                 "YAML stream: the files of "
                 "config/crd byte for byte, built into the binary. For example "
-                "`jaxset crds | kubectl apply -f -`, or `kubectl apply -k config/default` for "
-                "the controller too.",
+                "`jaxset crds | kubectl apply --server-side -f -`, or `kubectl apply "
+                "--server-side -k config/default` for the controller too (the CRDs embed the "
+                "Kubernetes schemas of their templates and exceed the annotation client-side "
+                "apply writes).",
         .exit = "0; 1 when the output cannot be written; 2 on usage",
     },
     {

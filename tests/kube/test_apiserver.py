@@ -1528,8 +1528,8 @@ def kubectl_drives_the_server(s):
     check("(no change)" in out, out)
     out = k.ok("get", "jobs", "-n", ns, "-l", "s=1,m=1,j=1", "-o", "name")
     check(out.strip() == "job.batch/hello", out)
-    # The JobSet CRD, then a JobSet.
-    out = k.ok("apply", "-f", CRD_FILE)
+    # The JobSet CRD (server-side: it exceeds client-side apply's annotation), then a JobSet.
+    out = k.ok("apply", "--server-side", "-f", CRD_FILE)
     check("customresourcedefinition.apiextensions.k8s.io/jobsets.jobset.x-k8s.io" in out, out)
     k.ok("wait", "--for", "condition=Established", "--timeout", "10s", "crd/jobsets.jobset.x-k8s.io")
     # kubectl explain reads the CRD's schema from /openapi/v3, as from kube-apiserver

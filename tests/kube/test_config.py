@@ -7,12 +7,14 @@ test API server (tests/kube/apiserver.py) with the installed kubectl.
   (a change of verbs in config/rbac must change this list too, deliberately);
 - the Deployment runs as non-root, read-only, with the probes, resources and arguments asked;
 - `kubectl kustomize config/default` builds (offline), and its output passes
-  `kubectl apply --dry-run=client` and `--dry-run=server`, then applies for real, twice
-  (the second time unchanged); the CRDs applied from `jaxset crds` serve JobSets whose
-  printer columns `kubectl get jobsets` shows; then `kubectl apply -k config/runtimes` installs
-  the jax-distributed ClusterTrainingRuntime (a separate step: a first `apply -k` could not map
-  a kind whose CRD it creates in the same run) and, from config/trainer, what Trainer's
-  manifests install for its clients (the kubeflow-trainer-public ConfigMap in kubeflow-system,
+  `kubectl apply --dry-run=client`; client-side apply is refused (the CRDs exceed the
+  last-applied annotation's 262144 bytes) and `--server-side --dry-run=server` passes; then
+  `kubectl apply --server-side` applies it for real, twice (the second time unchanged); the
+  CRDs applied from `jaxset crds` serve JobSets whose printer columns `kubectl get jobsets`
+  shows; then `kubectl apply --server-side -k config/runtimes` installs the jax-distributed
+  ClusterTrainingRuntime (a separate step: a first `apply -k` could not map a kind whose CRD
+  it creates in the same run) and, from config/trainer, what Trainer's manifests install for
+  its clients (the kubeflow-trainer-public ConfigMap in kubeflow-system,
   readable by every authenticated user).
 
 The kubectl part is skipped, with a line saying so, when kubectl is not installed."""
@@ -282,6 +284,16 @@ def applied(out, suffix):
     return [line[:-len(suffix) - 1] for line in lines]
 
 
+def versions(k):
+    """{kind/name: resourceVersion} of what config/default installs."""
+    out = {}
+    for kind, ns, name in OBJECTS:
+        args = ["-n", ns] if ns else []
+        out[f"{kind}/{name}"] = k.ok("get", kind.lower(), name, *args, "-o",
+                                     "jsonpath={.metadata.resourceVersion}")
+    return out
+
+
 JOBSET_YAML = """apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata:
@@ -341,39 +353,46 @@ def kubectl_applies_config_default():
         out = k.ok("apply", "--dry-run=client", "-f", "-", stdin=stream)
         check(applied(out, "created (dry run)") == APPLIED, out)
         check(k.ok("create", "namespace", NS).strip() == f"namespace/{NS} created")
-        out = k.ok("apply", "--dry-run=server", "-f", "-", stdin=stream)
-        first, rest = out.split("\n", 1)
-        check(first == f"namespace/{NS} configured (server dry run)", out)
-        check(applied(rest, "created (server dry run)") == APPLIED[1:], out)
+        # Client-side apply cannot install the CRDs: the JobSet and runtime CRDs, with the
+        # Kubernetes schemas of their templates, exceed the 262144 bytes of the
+        # last-applied-configuration annotation (kube-apiserver's limit on annotations).
+        rc, _, err = k("apply", "--dry-run=server", "-f", "-", stdin=stream)
+        check(rc != 0 and 'CustomResourceDefinition.apiextensions.k8s.io '
+              '"jobsets.jobset.x-k8s.io" is invalid: metadata.annotations: Too long: must have '
+              'at most 262144 bytes' in err, err)
+        out = k.ok("apply", "--server-side", "--dry-run=server", "-f", "-", stdin=stream)
+        check(applied(out, "serverside-applied (server dry run)") == APPLIED, out)
         rc, _, err = k("get", "crd", "jobsets.jobset.x-k8s.io")
         check(rc == 1 and "NotFound" in err, f"a server dry run created the CRD: {err}")
         check(k.ok("get", "deployments,serviceaccounts", "-n", NS, "-o", "name") == "",
               "a server dry run created objects")
         # The CRD from `jaxset crds`, for real.
         crds = subprocess.run([BIN, "crds"], capture_output=True, text=True, timeout=30).stdout
-        out = k.ok("apply", "-f", "-", stdin=crds)
-        check(sorted(applied(out, "created")) ==
+        out = k.ok("apply", "--server-side", "-f", "-", stdin=crds)
+        check(sorted(applied(out, "serverside-applied")) ==
               sorted(a for a in APPLIED if "customresourcedefinition" in a), out)
         k.ok("wait", "--for", "condition=Established", "--timeout", "10s",
              *[f"crd/{o[2]}" for o in OBJECTS if o[0] == "CustomResourceDefinition"])
         rc, out, err = k("get", "jobsets", "-A")
         check(rc == 0 and out == "" and "No resources found" in err, (rc, out, err))
         jobset_columns(k, s)
-        # Everything, for real (client-side apply: the CRD fits its last-applied annotation),
-        # then again: nothing changes.
-        out = k.ok("apply", "-k", os.path.join(CONFIG, "default"))
-        check(len(out.strip().splitlines()) == len(APPLIED), out)
-        out = k.ok("apply", "-k", os.path.join(CONFIG, "default"))
-        check(applied(out, "unchanged") == APPLIED, out)
+        # Everything, for real, then again: nothing changes (no object gets a new
+        # resourceVersion).
+        out = k.ok("apply", "--server-side", "-k", os.path.join(CONFIG, "default"))
+        check(applied(out, "serverside-applied") == APPLIED, out)
+        before = versions(k)
+        out = k.ok("apply", "--server-side", "-k", os.path.join(CONFIG, "default"))
+        check(applied(out, "serverside-applied") == APPLIED, out)
+        check(versions(k) == before, (before, versions(k)))
         # The runtimes, once their CRD is established, with what Trainer's manifests install
         # for its clients (config/trainer): the ConfigMap kubeflow/sdk's TrainerClient reads.
-        out = k.ok("apply", "-k", os.path.join(CONFIG, "runtimes"))
-        check(out.strip().splitlines() == [
-            "namespace/kubeflow-system created",
-            "role.rbac.authorization.k8s.io/kubeflow-trainer-public created",
-            "rolebinding.rbac.authorization.k8s.io/kubeflow-trainer-public created",
-            "configmap/kubeflow-trainer-public created",
-            "clustertrainingruntime.trainer.kubeflow.org/jax-distributed created"], out)
+        out = k.ok("apply", "--server-side", "-k", os.path.join(CONFIG, "runtimes"))
+        check(applied(out, "serverside-applied") == [
+            "namespace/kubeflow-system",
+            "role.rbac.authorization.k8s.io/kubeflow-trainer-public",
+            "rolebinding.rbac.authorization.k8s.io/kubeflow-trainer-public",
+            "configmap/kubeflow-trainer-public",
+            "clustertrainingruntime.trainer.kubeflow.org/jax-distributed"], out)
         cm = json.loads(k.ok("get", "configmap", "kubeflow-trainer-public", "-n",
                              "kubeflow-system", "-o", "json"))
         check(cm["data"] == {"kubeflow_trainer_version": "v2.3.0"}, cm)

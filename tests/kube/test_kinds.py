@@ -36,7 +36,7 @@ def decode(path):
 
 def crds():
     return [decode(os.path.join(CRD_DIR, f))[0] for f in sorted(os.listdir(CRD_DIR))
-            if f != "kustomization.yaml"]
+            if f.endswith(".yaml") and f != "kustomization.yaml"]   # not src/, their sources
 
 
 def start_server():
@@ -186,7 +186,8 @@ def jaxjob_runs_as_its_jobset_through_every_condition(env):
           tmpl["metadata"]["labels"]["training.kubeflow.org/job-name"] == c.name, tmpl)
     check(tmpl["spec"]["restartPolicy"] == "OnFailure", tmpl["spec"])
     ports = tmpl["spec"]["containers"][0]["ports"]
-    check({"name": "jaxjob-port", "containerPort": 6666} in ports, ports)
+    # The JobSet CRD defaults a port's protocol, as upstream's (core/v1 ContainerPort).
+    check({"name": "jaxjob-port", "containerPort": 6666, "protocol": "TCP"} in ports, ports)
     check(js["metadata"]["annotations"]["jaxset.dev/jax-runtime"] == "jaxjob", js["metadata"])
     check("ttlSecondsAfterFinished" not in js["spec"], js["spec"])
     # Created, startTime, and the Job the JobSet controller makes with the JAXJob variables.

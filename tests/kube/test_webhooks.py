@@ -466,8 +466,10 @@ def trainjobs_are_validated_with_the_trainers_messages(env):
     check(r.returncode == 0, r.stdout + r.stderr)
     # Trainer's JobSet plugin applies the JobSet again while the TrainJob is suspended: a patch
     # of what a suspended JobSet may change (the pod template's nodeSelector) reaches it; one of
-    # another field (the image) is refused by the JobSet webhook, and the TrainJob says so
-    # (Failed, TrainJobResourcesCreationFailed; upstream records the Event) until it is undone
+    # another field (a container's securityContext: a runtime patch has no image, Trainer's CRD
+    # prunes it, and the TrainJob webhook refuses env for the node container) is refused by the
+    # JobSet webhook, and the TrainJob says so (Failed, TrainJobResourcesCreationFailed;
+    # upstream records the Event) until it is undone
     jp = f"{JS_API}/namespaces/{ns}/jobsets/held"
     tp = f"{TR_API}/namespaces/{ns}/trainjobs/held"
 
@@ -490,15 +492,15 @@ def trainjobs_are_validated_with_the_trainers_messages(env):
     poll(lambda: node_pod(env.server.get(jp).json).get("nodeSelector") == {"zone": "b"},
          "the nodeSelector patch in the suspended JobSet")
     r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p", json.dumps(
-        {"spec": {"runtimePatches": node_patch(containers=[{"name": "node",
-                                                            "image": "other:1"}])}}))
+        {"spec": {"runtimePatches": node_patch(containers=[{
+            "name": "node", "securityContext": {"runAsUser": 1234}}])}}))
     check(r.returncode == 0, r.stdout + r.stderr)
     got = poll(lambda: failed_reason() or None, "the refused rebuild on the TrainJob")
     check(got[0][0] == "TrainJobResourcesCreationFailed" and
           got[0][1].startswith("TrainJob resources reconciliation failed: ") and
           "spec.replicatedJobs: Invalid value" in got[0][1] and
           "field is immutable" in got[0][1], got)
-    check(node_pod(env.server.get(jp).json)["containers"][0]["image"] != "other:1",
+    check("securityContext" not in node_pod(env.server.get(jp).json)["containers"][0],
           env.server.get(jp).json)
     r = env.kubectl("patch", "-n", ns, "trainjob", "held", "--type=merge", "-p", json.dumps(
         {"spec": {"runtimePatches": node_patch(nodeSelector={"zone": "c"})}}))

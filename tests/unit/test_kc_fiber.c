@@ -1,5 +1,5 @@
 /* kfiber: resume/yield order, kc_fiber_self, many fibers interleaved, a fiber that never yields, deep
- * stacks, and the guard page's size rounding. */
+ * stacks, the guard page's size rounding, and yielding until a flag is set. */
 #include "testutil.h"
 
 #include <string.h>
@@ -129,12 +129,51 @@ static void deep_stacks(void **state)
     kc_fiber_free(f2);
 }
 
+/* kc_fiber_yield_until: waiting while the flag is false, not once it is set, nor after a
+ * plain yield or when it has returned. */
+static bool flag;
+
+static void wait_flag(void *arg)
+{
+    int *steps = arg;
+    (*steps)++;
+    kc_fiber_yield_until(&flag);
+    (*steps)++;
+    kc_fiber_yield();
+    (*steps)++;
+}
+
+static void yield_until(void **state)
+{
+    (void)state;
+    int steps = 0;
+    flag = false;
+    struct kc_fiber *f = kc_fiber_new(wait_flag, &steps, 0);
+    assert_non_null(f);
+    assert_false(kc_fiber_waiting(f)); /* not started */
+    assert_false(kc_fiber_resume(f));
+    assert_int_equal(steps, 1);
+    assert_true(kc_fiber_waiting(f));
+    flag = true;
+    assert_false(kc_fiber_waiting(f));
+    assert_false(kc_fiber_resume(f));
+    assert_int_equal(steps, 2);
+    flag = false;
+    assert_false(kc_fiber_waiting(f)); /* a plain yield: the flag is no longer its */
+    assert_true(kc_fiber_resume(f));
+    assert_int_equal(steps, 3);
+    assert_false(kc_fiber_waiting(f));
+    kc_fiber_yield_until(&flag); /* outside a fiber: nothing */
+    kc_fiber_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(resume_yield_order),
         cmocka_unit_test(many_interleaved),
         cmocka_unit_test(deep_stacks),
+        cmocka_unit_test(yield_until),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,10 @@ int kc_new(struct kc_cfg *cfg, const struct kc_opts *o, struct kc **out, struct 
         return err_set(e, -ENOMEM, "out of memory");
     }
     curl_multi_setopt(c->m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)KC_MAX_CONNS);
+    if (kc__poll_setup(c) < 0) {
+        kc_free(c);
+        return err_set(e, -ENOMEM, "out of memory");
+    }
     *out = c;
     return 0;
 }
@@ -59,6 +63,7 @@ void kc_free(struct kc *c)
     while (c->n_spare)
         curl_easy_cleanup(c->spare[--c->n_spare]);
     curl_multi_cleanup(c->m);
+    free(c->socks);
     kc_cfg_free(c->cfg);
     free(c->ua);
     free(c);
@@ -139,7 +144,7 @@ void kc_wait(struct kc *c, const bool *done)
 {
     while (!*done) {
         if (kc_fiber_self())
-            kc_fiber_yield();
+            kc_fiber_yield_until(done);
         else
             kc_run(c, 1000, NULL, 0, NULL);
     }
@@ -277,7 +282,8 @@ static void finish(struct kc *c, struct kc_req *r, CURLcode cc, int64_t now)
     long code = 0;
     curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
     if (c->observe && code)
-        c->observe(c->observe_arg, r->method, code, (double)(now - r->start_ms) / 1000.0);
+        c->observe(c->observe_arg, r->method, r->path, code,
+                   (double)(now - r->start_ms) / 1000.0);
     if (r->w) {
         kc__watch_finished(r, cc, code);
         return;
@@ -320,25 +326,25 @@ static int dispatch(struct kc *c)
 
 void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, bool *ready)
 {
-    struct curl_waitfd fds[8];
+    struct pollfd fds[8];
     size_t n = n_extra < 8 ? n_extra : 8;
     for (size_t i = 0; i < n; i++)
-        fds[i] = (struct curl_waitfd){.fd = extra_fds[i], .events = CURL_WAIT_POLLIN};
+        fds[i] = (struct pollfd){.fd = extra_fds[i], .events = POLLIN};
     int64_t wait = start_due(c, kt_mono_ms());
     fail_unstarted(c);
-    int running = 0;
-    curl_multi_perform(c->m, &running);
-    /* a transfer that this perform finished (its data had already arrived) has no socket left
+    kc__poll_timer(c);
+    /* a transfer that the timer finished (its data had already arrived) has no socket left
      * to wait on: waiting would sleep the whole timeout */
     if (dispatch(c) > 0)
         wait = 0;
-    curl_multi_poll(c->m, fds, (unsigned)n, poll_timeout(timeout_ms, wait), NULL);
+    int64_t t = kc__poll_timer_left(c);
+    kc__poll_wait(c, fds, n, poll_timeout(timeout_ms, t < wait ? t : wait));
     if (ready) {
         *ready = false;
         for (size_t i = 0; i < n; i++)
             *ready = *ready || fds[i].revents;
     }
-    curl_multi_perform(c->m, &running);
+    kc__poll_timer(c);
     dispatch(c);
     start_due(c, kt_mono_ms());
     fail_unstarted(c);

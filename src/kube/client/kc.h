@@ -117,8 +117,10 @@ void kc_run(struct kc *c, int timeout_ms, const int *extra_fds, size_t n_extra, 
 /* URL-escapes `s` (query values, label selectors); caller frees; NULL on OOM. */
 char *kc_escape(const char *s);
 
-/* Requests sent (tries included) and their HTTP codes, for metrics: called for every answer. */
-typedef void (*kc_observe_fn)(void *arg, const char *method, long code, double seconds);
+/* Requests sent (tries included) and their HTTP codes, for metrics and the debug log: called
+ * for every answer, with the request's path (query included) and its time on the wire. */
+typedef void (*kc_observe_fn)(void *arg, const char *method, const char *path, long code,
+                              double seconds);
 void kc_set_observer(struct kc *c, kc_observe_fn fn, void *arg);
 
 #endif

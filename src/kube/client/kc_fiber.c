@@ -28,6 +28,7 @@ struct kc_fiber {
     void *map;       /* guard page + stack */
     size_t map_size;
     bool started, done;
+    const bool *until; /* kc_fiber_yield_until: the flag it waits for */
 #ifdef KC_FIBER_ASAN
     const void *caller_bottom; /* the resumer's stack, for the switch back */
     size_t caller_size;
@@ -166,6 +167,21 @@ void kc_fiber_yield(void)
     swapcontext(&f->ctx, &f->caller);
     switched_in(f, fake);
     current = f;
+}
+
+void kc_fiber_yield_until(const bool *done)
+{
+    struct kc_fiber *f = current;
+    if (!f)
+        return;
+    f->until = done;
+    kc_fiber_yield();
+    f->until = NULL;
+}
+
+bool kc_fiber_waiting(const struct kc_fiber *f)
+{
+    return f->until && !*f->until;
 }
 
 struct kc_fiber *kc_fiber_self(void)

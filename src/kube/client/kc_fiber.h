@@ -28,6 +28,11 @@ void kc_fiber_free(struct kc_fiber *f);
 bool kc_fiber_resume(struct kc_fiber *f);
 /* From inside a fiber: back to the kc_fiber_resume that ran it. */
 void kc_fiber_yield(void);
+/* kc_fiber_yield for a fiber that only has something to do once *done is set: until then
+ * kc_fiber_waiting says so, and its resumer may leave it (a resume costs two context
+ * switches, each a sigprocmask system call). */
+void kc_fiber_yield_until(const bool *done);
+bool kc_fiber_waiting(const struct kc_fiber *f);
 /* The fiber running now, or NULL outside of every fiber. */
 struct kc_fiber *kc_fiber_self(void);
 

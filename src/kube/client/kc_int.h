@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,6 +31,10 @@ struct kc {
     void *observe_arg;
     CURL *spare[KC_SPARE_EASY]; /* easy handles of ended requests, for the next ones */
     size_t n_spare;
+    struct pollfd *socks;       /* curl's sockets and what it waits for (CURLMOPT_SOCKETFUNCTION) */
+    size_t n_socks, cap_socks;
+    long timer_ms;              /* curl's timeout (CURLMOPT_TIMERFUNCTION): -1 none */
+    int64_t timer_at_ms;        /* when curl set it */
     int refuse;                 /* kc_refuse: new requests end with this */
     char refuse_msg[128];
 };
@@ -73,6 +78,13 @@ int kc__req_start(struct kc_req *r);
 void kc__req_stop(struct kc_req *r);
 void kc__req_free(struct kc_req *r);
 void kc__watch_finished(struct kc_req *r, CURLcode cc, long code);
+/* Drives the multi handle by socket_action (kc_poll.c): the callbacks that keep c->socks and
+ * c->timer_ms, the due timeout, and one wait on curl's sockets and `extra` (their revents
+ * filled in) of at most `timeout_ms`. */
+int kc__poll_setup(struct kc *c);
+void kc__poll_timer(struct kc *c);
+int64_t kc__poll_timer_left(const struct kc *c);
+void kc__poll_wait(struct kc *c, struct pollfd *extra, size_t n_extra, int timeout_ms);
 /* Fills *out from the answer (out->body owned by the caller; msg points into r). */
 void kc__decode(struct kc_req *r, CURLcode cc, long code, struct kc_resp *out);
 

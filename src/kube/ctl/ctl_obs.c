@@ -7,6 +7,7 @@
 
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
+#include "obj/ktime.h"
 
 #define CONTROLLER "jobset"
 
@@ -18,7 +19,10 @@ struct ctl_obs {
     char host[256]; /* the API server's host:port, the rest_client_* host label */
 };
 
-static void observe_request(void *arg, const char *method, long code, double seconds)
+/* Every answer: the rest_client_* series, and at debug level one line per request (method,
+ * path, code, time on the wire), from which bench/kube counts the controller's writes. */
+static void observe_request(void *arg, const char *method, const char *path, long code,
+                            double seconds)
 {
     struct ctl_obs *o = arg;
     char c[24];
@@ -28,6 +32,9 @@ static void observe_request(void *arg, const char *method, long code, double sec
         snprintf(c, sizeof(c), "<error>");
     srv_mx_add(o->km.rest_client_requests_total, 1, c, method, o->host);
     srv_mx_observe(o->km.rest_client_request_duration_seconds, seconds, method, o->host);
+    if (kc_log_enabled(KC_LOG_DEBUG))
+        kc_log(KC_LOG_DEBUG, "rest", NULL, "%s %s %s %.1f ms, answered at %lld ms", method, path, c,
+               seconds * 1000.0, (long long)kt_now_ms());
 }
 
 static void set_host(struct ctl_obs *o, const char *server)

@@ -96,8 +96,9 @@ void ctl_workers_run(struct ctl *c, bool taking)
     c->taking = taking;
     for (size_t i = 0; i < c->n_workers; i++) {
         struct ctl_worker *w = &c->workers[i];
-        /* an idle worker only when there is work; a busy one to see whether its wait is over */
-        if (w->idle && !(taking && cache_queue_next_ms(c->q, kt_mono_ms()) == 0))
+        /* an idle worker only when there is work; a busy one once its wait is over */
+        if (w->idle ? !(taking && cache_queue_next_ms(c->q, kt_mono_ms()) == 0)
+                    : kc_fiber_waiting(w->f))
             continue;
         kc_fiber_resume(w->f);
     }

@@ -213,10 +213,12 @@ def _validate(v, s, path, old, has_old, errs):
                 ho = has_old and isinstance(old, dict) and k in old
                 _validate(v[k], sub, _join(path, k), old.get(k) if ho else None, ho, errs)
         if isinstance(addl, dict):
+            # A map value's path is path.key, as kube-openapi's object validator writes it
+            # (kube-apiserver: "spec.jaxReplicaSpecs.Worker.template...: must be of type").
             for k in v:
                 if k not in props:
                     ho = has_old and isinstance(old, dict) and k in old
-                    _validate(v[k], addl, f"{path}[{k}]", old.get(k) if ho else None, ho, errs)
+                    _validate(v[k], addl, _join(path, k), old.get(k) if ho else None, ho, errs)
         if "maxProperties" in s and len(v) > s["maxProperties"]:
             errs.append(FieldError("TooMany", path, len(v), f"must have at most "
                                    f"{s['maxProperties']} items"))

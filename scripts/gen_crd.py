@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Generates the CustomResourceDefinitions of config/crd from their sources in config/crd/src
+and a Kubernetes OpenAPI v3 document, as controller-gen (kubernetes-sigs/controller-tools)
+generates upstream's CRDs from Go types.
+
+A source is a CRD whose schema names Kubernetes types instead of spelling them out: a schema
+node holding `x-jaxset-type: NAME` becomes the schema of NAME, and the node's other keys are
+laid over it (a `properties` entry over the field of that name, any other key replacing).
+NAME is either a component of the OpenAPI documents (`io.k8s.api.batch.v1.JobSpec`), or
+`FILE#/a/b` (the node at that JSON pointer of another source, say a JobSet's spec, itself
+expanded).  A Kubernetes type becomes what controller-gen writes for it:
+
+- `$ref`s (`allOf: [{$ref}]`) are inlined; the field's description wins over the type's;
+- intstr.IntOrString: `anyOf` integer/string with `x-kubernetes-int-or-string: true`;
+  resource.Quantity: the same with Quantity's pattern; meta/v1 Time and MicroTime: a
+  date-time string; an embedded ObjectMeta (a pod template's metadata): the five fields a
+  CRD may hold there (annotations, finalizers, labels, name, namespace);
+- `required` (sorted), `format`, `x-kubernetes-list-type`, `-list-map-keys` and `-map-type`
+  are kept; so is a default, unless it is `{}` or the zero value of a required field
+  (openapi-gen writes those for non-pointer members; controller-gen writes only `+default`
+  markers, such as `TCP` or a gRPC probe's `service: ""`);
+- strategic-merge-patch hints, group-version-kinds and unions are dropped: a CRD carries none;
+  so are `enum`s and the "Possible enum values" a kube-apiserver with OpenAPIEnums adds to
+  their descriptions (controller-gen writes neither for `+enum` types: a newer server may
+  accept more values).
+
+Usage (the Kubernetes input is not in the repository; any kube-apiserver serves it, or take the
+files of kubernetes/kubernetes api/openapi-spec/v3 at the release you target, v1.28 here):
+
+  kubectl get --raw /openapi/v3/api/v1 > core.json
+  kubectl get --raw /openapi/v3/apis/batch/v1 > batch.json
+  scripts/gen_crd.py --kube v1.28 core.json batch.json    # writes config/crd/*.yaml
+  scripts/gen_crd.py --kube v1.28 --out DIR core.json batch.json   # elsewhere (tests compare)
+
+An argument may also be an http(s) URL of such a document."""
+import argparse
+import copy
+import json
+import os
+import re
+import sys
+import urllib.request
+
+import yaml
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "config", "crd")
+MARK = "x-jaxset-type"
+QUANTITY = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
+            r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+SPECIAL = {
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {
+        "anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True},
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": {
+        "anyOf": [{"type": "integer"}, {"type": "string"}], "pattern": QUANTITY,
+        "x-kubernetes-int-or-string": True},
+    META + "Time": {"type": "string", "format": "date-time"},
+    META + "MicroTime": {"type": "string", "format": "date-time"},
+    META + "ObjectMeta": {"type": "object", "properties": {
+        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+        "finalizers": {"type": "array", "items": {"type": "string"}},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "name": {"type": "string"},
+        "namespace": {"type": "string"}}},
+}
+KEEP = ("description", "type", "format", "default", "required", "properties", "items",
+        "additionalProperties", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
+        "x-kubernetes-map-type")
+ENUMS = "\n\nPossible enum values:"   # what OpenAPIEnums appends to a description
+ORDER = KEEP[:4] + ("enum",) + KEEP[4:]   # the key order of the output
+
+
+def zero(v):
+    return v is False or (type(v) is int and v == 0) or v in ("", {}, [])
+
+
+class Generator:
+    def __init__(self, components, sources):
+        self.components = components   # OpenAPI name -> schema
+        self.sources = sources         # file name -> source CRD
+        self.stack = []
+
+    def core(self, name):
+        """The CRD schema of an OpenAPI component, refs inlined."""
+        if name in SPECIAL:
+            return copy.deepcopy(SPECIAL[name])
+        if name not in self.components:
+            sys.exit(f"gen_crd: {name}: not in the OpenAPI documents given")
+        if name in self.stack:
+            sys.exit(f"gen_crd: {name} refers to itself ({' -> '.join(self.stack)})")
+        self.stack.append(name)
+        out = self.convert(self.components[name])
+        self.stack.pop()
+        return out
+
+    def convert(self, s, required=False):
+        ref = s.get("$ref") or next((a["$ref"] for a in s.get("allOf", []) if "$ref" in a),
+                                    None)
+        if ref:
+            out = self.core(ref.rsplit("/", 1)[-1])
+            if ref.rsplit("/", 1)[-1] in SPECIAL:
+                out.pop("description", None)
+        else:
+            out = {k: s[k] for k in KEEP if k in s and k not in
+                   ("properties", "items", "additionalProperties")}
+            if s.get("format") == "int-or-string":
+                out.pop("format")
+            if "required" in s:
+                out["required"] = sorted(s["required"])
+            if "properties" in s:
+                out["properties"] = {k: self.convert(v, k in s.get("required", ()))
+                                     for k, v in sorted(s["properties"].items())}
+            for k in ("items", "additionalProperties"):
+                if isinstance(s.get(k), dict):
+                    out[k] = self.convert(s[k], True)   # an item's zero default too
+        for k in ("description", "default", "x-kubernetes-list-type",
+                  "x-kubernetes-list-map-keys", "x-kubernetes-map-type"):
+            if k in s and (ref or k not in out):
+                out[k] = s[k]
+        if "description" in out:
+            out["description"] = out["description"].split(ENUMS)[0]
+        if "default" in out and (out["default"] == {} or required and zero(out["default"])):
+            out.pop("default")
+        return order(out)
+
+    def named(self, name):
+        if "#" not in name:
+            return self.core(name)
+        file, pointer = name.split("#", 1)
+        node = self.sources[file]
+        for part in pointer.strip("/").split("/"):
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        return self.expand(copy.deepcopy(node))
+
+    def expand(self, node):
+        """`node` with every x-jaxset-type below it replaced."""
+        if isinstance(node, list):
+            return [self.expand(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        node = {k: self.expand(v) for k, v in node.items()}
+        if MARK not in node:
+            return node
+        base = self.named(node.pop(MARK))
+        return overlay(base, node)
+
+
+def overlay(base, top):
+    """`top`'s keys over `base`: properties, items and additionalProperties merge."""
+    out = dict(base)
+    for k, v in top.items():
+        if k == "properties" and isinstance(out.get(k), dict):
+            props = dict(out[k])
+            for name, sub in v.items():
+                props[name] = overlay(props[name], sub) if name in props else sub
+            out[k] = props
+        elif k in ("items", "additionalProperties") and isinstance(out.get(k), dict):
+            out[k] = overlay(out[k], v)
+        else:
+            out[k] = v
+    return order(out)
+
+
+def order(s):
+    """Keys in the order the source files use: description, type, ..., x-kubernetes-*."""
+    rank = {k: i for i, k in enumerate(ORDER)}
+    return dict(sorted(s.items(), key=lambda kv: (kv[0].startswith("x-"),
+                                                   rank.get(kv[0], len(ORDER)), kv[0])))
+
+
+# ---------------------------------------------------------------- YAML out
+
+PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./-]*\Z")
+WORDS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"}
+
+
+def scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return json.dumps(v)
+    if v is None:
+        return "null"
+    if PLAIN.match(v) and v.lower() not in WORDS:
+        return v
+    return json.dumps(v)
+
+
+def emit(v, ind, out):
+    """Block-style YAML; strings that are not plain words are JSON (double-quoted YAML)."""
+    pad = " " * ind
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if isinstance(x, (dict, list)) and x:
+                out.append(f"{pad}{k}:")
+                emit(x, ind + 2 if isinstance(x, dict) else ind, out)
+            else:
+                text = json.dumps(x) if isinstance(x, (dict, list)) else scalar(x)   # {} or []
+                out.append(f"{pad}{k}: {text}")
+    else:
+        for x in v:
+            if isinstance(x, dict) and x:
+                sub = []
+                emit(x, ind + 2, sub)
+                out.append(f"{pad}- {sub[0].lstrip()}")
+                out += sub[1:]
+            else:
+                out.append(f"{pad}- {scalar(x)}")
+
+
+def header(path):
+    lines = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            lines.append(line)
+    return lines
+
+
+def load_openapi(args):
+    components = {}
+    for a in args:
+        if a.startswith(("http://", "https://")):
+            with urllib.request.urlopen(a, timeout=60) as r:
+                doc = json.load(r)
+        else:
+            with open(a, encoding="utf-8") as f:
+                doc = json.load(f)
+        components.update(doc.get("components", {}).get("schemas", {}))
+    return components
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--src", default=os.path.join(SRC, "src"))
+    ap.add_argument("--out", default=SRC)
+    ap.add_argument("--kube", required=True,
+                    help="the Kubernetes release of the documents, named in the headers (v1.28)")
+    ap.add_argument("openapi", nargs="+", help="Kubernetes OpenAPI v3 documents (files, URLs)")
+    a = ap.parse_args()
+    names = sorted(n for n in os.listdir(a.src) if n.endswith(".yaml"))
+    sources = {}
+    for n in names:
+        with open(os.path.join(a.src, n), encoding="utf-8") as f:
+            sources[n] = yaml.load(f, Loader=yaml.CSafeLoader)
+    gen = Generator(load_openapi(a.openapi), sources)
+    for n in names:
+        body = []
+        emit(gen.expand(sources[n]), 0, body)
+        text = (f"# GENERATED by scripts/gen_crd.py from config/crd/src/{n} and Kubernetes "
+                f"{a.kube}'s\n# OpenAPI v3 (core types): edit the source, not this file.\n#\n" +
+                "".join(header(os.path.join(a.src, n))) + "\n".join(body) + "\n")
+        with open(os.path.join(a.out, n), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
