@@ -4,8 +4,9 @@ JAXSET_UPSTREAM_CLIENTS names a folder of upstream checkouts (nothing of them is
 repository), as KUBEBUILDER_ASSETS names binaries:
 
   training-operator/  kubeflow/training-operator release-1.9 (sdk/python: kubeflow.training)
-  sdk/                kubeflow/sdk (python/ or the root: kubeflow.trainer, kubeflow.common)
-  trainer/            kubeflow/trainer (api/python_api: kubeflow_trainer_api, which sdk needs)
+  sdk/                kubeflow/sdk 0.5.0 (python/ or the root: kubeflow.trainer, kubeflow.common)
+  trainer/            kubeflow/trainer v2.3.0 (api/python_api: kubeflow_trainer_api, which sdk
+                      needs)
   jobset/             kubernetes-sigs/jobset v0.12.0 (sdk/python: jobset)
 
 A flow whose checkout is absent, or whose imports fail (the clients need the `kubernetes`
