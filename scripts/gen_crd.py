@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the CustomResourceDefinitions of config/crd from their sources in config/crd/src
-and a Kubernetes OpenAPI v3 document, as controller-gen (kubernetes-sigs/controller-tools)
-generates upstream's CRDs from Go types.
+and Kubernetes' OpenAPI document (v2, or v3 documents), as controller-gen
+(kubernetes-sigs/controller-tools) generates upstream's CRDs from Go types.
 
 A source is a CRD whose schema names Kubernetes types instead of spelling them out: a schema
 node holding `x-jaxset-type: NAME` becomes the schema of NAME, and the node's other keys are
@@ -10,7 +10,8 @@ NAME is either a component of the OpenAPI documents (`io.k8s.api.batch.v1.JobSpe
 `FILE#/a/b` (the node at that JSON pointer of another source, say a JobSet's spec, itself
 expanded).  A Kubernetes type becomes what controller-gen writes for it:
 
-- `$ref`s (`allOf: [{$ref}]`) are inlined; the field's description wins over the type's;
+- `$ref`s (v3: `allOf: [{$ref}]`, v2: a `$ref` to `#/definitions/NAME` beside the field's
+  description) are inlined; the field's description wins over the type's;
 - intstr.IntOrString: `anyOf` integer/string with `x-kubernetes-int-or-string: true`;
   resource.Quantity: the same with Quantity's pattern; meta/v1 Time and MicroTime: a
   date-time string; an embedded ObjectMeta (a pod template's metadata): the five fields a
@@ -22,15 +23,18 @@ expanded).  A Kubernetes type becomes what controller-gen writes for it:
 - strategic-merge-patch hints, group-version-kinds and unions are dropped: a CRD carries none;
   so are `enum`s and the "Possible enum values" a kube-apiserver with OpenAPIEnums adds to
   their descriptions (controller-gen writes neither for `+enum` types: a newer server may
-  accept more values).
+  accept more values);
+- a v2 document carries no defaults and flattens an embedded struct without its markers:
+  V2_MARKERS adds what controller-gen writes there for core/v1 types (`+default` values such as
+  a port's `TCP`, the `atomic` map type an embedded LocalObjectReference brings).
 
-Usage (the Kubernetes input is not in the repository; any kube-apiserver serves it, or take the
-files of kubernetes/kubernetes api/openapi-spec/v3 at the release you target, v1.28 here):
+Usage (the Kubernetes input is not in the repository: config/crd is made from release-1.36's
+OpenAPI v2, kubernetes/kubernetes api/openapi-spec/swagger.json at that release, or a client's
+copy such as kubernetes-client/python kubernetes/swagger.json.unprocessed; a kube-apiserver
+serves its own at /openapi/v2, and v3 documents at /openapi/v3/api/v1 and /apis/batch/v1):
 
-  kubectl get --raw /openapi/v3/api/v1 > core.json
-  kubectl get --raw /openapi/v3/apis/batch/v1 > batch.json
-  scripts/gen_crd.py --kube v1.28 core.json batch.json    # writes config/crd/*.yaml
-  scripts/gen_crd.py --kube v1.28 --out DIR core.json batch.json   # elsewhere (tests compare)
+  scripts/gen_crd.py --kube v1.36 swagger.json          # writes config/crd/*.yaml
+  scripts/gen_crd.py --kube v1.36 --out DIR swagger.json   # elsewhere (tests compare)
 
 An argument may also be an http(s) URL of such a document."""
 import argparse
@@ -266,8 +270,9 @@ def main():
     ap.add_argument("--src", default=os.path.join(SRC, "src"))
     ap.add_argument("--out", default=SRC)
     ap.add_argument("--kube", required=True,
-                    help="the Kubernetes release of the documents, named in the headers (v1.28)")
-    ap.add_argument("openapi", nargs="+", help="Kubernetes OpenAPI v3 documents (files, URLs)")
+                    help="the Kubernetes release of the documents, named in the headers (v1.36)")
+    ap.add_argument("openapi", nargs="+",
+                    help="Kubernetes' OpenAPI v2 document or v3 documents (files, URLs)")
     a = ap.parse_args()
     names = sorted(n for n in os.listdir(a.src) if n.endswith(".yaml"))
     sources = {}
