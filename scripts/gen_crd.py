@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the CustomResourceDefinitions of config/crd from their sources in config/crd/src
-and a Kubernetes OpenAPI v3 document, as controller-gen (kubernetes-sigs/controller-tools)
-generates upstream's CRDs from Go types.
+and Kubernetes' OpenAPI document (v2, or v3 documents), as controller-gen
+(kubernetes-sigs/controller-tools) generates upstream's CRDs from Go types.
 
 A source is a CRD whose schema names Kubernetes types instead of spelling them out: a schema
 node holding `x-jaxset-type: NAME` becomes the schema of NAME, and the node's other keys are
@@ -10,7 +10,8 @@ NAME is either a component of the OpenAPI documents (`io.k8s.api.batch.v1.JobSpe
 `FILE#/a/b` (the node at that JSON pointer of another source, say a JobSet's spec, itself
 expanded).  A Kubernetes type becomes what controller-gen writes for it:
 
-- `$ref`s (`allOf: [{$ref}]`) are inlined; the field's description wins over the type's;
+- `$ref`s (v3: `allOf: [{$ref}]`, v2: a `$ref` to `#/definitions/NAME` beside the field's
+  description) are inlined; the field's description wins over the type's;
 - intstr.IntOrString: `anyOf` integer/string with `x-kubernetes-int-or-string: true`;
   resource.Quantity: the same with Quantity's pattern; meta/v1 Time and MicroTime: a
   date-time string; an embedded ObjectMeta (a pod template's metadata): the five fields a
@@ -22,15 +23,18 @@ expanded).  A Kubernetes type becomes what controller-gen writes for it:
 - strategic-merge-patch hints, group-version-kinds and unions are dropped: a CRD carries none;
   so are `enum`s and the "Possible enum values" a kube-apiserver with OpenAPIEnums adds to
   their descriptions (controller-gen writes neither for `+enum` types: a newer server may
-  accept more values).
+  accept more values);
+- a v2 document carries no defaults and flattens an embedded struct without its markers:
+  V2_MARKERS adds what controller-gen writes there for core/v1 types (`+default` values such as
+  a port's `TCP`, the `atomic` map type an embedded LocalObjectReference brings).
 
-Usage (the Kubernetes input is not in the repository; any kube-apiserver serves it, or take the
-files of kubernetes/kubernetes api/openapi-spec/v3 at the release you target, v1.28 here):
+Usage (the Kubernetes input is not in the repository: config/crd is made from release-1.36's
+OpenAPI v2, kubernetes/kubernetes api/openapi-spec/swagger.json at that release, or a client's
+copy such as kubernetes-client/python kubernetes/swagger.json.unprocessed; a kube-apiserver
+serves its own at /openapi/v2, and v3 documents at /openapi/v3/api/v1 and .../apis/batch/v1):
 
-  kubectl get --raw /openapi/v3/api/v1 > core.json
-  kubectl get --raw /openapi/v3/apis/batch/v1 > batch.json
-  scripts/gen_crd.py --kube v1.28 core.json batch.json    # writes config/crd/*.yaml
-  scripts/gen_crd.py --kube v1.28 --out DIR core.json batch.json   # elsewhere (tests compare)
+  scripts/gen_crd.py --kube v1.36 swagger.json          # writes config/crd/*.yaml
+  scripts/gen_crd.py --kube v1.36 --out DIR swagger.json   # elsewhere (tests compare)
 
 An argument may also be an http(s) URL of such a document."""
 import argparse
@@ -63,6 +67,32 @@ SPECIAL = {
         "name": {"type": "string"},
         "namespace": {"type": "string"}}},
 }
+# What a Kubernetes OpenAPI v2 (swagger) document does not say but controller-gen writes for the
+# types of k8s.io/api core/v1 (types.go, release-1.36), laid over the type's schema: the values
+# of `+default` markers (v2 carries no defaults), the `+structType=atomic` of an embedded
+# LocalObjectReference (controller-gen merges an embedded struct's schema, markers included,
+# into the embedding one's; openapi-gen flattens its fields only), and the description of the
+# named string type Capability (openapi-gen writes a plain string).
+CORE = "io.k8s.api.core.v1."
+LOCAL_REF = {"properties": {"name": {"default": ""}}, "x-kubernetes-map-type": "atomic"}
+CAPABILITY = {"items": {"description": "Capability represent POSIX capabilities type"}}
+V2_MARKERS = {CORE + k: v for k, v in {
+    "AzureDiskVolumeSource": {"properties": {"fsType": {"default": "ext4"},
+                                             "readOnly": {"default": False}}},
+    "Capabilities": {"properties": {"add": CAPABILITY, "drop": CAPABILITY}},
+    "ContainerPort": {"properties": {"protocol": {"default": "TCP"}}},
+    "FileKeySelector": {"properties": {"optional": {"default": False}}},
+    "GRPCAction": {"properties": {"service": {"default": ""}}},
+    "ISCSIVolumeSource": {"properties": {"iscsiInterface": {"default": "default"}}},
+    "RBDVolumeSource": {"properties": {"keyring": {"default": "/etc/ceph/keyring"},
+                                       "pool": {"default": "rbd"},
+                                       "user": {"default": "admin"}}},
+    "ScaleIOVolumeSource": {"properties": {"fsType": {"default": "xfs"},
+                                           "storageMode": {"default": "ThinProvisioned"}}},
+    **{t: LOCAL_REF for t in ("LocalObjectReference", "ConfigMapEnvSource", "SecretEnvSource",
+                              "ConfigMapVolumeSource", "ConfigMapProjection", "SecretProjection",
+                              "ConfigMapKeySelector", "SecretKeySelector")},
+}.items()}
 KEEP = ("description", "type", "format", "default", "required", "properties", "items",
         "additionalProperties", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
         "x-kubernetes-map-type")
@@ -75,8 +105,9 @@ def zero(v):
 
 
 class Generator:
-    def __init__(self, components, sources):
+    def __init__(self, components, sources, v2=False):
         self.components = components   # OpenAPI name -> schema
+        self.markers = V2_MARKERS if v2 else {}
         self.sources = sources         # file name -> source CRD
         self.stack = []
 
@@ -91,7 +122,7 @@ class Generator:
         self.stack.append(name)
         out = self.convert(self.components[name])
         self.stack.pop()
-        return out
+        return overlay(out, self.markers[name]) if name in self.markers else out
 
     def convert(self, s, required=False):
         ref = s.get("$ref") or next((a["$ref"] for a in s.get("allOf", []) if "$ref" in a),
@@ -219,7 +250,8 @@ def header(path):
 
 
 def load_openapi(args):
-    components = {}
+    """The schemas of the documents by name, and whether any is OpenAPI v2 (swagger)."""
+    components, v2 = {}, False
     for a in args:
         if a.startswith(("http://", "https://")):
             with urllib.request.urlopen(a, timeout=60) as r:
@@ -228,7 +260,9 @@ def load_openapi(args):
             with open(a, encoding="utf-8") as f:
                 doc = json.load(f)
         components.update(doc.get("components", {}).get("schemas", {}))
-    return components
+        components.update(doc.get("definitions", {}))   # v2: refs are #/definitions/NAME
+        v2 = v2 or "swagger" in doc
+    return components, v2
 
 
 def main():
@@ -236,20 +270,23 @@ def main():
     ap.add_argument("--src", default=os.path.join(SRC, "src"))
     ap.add_argument("--out", default=SRC)
     ap.add_argument("--kube", required=True,
-                    help="the Kubernetes release of the documents, named in the headers (v1.28)")
-    ap.add_argument("openapi", nargs="+", help="Kubernetes OpenAPI v3 documents (files, URLs)")
+                    help="the Kubernetes release of the documents, named in the headers (v1.36)")
+    ap.add_argument("openapi", nargs="+",
+                    help="Kubernetes' OpenAPI v2 document or v3 documents (files, URLs)")
     a = ap.parse_args()
     names = sorted(n for n in os.listdir(a.src) if n.endswith(".yaml"))
     sources = {}
     for n in names:
         with open(os.path.join(a.src, n), encoding="utf-8") as f:
             sources[n] = yaml.load(f, Loader=yaml.CSafeLoader)
-    gen = Generator(load_openapi(a.openapi), sources)
+    components, v2 = load_openapi(a.openapi)
+    gen = Generator(components, sources, v2)
     for n in names:
         body = []
         emit(gen.expand(sources[n]), 0, body)
         text = (f"# GENERATED by scripts/gen_crd.py from config/crd/src/{n} and Kubernetes "
-                f"{a.kube}'s\n# OpenAPI v3 (core types): edit the source, not this file.\n#\n" +
+                f"{a.kube}'s\n# OpenAPI {'v2' if v2 else 'v3'} (core types): edit the source, "
+                "not this file.\n#\n" +
                 "".join(header(os.path.join(a.src, n))) + "\n".join(body) + "\n")
         with open(os.path.join(a.out, n), "w", encoding="utf-8") as f:
             f.write(text)

@@ -22,9 +22,10 @@ Inputs (regenerate after moving to newer upstream releases; needs PyYAML):
   scripts/gen_schema_crd.py jobsets.yaml jaxjobs.yaml trainjobs.yaml trainingruntimes.yaml \\
       clustertrainingruntimes.yaml config/crd/*_*.yaml > src/api/schema_crd.c
 
-A kind given by several CRDs gets the fields any of them declares: upstream's CRDs are generated
-from newer Kubernetes types than config/crd's (scripts/gen_crd.py, the release jaxset's CRDs
-target), and a field only one of them has is one some supported API server keeps.
+A kind given by several CRDs gets the fields any of them declares: config/crd's embed the
+Kubernetes types of the release scripts/gen_crd.py names (v1.36, as JobSet's and Trainer's; the
+Training Operator's JAXJob CRD embeds older ones), and a field only one of them has is one some
+supported API server keeps.
 
 (jobset = kubernetes-sigs/jobset, trainer = kubeflow/trainer, which holds the Training Operator
 v1 on its release-1.9 branch.)  Identical object schemas (the PodSpec every CRD embeds, say) are

@@ -80,7 +80,6 @@ static const struct sch_type t_hostAliases;
 static const struct sch_type t_imagePullSecrets;
 static const struct sch_type t_readinessGates;
 static const struct sch_type t_resourceClaims;
-static const struct sch_type t_source;
 static const struct sch_type t_schedulingGroup;
 static const struct sch_type t_spec_securityContext;
 static const struct sch_type t_tolerations;
@@ -800,16 +799,8 @@ static const struct sch_field t_resourceClaims_f[] = {
     {"name", SCH_LEAF, NULL},
     {"resourceClaimName", SCH_LEAF, NULL},
     {"resourceClaimTemplateName", SCH_LEAF, NULL},
-    {"source", SCH_OBJ, &t_source},
 };
-static const struct sch_type t_resourceClaims = {t_resourceClaims_f, 4, false};
-
-/* JobSet.spec.replicatedJobs[].template.spec.template.spec.resourceClaims[].source */
-static const struct sch_field t_source_f[] = {
-    {"resourceClaimName", SCH_LEAF, NULL},
-    {"resourceClaimTemplateName", SCH_LEAF, NULL},
-};
-static const struct sch_type t_source = {t_source_f, 2, false};
+static const struct sch_type t_resourceClaims = {t_resourceClaims_f, 3, false};
 
 /* JobSet.spec.replicatedJobs[].template.spec.template.spec.schedulingGroup */
 static const struct sch_field t_schedulingGroup_f[] = {
@@ -1038,11 +1029,10 @@ static const struct sch_type t_dataSourceRef = {t_dataSourceRef_f, 4, false};
 
 /* JobSet.spec.replicatedJobs[].template.spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.spec.resources */
 static const struct sch_field t_spec_resources_f[] = {
-    {"claims", SCH_LIST, &t_imagePullSecrets},
     {"limits", SCH_LEAF, NULL},
     {"requests", SCH_LEAF, NULL},
 };
-static const struct sch_type t_spec_resources = {t_spec_resources_f, 3, false};
+static const struct sch_type t_spec_resources = {t_spec_resources_f, 2, false};
 
 /* JobSet.spec.replicatedJobs[].template.spec.template.spec.volumes[].fc */
 static const struct sch_field t_fc_f[] = {

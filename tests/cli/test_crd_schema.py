@@ -30,10 +30,16 @@ POD = {"containers": [{"name": "c", "image": "busybox",
 JOB = {"template": {"spec": POD}}
 
 
+# A batch/v1 Job field newer than kube-apiserver 1.28 (Kubernetes 1.31), which the CRD keeps
+# on every server as upstream's does (it is Kubernetes 1.36's JobSpec).
+SUCCESS = {"rules": [{"succeededCount": 1}]}
+
+
 def jobset():
     return copy.deepcopy({
         "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "schema"},
-        "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": JOB}}]}})
+        "spec": {"replicatedJobs": [{"name": "w", "template": {
+            "spec": dict(JOB, successPolicy=SUCCESS)}}]}})
 
 
 def jaxjob():
@@ -63,6 +69,12 @@ def trainjob():
 
 
 POD_AT = ".spec.replicatedJobs[0].template.spec.template.spec"
+# batch/v1 JobSpec's fields in Kubernetes 1.36, which upstream's JobSet CRD (kubernetes-sigs/jobset
+# config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml, k8s.io/api v0.36) embeds.
+JOB_SPEC = {"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "completionMode",
+            "completions", "managedBy", "manualSelector", "maxFailedIndexes", "parallelism",
+            "podFailurePolicy", "podReplacementPolicy", "selector", "successPolicy", "suspend",
+            "template", "ttlSecondsAfterFinished"}
 # plural -> (sample object, where its pod spec is, the schema path of the embedded template)
 CASES = {
     "jobsets": (jobset, POD_AT, ".spec.replicatedJobs[].template"),
@@ -122,14 +134,16 @@ def check_templates(suite, crds):
             suite.check(f"{plural}: a container port is an integer",
                         port is not None and port.get("type") == "integer", port)
     job = at(root(crds["jobsets"]), ".spec.replicatedJobs[].template.spec")
-    # batch/v1 JobSpec fields of every release since 1.28 (JobSet's Job template is one).
-    want = {"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "completionMode",
-            "completions", "manualSelector", "maxFailedIndexes", "parallelism",
-            "podFailurePolicy", "podReplacementPolicy", "selector", "suspend", "template",
-            "ttlSecondsAfterFinished"}
     got = set((job or {}).get("properties") or {})
-    suite.check("jobsets: the Job template declares batch/v1 JobSpec's fields", want <= got,
-                sorted(want - got))
+    suite.check("jobsets: the Job template declares Kubernetes 1.36's batch/v1 JobSpec, as "
+                "upstream's CRD", got == JOB_SPEC, sorted(got ^ JOB_SPEC))
+    pod = at(root(crds["jobsets"]), ".spec.replicatedJobs[].template.spec.template.spec") or {}
+    newer = {"hostnameOverride", "resources", "schedulingGroup"}   # PodSpec since 1.28
+    suite.check("jobsets: the pod template declares PodSpec fields newer than 1.28",
+                newer <= set(pod.get("properties") or {}), sorted(pod.get("properties") or {}))
+    c = at(pod, ".containers[]") or {}
+    suite.check("jobsets: a container declares restartPolicyRules (Kubernetes 1.34)",
+                "restartPolicyRules" in (c.get("properties") or {}), sorted(c))
     suite.check("jobsets: the Job template requires its pod template",
                 (job or {}).get("required") == ["template"], job and job.get("required"))
 
@@ -194,6 +208,10 @@ def check_server(suite, server, crds):
                     r)
         if r.status != 201:
             continue
+        if plural == "jobsets":
+            job = walk(r.json, ".spec.replicatedJobs[0].template.spec")
+            suite.check(f"{server.kind}: jobsets: a Job template's successPolicy is kept",
+                        job.get("successPolicy") == SUCCESS, job)
         c = walk(r.json, pod_at)["containers"][0]
         suite.check(f"{server.kind}: {plural}: the unknown container field is pruned",
                     "bogusContainerField" not in c and c["name"] in ("c", "node"), c)
@@ -231,12 +249,15 @@ def check_explain(suite, server, crds):
         time.sleep(1)
     suite.check("kubectl explain jobset.spec.replicatedJobs.template.spec lists the Job spec",
                 got and sorted(got) == sorted(job["properties"]), f"{got}\n{err}")
+    suite.check("kubectl explain lists the 16 fields of Kubernetes 1.36's Job spec",
+                set(got) == JOB_SPEC, sorted(set(got) ^ JOB_SPEC))
     for kind, path in (("runtime", "trainingruntime.spec.template.spec.replicatedJobs."
                                    "template.spec.template.spec.containers"),
                        ("JAXJob", "jaxjob.spec.jaxReplicaSpecs.template.spec.containers")):
         got, err = explain(server, path)   # (a map's values are explained under its name)
         suite.check(f"kubectl explain lists a {kind}'s container fields",
-                    "image" in got and "ports" in got, f"{got}\n{err}")
+                    "image" in got and "ports" in got and "restartPolicyRules" in got,
+                    f"{got}\n{err}")
 
 
 def main():

@@ -90,7 +90,7 @@ def kubectl(env, flow, paths):
     with flow("explain_jobset_job_template"):
         out = env.kubectl_ok("explain", "jobset.spec.replicatedJobs.template.spec")
         for f in ("parallelism", "completions", "backoffLimit", "template",
-                  "podFailurePolicy"):
+                  "podFailurePolicy", "successPolicy", "managedBy"):   # 1.36's, as upstream's
             check(f"  {f}\t" in out or f"  {f} " in out, f"no field {f}:\n{out}")
         out = env.kubectl_ok("explain",
                              "jobset.spec.replicatedJobs.template.spec.template.spec.containers")
