@@ -360,11 +360,19 @@ static int local_watch(struct backend *b, const struct kc_res *k, const char *na
     json_t *prev = snapshot(b, k, name, selector, &going), *cur;
     int rc = prev ? 0 : -ENOMEM;
     (void)rv;
-    while (rc == 0 && going) { /* what a snapshot read: ended runs were shown as they ended */
+    while (rc == 0 && going) {
         if (deadline_ms && kt_mono_ms() >= deadline_ms)
             break;
         kt_sleep_ms(LOCAL_POLL_MS);
-        if (!(cur = snapshot(b, k, name, selector, &going))) {
+        cur = snapshot(b, k, name, selector, &going);
+        /* a run read before its supervisor wrote its end and found gone after: the files
+         * hold its end now, read them again so that the watch shows it */
+        if (cur && !going) {
+            bool ended;
+            json_decref(cur);
+            cur = snapshot(b, k, name, selector, &ended);
+        }
+        if (!cur) {
             rc = -ENOMEM;
             break;
         }

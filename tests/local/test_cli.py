@@ -640,7 +640,7 @@ def watch_then_go(r, args, lines):
             w.kill()
             w.wait()
     r.wait(30)
-    assert w.returncode == 0, err
+    assert w.returncode == 0, f"the watch exited {w.returncode}: {err}"
     return first, out, err
 
 
@@ -650,7 +650,7 @@ def get_watch_follows_a_run_until_it_ends():
     r = Run(manifest("gw", WAITING, pods=1)).start()
     wait_for(lambda: os.path.exists(os.path.join(r.run_dir("gw"), "run.json")), 20, "run.json")
     first, out, err = watch_then_go(r, ["gw", "-w"], 2)
-    assert first.startswith("NAME") and "\ngw " in first, first
+    assert first.startswith("NAME") and "\ngw " in first, (first, out, err)
     states = [l.split()[1] for l in out.splitlines()]
     assert states and states[-1] == "Completed", out
     rc, out, err = jaxset(r.home, "get", "gw", "-w", "-o", "name")  # an ended run: at once
