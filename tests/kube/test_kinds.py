@@ -1014,6 +1014,7 @@ def trainjob_suspended_runtime_patches_rebuild_its_jobset(env):
          (False, pod_template(c.jobset())), "the suspended JobSet rebuilt")
     check(pod_template(c.jobset())["metadata"]["labels"].get("zone") == "b",
           pod_template(c.jobset()))
+    c.wait_conds({"Suspended": ("True", "Suspended")})  # Resumed is written over it only
     c.patch_obj({"spec": {"suspend": False}})
     c.wait_conds({"Suspended": ("False", "Resumed")})
 
@@ -1048,6 +1049,8 @@ def trainjob_suspended_runtime_patch_removals_reach_its_jobset(env):
     c.patch_obj({"spec": {"runtimePatches": patch({"zone": "a"})}})
     poll(lambda: selector(c.jobset()) == {"zone": "a"} or (False, selector(c.jobset())),
          "the removed nodeSelector key gone from the suspended JobSet")
+    # resumed only once seen suspended: Trainer writes Resumed only over Suspended=True
+    c.wait_conds({"Suspended": ("True", "Suspended")})
     c.patch_obj({"spec": {"suspend": False}})
     c.wait_conds({"Suspended": ("False", "Resumed")})
 
