@@ -96,7 +96,7 @@ class Cluster:
             self.token = None
             self.what = "the project's test API server (tests/kube/apiserver.py)"
         self.run_id = "-" + format(int(time.time()) % 100000, "05d")
-        subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, "apply", "-f",
+        subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, "apply", "--server-side", "-f",
                         os.path.join(SRC, "config", "crd", "jobset.x-k8s.io_jobsets.yaml")],
                        check=True, stdout=subprocess.DEVNULL)
         wait(lambda: self.kubectl("get", "jobsets", "-A", check=False) == 0, 30, "the CRD")
