@@ -64,6 +64,7 @@ void kc_free(struct kc *c)
         curl_easy_cleanup(c->spare[--c->n_spare]);
     curl_multi_cleanup(c->m);
     free(c->socks);
+    free(c->waitset);
     kc_cfg_free(c->cfg);
     free(c->ua);
     free(c);

@@ -33,6 +33,8 @@ struct kc {
     size_t n_spare;
     struct pollfd *socks;       /* curl's sockets and what it waits for (CURLMOPT_SOCKETFUNCTION) */
     size_t n_socks, cap_socks;
+    struct pollfd *waitset;     /* kc__poll_wait's set (extra fds + socks), kept between turns */
+    size_t cap_waitset;
     long timer_ms;              /* curl's timeout (CURLMOPT_TIMERFUNCTION): -1 none */
     int64_t timer_at_ms;        /* when curl set it */
     int refuse;                 /* kc_refuse: new requests end with this */

@@ -83,11 +83,16 @@ void kc__poll_timer(struct kc *c)
 void kc__poll_wait(struct kc *c, struct pollfd *extra, size_t n_extra, int timeout_ms)
 {
     size_t n = c->n_socks + n_extra;
-    struct pollfd *p = malloc((n ? n : 1) * sizeof(*p));
-    if (!p) { /* no memory for the set: wait on nothing, curl's timeout still runs */
-        poll(NULL, 0, timeout_ms > 10 ? 10 : timeout_ms);
-        return;
+    if (n > c->cap_waitset) { /* grown once, reused every turn of the loop */
+        struct pollfd *w = realloc(c->waitset, n * sizeof(*w));
+        if (!w) { /* no memory for the set: wait on nothing, curl's timeout still runs */
+            poll(NULL, 0, timeout_ms > 10 ? 10 : timeout_ms);
+            return;
+        }
+        c->waitset = w;
+        c->cap_waitset = n;
     }
+    struct pollfd *p = c->waitset;
     for (size_t i = 0; i < n_extra; i++)
         p[i] = extra[i];
     for (size_t i = 0; i < c->n_socks; i++)
@@ -106,5 +111,4 @@ void kc__poll_wait(struct kc *c, struct pollfd *extra, size_t n_extra, int timeo
                  ((r & (POLLERR | POLLNVAL)) ? CURL_CSELECT_ERR : 0);
         curl_multi_socket_action(c->m, p[i].fd, ev, &running);
     }
-    free(p);
 }

@@ -1,14 +1,15 @@
 /* srv_http: a small HTTP server for the controller's plain endpoints (/healthz, /readyz, /metrics)
  * over libmicrohttpd, driven by the caller's event loop: no thread of its own.
  *
- * The controller has one thread owning all its state, waiting in curl_multi_poll().  The server
- * gives that loop one file descriptor (libmicrohttpd's epoll fd, readable when a connection or
- * request is waiting) and a timeout; the loop calls srv_http_run() when the fd is readable or the
- * timeout has passed, and the route handlers run right there, on the owning thread:
+ * The controller has one thread owning all its state, waiting in kc_run() (the REST client's
+ * poll over curl's sockets and a few extra fds).  The server gives that loop one file
+ * descriptor (libmicrohttpd's epoll fd, readable when a connection or request is waiting) and a
+ * timeout; the loop calls srv_http_run() when the fd is readable or the timeout has passed, and
+ * the route handlers run right there, on the owning thread:
  *
- *     struct curl_waitfd w = {.fd = srv_http_fd(h), .events = CURL_WAIT_POLLIN};
+ *     int fd = srv_http_fd(h);
  *     long t = srv_http_timeout_ms(h);          // -1: none; cap the loop's own timeout with it
- *     curl_multi_poll(multi, &w, w.fd >= 0, t >= 0 && t < my_ms ? t : my_ms, NULL);
+ *     kc_run(kc, t >= 0 && t < my_ms ? (int)t : my_ms, &fd, fd >= 0, NULL);
  *     srv_http_run(h);                          // cheap when nothing is ready; never blocks
  *
  * The timeout matters: libmicrohttpd may hold work that no fd signals (data already read) and
