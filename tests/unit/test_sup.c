@@ -512,6 +512,48 @@ static void test_container_runs_in_its_own_cgroup(void **state)
     assert_non_null(strstr(buf, want));
 }
 
+static void on_usr2(int sig)
+{
+    (void)sig;
+}
+
+/* Whatever the supervisor's process ignores, catches or blocks, a container starts with every
+ * signal's disposition the default and none blocked (sup_spawn.c resets only what is not). */
+static void test_container_signals_default(void **state)
+{
+    (void)state;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, catch = {.sa_handler = on_usr2}, old[3];
+    sigset_t usr1, old_mask;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    assert_int_equal(sigaction(SIGHUP, &ign, &old[0]), 0);
+    assert_int_equal(sigaction(SIGQUIT, &ign, &old[1]), 0);
+    assert_int_equal(sigaction(SIGUSR2, &catch, &old[2]), 0);
+    assert_int_equal(sigprocmask(SIG_BLOCK, &usr1, &old_mask), 0);
+    int out[2];
+    struct sup *s;
+    struct err e;
+    assert_int_equal(pipe2(out, O_NONBLOCK), 0);
+    assert_int_equal(sup_new(&s, out[1], &e), 0);
+    const char *argv[] = {"grep", "^Sig[BI]", "/proc/self/status", NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
+    uint64_t id;
+    assert_int_equal(sup_spawn(s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(s, ex, 1), 1);
+    char buf[4096] = {0};
+    assert_true(read(out[0], buf, sizeof(buf) - 1) > 0);
+    sup_free(s);
+    close(out[0]);
+    close(out[1]);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGHUP, &old[0], NULL);
+    sigaction(SIGQUIT, &old[1], NULL);
+    sigaction(SIGUSR2, &old[2], NULL);
+    assert_non_null(strstr(buf, "SigBlk:\t0000000000000000\n"));
+    assert_non_null(strstr(buf, "SigIgn:\t0000000000000000\n"));
+}
+
 /* What a child of sup__clone3 saw: its /proc/self/cgroup, read on its own stack. */
 struct clone3_probe {
     char cgroup[512];
@@ -578,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_killed_watchdog_is_replaced),
         cmocka_unit_test_setup_teardown(test_container_runs_in_its_own_cgroup, setup, teardown),
         cmocka_unit_test(test_clone3_into_cgroup),
+        cmocka_unit_test(test_container_signals_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
