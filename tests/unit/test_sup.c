@@ -554,6 +554,40 @@ static void test_container_signals_default(void **state)
     assert_non_null(strstr(buf, "SigIgn:\t0000000000000000\n"));
 }
 
+/* "Cpus_allowed_list:\t..." of /proc/self/status, the line only. */
+static void own_cpus(char *out, size_t n)
+{
+    FILE *fp = fopen("/proc/self/status", "re");
+    char line[512];
+    out[0] = 0;
+    while (fp && fgets(line, sizeof(line), fp))
+        if (!strncmp(line, "Cpus_allowed_list:", 18))
+            snprintf(out, n, "%s", line);
+    if (fp)
+        fclose(fp);
+}
+
+/* A container runs with the affinity of the supervisor's process, though it was cloned onto one
+ * CPU (sup_pin.c), and the supervisor's own affinity is as it was. */
+static void test_container_cpus_are_ours(void **state)
+{
+    struct fixture *f = *state;
+    char mine[512], after[512], buf[4096] = {0};
+    own_cpus(mine, sizeof(mine));
+    const char *argv[] = {"grep", "^Cpus_allowed_list:", "/proc/self/status", NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(f->s, ex, 1), 1);
+    assert_true(read(f->out[0], buf, sizeof(buf) - 1) > 0);
+    own_cpus(after, sizeof(after));
+    assert_true(mine[0] != 0);
+    assert_string_equal(buf, mine);
+    assert_string_equal(after, mine);
+}
+
 /* What a child of sup__clone3 saw: its /proc/self/cgroup, read on its own stack. */
 struct clone3_probe {
     char cgroup[512];
@@ -621,6 +655,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_container_runs_in_its_own_cgroup, setup, teardown),
         cmocka_unit_test(test_clone3_into_cgroup),
         cmocka_unit_test(test_container_signals_default),
+        cmocka_unit_test_setup_teardown(test_container_cpus_are_ours, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
