@@ -493,6 +493,21 @@ static bool cgroup_available(void)
     return false;
 }
 
+/* Runs argv as a container of s, waits for its exit and reads what it wrote (out_fd: the
+ * read end of s's output) into buf, NUL-terminated; returns its id. */
+static uint64_t run_read(struct sup *s, int out_fd, const char **argv, char *buf, size_t n)
+{
+    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(s, ex, 1), 1);
+    memset(buf, 0, n);
+    assert_true(read(out_fd, buf, n - 1) > 0);
+    return id;
+}
+
 /* Where a cgroup can be had, each container runs in its own, below the run's. */
 static void test_container_runs_in_its_own_cgroup(void **state)
 {
@@ -500,14 +515,8 @@ static void test_container_runs_in_its_own_cgroup(void **state)
     if (!cgroup_available())
         skip();
     const char *argv[] = {"grep", "^0::", "/proc/self/cgroup", NULL};
-    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
-    uint64_t id;
-    struct err e;
-    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
-    struct sup_exit ex[1];
-    assert_int_equal(wait_exits(f->s, ex, 1), 1);
-    char buf[4096] = {0}, want[64];
-    assert_true(read(f->out[0], buf, sizeof(buf) - 1) > 0);
+    char buf[4096], want[64];
+    uint64_t id = run_read(f->s, f->out[0], argv, buf, sizeof(buf));
     snprintf(want, sizeof(want), "/jaxset-%d/c%llu\n", (int)getpid(), (unsigned long long)id);
     assert_non_null(strstr(buf, want));
 }
@@ -536,13 +545,8 @@ static void test_container_signals_default(void **state)
     assert_int_equal(pipe2(out, O_NONBLOCK), 0);
     assert_int_equal(sup_new(&s, out[1], &e), 0);
     const char *argv[] = {"grep", "^Sig[BI]", "/proc/self/status", NULL};
-    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
-    uint64_t id;
-    assert_int_equal(sup_spawn(s, &spec, &id, &e), 0);
-    struct sup_exit ex[1];
-    assert_int_equal(wait_exits(s, ex, 1), 1);
-    char buf[4096] = {0};
-    assert_true(read(out[0], buf, sizeof(buf) - 1) > 0);
+    char buf[4096];
+    run_read(s, out[0], argv, buf, sizeof(buf));
     sup_free(s);
     close(out[0]);
     close(out[1]);
@@ -572,16 +576,10 @@ static void own_cpus(char *out, size_t n)
 static void test_container_cpus_are_ours(void **state)
 {
     struct fixture *f = *state;
-    char mine[512], after[512], buf[4096] = {0};
+    char mine[512], after[512], buf[4096];
     own_cpus(mine, sizeof(mine));
     const char *argv[] = {"grep", "^Cpus_allowed_list:", "/proc/self/status", NULL};
-    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
-    uint64_t id;
-    struct err e;
-    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
-    struct sup_exit ex[1];
-    assert_int_equal(wait_exits(f->s, ex, 1), 1);
-    assert_true(read(f->out[0], buf, sizeof(buf) - 1) > 0);
+    run_read(f->s, f->out[0], argv, buf, sizeof(buf));
     own_cpus(after, sizeof(after));
     assert_true(mine[0] != 0);
     assert_string_equal(buf, mine);
