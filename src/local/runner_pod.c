@@ -603,20 +603,8 @@ static void pod_restart(struct run *r, struct rjob *j, struct rpod *p, int64_t n
     run__pod_advance(r, j, p, now);
 }
 
-/* Pods started in this step, times their containers: what sup_expect is told. */
-static size_t starts(const struct rjob *j, const struct jobctl_result *res)
-{
-    const json_t *spec = jx_obj(pod_template(j), "spec");
-    size_t n = 0, per = json_array_size(jx_arr(spec, "containers")) +
-                       json_array_size(jx_arr(spec, "initContainers"));
-    for (size_t i = 0; i < res->nactions; i++)
-        n += res->actions[i].kind == JOBCTL_START;
-    return n * per;
-}
-
 static int execute(struct run *r, struct rjob *j, const struct jobctl_result *res, int64_t now)
 {
-    sup_expect(r->sup, starts(j, res));
     for (size_t i = 0; i < res->nactions; i++) {
         const struct jobctl_action *a = &res->actions[i];
         struct rpod *p = a->kind == JOBCTL_START ? NULL : j->pods[a->pod];

@@ -48,7 +48,6 @@ struct sup {
     struct sup__watchdog wd;
     struct sup__base base;
     struct sup__cg cg;
-    struct sup__ahead ahead;
     struct proc **procs;
     size_t n, cap;
     uint64_t next_id;
@@ -194,7 +193,6 @@ void sup_free(struct sup *s)
     if (!s)
         return;
     kill_all(s);
-    sup__ahead_join(&s->ahead);
     sup__cg_close(&s->cg);
     for (size_t i = 0; i < s->n; i++)
         proc_free(s->procs[i]);
@@ -263,14 +261,6 @@ uint64_t sup_skipped_bytes(const struct sup *s)
     return s->out.skipped_total + s->out.skipped;
 }
 
-
-void sup_expect(struct sup *s, size_t n)
-{
-    if (n < 2 || s->cg.dirfd < 0)
-        return;
-    s->cg.ahead_end = s->next_id + n;
-    sup__ahead_start(&s->ahead, s->cg.dirfd, s->next_id + 1, s->cg.ahead_end);
-}
 
 int sup_watch_fd(struct sup *s, int fd)
 {

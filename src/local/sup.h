@@ -1,5 +1,4 @@
-/* sup: the process supervisor of the local runner.  I/O only, and on the caller's thread but
- * for one that makes cgroup directories ahead (sup_expect): it starts
+/* sup: the process supervisor of the local runner.  Single-threaded and I/O only: it starts
  * containers, forwards their output, reports their exits and kills them; it takes no policy
  * decision (that is jobctl's and the reconcile core's job).
  *
@@ -85,10 +84,6 @@ pid_t sup_pgid(const struct sup *s, uint64_t id);
 
 /* Number of containers not yet reported as exited. */
 size_t sup_running(const struct sup *s);
-
-/* Says that about n containers are to be started now: their cgroups are made ahead, by a
- * thread of the supervisor, while the first ones start (sup_ahead.c).  Only a hint. */
-void sup_expect(struct sup *s, size_t n);
 
 /* Watches an extra readable fd (a signalfd, say): sup_poll() returns when it is readable and
  * sets *out_fd_ready.  At most 4. */

@@ -2,10 +2,8 @@
 #ifndef JX_SUP_INT_H
 #define JX_SUP_INT_H
 
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,25 +13,9 @@
 
 /* The run's cgroup (sup_cgroup.c). */
 struct sup__cg {
-    int dirfd;          /* -1: no cgroup to be had here */
-    char path[4096];    /* "" when none */
-    uint64_t ahead_end; /* containers up to this id may have their cgroup made (sup_ahead.c) */
+    int dirfd;       /* -1: no cgroup to be had here */
+    char path[4096]; /* "" when none */
 };
-
-/* The thread making container cgroups ahead (sup_ahead.c). */
-struct sup__ahead {
-    pthread_t thread;
-    bool running;       /* started and not joined */
-    atomic_bool stop;   /* set by sup__ahead_join: the thread ends at its next cgroup */
-    int dirfd;          /* the run's cgroup (borrowed) */
-    uint64_t first, last;
-};
-
-/* Makes the cgroups of containers first..last below dirfd, in order, on a thread of its own,
- * joining the one before; does nothing when a thread cannot be had. */
-void sup__ahead_start(struct sup__ahead *a, int dirfd, uint64_t first, uint64_t last);
-/* Stops the thread at its next cgroup and joins it.  Idempotent. */
-void sup__ahead_join(struct sup__ahead *a);
 
 /* Makes the run's cgroup when cgroup2 is mounted and jaxset's own is writable; else none. */
 void sup__cg_open(struct sup__cg *cg);

@@ -635,45 +635,6 @@ static void test_clone3_into_cgroup(void **state)
     sup__cg_close(&cg);
 }
 
-/* The thread of sup__ahead_start makes the cgroups asked for, in the run's; a container finds
- * its cgroup made, or makes it when it was not asked for; sup__cg_close removes them all. */
-static void test_cgroups_made_ahead(void **state)
-{
-    (void)state;
-    if (!cgroup_available())
-        skip();
-    struct sup__cg cg;
-    struct sup__ahead a = {.running = false};
-    sup__cg_open(&cg);
-    assert_true(cg.dirfd >= 0);
-    cg.ahead_end = 4;
-    sup__ahead_start(&a, cg.dirfd, 1, 4);
-    assert_true(a.running);
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do { /* the thread makes them in order: c4 last */
-        usleep(1000);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while (faccessat(cg.dirfd, "c4", F_OK, 0) < 0 && t.tv_sec - t0.tv_sec < 10);
-    sup__ahead_join(&a);
-    sup__ahead_join(&a);
-    assert_false(a.running);
-    for (int i = 1; i <= 4; i++) {
-        char name[8];
-        snprintf(name, sizeof(name), "c%d", i);
-        assert_int_equal(faccessat(cg.dirfd, name, F_OK, 0), 0);
-    }
-    assert_int_not_equal(faccessat(cg.dirfd, "c5", F_OK, 0), 0);
-    int made = sup__cg_container(&cg, 2), late = sup__cg_container(&cg, 7);
-    assert_true(made >= 0 && late >= 0);
-    close(made);
-    close(late);
-    char path[sizeof(cg.path)];
-    snprintf(path, sizeof(path), "%s", cg.path);
-    sup__cg_close(&cg);
-    assert_int_not_equal(access(path, F_OK), 0);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -693,7 +654,6 @@ int main(void)
         cmocka_unit_test(test_clone3_into_cgroup),
         cmocka_unit_test(test_container_signals_default),
         cmocka_unit_test_setup_teardown(test_container_cpus_are_ours, setup, teardown),
-        cmocka_unit_test(test_cgroups_made_ahead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
