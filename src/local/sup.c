@@ -46,6 +46,7 @@ struct sup {
     int log_errno; /* first failure to write a log file, 0 none */
     sigset_t old_mask;
     struct sup__watchdog wd;
+    struct sup__base base;
     struct sup__cg cg;
     struct proc **procs;
     size_t n, cap;
@@ -76,6 +77,7 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         return err_set(err, -ENOMEM, "out of memory");
     s->epfd = s->sigfd = s->tee_r = s->tee_w = -1;
     s->wd.fd = -1;
+    s->base.devnull = -1;
     s->cg.dirfd = -1;
     s->old_subreaper = -1;
     if (!(s->rbuf = malloc(SUP_READ_CHUNK)) || sup__out_init(&s->out, out_fd) < 0) {
@@ -93,6 +95,10 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
     }
     if ((rc = epoll_add(s->epfd, s->sigfd, &s->sigfd)) < 0) {
         err_set(err, rc, "epoll: %s", strerror(-rc));
+        goto fail;
+    }
+    if ((rc = sup__base_open(&s->base)) < 0) {
+        err_set(err, rc, "/dev/null: %s", strerror(-rc));
         goto fail;
     }
     /* what outlives a container's main process comes back to us (sup_tree.c) */
@@ -192,6 +198,7 @@ void sup_free(struct sup *s)
         proc_free(s->procs[i]);
     sup_finish_output(s);
     sup__watchdog_stop(&s->wd);
+    sup__base_close(&s->base);
     if (s->old_subreaper >= 0)
         prctl(PR_SET_CHILD_SUBREAPER, s->old_subreaper);
     if (s->sigfd >= 0)
@@ -322,7 +329,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
     }
     watchdog_ensure(s);
     int cg_dir = sup__cg_container(&s->cg, s->next_id + 1);
-    rc = sup__spawn(spec, &s->wd, cg_dir, &p->pid, &p->pipe_fd, &p->in_cg, err);
+    rc = sup__spawn(spec, &s->base, &s->wd, cg_dir, &p->pid, &p->pipe_fd, &p->in_cg, err);
     if (cg_dir >= 0)
         close(cg_dir);
     if (rc < 0) {

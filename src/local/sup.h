@@ -3,7 +3,8 @@
  * decision (that is jobctl's and the reconcile core's job).
  *
  * A container is one process group: posix_spawn of argv with an explicit envp, in a new
- * process group, stdin from /dev/null, stdout and stderr into one pipe.  Output is appended raw
+ * process group, stdin from /dev/null, stdout and stderr into one pipe, every signal's
+ * disposition the default and none blocked.  Output is appended raw
  * to the container's log file (by splice, copied once and in the kernel; tee gives the copy that
  * is forwarded) and, when asked, forwarded line by line to an output fd with a
  * prefix ("[pod-host] "), never blocking: a reader that does not keep up gets the lines that
@@ -62,7 +63,8 @@ struct sup_exit {
 };
 
 /* Creates a supervisor writing forwarded output to `out_fd` (borrowed).  Returns 0 or a
- * negative errno with err set. */
+ * negative errno with err set.  The signals a container's child sets back to their default are
+ * the ones ignored or caught at this point, and SIGPIPE: set dispositions before sup_new. */
 int sup_new(struct sup **out, int out_fd, struct err *err) __attribute__((warn_unused_result));
 
 /* SIGKILLs every group still running and every leftover of a container, reaps them, stops the

@@ -2,6 +2,8 @@
 #ifndef JX_SUP_INT_H
 #define JX_SUP_INT_H
 
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,12 +90,29 @@ void sup__watchdog_add(struct sup__watchdog *w, pid_t pgid);
 int sup__kill_tree(const pid_t *roots, size_t n_roots);
 int sup__strays(const pid_t *known, size_t n_known, pid_t **out);
 
+/* What every spawned child is given the same, taken once by sup_new (sup_spawn.c). */
+struct sup__base {
+    int devnull;    /* /dev/null, read-only and close-on-exec: every child's stdin; -1: none */
+    sigset_t reset; /* the signals a child sets back to SIG_DFL: SIGPIPE, and every one whose
+                     * disposition was not SIG_DFL when sup__base_open ran */
+};
+
+/* Opens /dev/null and notes which dispositions are not the default.  0 or a negative errno. */
+int sup__base_open(struct sup__base *b);
+void sup__base_close(struct sup__base *b);
+
+/* Narrows the calling thread's affinity to the CPU it runs on, *saved getting the affinity it
+ * had; false (nothing changed) where that cannot be done or there is one CPU (sup_pin.c). */
+bool sup__pin(cpu_set_t *saved);
+/* Puts the affinity saved by sup__pin back. */
+void sup__unpin(const cpu_set_t *saved);
+
 /* Spawns one container in a new process group, in the cgroup whose directory is cg_dir
  * (-1: none; a refusal is not an error: *in_cg says whether it is there), registered with the watchdog `wd` before its
  * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
  * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir, pid_t *out_pid,
-               int *out_pipe, bool *in_cg, struct err *err);
+int sup__spawn(const struct sup_spec *spec, const struct sup__base *base, struct sup__watchdog *wd,
+               int cg_dir, pid_t *out_pid, int *out_pipe, bool *in_cg, struct err *err);
 
 /* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) of fn(arg) on the child's stack
  * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c):

@@ -59,6 +59,8 @@ struct child {
     char *const *argv, *const *envp;
     const char *cwd;
     bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
+    const struct sup__base *base;      /* stdin, and the signals to set back to SIG_DFL */
+    const cpu_set_t *cpus;             /* the affinity to put back (sup_pin.c); NULL: none */
     int out_fd;                        /* the output pipe's write end */
     int cg_fd;                         /* the container's cgroup.procs to join, -1: none */
     volatile bool in_cg;               /* the child is in the container's cgroup */
@@ -102,7 +104,10 @@ __attribute__((no_sanitize("address", "undefined"))) static void exec_lookup(str
  * glibc's posix_spawn): a new process group, signal dispositions reset and nothing blocked,
  * stdin from /dev/null, stdout and stderr into the pipe, the working directory; then it tells
  * the watchdog its group, and only then runs the container's program.  So a group is known to
- * the watchdog before its program can run, whenever jaxset is killed. */
+ * the watchdog before its program can run, whenever jaxset is killed.  Only the dispositions
+ * that are not the default are set (c->base->reset): execve sets caught signals back to
+ * SIG_DFL but keeps ignored ones, and a handler must not run in a child that shares our
+ * memory once it unblocks signals; the others are SIG_DFL already. */
 __attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
 {
     struct child *c = arg;
@@ -110,13 +115,12 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
     sigset_t none;
     sigemptyset(&none);
     for (int sig = 1; sig < NSIG; sig++) /* SIGPIPE: a dead watchdog fails the spawn below */
-        if (sig != SIGKILL && sig != SIGSTOP)
+        if (sigismember(&c->base->reset, sig) == 1)
             sigaction(sig, sig == SIGPIPE ? &ign : &dfl, NULL);
-    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     c->step = STEP_SETUP;
     /* the container's orphans stay below its main process, as below a container's PID 1
      * (sup_tree.c); kept across execve */
-    if (setpgid(0, 0) < 0 || in < 0 || dup2(in, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
+    if (setpgid(0, 0) < 0 || dup2(c->base->devnull, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
         dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
         goto fail;
     if (c->cg_fd >= 0) /* refused: the process trees alone */
@@ -129,6 +133,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
         goto fail;
     c->step = STEP_SETUP;
     if (sup__watchdog_register_self(c->wd) < 0 || sigaction(SIGPIPE, &dfl, NULL) < 0 ||
+        (c->cpus && sched_setaffinity(0, sizeof(*c->cpus), c->cpus) < 0) ||
         sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         goto fail;
     c->step = STEP_EXEC;
@@ -150,12 +155,11 @@ static bool clone3_known = true;
 /* Clones the child and waits (suspended by the kernel) until it has exec'd or failed: into the
  * container's cgroup `cg_dir` by clone3 (sup_clone3.c); else, or when that was refused, by
  * clone, the child joining the cgroup itself through its cgroup.procs. */
-static pid_t clone_child(struct child *c, int cg_dir)
+static pid_t clone_to(struct child *c, int cg_dir, char *stack)
 {
-    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
     c->cg_fd = -1;
     if (cg_dir >= 0 && clone3_known) {
-        pid_t pid = sup__clone3(child_main, c, stack, sizeof(stack), cg_dir);
+        pid_t pid = sup__clone3(child_main, c, stack, SUP_CHILD_STACK, cg_dir);
         c->in_cg = pid >= 0;
         if (pid >= 0 || errno == ENOMEM || errno == EAGAIN)
             return pid;
@@ -163,10 +167,25 @@ static pid_t clone_child(struct child *c, int cg_dir)
     }
     int procs = cg_dir >= 0 ? openat(cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
     c->cg_fd = procs;
-    pid_t pid = clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    pid_t pid = clone(child_main, stack + SUP_CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
     int e = errno;
     if (procs >= 0)
         close(procs);
+    errno = e;
+    return pid;
+}
+
+/* clone_to, on the CPU we run on (sup_pin.c). */
+static pid_t clone_child(struct child *c, int cg_dir)
+{
+    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
+    cpu_set_t cpus;
+    bool pinned = sup__pin(&cpus);
+    c->cpus = pinned ? &cpus : NULL;
+    pid_t pid = clone_to(c, cg_dir, stack);
+    int e = errno;
+    if (pinned)
+        sup__unpin(&cpus);
     errno = e;
     return pid;
 }
@@ -216,11 +235,31 @@ static int child_error(const struct sup_spec *spec, const struct child *c, int r
     return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
 }
 
-int sup__spawn(const struct sup_spec *spec, struct sup__watchdog *wd, int cg_dir, pid_t *out_pid,
-               int *out_pipe, bool *in_cg, struct err *err)
+int sup__base_open(struct sup__base *b)
+{
+    struct sigaction sa;
+    sigemptyset(&b->reset);
+    sigaddset(&b->reset, SIGPIPE); /* the child ignores it until the watchdog knows it */
+    for (int sig = 1; sig < NSIG; sig++) /* glibc's own (32, 33) are refused: not ours to set */
+        if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
+            sa.sa_handler != SIG_DFL)
+            sigaddset(&b->reset, sig);
+    b->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    return b->devnull < 0 ? -errno : 0;
+}
+
+void sup__base_close(struct sup__base *b)
+{
+    if (b->devnull >= 0)
+        close(b->devnull);
+    b->devnull = -1;
+}
+
+int sup__spawn(const struct sup_spec *spec, const struct sup__base *base, struct sup__watchdog *wd,
+               int cg_dir, pid_t *out_pid, int *out_pipe, bool *in_cg, struct err *err)
 {
     char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
-    struct child c = {.wd = wd, .cg_fd = -1};
+    struct child c = {.base = base, .wd = wd, .cg_fd = -1};
     int p[2], rc = child_prepare(spec, &c, path, cwd, err);
     if (rc < 0)
         goto out;

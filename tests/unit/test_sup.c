@@ -493,6 +493,21 @@ static bool cgroup_available(void)
     return false;
 }
 
+/* Runs argv as a container of s, waits for its exit and reads what it wrote (out_fd: the
+ * read end of s's output) into buf, NUL-terminated; returns its id. */
+static uint64_t run_read(struct sup *s, int out_fd, const char **argv, char *buf, size_t n)
+{
+    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(s, ex, 1), 1);
+    memset(buf, 0, n);
+    assert_true(read(out_fd, buf, n - 1) > 0);
+    return id;
+}
+
 /* Where a cgroup can be had, each container runs in its own, below the run's. */
 static void test_container_runs_in_its_own_cgroup(void **state)
 {
@@ -500,16 +515,75 @@ static void test_container_runs_in_its_own_cgroup(void **state)
     if (!cgroup_available())
         skip();
     const char *argv[] = {"grep", "^0::", "/proc/self/cgroup", NULL};
-    struct sup_spec spec = {.argv = argv, .envp = ENV, .prefix = ""};
-    uint64_t id;
-    struct err e;
-    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
-    struct sup_exit ex[1];
-    assert_int_equal(wait_exits(f->s, ex, 1), 1);
-    char buf[4096] = {0}, want[64];
-    assert_true(read(f->out[0], buf, sizeof(buf) - 1) > 0);
+    char buf[4096], want[64];
+    uint64_t id = run_read(f->s, f->out[0], argv, buf, sizeof(buf));
     snprintf(want, sizeof(want), "/jaxset-%d/c%llu\n", (int)getpid(), (unsigned long long)id);
     assert_non_null(strstr(buf, want));
+}
+
+static void on_usr2(int sig)
+{
+    (void)sig;
+}
+
+/* Whatever the supervisor's process ignores, catches or blocks, a container starts with every
+ * signal's disposition the default and none blocked (sup_spawn.c resets only what is not). */
+static void test_container_signals_default(void **state)
+{
+    (void)state;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, catch = {.sa_handler = on_usr2}, old[3];
+    sigset_t usr1, old_mask;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    assert_int_equal(sigaction(SIGHUP, &ign, &old[0]), 0);
+    assert_int_equal(sigaction(SIGQUIT, &ign, &old[1]), 0);
+    assert_int_equal(sigaction(SIGUSR2, &catch, &old[2]), 0);
+    assert_int_equal(sigprocmask(SIG_BLOCK, &usr1, &old_mask), 0);
+    int out[2];
+    struct sup *s;
+    struct err e;
+    assert_int_equal(pipe2(out, O_NONBLOCK), 0);
+    assert_int_equal(sup_new(&s, out[1], &e), 0);
+    const char *argv[] = {"grep", "^Sig[BI]", "/proc/self/status", NULL};
+    char buf[4096];
+    run_read(s, out[0], argv, buf, sizeof(buf));
+    sup_free(s);
+    close(out[0]);
+    close(out[1]);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGHUP, &old[0], NULL);
+    sigaction(SIGQUIT, &old[1], NULL);
+    sigaction(SIGUSR2, &old[2], NULL);
+    assert_non_null(strstr(buf, "SigBlk:\t0000000000000000\n"));
+    assert_non_null(strstr(buf, "SigIgn:\t0000000000000000\n"));
+}
+
+/* "Cpus_allowed_list:\t..." of /proc/self/status, the line only. */
+static void own_cpus(char *out, size_t n)
+{
+    FILE *fp = fopen("/proc/self/status", "re");
+    char line[512];
+    out[0] = 0;
+    while (fp && fgets(line, sizeof(line), fp))
+        if (!strncmp(line, "Cpus_allowed_list:", 18))
+            snprintf(out, n, "%s", line);
+    if (fp)
+        fclose(fp);
+}
+
+/* A container runs with the affinity of the supervisor's process, though it was cloned onto one
+ * CPU (sup_pin.c), and the supervisor's own affinity is as it was. */
+static void test_container_cpus_are_ours(void **state)
+{
+    struct fixture *f = *state;
+    char mine[512], after[512], buf[4096];
+    own_cpus(mine, sizeof(mine));
+    const char *argv[] = {"grep", "^Cpus_allowed_list:", "/proc/self/status", NULL};
+    run_read(f->s, f->out[0], argv, buf, sizeof(buf));
+    own_cpus(after, sizeof(after));
+    assert_true(mine[0] != 0);
+    assert_string_equal(buf, mine);
+    assert_string_equal(after, mine);
 }
 
 /* What a child of sup__clone3 saw: its /proc/self/cgroup, read on its own stack. */
@@ -578,6 +652,8 @@ int main(void)
         cmocka_unit_test(test_killed_watchdog_is_replaced),
         cmocka_unit_test_setup_teardown(test_container_runs_in_its_own_cgroup, setup, teardown),
         cmocka_unit_test(test_clone3_into_cgroup),
+        cmocka_unit_test(test_container_signals_default),
+        cmocka_unit_test_setup_teardown(test_container_cpus_are_ours, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
