@@ -2,7 +2,6 @@
 #ifndef JX_SUP_INT_H
 #define JX_SUP_INT_H
 
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,12 +99,6 @@ struct sup__base {
 /* Opens /dev/null and notes which dispositions are not the default.  0 or a negative errno. */
 int sup__base_open(struct sup__base *b);
 void sup__base_close(struct sup__base *b);
-
-/* Narrows the calling thread's affinity to the CPU it runs on, *saved getting the affinity it
- * had; false (nothing changed) where that cannot be done or there is one CPU (sup_pin.c). */
-bool sup__pin(cpu_set_t *saved);
-/* Puts the affinity saved by sup__pin back. */
-void sup__unpin(const cpu_set_t *saved);
 
 /* Spawns one container in a new process group, in the cgroup whose directory is cg_dir
  * (-1: none; a refusal is not an error: *in_cg says whether it is there), registered with the watchdog `wd` before its

@@ -60,7 +60,6 @@ struct child {
     const char *cwd;
     bool cwd_ours;                     /* cwd is jaxset's: "/" when the pod's mounts hide it */
     const struct sup__base *base;      /* stdin, and the signals to set back to SIG_DFL */
-    const cpu_set_t *cpus;             /* the affinity to put back (sup_pin.c); NULL: none */
     int out_fd;                        /* the output pipe's write end */
     int cg_fd;                         /* the container's cgroup.procs to join, -1: none */
     volatile bool in_cg;               /* the child is in the container's cgroup */
@@ -133,7 +132,6 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
         goto fail;
     c->step = STEP_SETUP;
     if (sup__watchdog_register_self(c->wd) < 0 || sigaction(SIGPIPE, &dfl, NULL) < 0 ||
-        (c->cpus && sched_setaffinity(0, sizeof(*c->cpus), c->cpus) < 0) ||
         sigprocmask(SIG_SETMASK, &none, NULL) < 0)
         goto fail;
     c->step = STEP_EXEC;
@@ -155,11 +153,12 @@ static bool clone3_known = true;
 /* Clones the child and waits (suspended by the kernel) until it has exec'd or failed: into the
  * container's cgroup `cg_dir` by clone3 (sup_clone3.c); else, or when that was refused, by
  * clone, the child joining the cgroup itself through its cgroup.procs. */
-static pid_t clone_to(struct child *c, int cg_dir, char *stack)
+static pid_t clone_child(struct child *c, int cg_dir)
 {
+    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
     c->cg_fd = -1;
     if (cg_dir >= 0 && clone3_known) {
-        pid_t pid = sup__clone3(child_main, c, stack, SUP_CHILD_STACK, cg_dir);
+        pid_t pid = sup__clone3(child_main, c, stack, sizeof(stack), cg_dir);
         c->in_cg = pid >= 0;
         if (pid >= 0 || errno == ENOMEM || errno == EAGAIN)
             return pid;
@@ -167,25 +166,10 @@ static pid_t clone_to(struct child *c, int cg_dir, char *stack)
     }
     int procs = cg_dir >= 0 ? openat(cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
     c->cg_fd = procs;
-    pid_t pid = clone(child_main, stack + SUP_CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    pid_t pid = clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
     int e = errno;
     if (procs >= 0)
         close(procs);
-    errno = e;
-    return pid;
-}
-
-/* clone_to, on the CPU we run on (sup_pin.c). */
-static pid_t clone_child(struct child *c, int cg_dir)
-{
-    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
-    cpu_set_t cpus;
-    bool pinned = sup__pin(&cpus);
-    c->cpus = pinned ? &cpus : NULL;
-    pid_t pid = clone_to(c, cg_dir, stack);
-    int e = errno;
-    if (pinned)
-        sup__unpin(&cpus);
     errno = e;
     return pid;
 }

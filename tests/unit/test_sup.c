@@ -571,8 +571,8 @@ static void own_cpus(char *out, size_t n)
         fclose(fp);
 }
 
-/* A container runs with the affinity of the supervisor's process, though it was cloned onto one
- * CPU (sup_pin.c), and the supervisor's own affinity is as it was. */
+/* A container runs with the affinity of the supervisor's process, and the supervisor's own
+ * affinity is as it was. */
 static void test_container_cpus_are_ours(void **state)
 {
     struct fixture *f = *state;
