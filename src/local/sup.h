@@ -29,7 +29,8 @@
  * (<caller's cgroup>/jaxset-<pid>/c<id>), killed whole when its main process ends and removed by
  * sup_free, or by the watchdog (sup_cgroup.c); elsewhere the process trees do it alone.
  *
- * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
+ * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists.  The clones
+ * are made by up to four threads of the supervisor's (every signal blocked in them). */
 #ifndef JX_SUP_H
 #define JX_SUP_H
 
@@ -60,6 +61,8 @@ struct sup_exit {
     uint64_t id;
     int status; /* as from waitpid(): WIFEXITED/WEXITSTATUS/WIFSIGNALED/WTERMSIG; for a spawn
                  * that failed after sup_spawn returned, an exit status of 127 */
+    const char *msg; /* that spawn's failure ("workingDir /x: No such file or directory"),
+                      * else NULL; valid until the next sup_poll */
 };
 
 /* Creates a supervisor writing forwarded output to `out_fd` (borrowed).  Returns 0 or a
@@ -72,7 +75,10 @@ int sup_new(struct sup **out, int out_fd, struct err *err) __attribute__((warn_u
 void sup_free(struct sup *s);
 
 /* Starts a container; *out_id identifies it in exits and kills.  Fails (negative errno, err
- * set, nothing started) when the executable cannot be found or the spawn fails. */
+ * set, nothing started) when the executable cannot be found or the spawn cannot be prepared;
+ * the clone itself is made by a thread of the supervisor's own, and a child that cannot start
+ * (a clone refused, its workingDir, its exec) is reported by sup_poll as an exit with status
+ * 127 and its message.  Returns without waiting for the clone, unless spec->ns is set. */
 int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)
     __attribute__((warn_unused_result));
 
@@ -80,7 +86,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
 int sup_kill(struct sup *s, uint64_t id, int sig);
 
 /* Process-group id of a running container (its leader's pid), or -1. */
-pid_t sup_pgid(const struct sup *s, uint64_t id);
+pid_t sup_pgid(struct sup *s, uint64_t id);
 
 /* Number of containers not yet reported as exited. */
 size_t sup_running(const struct sup *s);

@@ -86,12 +86,14 @@ __asm__(".text\n"
 #define SUP_HAVE_CLONE3 0
 #endif
 
-pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd)
+pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd,
+                  pid_t *parent_tid)
 {
 #if SUP_HAVE_CLONE3
     struct clone3_args a;
     memset(&a, 0, sizeof(a));
-    a.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
+    a.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP | CLONE_PARENT_SETTID;
+    a.parent_tid = (uint64_t)(uintptr_t)parent_tid;
     a.exit_signal = SIGCHLD;
     a.stack = (uint64_t)(uintptr_t)stack;
     a.stack_size = stack_size;
@@ -103,7 +105,7 @@ pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, 
     }
     return (pid_t)rc;
 #else
-    (void)fn, (void)arg, (void)stack, (void)stack_size, (void)cg_dirfd;
+    (void)fn, (void)arg, (void)stack, (void)stack_size, (void)cg_dirfd, (void)parent_tid;
     errno = ENOSYS;
     return -1;
 #endif

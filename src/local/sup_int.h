@@ -2,6 +2,7 @@
 #ifndef JX_SUP_INT_H
 #define JX_SUP_INT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,16 +101,67 @@ struct sup__base {
 int sup__base_open(struct sup__base *b);
 void sup__base_close(struct sup__base *b);
 
-/* Spawns one container in a new process group, in the cgroup whose directory is cg_dir
- * (-1: none; a refusal is not an error: *in_cg says whether it is there), registered with the watchdog `wd` before its
- * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
- * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, const struct sup__base *base, struct sup__watchdog *wd,
-               int cg_dir, pid_t *out_pid, int *out_pipe, bool *in_cg, struct err *err);
+/* One container's spawn (sup_spawn.c), in three steps.  sup__spawn_new, on the supervisor's
+ * thread, does what can fail at once: resolves the executable (outside namespaces), copies what
+ * the child needs (argv, envp, working directory: the caller's may be freed once it returns;
+ * spec->ns stays borrowed until the clone is done), makes the output pipe, whose read end
+ * (non-blocking, close-on-exec) it returns in *out_pipe, and takes cg_dir (the container's
+ * cgroup directory, -1: none).  Negative errno with err set, nothing started.
+ * sup__spawn_clone, on any thread, clones the child: a new process group, in the cgroup (a
+ * refusal is not an error), registered with the watchdog before its program runs; the kernel
+ * stores its pid in *pid before it runs.  sup__spawn_result, on the supervisor's thread once
+ * the clone is done: 0, or the negative errno of a child that did not start, err saying why
+ * (the child, when there was one, has exited with status 127, not yet reaped). */
+struct sup__spawn;
+int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
+                   const struct sup__watchdog *wd, int cg_dir, struct sup__spawn **out,
+                   int *out_pipe, struct err *err);
+void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid);
+int sup__spawn_result(const struct sup__spawn *sp, bool *in_cg, struct err *err);
+void sup__spawn_free(struct sup__spawn *sp); /* NULL-safe */
 
-/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) of fn(arg) on the child's stack
- * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c):
- * the child's pid, or -1 with errno (ENOSYS where it is not built for this machine). */
-pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd);
+/* The spawner threads (sup_pool.c): clones queued by the supervisor's thread, made by up to
+ * SUP_POOL_MAX threads (no more than the CPUs we may run on), started as the queue needs them. */
+#ifndef SUP_POOL_MAX
+#define SUP_POOL_MAX 4
+#endif
+
+struct sup__job {
+    struct sup__job *next;  /* the queue */
+    struct sup__spawn *sp;
+    pid_t *pid;             /* where the kernel stores the child's pid */
+    bool done;              /* the clone is over (under the pool's lock) */
+};
+
+struct sup__pool {
+    bool started;
+    int efd; /* eventfd, readable when a clone finished */
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    struct sup__job *head, **tail;
+    size_t busy; /* queued or being cloned */
+    size_t max, n_threads;
+    pthread_t th[SUP_POOL_MAX];
+    bool stop;
+};
+
+/* Sets up a zeroed pool: 0 or a negative errno.  No thread yet. */
+int sup__pool_start(struct sup__pool *pl);
+/* Queues a clone, starting a thread when every one is busy; with no thread to be had, clones
+ * on the calling thread. */
+void sup__pool_submit(struct sup__pool *pl, struct sup__job *j);
+bool sup__pool_done(struct sup__pool *pl, const struct sup__job *j);
+void sup__pool_wait(struct sup__pool *pl, const struct sup__job *j);
+/* Waits until no clone is queued or under way.  No-op on a pool never started. */
+void sup__pool_quiesce(struct sup__pool *pl);
+/* Ends the threads (none busy: quiesce first) and frees.  No-op on a pool never started. */
+void sup__pool_stop(struct sup__pool *pl);
+
+/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP | CLONE_PARENT_SETTID) of fn(arg) on the
+ * child's stack [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd
+ * (sup_clone3.c), the child's pid stored in *parent_tid before it runs: the child's pid, or -1
+ * with errno (ENOSYS where it is not built for this machine). */
+pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd,
+                  pid_t *parent_tid);
 
 #endif

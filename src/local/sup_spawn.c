@@ -147,76 +147,57 @@ fail:
 #define SUP_CHILD_STACK (32 * 1024)
 
 /* Whether clone3 may put a child into its cgroup here: no longer tried once the kernel did not
- * know it (before Linux 5.3 or 5.7: ENOSYS, E2BIG) or it is not built for this machine. */
-static bool clone3_known = true;
+ * know it (before Linux 5.3 or 5.7: ENOSYS, E2BIG) or it is not built for this machine.  Read
+ * and written by every spawner thread: a stale true costs one more refused clone3. */
+static _Atomic bool clone3_known = true;
+
+/* One container's spawn, from the supervisor's thread to a spawner thread and back: the child's
+ * arguments, copied (the caller's are freed once sup_spawn returns), and its outcome. */
+struct sup__spawn {
+    struct child c;
+    int cg_dir;     /* the container's cgroup directory, closed after the clone; -1: none */
+    int clone_err;  /* errno of a clone that failed */
+};
 
 /* Clones the child and waits (suspended by the kernel) until it has exec'd or failed: into the
- * container's cgroup `cg_dir` by clone3 (sup_clone3.c); else, or when that was refused, by
- * clone, the child joining the cgroup itself through its cgroup.procs. */
-static pid_t clone_child(struct child *c, int cg_dir)
+ * container's cgroup by clone3 (sup_clone3.c); else, or when that was refused, by clone, the
+ * child joining the cgroup itself through its cgroup.procs.  The kernel stores the child's pid
+ * in *pid before the child runs (CLONE_PARENT_SETTID; kernel/fork.c, kernel_clone), so the
+ * supervisor's thread knows the pid of any child it may reap.  Any thread; no allocation: the
+ * child's stack is this thread's. */
+static pid_t clone_child(struct sup__spawn *sp, char *stack, size_t size, pid_t *pid)
 {
-    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
+    struct child *c = &sp->c;
     c->cg_fd = -1;
-    if (cg_dir >= 0 && clone3_known) {
-        pid_t pid = sup__clone3(child_main, c, stack, sizeof(stack), cg_dir);
-        c->in_cg = pid >= 0;
-        if (pid >= 0 || errno == ENOMEM || errno == EAGAIN)
-            return pid;
-        clone3_known = errno != ENOSYS && errno != E2BIG && errno != EINVAL;
+    if (sp->cg_dir >= 0 && clone3_known) {
+        pid_t got = sup__clone3(child_main, c, stack, size, sp->cg_dir, pid);
+        c->in_cg = got >= 0;
+        if (got >= 0 || errno == ENOMEM || errno == EAGAIN)
+            return got;
+        if (errno == ENOSYS || errno == E2BIG || errno == EINVAL)
+            clone3_known = false;
     }
-    int procs = cg_dir >= 0 ? openat(cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
+    int procs = sp->cg_dir >= 0 ? openat(sp->cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
     c->cg_fd = procs;
-    pid_t pid = clone(child_main, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+    pid_t got = clone(child_main, stack + size,
+                      CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD, c, pid);
     int e = errno;
     if (procs >= 0)
         close(procs);
     errno = e;
-    return pid;
+    return got;
 }
 
-/* What the child is given: the executable resolved here, or (inside namespaces, where the
- * container's files may differ from ours) looked up by the child; its working directory, ours
- * when it has none and enters namespaces (they start it at their root). */
-static int child_prepare(const struct sup_spec *spec, struct child *c, char *path, char *cwd,
-                         struct err *err)
+void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid)
 {
-    c->argv = (char *const *)spec->argv;
-    c->envp = (char *const *)spec->envp;
-    c->cwd = spec->cwd;
-    c->ns = spec->ns;
-    c->path = path;
-    if (!spec->ns)
-        return resolve(spec, path, SUP_PATH_MAX, err);
-    if (!spec->argv[0] || !*spec->argv[0])
-        return err_set(err, -ENOENT, "empty command");
-    if (!strchr(spec->argv[0], '/')) {
-        c->path = NULL;
-        c->dirs = env_path(spec->envp);
-        c->buf = path;
-    } else if (snprintf(path, SUP_PATH_MAX, "%s", spec->argv[0]) >= SUP_PATH_MAX) {
-        return err_set(err, -ENAMETOOLONG, "%s: file name too long", spec->argv[0]);
-    }
-    if (!c->cwd && getcwd(cwd, SUP_PATH_MAX)) {
-        c->cwd = cwd;
-        c->cwd_ours = true;
-    }
-    c->fds = calloc(spec->ns->n ? spec->ns->n : 1, sizeof(*c->fds));
-    return c->fds ? 0 : err_set(err, -ENOMEM, "out of memory");
-}
-
-static int child_error(const struct sup_spec *spec, const struct child *c, int rc,
-                       struct err *err)
-{
-    if (c->step == STEP_NS && c->failed < 0)
-        return err_set(err, -rc, "joining the pod's namespaces: %s", strerror(rc));
-    if (c->step == STEP_NS)
-        return err_set(err, -rc, "volume mount at %s: %s", spec->ns->m[c->failed].dst,
-                       strerror(rc));
-    if (c->step == STEP_CWD)
-        return err_set(err, -rc, "workingDir %s: %s", c->cwd, strerror(rc));
-    if (c->step == STEP_LOOKUP)
-        return err_set(err, -rc, "%s: executable file not found in $PATH", spec->argv[0]);
-    return err_set(err, -rc, "%s: %s", spec->argv[0], strerror(rc));
+    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
+    pid_t got = clone_child(sp, stack, sizeof(stack), pid);
+    sp->clone_err = got < 0 ? (errno ? errno : EAGAIN) : 0;
+    close(sp->c.out_fd);
+    sp->c.out_fd = -1;
+    if (sp->cg_dir >= 0)
+        close(sp->cg_dir);
+    sp->cg_dir = -1;
 }
 
 int sup__base_open(struct sup__base *b)
@@ -239,38 +220,142 @@ void sup__base_close(struct sup__base *b)
     b->devnull = -1;
 }
 
-int sup__spawn(const struct sup_spec *spec, const struct sup__base *base, struct sup__watchdog *wd,
-               int cg_dir, pid_t *out_pid, int *out_pipe, bool *in_cg, struct err *err)
+/* Where the child starts: the executable resolved here into path, or (inside namespaces, where
+ * the container's files may differ from ours) looked up by the child (*lookup); with no
+ * working directory and namespaces to enter (they start it at their root), ours into cwd. */
+static int child_where(const struct sup_spec *spec, char *path, char *cwd, bool *lookup,
+                       struct err *err)
 {
-    char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX];
-    struct child c = {.base = base, .wd = wd, .cg_fd = -1};
-    int p[2], rc = child_prepare(spec, &c, path, cwd, err);
+    if (!spec->ns)
+        return resolve(spec, path, SUP_PATH_MAX, err);
+    if (!spec->argv[0] || !*spec->argv[0])
+        return err_set(err, -ENOENT, "empty command");
+    if (!strchr(spec->argv[0], '/'))
+        *lookup = true;
+    else if (snprintf(path, SUP_PATH_MAX, "%s", spec->argv[0]) >= SUP_PATH_MAX)
+        return err_set(err, -ENAMETOOLONG, "%s: file name too long", spec->argv[0]);
+    if (!spec->cwd && !getcwd(cwd, SUP_PATH_MAX))
+        cwd[0] = 0;
+    return 0;
+}
+
+/* Bytes a copy of the NULL-terminated vector v takes (its pointers and strings); *n its length. */
+static size_t strv_size(const char *const *v, size_t *n)
+{
+    size_t bytes = 0;
+    for (*n = 0; v && v[*n]; (*n)++)
+        bytes += strlen(v[*n]) + 1;
+    return bytes + (*n + 1) * sizeof(char *);
+}
+
+static char *str_copy(const char *v, char **str)
+{
+    size_t len = strlen(v) + 1;
+    char *out = memcpy(*str, v, len);
+    *str += len;
+    return out;
+}
+
+/* Copies v (n strings): its pointers at *ptrs, its strings at *str, both advanced. */
+static char *const *strv_copy(const char *const *v, size_t n, char ***ptrs, char **str)
+{
+    char **out = *ptrs;
+    for (size_t i = 0; i < n; i++)
+        out[i] = str_copy(v[i], str);
+    out[n] = NULL;
+    *ptrs += n + 1;
+    return v ? out : NULL;
+}
+
+/* One block: the spawn, argv's and envp's pointers, then every string the child reads. */
+static struct sup__spawn *spawn_alloc(const struct sup_spec *spec, const char *path,
+                                      const char *cwd, bool lookup)
+{
+    size_t na, ne, bytes = sizeof(struct sup__spawn) + strv_size(spec->argv, &na) +
+                           strv_size(spec->envp, &ne) + (cwd ? strlen(cwd) + 1 : 0) +
+                           (lookup ? SUP_PATH_MAX : strlen(path) + 1);
+    struct sup__spawn *sp = calloc(1, bytes);
+    if (!sp)
+        return NULL;
+    char **ptrs = (char **)(sp + 1), *str = (char *)(ptrs + na + 1 + ne + 1);
+    struct child *c = &sp->c;
+    c->argv = strv_copy(spec->argv, na, &ptrs, &str);
+    c->envp = strv_copy(spec->envp, ne, &ptrs, &str);
+    c->cwd = cwd ? str_copy(cwd, &str) : NULL;
+    c->cwd_ours = cwd && !spec->cwd;
+    if (lookup) {
+        c->dirs = env_path((const char *const *)c->envp);
+        c->buf = str;
+    } else {
+        c->path = str_copy(path, &str);
+    }
+    sp->cg_dir = c->out_fd = c->cg_fd = -1;
+    return sp;
+}
+
+int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
+                   const struct sup__watchdog *wd, int cg_dir, struct sup__spawn **out,
+                   int *out_pipe, struct err *err)
+{
+    char path[SUP_PATH_MAX], cwd[SUP_PATH_MAX] = "";
+    bool lookup = false;
+    struct sup__spawn *sp = NULL;
+    int p[2], rc = child_where(spec, path, cwd, &lookup, err);
     if (rc < 0)
-        goto out;
+        goto fail;
+    sp = spawn_alloc(spec, path, spec->cwd ? spec->cwd : *cwd ? cwd : NULL, lookup);
+    if (!sp || (spec->ns && !(sp->c.fds = calloc(spec->ns->n ? spec->ns->n : 1, sizeof(int))))) {
+        rc = err_set(err, -ENOMEM, "out of memory");
+        goto fail;
+    }
     if (pipe2(p, O_CLOEXEC) < 0) {
         rc = err_set(err, -errno, "pipe: %s", strerror(errno));
-        goto out;
-    }
-    sup__watchdog_flush(wd); /* a queued "-pgid" must not follow the child's "+pgid" */
-    c.out_fd = p[1];
-    pid_t pid = clone_child(&c, cg_dir);
-    rc = pid < 0 ? errno : c.err;
-    close(p[1]);
-    if (rc) {
-        close(p[0]);
-        if (pid > 0) {
-            waitpid(pid, NULL, 0);
-            sup__watchdog_forget(wd, pid);
-        }
-        rc = child_error(spec, &c, rc, err);
-        goto out;
+        goto fail;
     }
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     fcntl(p[0], F_SETPIPE_SZ, SUP_PIPE_SIZE); /* fewer wake-ups for chatty containers; best effort */
-    *out_pid = pid;
+    sp->c.base = base;
+    sp->c.wd = wd;
+    sp->c.ns = spec->ns;
+    sp->c.out_fd = p[1];
+    sp->cg_dir = cg_dir;
     *out_pipe = p[0];
-    *in_cg = c.in_cg;
-out:
-    free(c.fds);
+    *out = sp;
+    return 0;
+fail:
+    sup__spawn_free(sp);
+    if (cg_dir >= 0)
+        close(cg_dir);
     return rc;
+}
+
+int sup__spawn_result(const struct sup__spawn *sp, bool *in_cg, struct err *err)
+{
+    const struct child *c = &sp->c;
+    int rc = sp->clone_err ? sp->clone_err : c->err;
+    *in_cg = c->in_cg;
+    if (!rc)
+        return 0;
+    if (c->step == STEP_NS && c->failed < 0)
+        return err_set(err, -rc, "joining the pod's namespaces: %s", strerror(rc));
+    if (c->step == STEP_NS)
+        return err_set(err, -rc, "volume mount at %s: %s", c->ns->m[c->failed].dst,
+                       strerror(rc));
+    if (c->step == STEP_CWD)
+        return err_set(err, -rc, "workingDir %s: %s", c->cwd, strerror(rc));
+    if (c->step == STEP_LOOKUP)
+        return err_set(err, -rc, "%s: executable file not found in $PATH", c->argv[0]);
+    return err_set(err, -rc, "%s: %s", c->argv[0], strerror(rc));
+}
+
+void sup__spawn_free(struct sup__spawn *sp)
+{
+    if (!sp)
+        return;
+    if (sp->c.out_fd >= 0)
+        close(sp->c.out_fd);
+    if (sp->cg_dir >= 0)
+        close(sp->cg_dir);
+    free(sp->c.fds);
+    free(sp);
 }
