@@ -6,6 +6,7 @@
 #include "local/sup.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -169,9 +170,11 @@ static void spawn_settle(struct sup *s, struct proc *p)
 /* Settles every finished clone. */
 static void settle_spawns(struct sup *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (s->procs[i]->job.sp && sup__pool_done(&s->pool, &s->procs[i]->job))
-            spawn_settle(s, s->procs[i]);
+    struct sup__job *j = sup__pool_take(&s->pool), *next;
+    for (; j; j = next) {
+        next = j->next;
+        spawn_settle(s, (struct proc *)(void *)((char *)j - offsetof(struct proc, job)));
+    }
 }
 
 /* Waits for every clone under way and settles them: each container has its pid or its exit. */
@@ -460,6 +463,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
     sup__pool_submit(&s->pool, &p->job);
     if (spec->ns) /* borrowed until we return */
         spawn_wait(s, p);
+    settle_spawns(s); /* what the finished ones hold is freed */
     *out_id = id;
     return 0;
 fail:

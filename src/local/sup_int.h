@@ -125,9 +125,10 @@ void sup__spawn_free(struct sup__spawn *sp); /* NULL-safe */
 #ifndef SUP_POOL_MAX
 #define SUP_POOL_MAX 4
 #endif
+#define SUP_POOL_QUEUE 4 /* clones queued or under way, at most, per thread */
 
 struct sup__job {
-    struct sup__job *next;  /* the queue */
+    struct sup__job *next;  /* the queue, then the finished list */
     struct sup__spawn *sp;
     pid_t *pid;             /* where the kernel stores the child's pid */
     bool done;              /* the clone is over (under the pool's lock) */
@@ -139,6 +140,7 @@ struct sup__pool {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     struct sup__job *head, **tail;
+    struct sup__job *fin; /* finished, not yet taken */
     size_t busy; /* queued or being cloned */
     size_t max, n_threads;
     pthread_t th[SUP_POOL_MAX];
@@ -148,10 +150,12 @@ struct sup__pool {
 /* Sets up a zeroed pool: 0 or a negative errno.  No thread yet. */
 int sup__pool_start(struct sup__pool *pl);
 /* Queues a clone, starting a thread when every one is busy; with no thread to be had, clones
- * on the calling thread. */
+ * on the calling thread.  Waits while SUP_POOL_QUEUE clones a thread are queued or under way. */
 void sup__pool_submit(struct sup__pool *pl, struct sup__job *j);
-bool sup__pool_done(struct sup__pool *pl, const struct sup__job *j);
-void sup__pool_wait(struct sup__pool *pl, const struct sup__job *j);
+/* The clones finished since the last call (linked by next), each returned once. */
+struct sup__job *sup__pool_take(struct sup__pool *pl);
+/* Waits for the clone of j, which sup__pool_take will not return. */
+void sup__pool_wait(struct sup__pool *pl, struct sup__job *j);
 /* Waits until no clone is queued or under way.  No-op on a pool never started. */
 void sup__pool_quiesce(struct sup__pool *pl);
 /* Ends the threads (none busy: quiesce first) and frees.  No-op on a pool never started. */

@@ -39,6 +39,8 @@ static void finish(struct sup__pool *pl, struct sup__job *j)
 {
     uint64_t one = 1;
     j->done = true;
+    j->next = pl->fin;
+    pl->fin = j;
     pl->busy--;
     pthread_cond_broadcast(&pl->done);
     ssize_t w = write(pl->efd, &one, sizeof(one)); /* fails only when 2^64 - 2 are unread */
@@ -87,6 +89,8 @@ static void grow(struct sup__pool *pl)
 void sup__pool_submit(struct sup__pool *pl, struct sup__job *j)
 {
     pthread_mutex_lock(&pl->mu);
+    while (pl->busy >= SUP_POOL_QUEUE * pl->max) /* a few clones ahead: what each holds */
+        pthread_cond_wait(&pl->done, &pl->mu); /* (argv, envp) is freed soon after */
     j->done = false;
     j->next = NULL;
     pl->busy++;
@@ -105,19 +109,28 @@ void sup__pool_submit(struct sup__pool *pl, struct sup__job *j)
     pthread_mutex_unlock(&pl->mu);
 }
 
-bool sup__pool_done(struct sup__pool *pl, const struct sup__job *j)
+struct sup__job *sup__pool_take(struct sup__pool *pl)
 {
+    if (!pl->started)
+        return NULL;
     pthread_mutex_lock(&pl->mu);
-    bool done = j->done;
+    struct sup__job *fin = pl->fin;
+    pl->fin = NULL;
     pthread_mutex_unlock(&pl->mu);
-    return done;
+    return fin;
 }
 
-void sup__pool_wait(struct sup__pool *pl, const struct sup__job *j)
+void sup__pool_wait(struct sup__pool *pl, struct sup__job *j)
 {
     pthread_mutex_lock(&pl->mu);
     while (!j->done)
         pthread_cond_wait(&pl->done, &pl->mu);
+    for (struct sup__job **at = &pl->fin; *at; at = &(*at)->next) {
+        if (*at == j) {
+            *at = j->next;
+            break;
+        }
+    }
     pthread_mutex_unlock(&pl->mu);
 }
 
