@@ -1,8 +1,9 @@
-/* sup: the process supervisor of the local runner.  Single-threaded and I/O only: it starts
- * containers, forwards their output, reports their exits and kills them; it takes no policy
- * decision (that is jobctl's and the reconcile core's job).
+/* sup: the process supervisor of the local runner.  I/O only, on the caller's thread (a few
+ * threads of its own only make the clones): it starts containers, forwards their output,
+ * reports their exits and kills them; it takes no policy decision (that is jobctl's and the
+ * reconcile core's job).
  *
- * A container is one process group: posix_spawn of argv with an explicit envp, in a new
+ * A container is one process group: a spawn of argv with an explicit envp, in a new
  * process group, stdin from /dev/null, stdout and stderr into one pipe, every signal's
  * disposition the default and none blocked.  Output is appended raw
  * to the container's log file (by splice, copied once and in the kernel; tee gives the copy that

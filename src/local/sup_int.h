@@ -125,7 +125,9 @@ void sup__spawn_free(struct sup__spawn *sp); /* NULL-safe */
 #ifndef SUP_POOL_MAX
 #define SUP_POOL_MAX 4
 #endif
+#ifndef SUP_POOL_QUEUE
 #define SUP_POOL_QUEUE 4 /* clones queued or under way, at most, per thread */
+#endif
 
 struct sup__job {
     struct sup__job *next;  /* the queue, then the finished list */
