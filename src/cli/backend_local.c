@@ -208,6 +208,20 @@ static int run_matching(const struct runs_run *r, const struct kc_res *k, const 
  * latest run of each name, with the labels of `selector`: a new array in *out, or an exit
  * status after printing why.  *going: whether a run that has one of them is still going.
  * Each run is read once; the backend keeps them for its rows. */
+/* run_matching over the runs v[0..n): 0 or a negative errno; *going (when not NULL): whether
+ * a run with one of them is still going. */
+static int runs_matching(const struct runs_run *v, size_t n, const struct kc_res *k,
+                         const char *selector, const char *name, json_t *items, bool *going)
+{
+    int rc = 0;
+    for (size_t i = 0; rc >= 0 && i < n; i++) {
+        rc = run_matching(&v[i], k, selector, name, items);
+        if (going)
+            *going |= rc > 0 && runs_live(&v[i]);
+    }
+    return rc < 0 ? rc : 0;
+}
+
 static int collect(struct backend *b, const struct kc_res *k, const char *selector,
                    const char *name, json_t **out, bool *going)
 {
@@ -216,11 +230,8 @@ static int collect(struct backend *b, const struct kc_res *k, const char *select
     json_t *items = json_array();
     int rc = items && runs_list(b->all_runs, &v, &n) == 0 ? 0 : -ENOMEM;
     *going = false;
-    for (size_t i = 0; rc >= 0 && i < n; i++) {
-        rc = run_matching(&v[i], k, selector, name, items);
-        *going |= rc > 0 && runs_live(&v[i]);
-    }
-    rc = rc < 0 ? rc : 0;
+    if (rc == 0)
+        rc = runs_matching(v, n, k, selector, name, items, going);
     keep_runs(b, v, n);
     *out = rc ? NULL : items;
     if (rc)
@@ -351,16 +362,17 @@ static json_t *shown(struct backend *b, const struct kc_res *k, const char *name
                      const char *selector)
 {
     json_t *items = json_array();
-    bool one = name && k->family != JOB_KIND_OTHER; /* get_one: the run of that name */
-    for (size_t i = 0; items && i < b->n_runs; i++)
-        if ((one ? run_objects(&b->runs[i], k, items)
-                 : run_matching(&b->runs[i], k, selector, name, items)) < 0) {
-            json_decref(items);
-            return NULL;
-        }
+    int rc = !items ? -ENOMEM
+             : name && k->family != JOB_KIND_OTHER /* get_one: the run of that name */
+                 ? (b->n_runs ? run_objects(&b->runs[0], k, items) : 0)
+                 : runs_matching(b->runs, b->n_runs, k, selector, name, items, NULL);
+    if (rc < 0) {
+        json_decref(items);
+        return NULL;
+    }
     while (name && json_array_size(items) > 1) /* get_one and get_part show the first */
         json_array_remove(items, json_array_size(items) - 1);
-    return items ? keyed(items, name) : NULL;
+    return keyed(items, name);
 }
 
 /* The events from `prev` to `cur`: fn's first nonzero answer, or 0. */
