@@ -208,6 +208,20 @@ static int run_matching(const struct runs_run *r, const struct kc_res *k, const 
  * latest run of each name, with the labels of `selector`: a new array in *out, or an exit
  * status after printing why.  *going: whether a run that has one of them is still going.
  * Each run is read once; the backend keeps them for its rows. */
+/* run_matching over the runs v[0..n): 0 or a negative errno; *going (when not NULL): whether
+ * a run with one of them is still going. */
+static int runs_matching(const struct runs_run *v, size_t n, const struct kc_res *k,
+                         const char *selector, const char *name, json_t *items, bool *going)
+{
+    int rc = 0;
+    for (size_t i = 0; rc >= 0 && i < n; i++) {
+        rc = run_matching(&v[i], k, selector, name, items);
+        if (going)
+            *going |= rc > 0 && runs_live(&v[i]);
+    }
+    return rc < 0 ? rc : 0;
+}
+
 static int collect(struct backend *b, const struct kc_res *k, const char *selector,
                    const char *name, json_t **out, bool *going)
 {
@@ -216,11 +230,8 @@ static int collect(struct backend *b, const struct kc_res *k, const char *select
     json_t *items = json_array();
     int rc = items && runs_list(b->all_runs, &v, &n) == 0 ? 0 : -ENOMEM;
     *going = false;
-    for (size_t i = 0; rc >= 0 && i < n; i++) {
-        rc = run_matching(&v[i], k, selector, name, items);
-        *going |= rc > 0 && runs_live(&v[i]);
-    }
-    rc = rc < 0 ? rc : 0;
+    if (rc == 0)
+        rc = runs_matching(v, n, k, selector, name, items, going);
     keep_runs(b, v, n);
     *out = rc ? NULL : items;
     if (rc)
@@ -306,33 +317,62 @@ static int local_get(struct backend *b, const struct kc_res *k, const char *name
     return get_one(b, k, name, out, &going);
 }
 
-/* What a watch sees at one time: name -> object; *going: whether a run it shows is going. */
-static json_t *snapshot(struct backend *b, const struct kc_res *k, const char *name,
-                        const char *selector, bool *going)
+/* A watch's view of `items` (taken): name -> object, by NAME/run id when listing. */
+static json_t *keyed(json_t *items, const char *name)
 {
-    json_t *snap = json_object(), *items = NULL, *o;
+    json_t *snap = json_object(), *o;
     size_t i;
-    if (name) { /* quietly: a run deleted under a watch is a DELETED event */
-        bool quiet = b->quiet;
-        b->quiet = true;
-        if (get_one(b, k, name, &o, going) == EXIT_OK)
-            json_object_set_new(snap, name, o);
-        b->quiet = quiet;
-        return snap;
-    }
-    if (collect(b, k, selector, NULL, &items, going) != EXIT_OK) {
-        json_decref(snap);
-        return NULL;
-    }
     json_array_foreach (items, i, o) {
         const json_t *meta = jx_obj(o, "metadata");
         const char *id = jx_get_meta(meta, "annotations", BACKEND_ANN_RUN_ID);
         char key[512];
-        snprintf(key, sizeof(key), "%s/%s", or_empty(jx_str(meta, "name")), or_empty(id));
+        if (name)
+            snprintf(key, sizeof(key), "%s", name);
+        else
+            snprintf(key, sizeof(key), "%s/%s", or_empty(jx_str(meta, "name")), or_empty(id));
         json_object_set(snap, key, o);
     }
     json_decref(items);
     return snap;
+}
+
+/* What a watch sees at one time: name -> object; *going: whether a run it shows is going. */
+static json_t *snapshot(struct backend *b, const struct kc_res *k, const char *name,
+                        const char *selector, bool *going)
+{
+    json_t *items = NULL, *o;
+    if (name) { /* quietly: a run deleted under a watch is a DELETED event */
+        bool quiet = b->quiet;
+        b->quiet = true;
+        items = json_array();
+        if (get_one(b, k, name, &o, going) == EXIT_OK)
+            json_array_append_new(items, o);
+        b->quiet = quiet;
+        return keyed(items, name);
+    }
+    if (collect(b, k, selector, NULL, &items, going) != EXIT_OK)
+        return NULL;
+    return keyed(items, NULL);
+}
+
+/* The same view of the runs read last (those the command printed before its watch), read
+ * again from nowhere: the watch starts from what was shown, so that no change between that
+ * read and its first one is lost. */
+static json_t *shown(struct backend *b, const struct kc_res *k, const char *name,
+                     const char *selector)
+{
+    json_t *items = json_array();
+    int rc = !items ? -ENOMEM
+             : name && k->family != JOB_KIND_OTHER /* get_one: the run of that name */
+                 ? (b->n_runs ? run_objects(&b->runs[0], k, items) : 0)
+                 : runs_matching(b->runs, b->n_runs, k, selector, name, items, NULL);
+    if (rc < 0) {
+        json_decref(items);
+        return NULL;
+    }
+    while (name && json_array_size(items) > 1) /* get_one and get_part show the first */
+        json_array_remove(items, json_array_size(items) - 1);
+    return keyed(items, name);
 }
 
 /* The events from `prev` to `cur`: fn's first nonzero answer, or 0. */
@@ -356,14 +396,16 @@ static int local_watch(struct backend *b, const struct kc_res *k, const char *na
                        const char *selector, const char *rv, int64_t deadline_ms,
                        kc_cli_event_fn fn, void *arg)
 {
-    bool going = false;
-    json_t *prev = snapshot(b, k, name, selector, &going), *cur;
+    bool going = true, first = true;
+    json_t *prev = shown(b, k, name, selector), *cur;
     int rc = prev ? 0 : -ENOMEM;
     (void)rv;
     while (rc == 0 && going) {
         if (deadline_ms && kt_mono_ms() >= deadline_ms)
             break;
-        kt_sleep_ms(LOCAL_POLL_MS);
+        if (!first)
+            kt_sleep_ms(LOCAL_POLL_MS);
+        first = false;
         cur = snapshot(b, k, name, selector, &going);
         /* a run read before its supervisor wrote its end and found gone after: the files
          * hold its end now, read them again so that the watch shows it */

@@ -61,16 +61,20 @@ int rd_dir_check(const char *dir)
     return strlen(dir) > RD_DIR_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* The parents are made only when the directory cannot be (ENOENT): where they exist, one
+ * mkdir instead of one per component. */
 int rd_claim(const char *dir)
 {
     int rc = rd_dir_check(dir);
+    if (rc < 0 || (rc = fs_dir_new_or_empty(dir, 0700)) != -ENOENT)
+        return rc;
     char parent[PATH_MAX];
     snprintf(parent, sizeof(parent), "%s", dir);
     char *slash = strrchr(parent, '/');
-    if (rc == 0 && slash && slash != parent) {
-        *slash = 0;
-        rc = fs_mkdir_p(parent, 0755);
-    }
+    if (!slash || slash == parent)
+        return rc;
+    *slash = 0;
+    rc = fs_mkdir_p(parent, 0755);
     return rc ? rc : fs_dir_new_or_empty(dir, 0700);
 }
 

@@ -63,7 +63,8 @@ int runner_check(const struct manifest *m, struct err *err);
  * when the run could not start (nothing is left running then). */
 int runner_run(const struct manifest *m, const struct runner_opts *o, struct err *err);
 
-/* Number of GPUs visible on this machine (/dev/nvidia<N>), 0 when none. */
+/* Number of GPUs visible on this machine (/dev/nvidia<N>), 0 when none (or no
+ * /dev/nvidiactl). */
 int runner_detect_gpus(void);
 
 #endif

@@ -14,15 +14,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #define CG_DRAIN_MS 2000 /* how long sup__cg_close waits for the killed to leave */
 
-/* Where cgroup2 is mounted (the first such mount of /proc/self/mountinfo). */
+/* Where cgroup2 is mounted, where systemd and container runtimes mount it: /sys/fs/cgroup
+ * (unified) or /sys/fs/cgroup/unified (hybrid), each one statfs (a few us; the mountinfo scan
+ * below took 60-115 us of every start). */
+static bool cg2_usual(char *out, size_t n)
+{
+    static const char *const usual[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+    struct statfs sf;
+    for (size_t i = 0; i < sizeof(usual) / sizeof(usual[0]); i++)
+        if (statfs(usual[i], &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+            return snprintf(out, n, "%s", usual[i]) < (int)n;
+    return false;
+}
+
+/* Where cgroup2 is mounted: a usual place, else the first such mount of
+ * /proc/self/mountinfo. */
 static bool cg2_mount(char *out, size_t n)
 {
+    if (cg2_usual(out, n))
+        return true;
     FILE *fp = fopen("/proc/self/mountinfo", "re");
     char line[4096];
     bool found = false;

@@ -77,9 +77,11 @@ static const struct {
     unsigned base;
 } ys_prefixes[] = {{'x', 16}, {'X', 16}, {'o', 8}, {'O', 8}, {'b', 2}, {'B', 2}};
 
+#define YS_WORD_MAX 5 /* the longest of ys_words: every longer scalar is none of them */
+
 static int ys_word(const char *s, size_t n, struct ys *y)
 {
-    for (size_t i = 0; i < sizeof(ys_words) / sizeof(ys_words[0]); i++) {
+    for (size_t i = 0; n <= YS_WORD_MAX && i < sizeof(ys_words) / sizeof(ys_words[0]); i++) {
         const struct ys_word *w = &ys_words[i];
         if (strlen(w->s) == n && memcmp(w->s, s, n) == 0) {
             y->kind = w->kind;
