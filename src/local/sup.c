@@ -1,8 +1,9 @@
-/* sup: see sup.h.  epoll over the containers' output pipes, a signalfd for SIGCHLD, the spawner
- * threads' eventfd and up to four watched fds; containers spawned by a vfork-style clone
- * (sup_spawn.c) made on a spawner thread (sup_pool.c).  A container whose clone is under way
- * ("pending": p->job.sp set) has no pid yet, or one the kernel has just stored; whatever needs
- * its pid or its process (a kill, a stray scan, a new watchdog, the end) waits for its clone. */
+/* sup: see sup.h.  epoll over the containers' output pipes, a signalfd for SIGCHLD and up to
+ * four watched fds; containers spawned by a clone sharing our memory (sup_spawn.c) whose child
+ * sets itself up and execs while we go on (sup_clones.c).  A container whose clone is under way
+ * ("pending": p->job.sp set) has a pid the kernel stored before its child ran, but its child
+ * may not have its own process group yet: whatever needs its group or its process (a kill, a
+ * stray scan, a new watchdog, the end) waits for its exec. */
 #include "local/sup.h"
 
 #include <errno.h>
@@ -66,7 +67,7 @@ struct sup {
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
     bool outside;      /* some container was spawned outside a cgroup of its own */
     int old_subreaper; /* PR_GET_CHILD_SUBREAPER before sup_new */
-    struct sup__pool pool; /* started by the first spawn */
+    struct sup__clones clones; /* under way, oldest first */
     char **said;           /* the last exits' messages, freed by the next sup_poll */
     size_t n_said, cap_said;
 };
@@ -108,6 +109,10 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
     }
     if ((rc = sup__base_open(&s->base)) < 0) {
         err_set(err, rc, "/dev/null: %s", strerror(-rc));
+        goto fail;
+    }
+    if ((rc = sup__clones_init(&s->clones)) < 0) {
+        err_set(err, rc, "the children's stacks: %s", strerror(-rc));
         goto fail;
     }
     /* what outlives a container's main process comes back to us (sup_tree.c) */
@@ -170,7 +175,7 @@ static void spawn_settle(struct sup *s, struct proc *p)
 /* Settles every finished clone. */
 static void settle_spawns(struct sup *s)
 {
-    struct sup__job *j = sup__pool_take(&s->pool), *next;
+    struct sup__job *j = sup__clones_take(&s->clones), *next;
     for (; j; j = next) {
         next = j->next;
         spawn_settle(s, (struct proc *)(void *)((char *)j - offsetof(struct proc, job)));
@@ -180,7 +185,7 @@ static void settle_spawns(struct sup *s)
 /* Waits for every clone under way and settles them: each container has its pid or its exit. */
 static void spawns_quiesce(struct sup *s)
 {
-    sup__pool_quiesce(&s->pool);
+    sup__clones_quiesce(&s->clones);
     settle_spawns(s);
 }
 
@@ -189,7 +194,7 @@ static void spawn_wait(struct sup *s, struct proc *p)
 {
     if (!p->job.sp)
         return;
-    sup__pool_wait(&s->pool, &p->job);
+    sup__clones_wait(&s->clones, &p->job);
     spawn_settle(s, p);
 }
 
@@ -280,7 +285,7 @@ void sup_free(struct sup *s)
     if (!s)
         return;
     kill_all(s);
-    sup__pool_stop(&s->pool);
+    sup__clones_free(&s->clones);
     sup__cg_close(&s->cg);
     for (size_t i = 0; i < s->n; i++)
         proc_free(s->procs[i]);
@@ -370,7 +375,7 @@ int sup_watch_fd(struct sup *s, int fd)
 /* The watchdog was reaped: its pipe is closed once no child being cloned may still write to it. */
 static void watchdog_lost(struct sup *s)
 {
-    sup__pool_quiesce(&s->pool);
+    spawns_quiesce(s);
     sup__watchdog_lost(&s->wd);
 }
 
@@ -417,23 +422,8 @@ static int proc_init(struct proc *p, const struct sup_spec *spec, struct err *er
     return 0;
 }
 
-/* The spawner threads, started by the first spawn, their eventfd in the epoll set. */
-static int pool_ready(struct sup *s, struct err *err)
-{
-    int rc;
-    if (s->pool.started)
-        return 0;
-    if ((rc = sup__pool_start(&s->pool)) < 0)
-        return err_set(err, rc, "eventfd: %s", strerror(-rc));
-    if ((rc = epoll_add(s->epfd, s->pool.efd, &s->pool)) < 0) {
-        sup__pool_stop(&s->pool);
-        return err_set(err, rc, "epoll: %s", strerror(-rc));
-    }
-    return 0;
-}
-
-/* Everything that can fail at once is done here; the clone is queued for a spawner thread, and
- * a child that does not start is reported as an exit with status 127 (spawn_settle). */
+/* Everything that can fail at once is done here; the child is cloned and set up while we go
+ * on, and a child that does not start is reported as an exit with status 127 (spawn_settle). */
 int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)
 {
     struct proc *p = calloc(1, sizeof(*p));
@@ -441,7 +431,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
     int rc;
     if (!p)
         return err_set(err, -ENOMEM, "out of memory");
-    if ((rc = proc_init(p, spec, err)) < 0 || (rc = pool_ready(s, err)) < 0)
+    if ((rc = proc_init(p, spec, err)) < 0)
         goto fail;
     if ((rc = reserve(s)) < 0) {
         err_set(err, rc, "out of memory");
@@ -460,7 +450,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
     p->id = s->next_id = id;
     p->job.pid = &p->pid;
     s->procs[s->n++] = p;
-    sup__pool_submit(&s->pool, &p->job);
+    sup__clones_submit(&s->clones, &p->job);
     if (spec->ns) /* borrowed until we return */
         spawn_wait(s, p);
     settle_spawns(s); /* what the finished ones hold is freed */
@@ -732,13 +722,6 @@ static void out_service(struct sup *s)
         s->out_polled = wait;
 }
 
-static void on_spawned(struct sup *s)
-{
-    uint64_t n;
-    if (read(s->pool.efd, &n, sizeof(n)) == sizeof(n))
-        settle_spawns(s);
-}
-
 static bool is_watched(const struct sup *s, const void *ptr, int *out_fd)
 {
     for (size_t i = 0; i < s->n_watched; i++) {
@@ -750,52 +733,31 @@ static bool is_watched(const struct sup *s, const void *ptr, int *out_fd)
     return false;
 }
 
-/* One wait and what it brought.  Returns the events handled, or a negative errno; *quiet: each
- * was a finished clone, nothing the caller needs to see. */
-static int poll_once(struct sup *s, int timeout_ms, int *ready, bool *quiet)
+int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
+             int *out_fd_ready)
 {
     struct epoll_event evs[64];
+    int ready = -1;
+    said_free(s); /* the last poll's exits are the caller's no more */
+    settle_spawns(s);
+    size_t got = collect(s, exits, max);
     watchdog_ensure(s);
     sup__watchdog_flush(&s->wd); /* every group spawned so far is covered before we block */
-    int n = epoll_wait(s->epfd, evs, 64, next_timeout(s, timeout_ms));
+    int n = got ? 0 : epoll_wait(s->epfd, evs, 64, next_timeout(s, timeout_ms));
     if (n < 0 && errno != EINTR)
         return -errno;
-    *quiet = n > 0;
     for (int i = 0; i < n; i++) {
         void *ptr = evs[i].data.ptr;
-        *quiet = *quiet && ptr == &s->pool;
         if (ptr == &s->sigfd)
             on_sigchld(s);
         else if (ptr == &s->out)
             continue; /* writable again: out_service below */
-        else if (ptr == &s->pool)
-            on_spawned(s);
-        else if (!is_watched(s, ptr, ready))
+        else if (!is_watched(s, ptr, &ready))
             on_readable(s, ptr, s->rbuf);
     }
     out_service(s);
-    return n < 0 ? 0 : n;
-}
-
-/* A finished clone alone does not return: the caller would take a wake-up per container for
- * nothing (the runner reconciles at each; on the 16-CPU machine, where every clone's end wakes
- * us at once, that was most of the launch). */
-int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
-             int *out_fd_ready)
-{
-    int ready = -1;
-    bool quiet = false;
-    said_free(s); /* the last poll's exits are the caller's no more */
-    settle_spawns(s);
-    size_t got = collect(s, exits, max);
-    int64_t end = timeout_ms < 0 ? -1 : kt_mono_ms() + timeout_ms;
-    do {
-        int64_t left = end < 0 ? -1 : end - kt_mono_ms();
-        int rc = got ? 0 : poll_once(s, left < 0 && end >= 0 ? 0 : (int)left, &ready, &quiet);
-        if (rc < 0)
-            return rc;
-        got += collect(s, exits + got, max - got);
-    } while (quiet && !got && (end < 0 || kt_mono_ms() < end));
+    settle_spawns(s); /* a child reaped above that never exec'd: its exit has its message */
+    got += collect(s, exits + got, max - got);
     if (out_fd_ready)
         *out_fd_ready = ready;
     return (int)got;

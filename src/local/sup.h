@@ -1,5 +1,5 @@
-/* sup: the process supervisor of the local runner.  I/O only, on the caller's thread (a few
- * threads of its own only make the clones): it starts containers, forwards their output,
+/* sup: the process supervisor of the local runner.  Single-threaded and I/O only: it starts
+ * containers, forwards their output,
  * reports their exits and kills them; it takes no policy decision (that is jobctl's and the
  * reconcile core's job).
  *
@@ -30,8 +30,7 @@
  * (<caller's cgroup>/jaxset-<pid>/c<id>), killed whole when its main process ends and removed by
  * sup_free, or by the watchdog (sup_cgroup.c); elsewhere the process trees do it alone.
  *
- * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists.  The clones
- * are made by up to four threads of the supervisor's (every signal blocked in them). */
+ * Not thread-safe; SIGCHLD is blocked in the calling thread while a sup exists. */
 #ifndef JX_SUP_H
 #define JX_SUP_H
 
@@ -77,7 +76,7 @@ void sup_free(struct sup *s);
 
 /* Starts a container; *out_id identifies it in exits and kills.  Fails (negative errno, err
  * set, nothing started) when the executable cannot be found or the spawn cannot be prepared;
- * the clone itself is made by a thread of the supervisor's own, and a child that cannot start
+ * the child sets itself up and execs while the caller goes on, and a child that cannot start
  * (a clone refused, its workingDir, its exec) is reported by sup_poll as an exit with status
  * 127 and its message.  Returns without waiting for the clone, unless spec->ns is set. */
 int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)

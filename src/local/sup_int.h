@@ -2,7 +2,6 @@
 #ifndef JX_SUP_INT_H
 #define JX_SUP_INT_H
 
-#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,9 +63,12 @@ void sup__out_release(struct sup__out *o);
 
 /* Forks the watchdog. 0 or a negative errno. */
 int sup__watchdog_start(struct sup__watchdog *w);
-/* Registers the calling process's group, in one write of its own: called by a spawned child
- * between setpgid and exec (system calls only, no allocation).  0 or -1 with errno set. */
-int sup__watchdog_register_self(const struct sup__watchdog *w);
+/* One record of the watchdog's pipe, written whole (atomic on a pipe): a spawned child writes
+ * its own {'+', pid} between setpgid and exec, the supervisor queues the others. */
+struct sup__wd_rec {
+    int32_t op; /* '+' or '-' */
+    int32_t pgid;
+};
 /* Unregisters a process group that ended.  Records are queued and written by
  * sup__watchdog_flush (before the supervisor blocks, before every spawn, and when the queue is
  * full). */
@@ -116,58 +118,51 @@ struct sup__spawn;
 int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
                    const struct sup__watchdog *wd, int cg_dir, struct sup__spawn **out,
                    int *out_pipe, struct err *err);
-void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid);
+void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid, char *stack);
+bool sup__spawn_done(const struct sup__spawn *sp);
+void sup__spawn_join(struct sup__spawn *sp);
 int sup__spawn_result(const struct sup__spawn *sp, bool *in_cg, struct err *err);
 void sup__spawn_free(struct sup__spawn *sp); /* NULL-safe */
 
-/* The spawner threads (sup_pool.c): clones queued by the supervisor's thread, made by up to
- * SUP_POOL_MAX threads (no more than the CPUs we may run on), started as the queue needs them. */
-#ifndef SUP_POOL_MAX
-#define SUP_POOL_MAX 4
-#endif
-#ifndef SUP_POOL_QUEUE
-#define SUP_POOL_QUEUE 4 /* clones queued or under way, at most, per thread */
-#endif
+/* The clones under way (sup_clones.c), in the order they were made.  sup__spawn_clone starts
+ * the child on the stack given and returns at once where it can (sup__spawn_done says when the
+ * child has exec'd or exited, sup__spawn_join waits for it); inside namespaces it returns once
+ * the child has. */
+#define SUP_CLONES_MAX 8            /* children setting up at once, at most (<= 32) */
+#define SUP_CHILD_STACK (32 * 1024) /* each one's stack */
 
 struct sup__job {
-    struct sup__job *next;  /* the queue, then the finished list */
+    struct sup__job *next;
     struct sup__spawn *sp;
-    pid_t *pid;             /* where the kernel stores the child's pid */
-    bool done;              /* the clone is over (under the pool's lock) */
+    pid_t *pid; /* where the kernel stores the child's pid */
+    int slot;   /* its stack */
 };
 
-struct sup__pool {
-    bool started;
-    int efd; /* eventfd, readable when a clone finished */
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
+struct sup__clones {
     struct sup__job *head, **tail;
-    struct sup__job *fin; /* finished, not yet taken */
-    size_t busy; /* queued or being cloned */
-    size_t max, n_threads;
-    pthread_t th[SUP_POOL_MAX];
-    bool stop;
+    char *stacks; /* SUP_CLONES_MAX stacks */
 };
 
-/* Sets up a zeroed pool: 0 or a negative errno.  No thread yet. */
-int sup__pool_start(struct sup__pool *pl);
-/* Queues a clone, starting a thread when every one is busy; with no thread to be had, clones
- * on the calling thread.  Waits while SUP_POOL_QUEUE clones a thread are queued or under way. */
-void sup__pool_submit(struct sup__pool *pl, struct sup__job *j);
-/* The clones finished since the last call (linked by next), each returned once. */
-struct sup__job *sup__pool_take(struct sup__pool *pl);
-/* Waits for the clone of j, which sup__pool_take will not return. */
-void sup__pool_wait(struct sup__pool *pl, struct sup__job *j);
-/* Waits until no clone is queued or under way.  No-op on a pool never started. */
-void sup__pool_quiesce(struct sup__pool *pl);
-/* Ends the threads (none busy: quiesce first) and frees.  No-op on a pool never started. */
-void sup__pool_stop(struct sup__pool *pl);
+/* Maps the stacks: 0 or a negative errno. */
+int sup__clones_init(struct sup__clones *q);
+/* Waits for the children under way and unmaps the stacks.  Idempotent. */
+void sup__clones_free(struct sup__clones *q);
+/* Clones j's child, first waiting for the oldest child when every stack is taken. */
+void sup__clones_submit(struct sup__clones *q, struct sup__job *j);
+/* The clones whose child has exec'd or exited since the last call (linked by next). */
+struct sup__job *sup__clones_take(struct sup__clones *q);
+/* Waits for the clone of j and takes it off the list (sup__clones_take will not return it). */
+void sup__clones_wait(struct sup__clones *q, struct sup__job *j);
+/* Waits until every child under way has exec'd or exited (sup__clones_take returns them). */
+void sup__clones_quiesce(struct sup__clones *q);
 
-/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP | CLONE_PARENT_SETTID) of fn(arg) on the
- * child's stack [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd
- * (sup_clone3.c), the child's pid stored in *parent_tid before it runs: the child's pid, or -1
- * with errno (ENOSYS where it is not built for this machine). */
+/* clone3(CLONE_VM | CLONE_INTO_CGROUP | CLONE_PARENT_SETTID) of fn(arg) on the child's stack
+ * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c), the
+ * child's pid stored in *parent_tid before it runs; with clear_tid, the kernel clears that word
+ * when the child has exec'd or exited (CLONE_CHILD_CLEARTID) and the call returns at once, else
+ * the caller is suspended until then (CLONE_VFORK).  The child's pid, or -1 with errno (ENOSYS
+ * where it is not built for this machine). */
 pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd,
-                  pid_t *parent_tid);
+                  pid_t *parent_tid, int *clear_tid);
 
 #endif

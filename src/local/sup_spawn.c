@@ -1,5 +1,5 @@
-/* Spawning one container: executable lookup in the container's PATH, then a vfork-style clone
- * whose child sets up a new process group with default signal dispositions and an empty signal
+/* Spawning one container: executable lookup in the container's PATH, then a clone sharing our
+ * memory (the supervisor goes on meanwhile, sup_clones.c) whose child sets up a new process group with default signal dispositions and an empty signal
  * mask, a child subreaper (its orphans stay below it), enters the pod's namespaces when it has
  * volumes (local/nsroot.h), registers that group with the watchdog, and execs. */
 #include "local/sup_int.h"
@@ -10,9 +10,12 @@
 #include <signal.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,7 +66,7 @@ struct child {
     int out_fd;                        /* the output pipe's write end */
     int cg_fd;                         /* the container's cgroup.procs to join, -1: none */
     volatile bool in_cg;               /* the child is in the container's cgroup */
-    const struct sup__watchdog *wd;
+    int wd_fd;                         /* the watchdog's pipe, where the child registers */
     const struct nsr_enter *ns;        /* NULL: none */
     int *fds;                          /* scratch for nsr__enter */
     long failed;                       /* the mount nsr__enter failed on */
@@ -73,8 +76,56 @@ struct child {
 
 enum child_step { STEP_SETUP, STEP_NS, STEP_CWD, STEP_EXEC, STEP_LOOKUP };
 
-/* execvpe's search, along the container's PATH, inside its namespaces: returns on failure. */
-__attribute__((no_sanitize("address", "undefined"))) static void exec_lookup(struct child *c)
+/* The child makes system calls of its own, none through glibc: a child that runs beside us in
+ * our memory (no CLONE_VFORK) must not write errno, which is our thread's; the result is the
+ * kernel's, a negative errno on failure. */
+#if defined(__x86_64__)
+#define SUP_RAW_SYSCALLS 1
+__attribute__((always_inline)) static inline long rsys(long n, long a, long b, long c, long d)
+{
+    long ret;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#elif defined(__aarch64__)
+#define SUP_RAW_SYSCALLS 1
+__attribute__((always_inline)) static inline long rsys(long n, long a, long b, long c, long d)
+{
+    register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c, x3 __asm__("x3") = d;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+}
+#else /* only ever under CLONE_VFORK (clone_child): errno is the child's to write */
+#define SUP_RAW_SYSCALLS 0
+static long rsys(long n, long a, long b, long c, long d)
+{
+    long r = syscall(n, a, b, c, d);
+    return r < 0 ? -errno : r;
+}
+#endif
+#define SYS1(n, a) rsys(SYS_##n, (long)(a), 0, 0, 0)
+#define SYS3(n, a, b, c) rsys(SYS_##n, (long)(a), (long)(b), (long)(c), 0)
+#define SYS4(n, a, b, c, d) rsys(SYS_##n, (long)(a), (long)(b), (long)(c), (long)(d))
+
+/* The kernel's struct sigaction where it has sa_restorer (x86_64, aarch64) or not: only
+ * SIG_DFL and SIG_IGN are set, with no flags, nothing blocked and no restorer. */
+struct ksigaction {
+    void (*handler)(int);
+    unsigned long flags;
+#ifdef SA_RESTORER
+    void (*restorer)(void);
+#endif
+    uint64_t mask;
+};
+
+/* execvpe's search, along the container's PATH, inside its namespaces: returns the errno of
+ * the failure. */
+__attribute__((no_sanitize("address", "undefined"))) static long exec_lookup(struct child *c)
 {
     const char *name = c->argv[0], *dirs = c->dirs;
     size_t nl = strlen(name);
@@ -87,91 +138,107 @@ __attribute__((no_sanitize("address", "undefined"))) static void exec_lookup(str
             if (len)
                 c->buf[o++] = '/';
             memcpy(c->buf + o, name, nl + 1);
-            execve(c->buf, c->argv, c->envp);
-            if (errno == EACCES)
+            long e = -SYS3(execve, c->buf, c->argv, c->envp);
+            if (e == EACCES)
                 denied = true;
-            else if (errno != ENOENT && errno != ENOTDIR)
-                return;
+            else if (e != ENOENT && e != ENOTDIR)
+                return e;
         }
         dirs += len + (dirs[len] == ':');
     }
     c->step = denied ? STEP_EXEC : STEP_LOOKUP;
-    errno = denied ? EACCES : ENOENT;
+    return denied ? EACCES : ENOENT;
 }
 
-/* Runs in the child, on a stack lent by the suspended parent (CLONE_VM | CLONE_VFORK, as
- * glibc's posix_spawn): a new process group, signal dispositions reset and nothing blocked,
- * stdin from /dev/null, stdout and stderr into the pipe, the working directory; then it tells
- * the watchdog its group, and only then runs the container's program.  So a group is known to
- * the watchdog before its program can run, whenever jaxset is killed.  Only the dispositions
- * that are not the default are set (c->base->reset): execve sets caught signals back to
- * SIG_DFL but keeps ignored ones, and a handler must not run in a child that shares our
- * memory once it unblocks signals; the others are SIG_DFL already. */
-__attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
+/* The child's setup: 0 or the negative errno of the step that failed (c->step). */
+__attribute__((no_sanitize("address", "undefined"))) static long child_setup(struct child *c)
 {
-    struct child *c = arg;
-    struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN};
-    sigset_t none;
-    sigemptyset(&none);
+    struct ksigaction dfl = {.handler = SIG_DFL}, ign = {.handler = SIG_IGN};
+    uint64_t none = 0;
+    long rc;
     for (int sig = 1; sig < NSIG; sig++) /* SIGPIPE: a dead watchdog fails the spawn below */
         if (sigismember(&c->base->reset, sig) == 1)
-            sigaction(sig, sig == SIGPIPE ? &ign : &dfl, NULL);
+            SYS4(rt_sigaction, sig, sig == SIGPIPE ? &ign : &dfl, NULL, sizeof(none));
     c->step = STEP_SETUP;
     /* the container's orphans stay below its main process, as below a container's PID 1
      * (sup_tree.c); kept across execve */
-    if (setpgid(0, 0) < 0 || dup2(c->base->devnull, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
-        dup2(c->out_fd, 2) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-        goto fail;
+    if ((rc = SYS3(setpgid, 0, 0, 0)) < 0 || (rc = SYS3(dup3, c->base->devnull, 0, 0)) < 0 ||
+        (rc = SYS3(dup3, c->out_fd, 1, 0)) < 0 || (rc = SYS3(dup3, c->out_fd, 2, 0)) < 0 ||
+        (rc = SYS3(prctl, PR_SET_CHILD_SUBREAPER, 1, 0)) < 0)
+        return rc;
     if (c->cg_fd >= 0) /* refused: the process trees alone */
-        c->in_cg = write(c->cg_fd, "0", 1) == 1;
+        c->in_cg = SYS3(write, c->cg_fd, "0", 1) == 1;
     c->step = STEP_NS;
-    if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0)
-        goto fail;
+    if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0) /* only under CLONE_VFORK */
+        return -errno;
     c->step = STEP_CWD;
-    if (c->cwd && chdir(c->cwd) < 0 && (!c->cwd_ours || chdir("/") < 0))
-        goto fail;
+    if (c->cwd && (rc = SYS1(chdir, c->cwd)) < 0 && (!c->cwd_ours || (rc = SYS1(chdir, "/")) < 0))
+        return rc;
     c->step = STEP_SETUP;
-    if (sup__watchdog_register_self(c->wd) < 0 || sigaction(SIGPIPE, &dfl, NULL) < 0 ||
-        sigprocmask(SIG_SETMASK, &none, NULL) < 0)
-        goto fail;
-    c->step = STEP_EXEC;
-    if (c->path)
-        execve(c->path, c->argv, c->envp);
-    else
-        exec_lookup(c);
-fail:
-    c->err = errno ? errno : EIO;
-    _exit(127);
+    struct sup__wd_rec r = {.op = '+', .pgid = (int32_t)SYS1(getpid, 0)};
+    if ((rc = SYS3(write, c->wd_fd, &r, sizeof(r))) != (long)sizeof(r))
+        return rc < 0 ? rc : -EPIPE;
+    if ((rc = SYS4(rt_sigaction, SIGPIPE, &dfl, NULL, sizeof(none))) < 0 ||
+        (rc = SYS4(rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none))) < 0)
+        return rc;
+    return 0;
 }
 
-#define SUP_CHILD_STACK (32 * 1024)
+/* Runs in the child, on a stack of its own in our memory: a new process group, signal
+ * dispositions reset and nothing blocked, stdin from /dev/null, stdout and stderr into the
+ * pipe, the working directory; then it tells the watchdog its group, and only then runs the
+ * container's program.  So a group is known to the watchdog before its program can run,
+ * whenever jaxset is killed.  Only the dispositions that are not the default are set
+ * (c->base->reset): execve sets caught signals back to SIG_DFL but keeps ignored ones, and a
+ * handler must not run in a child that shares our memory once it unblocks signals; the others
+ * are SIG_DFL already.  Its failure is left in c->err and c->step, read once the kernel has
+ * cleared the spawn's word (or once the suspended caller runs again). */
+__attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
+{
+    struct child *c = arg;
+    long rc = child_setup(c);
+    if (rc == 0) {
+        c->step = STEP_EXEC;
+        rc = c->path ? SYS3(execve, c->path, c->argv, c->envp) : -exec_lookup(c);
+    }
+    c->err = rc < 0 ? (int)-rc : EIO;
+    return 127;
+}
 
 /* Whether clone3 may put a child into its cgroup here: no longer tried once the kernel did not
- * know it (before Linux 5.3 or 5.7: ENOSYS, E2BIG) or it is not built for this machine.  Read
- * and written by every spawner thread: a stale true costs one more refused clone3. */
-static _Atomic bool clone3_known = true;
+ * know it (before Linux 5.3 or 5.7: ENOSYS, E2BIG) or it is not built for this machine. */
+static bool clone3_known = true;
 
-/* One container's spawn, from the supervisor's thread to a spawner thread and back: the child's
- * arguments, copied (the caller's are freed once sup_spawn returns), and its outcome. */
+/* One container's spawn: the child's arguments, copied (the caller's are freed once sup_spawn
+ * returns), its stack, and its outcome. */
 struct sup__spawn {
     struct child c;
     int cg_dir;     /* the container's cgroup directory, closed after the clone; -1: none */
     int clone_err;  /* errno of a clone that failed */
+    int busy;       /* 1 while the child may still use what is here; the kernel clears it */
+    char *stack;    /* SUP_CHILD_STACK bytes, lent by sup_clones.c */
+    bool out_closed; /* c.out_fd, ours, is closed: c is the child's to read until it execs */
 };
 
-/* Clones the child and waits (suspended by the kernel) until it has exec'd or failed: into the
- * container's cgroup by clone3 (sup_clone3.c); else, or when that was refused, by clone, the
- * child joining the cgroup itself through its cgroup.procs.  The kernel stores the child's pid
- * in *pid before the child runs (CLONE_PARENT_SETTID; kernel/fork.c, kernel_clone), so the
- * supervisor's thread knows the pid of any child it may reap.  Any thread; no allocation: the
- * child's stack is this thread's. */
-static pid_t clone_child(struct sup__spawn *sp, char *stack, size_t size, pid_t *pid)
+/* Clones the child into the container's cgroup by clone3 (sup_clone3.c); else, or when that
+ * was refused, by clone, the child joining the cgroup itself through its cgroup.procs.  The
+ * kernel stores the child's pid in *pid before the child runs (CLONE_PARENT_SETTID;
+ * kernel/fork.c, kernel_clone), so the supervisor knows the pid of any child it may reap.
+ * Without namespaces to enter (nsr__enter is glibc's code, which writes errno), the call
+ * returns at once and the kernel clears sp->busy when the child has exec'd or exited
+ * (CLONE_CHILD_CLEARTID); else the caller is suspended until then (CLONE_VFORK). */
+static pid_t clone_child(struct sup__spawn *sp, pid_t *pid)
 {
     struct child *c = &sp->c;
+    int *clear = SUP_RAW_SYSCALLS && !c->ns ? &sp->busy : NULL;
     c->cg_fd = -1;
+    sp->busy = clear != NULL;
     if (sp->cg_dir >= 0 && clone3_known) {
-        pid_t got = sup__clone3(child_main, c, stack, size, sp->cg_dir, pid);
-        c->in_cg = got >= 0;
+        c->in_cg = true; /* set before: c is the child's to read once it runs */
+        pid_t got = sup__clone3(child_main, c, sp->stack, SUP_CHILD_STACK, sp->cg_dir, pid,
+                                clear);
+        if (got < 0)
+            c->in_cg = false;
         if (got >= 0 || errno == ENOMEM || errno == EAGAIN)
             return got;
         if (errno == ENOSYS || errno == E2BIG || errno == EINVAL)
@@ -179,25 +246,41 @@ static pid_t clone_child(struct sup__spawn *sp, char *stack, size_t size, pid_t 
     }
     int procs = sp->cg_dir >= 0 ? openat(sp->cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
     c->cg_fd = procs;
-    pid_t got = clone(child_main, stack + size,
-                      CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD, c, pid);
+    int flags = CLONE_VM | CLONE_PARENT_SETTID | SIGCHLD | (clear ? CLONE_CHILD_CLEARTID : CLONE_VFORK);
+    pid_t got = clone(child_main, sp->stack + SUP_CHILD_STACK, flags, c, pid, NULL, clear);
     int e = errno;
-    if (procs >= 0)
+    if (procs >= 0) /* the child has a copy of its own */
         close(procs);
     errno = e;
     return got;
 }
 
-void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid)
+void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid, char *stack)
 {
-    char stack[SUP_CHILD_STACK] __attribute__((aligned(16)));
-    pid_t got = clone_child(sp, stack, sizeof(stack), pid);
+    sp->stack = stack;
+    pid_t got = clone_child(sp, pid);
     sp->clone_err = got < 0 ? (errno ? errno : EAGAIN) : 0;
-    close(sp->c.out_fd);
-    sp->c.out_fd = -1;
+    if (got < 0)
+        sp->busy = 0;
+    close(sp->c.out_fd); /* the child has a copy of its own, and may still read c */
+    sp->out_closed = true;
     if (sp->cg_dir >= 0)
         close(sp->cg_dir);
     sp->cg_dir = -1;
+}
+
+bool sup__spawn_done(const struct sup__spawn *sp)
+{
+    return __atomic_load_n(&sp->busy, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* The kernel wakes a shared futex on the word (kernel/fork.c, mm_release), as for a thread's
+ * end: a private wait would not be woken. */
+void sup__spawn_join(struct sup__spawn *sp)
+{
+    int v;
+    while ((v = __atomic_load_n(&sp->busy, __ATOMIC_ACQUIRE)) != 0)
+        syscall(SYS_futex, &sp->busy, FUTEX_WAIT, v, NULL, NULL, 0);
 }
 
 int sup__base_open(struct sup__base *b)
@@ -315,7 +398,7 @@ int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     fcntl(p[0], F_SETPIPE_SZ, SUP_PIPE_SIZE); /* fewer wake-ups for chatty containers; best effort */
     sp->c.base = base;
-    sp->c.wd = wd;
+    sp->c.wd_fd = wd->fd;
     sp->c.ns = spec->ns;
     sp->c.out_fd = p[1];
     sp->cg_dir = cg_dir;
@@ -352,7 +435,8 @@ void sup__spawn_free(struct sup__spawn *sp)
 {
     if (!sp)
         return;
-    if (sp->c.out_fd >= 0)
+    sup__spawn_join(sp); /* the child may still read what is here */
+    if (sp->c.out_fd >= 0 && !sp->out_closed)
         close(sp->c.out_fd);
     if (sp->cg_dir >= 0)
         close(sp->cg_dir);

@@ -324,7 +324,7 @@ static void test_many(void **state)
         assert_true(WIFEXITED(ex[i].status) && WEXITSTATUS(ex[i].status) == 0);
 }
 
-/* Many spawns queued at once (the clones made by the spawner threads): each runs, and each
+/* Many spawns at once, more than SUP_CLONES_MAX children setting up together: each runs, and each
  * exit comes back with its own id and status. */
 static void test_many_at_once_each_its_exit(void **state)
 {
@@ -731,7 +731,7 @@ static void test_clone3_into_cgroup(void **state)
     static char stack[32 * 1024] __attribute__((aligned(16)));
     struct clone3_probe probe = {.n = 0};
     assert_true(dir >= 0 && other >= 0);
-    pid_t settid = 0, pid = sup__clone3(clone3_child, &probe, stack, sizeof(stack), dir, &settid);
+    pid_t settid = 0, pid = sup__clone3(clone3_child, &probe, stack, sizeof(stack), dir, &settid, NULL);
     if (pid < 0 && errno == ENOSYS)
         skip(); /* not built for this machine: the spawn joins the old way */
     assert_true(pid > 0);
@@ -745,7 +745,7 @@ static void test_clone3_into_cgroup(void **state)
     assert_non_null(strstr(probe.cgroup, want));
     probe.n = 0;
     errno = 0;
-    assert_int_equal(sup__clone3(clone3_child, &probe, stack, sizeof(stack), other, &settid), -1);
+    assert_int_equal(sup__clone3(clone3_child, &probe, stack, sizeof(stack), other, &settid, NULL), -1);
     assert_int_not_equal(errno, 0);
     assert_int_equal(probe.n, 0);
     close(other);
