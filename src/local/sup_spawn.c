@@ -1,6 +1,6 @@
 /* Spawning one container: executable lookup in the container's PATH, then a clone sharing our
- * memory (the supervisor goes on meanwhile, sup_clones.c) whose child sets up a new process group with default signal dispositions and an empty signal
- * mask, a child subreaper (its orphans stay below it), enters the pod's namespaces when it has
+ * memory (the supervisor goes on meanwhile, sup_clones.c) whose child sets up a new process
+ * group with default signal dispositions and an empty signal mask, a child subreaper (its orphans stay below it), enters the pod's namespaces when it has
  * volumes (local/nsroot.h), registers that group with the watchdog, and execs. */
 #include "local/sup_int.h"
 
@@ -246,7 +246,8 @@ static pid_t clone_child(struct sup__spawn *sp, pid_t *pid)
     }
     int procs = sp->cg_dir >= 0 ? openat(sp->cg_dir, "cgroup.procs", O_WRONLY | O_CLOEXEC) : -1;
     c->cg_fd = procs;
-    int flags = CLONE_VM | CLONE_PARENT_SETTID | SIGCHLD | (clear ? CLONE_CHILD_CLEARTID : CLONE_VFORK);
+    int flags = CLONE_VM | CLONE_PARENT_SETTID | SIGCHLD |
+                (clear ? CLONE_CHILD_CLEARTID : CLONE_VFORK);
     pid_t got = clone(child_main, sp->stack + SUP_CHILD_STACK, flags, c, pid, NULL, clear);
     int e = errno;
     if (procs >= 0) /* the child has a copy of its own */
