@@ -425,7 +425,7 @@ static int wait_events(struct run *r, struct err *err)
         return err_set(err, n, "supervisor: %s", strerror(-n));
     now = run__now(r);
     for (int i = 0; i < n; i++)
-        run__pod_exited(r, exits[i].id, exits[i].status, now);
+        run__pod_exited(r, exits[i].id, exits[i].status, exits[i].msg, now);
     if (fd == r->sigfd)
         on_signal(r, now);
     run__escalate_kills(r, now);

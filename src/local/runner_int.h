@@ -176,7 +176,8 @@ void run__signal_pod(struct run *r, struct rpod *p, int sig);
  * the pod's own. */
 int run__restart_grace_ms(const struct run *r, const struct rjob *j);
 int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);
-void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now);
+/* A container's exit; why: it did not start, why (sup_exit.msg). */
+void run__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now);
 void run__kill_job(struct run *r, struct rjob *j, int64_t now);
 void run__escalate_kills(struct run *r, int64_t now);
 int64_t run__next_kill(const struct run *r);

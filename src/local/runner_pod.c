@@ -192,6 +192,15 @@ static void log_path(const struct run *r, const struct rpod *p, const struct rco
 static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int code,
                         int sig, int64_t now);
 
+/* A container failing to start: reported, and counted as an exit with status 127. */
+static void cont_not_started(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c,
+                             const char *why, int64_t now)
+{
+    run__note(r, "pod %s container %s failed to start: %s", p->name, jx_str(c->spec, "name"),
+              why);
+    cont_exited(r, j, p, c, 127, 0, now);
+}
+
 /* Where a container's process starts: its workingDir, a relative one taken from the manifest's
  * directory (the one place a manifest's own files are known to be, as an image's root); with
  * no workingDir the directory jaxset runs in, as torchrun.  NULL: inherit.  Malloc'd. */
@@ -204,7 +213,8 @@ static char *work_dir(const struct run *r, const json_t *container)
 }
 
 /* Starts one container's process.  A failure to start is the container failing to start: it
- * is reported and counted as an exit with status 127. */
+ * is reported and counted as an exit with status 127, here or, when the supervisor finds it
+ * after sup_spawn returned, by run__pod_exited. */
 static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int64_t now)
 {
     struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_ip = "127.0.0.1",
@@ -241,9 +251,7 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
         c->alive = true;
         return;
     }
-    run__note(r, "pod %s container %s failed to start: %s", p->name, jx_str(c->spec, "name"),
-              e.msg);
-    cont_exited(r, j, p, c, 127, 0, now);
+    cont_not_started(r, j, p, c, e.msg, now);
 }
 
 /* Runs the next initContainers (sidecars start and stay), then every container. */
@@ -571,7 +579,7 @@ static bool find_cont(struct run *r, uint64_t sup_id, struct rjob **oj, struct r
     return false;
 }
 
-void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now)
+void run__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now)
 {
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     struct rjob *j;
@@ -579,7 +587,10 @@ void run__pod_exited(struct run *r, uint64_t sup_id, int status, int64_t now)
     struct rcont *c;
     if (!find_cont(r, sup_id, &j, &p, &c))
         return;
-    cont_exited(r, j, p, c, sig ? 128 + sig : WEXITSTATUS(status), sig, now);
+    if (why)
+        cont_not_started(r, j, p, c, why, now);
+    else
+        cont_exited(r, j, p, c, sig ? 128 + sig : WEXITSTATUS(status), sig, now);
     if (!run__pod_alive(p))
         p->kill_at_ms = 0;
     if (!run__pod_alive(p) && (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED)) {

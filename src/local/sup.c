@@ -1,8 +1,13 @@
 /* sup: see sup.h.  epoll over the containers' output pipes, a signalfd for SIGCHLD and up to
- * four watched fds; containers spawned by a vfork-style clone (sup_spawn.c). */
+ * four watched fds; containers spawned by a clone sharing our memory (sup_spawn.c) whose child
+ * sets itself up and execs while we go on (sup_clones.c).  A container whose clone is under way
+ * ("pending": p->job.sp set) has a pid the kernel stored before its child ran, but its child
+ * may not have its own process group yet: whatever needs its group or its process (a kill, a
+ * stray scan, a new watchdog, the end) waits for its exec. */
 #include "local/sup.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +39,8 @@ struct proc {
     char *partial; /* unterminated tail of the output, SUP_LINE_MAX bytes, allocated on the
                     * first unterminated line (most containers never need it) */
     size_t partial_len;
+    struct sup__job job; /* job.sp: its spawn, until the clone is done and its outcome known */
+    char *msg;           /* why it did not start (exited with status 127), or NULL */
     bool exited;
     bool in_cg;     /* in its own cgroup: cgroup.kill reaches whatever it left */
     bool no_splice; /* the log's file system refused splice: written as read */
@@ -60,6 +67,9 @@ struct sup {
     bool out_polled;   /* out.fd is in the epoll set, waiting to be writable */
     bool outside;      /* some container was spawned outside a cgroup of its own */
     int old_subreaper; /* PR_GET_CHILD_SUBREAPER before sup_new */
+    struct sup__clones clones; /* under way, oldest first */
+    char **said;           /* the last exits' messages, freed by the next sup_poll */
+    size_t n_said, cap_said;
 };
 
 static int epoll_add(int epfd, int fd, void *ptr)
@@ -101,6 +111,10 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
         err_set(err, rc, "/dev/null: %s", strerror(-rc));
         goto fail;
     }
+    if ((rc = sup__clones_init(&s->clones)) < 0) {
+        err_set(err, rc, "the children's stacks: %s", strerror(-rc));
+        goto fail;
+    }
     /* what outlives a container's main process comes back to us (sup_tree.c) */
     prctl(PR_GET_CHILD_SUBREAPER, &s->old_subreaper);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
@@ -131,7 +145,82 @@ static void proc_free(struct proc *p)
     free(p->log_path);
     free(p->prefix);
     free(p->partial);
+    free(p->msg);
+    sup__spawn_free(p->job.sp);
     free(p);
+}
+
+/* A finished clone's outcome: a container that did not start is one that exited with status
+ * 127 (its child, when it had one, reaped here unless the loop did), its message kept for its
+ * exit. */
+static void spawn_settle(struct sup *s, struct proc *p)
+{
+    struct err e = {{0}};
+    bool in_cg = false;
+    if (sup__spawn_result(p->job.sp, &in_cg, &e) < 0) {
+        if (p->pid > 0 && !p->exited)
+            waitpid(p->pid, NULL, 0);
+        p->exited = true;
+        p->status = 127 << 8; /* as waitpid() has it: exited, status 127 */
+        p->drain_deadline_ms = kt_mono_ms();
+        p->msg = strdup(e.msg); /* out of memory: an exit without its reason */
+    } else {
+        p->in_cg = in_cg;
+        s->outside = s->outside || !in_cg;
+    }
+    sup__spawn_free(p->job.sp);
+    p->job.sp = NULL;
+}
+
+/* Settles every finished clone. */
+static void settle_spawns(struct sup *s)
+{
+    struct sup__job *j = sup__clones_take(&s->clones), *next;
+    for (; j; j = next) {
+        next = j->next;
+        spawn_settle(s, (struct proc *)(void *)((char *)j - offsetof(struct proc, job)));
+    }
+}
+
+/* Waits for every clone under way and settles them: each container has its pid or its exit. */
+static void spawns_quiesce(struct sup *s)
+{
+    sup__clones_quiesce(&s->clones);
+    settle_spawns(s);
+}
+
+/* Waits for the clone of one container. */
+static void spawn_wait(struct sup *s, struct proc *p)
+{
+    if (!p->job.sp)
+        return;
+    sup__clones_wait(&s->clones, &p->job);
+    spawn_settle(s, p);
+}
+
+static void said_free(struct sup *s)
+{
+    for (size_t i = 0; i < s->n_said; i++)
+        free(s->said[i]);
+    s->n_said = 0;
+}
+
+/* A container's message, kept until the next sup_poll for its exit (NULL without memory). */
+static const char *said(struct sup *s, struct proc *p)
+{
+    char *msg = p->msg;
+    p->msg = NULL;
+    if (!msg || s->n_said < s->cap_said)
+        return msg ? s->said[s->n_said++] = msg : NULL;
+    size_t cap = s->cap_said ? s->cap_said * 2 : 8;
+    char **ns = realloc(s->said, cap * sizeof(*ns));
+    if (!ns) {
+        free(msg);
+        return NULL;
+    }
+    s->said = ns;
+    s->cap_said = cap;
+    return s->said[s->n_said++] = msg;
 }
 
 void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
@@ -145,6 +234,7 @@ void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
  * have left some (reparented to us before we were told of its end). */
 static void kill_strays(struct sup *s)
 {
+    spawns_quiesce(s); /* a child being cloned is no stray */
     pid_t *known = malloc((s->n + 1) * sizeof(*known)), *strays = NULL;
     size_t n_known = 0;
     if (!known)
@@ -163,6 +253,7 @@ static void kill_strays(struct sup *s)
 /* The end of the supervisor: every container gone, then every stray, reaped. */
 static void kill_all(struct sup *s)
 {
+    spawns_quiesce(s);
     for (size_t i = 0; i < s->n; i++) {
         struct proc *p = s->procs[i];
         if (!p->exited) {
@@ -170,7 +261,8 @@ static void kill_all(struct sup *s)
             waitpid(p->pid, NULL, 0);
             p->exited = true;
         }
-        sup__watchdog_forget(&s->wd, p->pid);
+        if (p->pid > 0)
+            sup__watchdog_forget(&s->wd, p->pid);
     }
     for (int round = 0; round < SUP_STRAY_ROUNDS; round++) {
         pid_t pid, *strays = NULL;
@@ -193,9 +285,11 @@ void sup_free(struct sup *s)
     if (!s)
         return;
     kill_all(s);
+    sup__clones_free(&s->clones);
     sup__cg_close(&s->cg);
     for (size_t i = 0; i < s->n; i++)
         proc_free(s->procs[i]);
+    said_free(s);
     sup_finish_output(s);
     sup__watchdog_stop(&s->wd);
     sup__base_close(&s->base);
@@ -211,6 +305,7 @@ void sup_free(struct sup *s)
     }
     sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
     free(s->procs);
+    free(s->said);
     free(s->rbuf);
     free(s);
 }
@@ -226,14 +321,18 @@ static struct proc *find(const struct sup *s, uint64_t id)
 int sup_kill(struct sup *s, uint64_t id, int sig)
 {
     struct proc *p = find(s, id);
+    if (p)
+        spawn_wait(s, p);
     if (!p || p->exited)
         return -ESRCH;
     return kill(-p->pid, sig) < 0 ? -errno : 0;
 }
 
-pid_t sup_pgid(const struct sup *s, uint64_t id)
+pid_t sup_pgid(struct sup *s, uint64_t id)
 {
     struct proc *p = find(s, id);
+    if (p)
+        spawn_wait(s, p);
     return p && !p->exited ? p->pid : -1;
 }
 
@@ -273,15 +372,23 @@ int sup_watch_fd(struct sup *s, int fd)
     return rc;
 }
 
+/* The watchdog was reaped: its pipe is closed once no child being cloned may still write to it. */
+static void watchdog_lost(struct sup *s)
+{
+    spawns_quiesce(s);
+    sup__watchdog_lost(&s->wd);
+}
+
 /* A watchdog that died (killed by someone) is replaced at once, and told every group still
  * running: jaxset killed later must still leave no container behind. */
 static void watchdog_ensure(struct sup *s)
 {
     int status;
     if (s->wd.pid > 0 && waitpid(s->wd.pid, &status, WNOHANG) == s->wd.pid)
-        sup__watchdog_lost(&s->wd);
+        watchdog_lost(s);
     if (s->wd.pid > 0 || sup__watchdog_start(&s->wd) < 0)
         return; /* fork failed: tried again at the next poll */
+    spawns_quiesce(s); /* every group has its pid */
     for (size_t i = 0; i < s->n; i++)
         if (!s->procs[i]->exited)
             sup__watchdog_add(&s->wd, s->procs[i]->pid);
@@ -315,9 +422,12 @@ static int proc_init(struct proc *p, const struct sup_spec *spec, struct err *er
     return 0;
 }
 
+/* Everything that can fail at once is done here; the child is cloned and set up while we go
+ * on, and a child that does not start is reported as an exit with status 127 (spawn_settle). */
 int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)
 {
     struct proc *p = calloc(1, sizeof(*p));
+    uint64_t id = s->next_id + 1;
     int rc;
     if (!p)
         return err_set(err, -ENOMEM, "out of memory");
@@ -328,25 +438,23 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
         goto fail;
     }
     watchdog_ensure(s);
-    int cg_dir = sup__cg_container(&s->cg, s->next_id + 1);
-    rc = sup__spawn(spec, &s->base, &s->wd, cg_dir, &p->pid, &p->pipe_fd, &p->in_cg, err);
-    if (cg_dir >= 0)
-        close(cg_dir);
-    if (rc < 0) {
-        sup__cg_remove(&s->cg, s->next_id + 1);
-        goto fail;
-    }
-    if ((rc = epoll_add(s->epfd, p->pipe_fd, p)) < 0) {
+    rc = sup__spawn_new(spec, &s->base, &s->wd, sup__cg_container(&s->cg, id), &p->job.sp,
+                        &p->pipe_fd, err);
+    if (rc == 0 && (rc = epoll_add(s->epfd, p->pipe_fd, p)) < 0)
         err_set(err, rc, "epoll: %s", strerror(-rc));
-        kill(-p->pid, SIGKILL);
-        waitpid(p->pid, NULL, 0);
-        sup__watchdog_forget(&s->wd, p->pid);
+    if (rc < 0) {
+        sup__cg_remove(&s->cg, id);
         goto fail;
     }
-    p->id = ++s->next_id;
-    s->outside = s->outside || !p->in_cg;
+    sup__watchdog_flush(&s->wd); /* a queued "-pgid" must not follow the child's "+pgid" */
+    p->id = s->next_id = id;
+    p->job.pid = &p->pid;
     s->procs[s->n++] = p;
-    *out_id = p->id;
+    sup__clones_submit(&s->clones, &p->job);
+    if (spec->ns) /* borrowed until we return */
+        spawn_wait(s, p);
+    settle_spawns(s); /* what the finished ones hold is freed */
+    *out_id = id;
     return 0;
 fail:
     proc_free(p);
@@ -542,7 +650,7 @@ static void on_sigchld(struct sup *s)
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         bool known = pid == s->wd.pid;
         if (known)
-            sup__watchdog_lost(&s->wd); /* replaced by watchdog_ensure */
+            watchdog_lost(s); /* replaced by watchdog_ensure */
         for (size_t i = 0; i < s->n; i++) {
             struct proc *p = s->procs[i];
             if (p->pid != pid || p->exited)
@@ -571,15 +679,16 @@ static size_t collect(struct sup *s, struct sup_exit *exits, size_t max)
     int64_t now = kt_mono_ms();
     for (size_t i = 0; i < s->n && got < max;) {
         struct proc *p = s->procs[i];
-        if (!p->exited || (p->pipe_fd >= 0 && now < p->drain_deadline_ms)) {
+        if (!p->exited || p->job.sp || (p->pipe_fd >= 0 && now < p->drain_deadline_ms)) {
             i++;
             continue;
         }
         if (p->pipe_fd >= 0)
             close_pipe(s, p);
-        exits[got++] = (struct sup_exit){.id = p->id, .status = p->status};
+        exits[got++] = (struct sup_exit){.id = p->id, .status = p->status, .msg = said(s, p)};
         sup__cg_remove(&s->cg, p->id);
-        sup__watchdog_forget(&s->wd, p->pid);
+        if (p->pid > 0)
+            sup__watchdog_forget(&s->wd, p->pid);
         proc_free(p);
         s->procs[i] = s->procs[--s->n];
     }
@@ -629,6 +738,8 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
 {
     struct epoll_event evs[64];
     int ready = -1;
+    said_free(s); /* the last poll's exits are the caller's no more */
+    settle_spawns(s);
     size_t got = collect(s, exits, max);
     watchdog_ensure(s);
     sup__watchdog_flush(&s->wd); /* every group spawned so far is covered before we block */
@@ -645,7 +756,9 @@ int sup_poll(struct sup *s, int timeout_ms, struct sup_exit *exits, size_t max,
             on_readable(s, ptr, s->rbuf);
     }
     out_service(s);
+    settle_spawns(s); /* a child reaped above that never exec'd: its exit has its message */
+    got += collect(s, exits + got, max - got);
     if (out_fd_ready)
         *out_fd_ready = ready;
-    return (int)(got + collect(s, exits + got, max - got));
+    return (int)got;
 }

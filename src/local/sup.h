@@ -1,8 +1,9 @@
 /* sup: the process supervisor of the local runner.  Single-threaded and I/O only: it starts
- * containers, forwards their output, reports their exits and kills them; it takes no policy
- * decision (that is jobctl's and the reconcile core's job).
+ * containers, forwards their output,
+ * reports their exits and kills them; it takes no policy decision (that is jobctl's and the
+ * reconcile core's job).
  *
- * A container is one process group: posix_spawn of argv with an explicit envp, in a new
+ * A container is one process group: a spawn of argv with an explicit envp, in a new
  * process group, stdin from /dev/null, stdout and stderr into one pipe, every signal's
  * disposition the default and none blocked.  Output is appended raw
  * to the container's log file (by splice, copied once and in the kernel; tee gives the copy that
@@ -60,6 +61,8 @@ struct sup_exit {
     uint64_t id;
     int status; /* as from waitpid(): WIFEXITED/WEXITSTATUS/WIFSIGNALED/WTERMSIG; for a spawn
                  * that failed after sup_spawn returned, an exit status of 127 */
+    const char *msg; /* that spawn's failure ("workingDir /x: No such file or directory"),
+                      * else NULL; valid until the next sup_poll */
 };
 
 /* Creates a supervisor writing forwarded output to `out_fd` (borrowed).  Returns 0 or a
@@ -72,7 +75,10 @@ int sup_new(struct sup **out, int out_fd, struct err *err) __attribute__((warn_u
 void sup_free(struct sup *s);
 
 /* Starts a container; *out_id identifies it in exits and kills.  Fails (negative errno, err
- * set, nothing started) when the executable cannot be found or the spawn fails. */
+ * set, nothing started) when the executable cannot be found or the spawn cannot be prepared;
+ * the child sets itself up and execs while the caller goes on, and a child that cannot start
+ * (a clone refused, its workingDir, its exec) is reported by sup_poll as an exit with status
+ * 127 and its message.  Returns without waiting for the clone, unless spec->ns is set. */
 int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, struct err *err)
     __attribute__((warn_unused_result));
 
@@ -80,7 +86,7 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
 int sup_kill(struct sup *s, uint64_t id, int sig);
 
 /* Process-group id of a running container (its leader's pid), or -1. */
-pid_t sup_pgid(const struct sup *s, uint64_t id);
+pid_t sup_pgid(struct sup *s, uint64_t id);
 
 /* Number of containers not yet reported as exited. */
 size_t sup_running(const struct sup *s);

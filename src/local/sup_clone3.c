@@ -1,4 +1,5 @@
-/* clone3 with CLONE_VM | CLONE_VFORK and a stack of the child's own, the child born in its
+/* clone3 with CLONE_VM and a stack of the child's own (with CLONE_VFORK, or CLONE_CHILD_CLEARTID
+ * to be told when it has exec'd), the child born in its
  * container's cgroup (CLONE_INTO_CGROUP, Linux 5.7).  Joining a cgroup after the clone, by
  * writing cgroup.procs, takes the kernel's cgroup_threadgroup_rwsem for writing, and that
  * waits out an RCU grace period (kernel/cgroup/cgroup.c, cgroup_attach_lock; bench/README.md
@@ -86,12 +87,16 @@ __asm__(".text\n"
 #define SUP_HAVE_CLONE3 0
 #endif
 
-pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd)
+pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd,
+                  pid_t *parent_tid, int *clear_tid)
 {
 #if SUP_HAVE_CLONE3
     struct clone3_args a;
     memset(&a, 0, sizeof(a));
-    a.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
+    a.flags = CLONE_VM | CLONE_INTO_CGROUP | CLONE_PARENT_SETTID |
+              (clear_tid ? CLONE_CHILD_CLEARTID : CLONE_VFORK);
+    a.parent_tid = (uint64_t)(uintptr_t)parent_tid;
+    a.child_tid = (uint64_t)(uintptr_t)clear_tid;
     a.exit_signal = SIGCHLD;
     a.stack = (uint64_t)(uintptr_t)stack;
     a.stack_size = stack_size;
@@ -103,7 +108,8 @@ pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, 
     }
     return (pid_t)rc;
 #else
-    (void)fn, (void)arg, (void)stack, (void)stack_size, (void)cg_dirfd;
+    (void)fn, (void)arg, (void)stack, (void)stack_size, (void)cg_dirfd, (void)parent_tid;
+    (void)clear_tid;
     errno = ENOSYS;
     return -1;
 #endif

@@ -63,9 +63,12 @@ void sup__out_release(struct sup__out *o);
 
 /* Forks the watchdog. 0 or a negative errno. */
 int sup__watchdog_start(struct sup__watchdog *w);
-/* Registers the calling process's group, in one write of its own: called by a spawned child
- * between setpgid and exec (system calls only, no allocation).  0 or -1 with errno set. */
-int sup__watchdog_register_self(const struct sup__watchdog *w);
+/* One record of the watchdog's pipe, written whole (atomic on a pipe): a spawned child writes
+ * its own {'+', pid} between setpgid and exec, the supervisor queues the others. */
+struct sup__wd_rec {
+    int32_t op; /* '+' or '-' */
+    int32_t pgid;
+};
 /* Unregisters a process group that ended.  Records are queued and written by
  * sup__watchdog_flush (before the supervisor blocks, before every spawn, and when the queue is
  * full). */
@@ -100,16 +103,66 @@ struct sup__base {
 int sup__base_open(struct sup__base *b);
 void sup__base_close(struct sup__base *b);
 
-/* Spawns one container in a new process group, in the cgroup whose directory is cg_dir
- * (-1: none; a refusal is not an error: *in_cg says whether it is there), registered with the watchdog `wd` before its
- * program runs, with output into a new pipe whose read end (non-blocking, close-on-exec) is
- * returned in *out_pipe.  Negative errno with err set; nothing is left running then. */
-int sup__spawn(const struct sup_spec *spec, const struct sup__base *base, struct sup__watchdog *wd,
-               int cg_dir, pid_t *out_pid, int *out_pipe, bool *in_cg, struct err *err);
+/* One container's spawn (sup_spawn.c), in three steps.  sup__spawn_new, on the supervisor's
+ * thread, does what can fail at once: resolves the executable (outside namespaces), copies what
+ * the child needs (argv, envp, working directory: the caller's may be freed once it returns;
+ * spec->ns stays borrowed until the clone is done), makes the output pipe, whose read end
+ * (non-blocking, close-on-exec) it returns in *out_pipe, and takes cg_dir (the container's
+ * cgroup directory, -1: none).  Negative errno with err set, nothing started.
+ * sup__spawn_clone, on any thread, clones the child: a new process group, in the cgroup (a
+ * refusal is not an error), registered with the watchdog before its program runs; the kernel
+ * stores its pid in *pid before it runs.  sup__spawn_result, on the supervisor's thread once
+ * the clone is done: 0, or the negative errno of a child that did not start, err saying why
+ * (the child, when there was one, has exited with status 127, not yet reaped). */
+struct sup__spawn;
+int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
+                   const struct sup__watchdog *wd, int cg_dir, struct sup__spawn **out,
+                   int *out_pipe, struct err *err);
+void sup__spawn_clone(struct sup__spawn *sp, pid_t *pid, char *stack);
+bool sup__spawn_done(const struct sup__spawn *sp);
+void sup__spawn_join(struct sup__spawn *sp);
+int sup__spawn_result(const struct sup__spawn *sp, bool *in_cg, struct err *err);
+void sup__spawn_free(struct sup__spawn *sp); /* NULL-safe */
 
-/* clone3(CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP) of fn(arg) on the child's stack
- * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c):
- * the child's pid, or -1 with errno (ENOSYS where it is not built for this machine). */
-pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd);
+/* The clones under way (sup_clones.c), in the order they were made.  sup__spawn_clone starts
+ * the child on the stack given and returns at once where it can (sup__spawn_done says when the
+ * child has exec'd or exited, sup__spawn_join waits for it); inside namespaces it returns once
+ * the child has. */
+#define SUP_CLONES_MAX 8            /* children setting up at once, at most (<= 32) */
+#define SUP_CHILD_STACK (32 * 1024) /* each one's stack */
+
+struct sup__job {
+    struct sup__job *next;
+    struct sup__spawn *sp;
+    pid_t *pid; /* where the kernel stores the child's pid */
+    int slot;   /* its stack */
+};
+
+struct sup__clones {
+    struct sup__job *head, **tail;
+    char *stacks; /* SUP_CLONES_MAX stacks */
+};
+
+/* Maps the stacks: 0 or a negative errno. */
+int sup__clones_init(struct sup__clones *q);
+/* Waits for the children under way and unmaps the stacks.  Idempotent. */
+void sup__clones_free(struct sup__clones *q);
+/* Clones j's child, first waiting for the oldest child when every stack is taken. */
+void sup__clones_submit(struct sup__clones *q, struct sup__job *j);
+/* The clones whose child has exec'd or exited since the last call (linked by next). */
+struct sup__job *sup__clones_take(struct sup__clones *q);
+/* Waits for the clone of j and takes it off the list (sup__clones_take will not return it). */
+void sup__clones_wait(struct sup__clones *q, struct sup__job *j);
+/* Waits until every child under way has exec'd or exited (sup__clones_take returns them). */
+void sup__clones_quiesce(struct sup__clones *q);
+
+/* clone3(CLONE_VM | CLONE_INTO_CGROUP | CLONE_PARENT_SETTID) of fn(arg) on the child's stack
+ * [stack, stack + stack_size), into the cgroup whose directory is cg_dirfd (sup_clone3.c), the
+ * child's pid stored in *parent_tid before it runs; with clear_tid, the kernel clears that word
+ * when the child has exec'd or exited (CLONE_CHILD_CLEARTID) and the call returns at once, else
+ * the caller is suspended until then (CLONE_VFORK).  The child's pid, or -1 with errno (ENOSYS
+ * where it is not built for this machine). */
+pid_t sup__clone3(int (*fn)(void *), void *arg, void *stack, size_t stack_size, int cg_dirfd,
+                  pid_t *parent_tid, int *clear_tid);
 
 #endif

@@ -20,10 +20,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-struct rec {
-    int32_t op; /* '+' or '-' */
-    int32_t pgid;
-};
 
 void sup__watchdog_flush(struct sup__watchdog *w)
 {
@@ -41,21 +37,11 @@ void sup__watchdog_flush(struct sup__watchdog *w)
 
 static void send_rec(struct sup__watchdog *w, char op, pid_t pgid)
 {
-    struct rec r = {.op = op, .pgid = pgid};
+    struct sup__wd_rec r = {.op = op, .pgid = pgid};
     if (w->n_pending + sizeof(r) > sizeof(w->pending))
         sup__watchdog_flush(w);
     memcpy(w->pending + w->n_pending, &r, sizeof(r));
     w->n_pending += sizeof(r);
-}
-
-int sup__watchdog_register_self(const struct sup__watchdog *w)
-{
-    struct rec r = {.op = '+', .pgid = getpid()};
-    ssize_t n;
-    do
-        n = write(w->fd, &r, sizeof(r)); /* one record: atomic on a pipe */
-    while (n < 0 && errno == EINTR);
-    return n == sizeof(r) ? 0 : -1;
 }
 
 void sup__watchdog_forget(struct sup__watchdog *w, pid_t pgid)
@@ -87,7 +73,7 @@ struct pgid_set {
     size_t n, cap;
 };
 
-static void set_apply(struct pgid_set *s, const struct rec *r)
+static void set_apply(struct pgid_set *s, const struct sup__wd_rec *r)
 {
     if (r->op == '-') {
         for (size_t i = 0; i < s->n; i++)
@@ -109,7 +95,7 @@ static void set_apply(struct pgid_set *s, const struct rec *r)
 /* Reads every record the pipe holds now; false once the pipe has ended. */
 static bool drain(int rfd, struct pgid_set *set)
 {
-    struct rec buf[512];
+    struct sup__wd_rec buf[512];
     for (;;) {
         ssize_t got = read(rfd, buf, sizeof(buf));
         if (got < 0 && errno == EINTR)

@@ -324,6 +324,123 @@ static void test_many(void **state)
         assert_true(WIFEXITED(ex[i].status) && WEXITSTATUS(ex[i].status) == 0);
 }
 
+/* Many spawns at once, more than SUP_CLONES_MAX children setting up together: each runs, and each
+ * exit comes back with its own id and status. */
+static void test_many_at_once_each_its_exit(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 96 };
+    uint64_t ids[N];
+    char code[N][8];
+    struct err e;
+    for (int i = 0; i < N; i++) {
+        snprintf(code[i], sizeof(code[i]), "exit %d", i % 7);
+        const char *argv[] = {"sh", "-c", code[i], NULL};
+        struct sup_spec spec = {.argv = argv, .envp = ENV};
+        assert_int_equal(sup_spawn(f->s, &spec, &ids[i], &e), 0);
+    }
+    assert_int_equal(sup_running(f->s), N);
+    struct sup_exit ex[N];
+    assert_int_equal(wait_exits(f->s, ex, N), N);
+    for (int k = 0; k < N; k++) {
+        int i = 0;
+        while (i < N && ids[i] != ex[k].id)
+            i++;
+        assert_true(i < N);
+        ids[i] = 0; /* each id once */
+        assert_true(WIFEXITED(ex[k].status));
+        assert_int_equal(WEXITSTATUS(ex[k].status), i % 7);
+        assert_null(ex[k].msg);
+    }
+    assert_int_equal(sup_running(f->s), 0);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), 0); /* the watchdog only */
+}
+
+/* Children that cannot start among many that do: each is an exit with status 127 and its
+ * reason, the others run as usual. */
+static void test_failing_spawns_among_many(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 40 };
+    uint64_t ids[N];
+    struct err e;
+    for (int i = 0; i < N; i++) {
+        const char *ok[] = {"true", NULL}, *noexec[] = {"/etc/passwd", NULL};
+        struct sup_spec spec = {.argv = i == 13 ? noexec : ok, .envp = ENV,
+                                .cwd = i == 7 ? "/nonexistent-jaxset-dir" : NULL};
+        assert_int_equal(sup_spawn(f->s, &spec, &ids[i], &e), 0);
+    }
+    int failed = 0;
+    time_t end = time(NULL) + 10;
+    for (int got = 0; got < N && time(NULL) < end;) {
+        struct sup_exit ex[1];
+        int n = sup_poll(f->s, 100, ex, 1, NULL); /* ex[0].msg: valid until the next poll */
+        assert_true(n >= 0);
+        if (!n)
+            continue;
+        got++;
+        assert_true(WIFEXITED(ex[0].status));
+        if (ex[0].id == ids[7] || ex[0].id == ids[13]) {
+            failed++;
+            assert_int_equal(WEXITSTATUS(ex[0].status), 127);
+            assert_non_null(ex[0].msg);
+            const char *want = ex[0].id == ids[7]
+                                   ? "workingDir /nonexistent-jaxset-dir: No such file or directory"
+                                   : "/etc/passwd: Permission denied";
+            assert_string_equal(ex[0].msg, want);
+        } else {
+            assert_int_equal(WEXITSTATUS(ex[0].status), 0);
+            assert_null(ex[0].msg);
+        }
+    }
+    assert_int_equal(failed, 2);
+    assert_int_equal(sup_running(f->s), 0);
+}
+
+/* Killed right after their spawn, clones likely still under way: every one reports the kill
+ * (none lost, none left running). */
+static void test_kill_while_spawning(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 32 };
+    const char *argv[] = {"sleep", "30", NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV};
+    struct err e;
+    for (int i = 0; i < N; i++) {
+        uint64_t id;
+        assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+        assert_int_equal(sup_kill(f->s, id, SIGKILL), 0);
+    }
+    struct sup_exit ex[N];
+    assert_int_equal(wait_exits(f->s, ex, N), N);
+    for (int i = 0; i < N; i++)
+        assert_true(WIFSIGNALED(ex[i].status) && WTERMSIG(ex[i].status) == SIGKILL);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), 0); /* the watchdog only */
+}
+
+/* A supervisor freed while its clones are under way leaves no child behind. */
+static void test_free_while_spawning(void **state)
+{
+    (void)state;
+    enum { N = 32 };
+    struct sup *s;
+    struct err e;
+    int out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    assert_true(out >= 0);
+    assert_int_equal(sup_new(&s, out, &e), 0);
+    const char *argv[] = {"sleep", "30", NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV};
+    for (int i = 0; i < N; i++) {
+        uint64_t id;
+        assert_int_equal(sup_spawn(s, &spec, &id, &e), 0);
+    }
+    sup_free(s);
+    errno = 0;
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* every child reaped, the watchdog too */
+    assert_int_equal(errno, ECHILD);
+    close(out);
+}
+
 /* A child process runs a supervisor with a long sleeper, then gets SIGKILLed: the watchdog
  * must kill the sleeper's group. */
 static void test_watchdog(void **state)
@@ -614,10 +731,11 @@ static void test_clone3_into_cgroup(void **state)
     static char stack[32 * 1024] __attribute__((aligned(16)));
     struct clone3_probe probe = {.n = 0};
     assert_true(dir >= 0 && other >= 0);
-    pid_t pid = sup__clone3(clone3_child, &probe, stack, sizeof(stack), dir);
+    pid_t settid = 0, pid = sup__clone3(clone3_child, &probe, stack, sizeof(stack), dir, &settid, NULL);
     if (pid < 0 && errno == ENOSYS)
         skip(); /* not built for this machine: the spawn joins the old way */
     assert_true(pid > 0);
+    assert_int_equal(settid, pid); /* stored by the kernel before the child ran */
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 7);
@@ -627,7 +745,7 @@ static void test_clone3_into_cgroup(void **state)
     assert_non_null(strstr(probe.cgroup, want));
     probe.n = 0;
     errno = 0;
-    assert_int_equal(sup__clone3(clone3_child, &probe, stack, sizeof(stack), other), -1);
+    assert_int_equal(sup__clone3(clone3_child, &probe, stack, sizeof(stack), other, &settid, NULL), -1);
     assert_int_not_equal(errno, 0);
     assert_int_equal(probe.n, 0);
     close(other);
@@ -643,6 +761,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kill_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_at_once_each_its_exit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failing_spawns_among_many, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kill_while_spawning, setup, teardown),
+        cmocka_unit_test(test_free_while_spawning),
         cmocka_unit_test(test_watchdog),
         cmocka_unit_test_setup_teardown(test_setsid_child_ends_with_its_container, setup,
                                         teardown),
