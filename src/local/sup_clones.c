@@ -33,6 +33,8 @@ void sup__clones_free(struct sup__clones *q)
     if (q->stacks)
         munmap(q->stacks, SUP_CLONES_BYTES);
     q->stacks = NULL;
+    q->head = NULL; /* the jobs are their owners' to free */
+    q->tail = &q->head;
 }
 
 /* Takes j off the list (it is there). */
