@@ -1,7 +1,8 @@
 /* Spawning one container: executable lookup in the container's PATH, then a clone sharing our
  * memory (the supervisor goes on meanwhile, sup_clones.c) whose child sets up a new process
- * group with default signal dispositions and an empty signal mask, a child subreaper (its orphans stay below it), enters the pod's namespaces when it has
- * volumes (local/nsroot.h), registers that group with the watchdog, and execs. */
+ * group with default signal dispositions and an empty signal mask, a child subreaper (its
+ * orphans stay below it), enters the pod's namespaces when it has volumes (local/nsroot.h),
+ * registers that group with the watchdog, and execs. */
 #include "local/sup_int.h"
 
 #include <errno.h>
@@ -112,16 +113,30 @@ static long rsys(long n, long a, long b, long c, long d)
 #define SYS3(n, a, b, c) rsys(SYS_##n, (long)(a), (long)(b), (long)(c), 0)
 #define SYS4(n, a, b, c, d) rsys(SYS_##n, (long)(a), (long)(b), (long)(c), (long)(d))
 
-/* The kernel's struct sigaction where it has sa_restorer (x86_64, aarch64) or not: only
- * SIG_DFL and SIG_IGN are set, with no flags, nothing blocked and no restorer. */
+#if SUP_RAW_SYSCALLS
+/* The kernel's struct sigaction on x86_64 and aarch64 (both have sa_restorer; glibc does not
+ * define SA_RESTORER): only SIG_DFL and SIG_IGN are set, with no flags, nothing blocked and no
+ * restorer. */
 struct ksigaction {
     void (*handler)(int);
     unsigned long flags;
-#ifdef SA_RESTORER
     void (*restorer)(void);
-#endif
     uint64_t mask;
 };
+
+__attribute__((always_inline)) static inline long child_sigaction(int sig, void (*handler)(int))
+{
+    struct ksigaction sa = {.handler = handler};
+    return SYS4(rt_sigaction, sig, &sa, NULL, sizeof(sa.mask));
+}
+#else /* under CLONE_VFORK: glibc's, which knows this machine's struct */
+__attribute__((no_sanitize("address", "undefined"))) static long
+child_sigaction(int sig, void (*handler)(int))
+{
+    struct sigaction sa = {.sa_handler = handler};
+    return sigaction(sig, &sa, NULL) < 0 ? -errno : 0;
+}
+#endif
 
 /* execvpe's search, along the container's PATH, inside its namespaces: returns the errno of
  * the failure. */
@@ -153,12 +168,11 @@ __attribute__((no_sanitize("address", "undefined"))) static long exec_lookup(str
 /* The child's setup: 0 or the negative errno of the step that failed (c->step). */
 __attribute__((no_sanitize("address", "undefined"))) static long child_setup(struct child *c)
 {
-    struct ksigaction dfl = {.handler = SIG_DFL}, ign = {.handler = SIG_IGN};
-    uint64_t none = 0;
+    uint64_t none = 0; /* the kernel's sigset_t */
     long rc;
     for (int sig = 1; sig < NSIG; sig++) /* SIGPIPE: a dead watchdog fails the spawn below */
         if (sigismember(&c->base->reset, sig) == 1)
-            SYS4(rt_sigaction, sig, sig == SIGPIPE ? &ign : &dfl, NULL, sizeof(none));
+            child_sigaction(sig, sig == SIGPIPE ? SIG_IGN : SIG_DFL);
     c->step = STEP_SETUP;
     /* the container's orphans stay below its main process, as below a container's PID 1
      * (sup_tree.c); kept across execve */
@@ -172,13 +186,14 @@ __attribute__((no_sanitize("address", "undefined"))) static long child_setup(str
     if (c->ns && nsr__enter(c->ns, c->fds, &c->failed) < 0) /* only under CLONE_VFORK */
         return -errno;
     c->step = STEP_CWD;
-    if (c->cwd && (rc = SYS1(chdir, c->cwd)) < 0 && (!c->cwd_ours || (rc = SYS1(chdir, "/")) < 0))
+    if (c->cwd && (rc = SYS1(chdir, c->cwd)) < 0 &&
+        (!c->cwd_ours || (rc = SYS1(chdir, "/")) < 0))
         return rc;
     c->step = STEP_SETUP;
     struct sup__wd_rec r = {.op = '+', .pgid = (int32_t)SYS1(getpid, 0)};
     if ((rc = SYS3(write, c->wd_fd, &r, sizeof(r))) != (long)sizeof(r))
         return rc < 0 ? rc : -EPIPE;
-    if ((rc = SYS4(rt_sigaction, SIGPIPE, &dfl, NULL, sizeof(none))) < 0 ||
+    if ((rc = child_sigaction(SIGPIPE, SIG_DFL)) < 0 ||
         (rc = SYS4(rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof(none))) < 0)
         return rc;
     return 0;
