@@ -476,26 +476,35 @@ static double m_floor_launch(int n)
     return r;
 }
 
-/* VmRSS and VmHWM (KiB) of pid from /proc/PID/status. */
-static void read_rss(pid_t pid, long *rss, long *hwm)
+/* A process's memory (KiB, /proc/PID/status): VmRSS, VmHWM, and RssAnon, the part of VmRSS
+ * that is its own (VmRSS also counts the pages of its executable and libraries mapped in, which
+ * the kernel may map a whole large page-cache folio at a time: up to 1 MiB more of the same
+ * binary from one run to the next, bench/README.md). */
+struct mem {
+    long rss, hwm, anon;
+};
+
+static void read_rss(pid_t pid, struct mem *m)
 {
     char path[64], line[256];
     snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
     FILE *f = fopen(path, "re");
-    *rss = *hwm = -1;
+    m->rss = m->hwm = m->anon = -1;
     while (f && fgets(line, sizeof(line), f)) {
         if (!strncmp(line, "VmRSS:", 6))
-            *rss = strtol(line + 6, NULL, 10);
+            m->rss = strtol(line + 6, NULL, 10);
         else if (!strncmp(line, "VmHWM:", 6))
-            *hwm = strtol(line + 6, NULL, 10);
+            m->hwm = strtol(line + 6, NULL, 10);
+        else if (!strncmp(line, "RssAnon:", 8))
+            m->anon = strtol(line + 8, NULL, 10);
     }
     if (f)
         fclose(f);
 }
 
-/* jaxset launch of n pings until all run (-q when quiet); with rss, also its memory 300 ms
+/* jaxset launch of n pings until all run (-q when quiet); with mem, also its memory 300 ms
  * later. */
-static double m_jaxset_launch(int n, int quiet, long *rss, long *hwm)
+static double m_jaxset_launch(int n, int quiet, struct mem *mem)
 {
     struct coll c;
     struct launch l = {.pid = -1};
@@ -507,9 +516,9 @@ static double m_jaxset_launch(int n, int quiet, long *rss, long *hwm)
         if (jaxset_start(&l, manifest, quiet, -1) == 0 &&
             coll_wait(&c, 0, &l.pid) == 0)
             r = ms_since(t0);
-        if (r >= 0 && rss) {
+        if (r >= 0 && mem) {
             sleep_ms(300);
-            read_rss(l.pid, rss, hwm);
+            read_rss(l.pid, mem);
         }
         g_survived += launch_stop(&l, &c) < 0;
     }
@@ -742,7 +751,7 @@ static void section_launch(void)
         for (int i = 0; i < r; i++) { /* interleaved: machine noise hits all alike */
             f[i] = m_floor_launch(n);
             x[i] = m_other_launch(n, launcher_start);
-            j[i] = m_jaxset_launch(n, 1, NULL, NULL);
+            j[i] = m_jaxset_launch(n, 1, NULL);
             m[i] = g.mpirun ? m_other_launch(n, mpirun_start) : B_FAIL;
         }
         char id[64];
@@ -909,32 +918,34 @@ static void section_log(void)
 static void section_rss(void)
 {
     enum { R = 3 }; /* not load-sensitive: 3 repetitions show its spread */
-    double rss[4] = {0}, hwm, qrss, v[3][R];
+    double rss[4] = {0}, hwm, qrss, anon, v[4][R];
     char id[64];
     printf("\n== supervisor memory: the jaxset process (not its watchdog) 300 ms after N workers"
            "\n   have reported (/proc/PID/status, MiB, median of %d; output forwarded to "
            "/dev/null,\n   and with -q; floor = the same at N=1; target VmRSS <= 5 MiB at "
            "N=256)\n", R);
-    printf("%5s %9s %9s %11s %9s %8s\n", "N", "VmRSS", "VmHWM", "KiB/worker", "-q VmRSS",
-           "target");
+    printf("%5s %9s %9s %11s %9s %9s %8s\n", "N", "VmRSS", "VmHWM", "KiB/worker", "-q VmRSS",
+           "RssAnon", "target");
     for (int k = 0; k < 4; k++) {
         for (int i = 0; i < R; i++) {
-            long r = -1, h = -1, q = -1, qh = -1;
-            m_jaxset_launch(ns[k], 1, &q, &qh);
-            if (m_jaxset_launch(ns[k], 0, &r, &h) < 0)
-                r = h = -1;
-            v[0][i] = r >= 0 ? r / 1024.0 : B_FAIL;
-            v[1][i] = h >= 0 ? h / 1024.0 : B_FAIL;
-            v[2][i] = q >= 0 ? q / 1024.0 : B_FAIL;
+            struct mem m = {-1, -1, -1}, q = {-1, -1, -1};
+            m_jaxset_launch(ns[k], 1, &q);
+            if (m_jaxset_launch(ns[k], 0, &m) < 0)
+                m.rss = m.hwm = m.anon = -1;
+            v[0][i] = m.rss >= 0 ? m.rss / 1024.0 : B_FAIL;
+            v[1][i] = m.hwm >= 0 ? m.hwm / 1024.0 : B_FAIL;
+            v[2][i] = q.rss >= 0 ? q.rss / 1024.0 : B_FAIL;
+            v[3][i] = m.anon >= 0 ? m.anon / 1024.0 : B_FAIL;
         }
-        const char *names[] = {"VmRSS", "VmHWM", "q-VmRSS"};
-        for (int w = 0; w < 3; w++) {
+        const char *names[] = {"VmRSS", "VmHWM", "q-VmRSS", "RssAnon"};
+        for (int w = 0; w < 4; w++) {
             snprintf(id, sizeof(id), "rss/N=%d/%s", ns[k], names[w]);
             row(id, "memory", "MiB", v[w], R);
         }
         rss[k] = median(v[0], R);
         hwm = median(v[1], R);
         qrss = median(v[2], R);
+        anon = median(v[3], R);
         if (rss[k] < 0) {
             printf("%5d %9s\n", ns[k], "FAIL");
             continue;
@@ -944,7 +955,7 @@ static void section_rss(void)
             printf(" %11.1f", (rss[k] - rss[0]) * 1024.0 / (ns[k] - 1));
         else
             printf(" %11s", "(floor)");
-        printf(" %9.2f", qrss);
+        printf(" %9.2f %9.2f", qrss, anon);
         if (ns[k] == 256)
             printf(" %8s", rss[k] <= 5.0 ? "met" : "MISSED");
         printf("\n");
