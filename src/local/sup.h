@@ -1,16 +1,14 @@
 /* sup: the process supervisor of the local runner.  Single-threaded and I/O only: it starts
- * containers, forwards their output,
- * reports their exits and kills them; it takes no policy decision (that is jobctl's and the
- * reconcile core's job).
+ * containers, forwards their output, reports their exits and kills them; it takes no policy
+ * decision (that is jobctl's and the reconcile core's job).
  *
- * A container is one process group: a spawn of argv with an explicit envp, in a new
- * process group, stdin from /dev/null, stdout and stderr into one pipe, every signal's
- * disposition the default and none blocked.  Output is appended raw
- * to the container's log file (by splice, copied once and in the kernel; tee gives the copy that
- * is forwarded) and, when asked, forwarded line by line to an output fd with a
- * prefix ("[pod-host] "), never blocking: a reader that does not keep up gets the lines that
- * fit in a bounded buffer, then a marker line saying how much was skipped.  When the main
- * process exits, whatever is left of its group is
+ * A container is one process group: a spawn of argv with an explicit envp, in a new process
+ * group, stdin from /dev/null, stdout and stderr into one pipe, every signal's disposition the
+ * default and none blocked.  Output is appended raw to the container's log file (by splice,
+ * copied once and in the kernel; tee gives the copy that is forwarded) and, when asked,
+ * forwarded line by line to an output fd with a prefix ("[pod-host] "), never blocking: a
+ * reader that does not keep up gets the lines that fit in a bounded buffer, then a marker line
+ * saying how much was skipped.  When the main process exits, whatever is left of its group is
  * killed (as a container runtime does) and the exit is reported once the pipe is drained.
  *
  * No orphans: sup_new() forks a watchdog that outlives a SIGKILLed jaxset only long enough to

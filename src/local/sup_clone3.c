@@ -1,6 +1,6 @@
 /* clone3 with CLONE_VM and a stack of the child's own (with CLONE_VFORK, or CLONE_CHILD_CLEARTID
- * to be told when it has exec'd), the child born in its
- * container's cgroup (CLONE_INTO_CGROUP, Linux 5.7).  Joining a cgroup after the clone, by
+ * to be told when it has exec'd), the child born in its container's cgroup (CLONE_INTO_CGROUP,
+ * Linux 5.7).  Joining a cgroup after the clone, by
  * writing cgroup.procs, takes the kernel's cgroup_threadgroup_rwsem for writing, and that
  * waits out an RCU grace period (kernel/cgroup/cgroup.c, cgroup_attach_lock; bench/README.md
  * measures it); a child cloned into the cgroup only takes the lock for reading

@@ -109,11 +109,12 @@ void sup__base_close(struct sup__base *b);
  * spec->ns stays borrowed until the clone is done), makes the output pipe, whose read end
  * (non-blocking, close-on-exec) it returns in *out_pipe, and takes cg_dir (the container's
  * cgroup directory, -1: none).  Negative errno with err set, nothing started.
- * sup__spawn_clone, on any thread, clones the child: a new process group, in the cgroup (a
- * refusal is not an error), registered with the watchdog before its program runs; the kernel
- * stores its pid in *pid before it runs.  sup__spawn_result, on the supervisor's thread once
- * the clone is done: 0, or the negative errno of a child that did not start, err saying why
- * (the child, when there was one, has exited with status 127, not yet reaped). */
+ * sup__spawn_clone (from sup_clones.c, on a stack it lends) clones the child: a new process
+ * group, in the cgroup (a refusal is not an error), registered with the watchdog before its
+ * program runs; the kernel stores its pid in *pid before it runs.  sup__spawn_result, once the
+ * child has exec'd or exited (sup__spawn_done): 0, or the negative errno of a child that did
+ * not start, err saying why (the child, when there was one, has exited with status 127, not
+ * yet reaped). */
 struct sup__spawn;
 int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
                    const struct sup__watchdog *wd, int cg_dir, struct sup__spawn **out,

@@ -20,7 +20,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-
 void sup__watchdog_flush(struct sup__watchdog *w)
 {
     size_t off = 0;

@@ -731,7 +731,8 @@ static void test_clone3_into_cgroup(void **state)
     static char stack[32 * 1024] __attribute__((aligned(16)));
     struct clone3_probe probe = {.n = 0};
     assert_true(dir >= 0 && other >= 0);
-    pid_t settid = 0, pid = sup__clone3(clone3_child, &probe, stack, sizeof(stack), dir, &settid, NULL);
+    pid_t settid = 0;
+    pid_t pid = sup__clone3(clone3_child, &probe, stack, sizeof(stack), dir, &settid, NULL);
     if (pid < 0 && errno == ENOSYS)
         skip(); /* not built for this machine: the spawn joins the old way */
     assert_true(pid > 0);
@@ -745,7 +746,8 @@ static void test_clone3_into_cgroup(void **state)
     assert_non_null(strstr(probe.cgroup, want));
     probe.n = 0;
     errno = 0;
-    assert_int_equal(sup__clone3(clone3_child, &probe, stack, sizeof(stack), other, &settid, NULL), -1);
+    assert_int_equal(
+        sup__clone3(clone3_child, &probe, stack, sizeof(stack), other, &settid, NULL), -1);
     assert_int_not_equal(errno, 0);
     assert_int_equal(probe.n, 0);
     close(other);
