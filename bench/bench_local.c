@@ -743,7 +743,8 @@ static void section_launch(void)
     double f[20], x[20], j[20], m[20];
     printf("\n== launch: N trivial workers, from spawn of the launcher until all N have reported"
            "\n   (median of R runs, ms; floor = bare posix_spawn of N; exec floor = a libc-only"
-           "\n   launcher program exec'd, spawning N; target jaxset <= 1.50x floor)\n");
+           "\n   launcher program exec'd, spawning N; target at N >= 16: jaxset <= 1.30x floor;"
+           "\n   at N = 1 none, where the exec floor alone is about 2x)\n");
     printf("%5s %3s %9s %9s %9s %8s %8s %9s %8s\n", "N", "R", "floor", "exec-flr", "jaxset",
            "j/floor", "j/exec", "mpirun", "m/floor");
     for (int k = 0; k < 4; k++) {
@@ -781,7 +782,9 @@ static void section_launch(void)
         else
             printf(" %9s", "n/a");
         print_ratio(mm, fm);
-        printf("  %s\n", jm >= 0 && fm > 0 && jm <= 1.5 * fm ? "met" : "MISSED");
+        printf("  %s\n", n < 16                                ? "-"
+                          : jm >= 0 && fm > 0 && jm <= 1.3 * fm ? "met"
+                                                                 : "MISSED");
         fflush(stdout);
     }
 }
