@@ -204,10 +204,6 @@ static int run_matching(const struct runs_run *r, const struct kc_res *k, const 
     return rc ? rc : n;
 }
 
-/* The objects of kind k (named `name`, when not NULL) of every run kept (`all`) or of the
- * latest run of each name, with the labels of `selector`: a new array in *out, or an exit
- * status after printing why.  *going: whether a run that has one of them is still going.
- * Each run is read once; the backend keeps them for its rows. */
 /* run_matching over the runs v[0..n): 0 or a negative errno; *going (when not NULL): whether
  * a run with one of them is still going. */
 static int runs_matching(const struct runs_run *v, size_t n, const struct kc_res *k,
@@ -222,6 +218,10 @@ static int runs_matching(const struct runs_run *v, size_t n, const struct kc_res
     return rc < 0 ? rc : 0;
 }
 
+/* The objects of kind k (named `name`, when not NULL) of every run kept (`all`) or of the
+ * latest run of each name, with the labels of `selector`: a new array in *out, or an exit
+ * status after printing why.  *going: whether a run that has one of them is still going.
+ * Each run is read once; the backend keeps them for its rows. */
 static int collect(struct backend *b, const struct kc_res *k, const char *selector,
                    const char *name, json_t **out, bool *going)
 {

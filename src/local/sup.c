@@ -210,16 +210,18 @@ static const char *said(struct sup *s, struct proc *p)
 {
     char *msg = p->msg;
     p->msg = NULL;
-    if (!msg || s->n_said < s->cap_said)
-        return msg ? s->said[s->n_said++] = msg : NULL;
-    size_t cap = s->cap_said ? s->cap_said * 2 : 8;
-    char **ns = realloc(s->said, cap * sizeof(*ns));
-    if (!ns) {
-        free(msg);
+    if (!msg)
         return NULL;
+    if (s->n_said == s->cap_said) {
+        size_t cap = s->cap_said ? s->cap_said * 2 : 8;
+        char **grown = realloc(s->said, cap * sizeof(*grown));
+        if (!grown) {
+            free(msg);
+            return NULL;
+        }
+        s->said = grown;
+        s->cap_said = cap;
     }
-    s->said = ns;
-    s->cap_said = cap;
     return s->said[s->n_said++] = msg;
 }
 
