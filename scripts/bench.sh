@@ -35,7 +35,7 @@ cmake --build "$B" --target jaxset >/dev/null
 mkdir -p "$B/bench"
 CFLAGS=(-O2 -std=c17 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
         -Wformat=2 -Wvla)
-for p in ping spew launcher relay bench_local; do
+for p in ping spew launcher isolaunch relay bench_local; do
     cc "${CFLAGS[@]}" -o "$B/bench/$p" "bench/$p.c"
 done
 
@@ -58,6 +58,7 @@ JSON=()
 [ "$SAVE" = 1 ] && JSON=(--json "$work/rows.jsonl")
 "$B/bench/bench_local" --jaxset "$PWD/$B/jaxset" --ping "$PWD/$B/bench/ping" \
     --spew "$PWD/$B/bench/spew" --launcher "$PWD/$B/bench/launcher" \
+    --isolaunch "$PWD/$B/bench/isolaunch" \
     --relay "$PWD/$B/bench/relay" --dir "$work" --mpirun "$MPIRUN" "${JSON[@]}" \
     ${ARGS[@]+"${ARGS[@]}"}
 echo
