@@ -435,11 +435,11 @@ static int mpirun_start(struct launch *l, const struct coll *c)
     return l->pid > 0 ? 0 : -1;
 }
 
-/* `PROG N ping` with BENCH_SOCK and ATTEMPT=0 as its environment, stderr to a file. */
-static int prog_start(const char *prog, struct launch *l, const struct coll *c)
+/* `PROG N ping [DIR]` with BENCH_SOCK and ATTEMPT=0 as its environment, stderr to a file. */
+static int prog_start(const char *prog, struct launch *l, const struct coll *c, char *dir)
 {
     char np[16], sock[160];
-    char *argv[] = {(char *)prog, np, (char *)g.ping, NULL};
+    char *argv[] = {(char *)prog, np, (char *)g.ping, dir, NULL};
     char *envp[] = {sock, "ATTEMPT=0", NULL};
     snprintf(np, sizeof(np), "%d", c->n);
     snprintf(sock, sizeof(sock), "BENCH_SOCK=%s", c->path);
@@ -455,14 +455,17 @@ static int prog_start(const char *prog, struct launch *l, const struct coll *c)
 /* The exec floor: `launcher N ping`, a libc-only program that posix_spawns the N pings. */
 static int launcher_start(struct launch *l, const struct coll *c)
 {
-    return prog_start(g.launcher, l, c);
+    return prog_start(g.launcher, l, c, NULL);
 }
 
-/* The isolation floor: `isolaunch N ping`, the same with what jaxset must give each
- * container (a cgroup, a process group, a pipe, the pods' host names preloaded). */
+/* The isolation floor: `isolaunch N ping DIR`, the same with what jaxset must do for each
+ * container (a cgroup, a process group, a pipe, the pods' host names preloaded) and for the
+ * run (its directory and status on disk, a watchdog); it removes DIR itself. */
 static int isolaunch_start(struct launch *l, const struct coll *c)
 {
-    return prog_start(g.isolaunch, l, c);
+    char dir[160];
+    snprintf(dir, sizeof(dir), "%s/iso%u", g.dir, ++g_seq);
+    return prog_start(g.isolaunch, l, c, dir);
 }
 
 /* ---------------------------------------------------------------- measurements */
@@ -756,8 +759,9 @@ static void section_launch(void)
     double f[20], x[20], iso[20], j[20], m[20];
     printf("\n== launch: N trivial workers, from spawn of the launcher until all N have reported"
            "\n   (median of R runs, ms; floor = bare posix_spawn of N; exec floor = a libc-only"
-           "\n   launcher program exec'd, spawning N; iso floor = the same giving each worker"
-           "\n   what jaxset must: a cgroup, a process group, a pipe, host names preloaded;"
+           "\n   launcher program exec'd, spawning N; iso floor = the same doing what jaxset"
+           "\n   must: a cgroup, a process group, a pipe and host names for each worker, the"
+           "\n   run's directory and status on disk, a watchdog;"
            "\n   target at N >= 16: jaxset <= 1.30x floor, MISSED* where the iso floor alone"
            "\n   is over that; at N = 1 none, where the exec floor alone is about 2x)\n");
     printf("%5s %3s %9s %9s %9s %9s %8s %8s %8s %9s %8s\n", "N", "R", "floor", "exec-flr",
