@@ -2,8 +2,9 @@
  *
  * Two chained hash tables of our own (a jansson object per map cost about 300 bytes of
  * bookkeeping per object, as much as a slim Job's text): entries keyed by "ns/name", each
- * holding its text (without metadata.name and metadata.namespace, which are the key) and
- * linked into the list of its controller owner; owners keyed by uid, each heading that list. */
+ * holding its text (without metadata.name and metadata.namespace, which are the key; packed,
+ * cache_pack.h) and linked into the list of its controller owner; owners keyed by uid, each
+ * heading that list. */
 #include "kube/cache/cache_store.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kube/cache/cache_pack.h"
 #include "obj/jx.h"
 
 struct kowner;
@@ -20,7 +22,7 @@ struct kent {
     struct kent *next;         /* bucket chain */
     struct kent *onext, *oprev; /* the owner's list */
     struct kowner *owner;      /* or NULL */
-    char *text;                /* compact JSON, owned */
+    char *text;                /* compact JSON, packed (cache_pack.h), owned */
     uint32_t hash;
     char key[];                /* "ns/name" */
 };
@@ -201,20 +203,23 @@ static int link_owner(struct cache_store *s, struct kent *e, const char *uid)
     return 0;
 }
 
-/* The object's text without metadata.name/namespace (the key holds them). */
+/* The object's text without metadata.name/namespace (the key holds them), packed. */
 static char *text_of(const json_t *obj)
 {
     json_t *copy = json_copy((json_t *)obj), *m = json_deep_copy(jx_obj(obj, "metadata"));
-    char *text = NULL;
+    char *text = NULL, *packed = NULL;
     if (copy && m) {
         json_object_del(m, "name");
         json_object_del(m, "namespace");
         json_object_set(copy, "metadata", m);
         text = json_dumps(copy, JSON_COMPACT);
     }
+    if (text)
+        packed = cache_pack(text);
     json_decref(copy);
     json_decref(m);
-    return text;
+    free(text);
+    return packed;
 }
 
 static struct kent *new_entry(struct cache_store *s, const char *key, uint32_t h, char *text)
@@ -277,7 +282,11 @@ bool cache_store_del(struct cache_store *s, const char *ns, const char *name)
 /* A new tree of the entry, metadata.name and metadata.namespace put back from its key. */
 static json_t *decode(const struct kent *e)
 {
-    json_t *o = json_loads(e->text, JSON_ALLOW_NUL, NULL), *m = jx_obj(o, "metadata");
+    size_t len = 0;
+    char *text = cache_unpack(e->text, &len);
+    json_t *o = text ? json_loadb(text, len, JSON_ALLOW_NUL, NULL) : NULL;
+    json_t *m = jx_obj(o, "metadata");
+    free(text);
     const char *slash = strchr(e->key, '/');
     if (!m || !slash)
         return o;
