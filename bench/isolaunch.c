@@ -191,8 +191,9 @@ static int write_hosts(int n)
 
 /* environ, then LD_PRELOAD and NSS_WRAPPER_HOSTS where libnss_wrapper is installed, then
  * the JOB_COMPLETION_INDEX slot (filled per child). */
-static char **child_env(char *slot, char *preload, char *hosts)
+static char **child_env(char *slot)
 {
+    static char preload[160], hosts[sizeof(g.hosts) + 32];
     size_t n = 0, k;
     while (environ[n])
         n++;
@@ -203,8 +204,8 @@ static char **child_env(char *slot, char *preload, char *hosts)
     k = n;
     for (size_t i = 0; i < sizeof(nss_paths) / sizeof(nss_paths[0]); i++)
         if (access(nss_paths[i], R_OK) == 0) {
-            snprintf(preload, 160, "LD_PRELOAD=%s", nss_paths[i]);
-            snprintf(hosts, 640, "NSS_WRAPPER_HOSTS=%s", g.hosts);
+            snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", nss_paths[i]);
+            snprintf(hosts, sizeof(hosts), "NSS_WRAPPER_HOSTS=%s", g.hosts);
             envp[k++] = preload;
             envp[k++] = hosts;
             break;
@@ -283,7 +284,7 @@ static void stop(void)
 
 int main(int argc, char **argv)
 {
-    char slot[48], preload[160], hosts[640];
+    char slot[48];
     int n = argc == 3 || argc == 4 ? atoi(argv[1]) : 0, sig;
     if (n < 1 || n > ISO_MAX) {
         fprintf(stderr, "usage: isolaunch N PROG [RUNDIR]   (1 <= N <= %d)\n", ISO_MAX);
@@ -300,7 +301,7 @@ int main(int argc, char **argv)
         return 1;
     }
     cg_open();
-    char **envp = write_hosts(n) == 0 ? child_env(slot, preload, hosts) : NULL;
+    char **envp = write_hosts(n) == 0 ? child_env(slot) : NULL;
     for (int i = 0; envp && i < n; i++) {
         snprintf(slot, sizeof(slot), "JOB_COMPLETION_INDEX=%d", i);
         if ((g.pid[g.n] = spawn_one(i, argv[2], envp)) < 0) {

@@ -11,8 +11,7 @@ static void roundtrip(const char *text, size_t *packed_len)
 {
     char *p = cache_pack(text);
     assert_non_null(p);
-    for (const char *c = p; *c; c++) /* tokens are control bytes, never a NUL */
-        assert_true((unsigned char)*c != 0);
+    assert_true(strlen(p) <= strlen(text)); /* a token is never longer than its word */
     size_t len = 0;
     char *back = cache_unpack(p, &len);
     assert_non_null(back);

@@ -72,6 +72,8 @@ static int by_first_then_longest(const void *a, const void *b)
 
 static void index_words(void)
 {
+    if (ix.ready)
+        return;
     for (uint16_t i = 0; i < N_WORDS; i++) {
         ix.order[i] = i;
         ix.len[i] = (uint16_t)strlen(words[i]);
@@ -102,18 +104,17 @@ static int word_at(const char *t)
 
 char *cache_pack(const char *text)
 {
-    if (!ix.ready)
-        index_words();
+    index_words();
     size_t n = strlen(text), o = 0;
     char *out = malloc(n + 1); /* a token is never longer than its word */
     if (!out)
         return NULL;
     for (size_t i = 0; i < n;) {
-        int w = (unsigned char)text[i] < 0x20 ? -2 : word_at(text + i);
-        if (w == -2) {
+        if ((unsigned char)text[i] < 0x20) { /* not compact JSON */
             free(out);
             return NULL;
         }
+        int w = word_at(text + i);
         if (w < 0) {
             out[o++] = text[i++];
             continue;
@@ -128,19 +129,20 @@ char *cache_pack(const char *text)
     return fit ? fit : out;
 }
 
-/* The word of the token at p (advancing *p past it), or NULL when it is none. */
-static const char *token(const unsigned char **p)
+/* The index of the word whose token is at p (advancing *p past it), or -1 when no word has
+ * that token. */
+static long token(const unsigned char **p)
 {
     unsigned c = *(*p)++;
     size_t w = c - 1;
     if (c == TOK_LONG) {
         unsigned d = **p;
         if (!d)
-            return NULL;
+            return -1;
         (*p)++;
         w = TOK_SHORT + d - 1;
     }
-    return w < N_WORDS ? words[w] : NULL;
+    return w < N_WORDS ? (long)w : -1;
 }
 
 /* The length of the text `packed` stands for, or -1 when it holds a token no word has. */
@@ -153,30 +155,30 @@ static long unpacked_len(const char *packed)
             n++;
             continue;
         }
-        const char *w = token(&p);
-        if (!w)
+        long w = token(&p);
+        if (w < 0)
             return -1;
-        n += (long)strlen(w);
+        n += ix.len[w];
     }
     return n;
 }
 
 char *cache_unpack(const char *packed, size_t *len)
 {
+    index_words();
     long n = unpacked_len(packed);
     char *out = n < 0 ? NULL : malloc((size_t)n + 1), *o = out;
-    for (const unsigned char *p = (const unsigned char *)packed; out && *p;) {
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)packed; *p;) {
         if (*p >= 0x20) {
             *o++ = (char)*p++;
             continue;
         }
-        const char *w = token(&p);
-        size_t l = strlen(w);
-        memcpy(o, w, l);
-        o += l;
+        long w = token(&p);
+        memcpy(o, words[w], ix.len[w]);
+        o += ix.len[w];
     }
-    if (!out)
-        return NULL;
     *o = 0;
     if (len)
         *len = (size_t)n;

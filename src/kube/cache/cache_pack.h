@@ -5,8 +5,8 @@
  * cache_pack replaces each of a fixed list of such substrings by a one- or two-byte token made
  * of control bytes (0x01..0x1F), which compact JSON text never holds unescaped: jansson writes
  * every control character inside a string as an escape.  cache_unpack gives the text back byte
- * for byte.  With the objects of bench/kube's rss section, a slim Job's 411 bytes become about
- * 115, a JobSet's 577 about 165. */
+ * for byte.  With kube-apiserver's objects in bench/kube's rss section, a slim Job's 411 bytes
+ * become 110, a JobSet's 577 become 170, a Service's 243 become 91. */
 #ifndef JX_KUBE_CACHE_CACHE_PACK_H
 #define JX_KUBE_CACHE_CACHE_PACK_H
 
