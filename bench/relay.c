@@ -8,7 +8,7 @@
  *
  * -z: the log's copy goes by splice (pipe -> file, copied once, in the kernel), after tee has
  * put the same bytes into a second pipe, which is what is read and forwarded (jaxset's way,
- * src/local/sup.c); -q: nothing is forwarded, only the log is written.
+ * src/local/sup/sup.c); -q: nothing is forwarded, only the log is written.
  *
  * Exits with PROG's exit status (1 when it did not exit normally, 2 on a usage or I/O error).
  * Links nothing but libc. */

@@ -14,9 +14,9 @@
 
 #include "kube/webhook/wh_adm.h"
 #include "kube/webhook/wh_jobset.h"
-#include "obj/b64.h"
-#include "obj/jx.h"
-#include "obj/sbuf.h"
+#include "obj/base/b64.h"
+#include "obj/tree/jx.h"
+#include "obj/base/sbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

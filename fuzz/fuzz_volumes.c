@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "local/volumes_int.h"
-#include "obj/jx.h"
+#include "local/vol/volumes_int.h"
+#include "obj/tree/jx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

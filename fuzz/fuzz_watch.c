@@ -15,7 +15,7 @@
 #include "kube/ctl/ctl_slim.h"
 #include "kube/client/kc.h"
 #include "kube/cache/cache_store.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "obj/yaml.h"
+#include "obj/tree/yaml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

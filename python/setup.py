@@ -11,7 +11,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# What the binary loads from beside itself (src/obj/module.h).
+# What the binary loads from beside itself (src/obj/base/module.h).
 MODULES = ("libjaxset_cluster.so", "libjaxset_rx.so")
 
 

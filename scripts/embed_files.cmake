@@ -1,6 +1,6 @@
 # Writes a C source that holds files byte for byte (for `jaxset crds`, which prints the CRDs of
 # config/crd).  Run by CMakeLists.txt in script mode at build time:
-#   cmake -DOUT=file.c -DNAME=cli_crds -DHEADER=cli/crds.h "-DFILES=a.yaml;b.yaml" \
+#   cmake -DOUT=file.c -DNAME=cli_crds -DHEADER=cli/cmd/crds.h "-DFILES=a.yaml;b.yaml" \
 #         -P embed_files.cmake
 # The source defines `const struct cli_file NAME[]` (file name without its folder, bytes,
 # length; in the order of FILES) and `const size_t NAME_n`.  Plain CMake: no xxd needed.

@@ -2,7 +2,7 @@
 """Writes the reference part of docs/cli.md from the binary's own help (`jaxset --help`, then
 `jaxset help CMD` for every command), so that it cannot drift from the program: everything
 after the marker line below is replaced.  With --check, writes nothing and exits 1 with a diff
-when the file differs from what the binary prints (tests/cli/test_cli_ref.py).
+when the file differs from what the binary prints (tests/lint/test_cli_ref.py).
 
 Usage: gen_cli_ref.py JAXSET [--check] [--doc FILE]   (FILE: docs/cli.md)"""
 import argparse

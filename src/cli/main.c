@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "obj/module.h"
+#include "cli/util/cli.h"
+#include "obj/base/module.h"
 
 #define CLUSTER_MODULE "libjaxset_cluster.so"
 

@@ -6,8 +6,8 @@
 
 #include "core/reconcile_int.h"
 #include "core/restart_job.h"
-#include "obj/jx.h"
-#include "obj/rx.h"
+#include "obj/tree/jx.h"
+#include "obj/base/rx.h"
 
 #define MSG_MAX 512
 
@@ -22,7 +22,7 @@ static bool list_has(const json_t *arr, const char *s)
 }
 
 /* Go's regexp.MatchString for each pattern: an invalid one never matches (upstream logs it;
- * `validate`, `run` and `render` warn about it, see api/policy_warn.h). */
+ * `validate`, `run` and `render` warn about it, see api/jobset/policy_warn.h). */
 static bool any_pattern_matches(const json_t *patterns, const char *message)
 {
     size_t i;

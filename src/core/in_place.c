@@ -4,9 +4,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "api/keys.h"
+#include "api/schema/keys.h"
 #include "core/reconcile_int.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 #define MAX_RESTARTS_MSG "jobset failed due to reaching max number of restarts"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 #define EV_JOB_CREATION_FAILED "JobCreationFailed"
 #define EV_SERVICE_CREATION_FAILED "HeadlessServiceCreationFailed"

@@ -30,7 +30,7 @@
 #include <stdbool.h>
 
 #include "core/reconcile.h"
-#include "obj/err.h"
+#include "obj/base/err.h"
 
 /* Backend operations.  Every object argument is borrowed for the duration of the call (take a
  * reference to keep it).  Each returns 0 or a negative errno with a message in `e`, except

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/construct.h"
-#include "api/keys.h"
+#include "api/child/construct.h"
+#include "api/schema/keys.h"
 #include "core/failure.h"
 #include "core/in_place.h"
 #include "core/reconcile_int.h"
@@ -13,7 +13,7 @@
 #include "core/startup.h"
 #include "core/success.h"
 #include "core/suspend.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 /* ---- plan builders ------------------------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
  *   5. events       (in order)
  *   6. delete_jobset (Foreground) / requeue after `requeue_after_ms`
  *
- * Feature gates (api/features.h): rec_reconcile() runs with upstream's defaults (every alpha
+ * Feature gates (api/jobset/features.h): rec_reconcile() runs with upstream's defaults (every alpha
  * gate off: a RestartJob* rule that matches is an error, as upstream reports it with its gate
  * off).  rec_reconcile_gated() takes the controller's gates:
  *   - RestartJob: child Jobs carry jobset.sigs.k8s.io/job-restart-attempt; the RestartJob
@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "obj/err.h"
+#include "obj/base/err.h"
 
 enum rec_event_type {
     REC_EVENT_NORMAL,
@@ -95,7 +95,7 @@ struct rec_plan {
 /* Reconciles one JobSet.
  *   js:   the JobSet (defaulted and valid; status may be absent), borrowed.
  *   jobs: JSON array of the batch/v1 Jobs it controls (found by owner UID), borrowed; NULL = none.
- *   now_ms: current time, milliseconds since the Unix epoch (obj/ktime.h; conditions get
+ *   now_ms: current time, milliseconds since the Unix epoch (obj/base/ktime.h; conditions get
  *         RFC 3339 "...Z" stamps, -EINVAL outside the years 0000-9999).
  * Returns 0 and fills *out_plan (release with rec_plan_release), or a negative errno with a
  * message in `e` (*out_plan untouched): -EINVAL when a child Job has a non-integer

@@ -8,12 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/features.h"
-#include "api/jaxrt.h"
-#include "api/jobset.h"
+#include "api/jobset/features.h"
+#include "api/child/jaxrt.h"
+#include "api/jobset/jobset.h"
 #include "core/reconcile.h"
 #include "core/status.h"
-#include "obj/err.h"
+#include "obj/base/err.h"
 
 /* One observed child Job, classified (upstream getChildJobs).  Pointers borrow from the input
  * Job. */

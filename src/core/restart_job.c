@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/keys.h"
+#include "api/schema/keys.h"
 #include "core/reconcile_int.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 #define MSG_MAX 512
 

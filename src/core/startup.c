@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "api/construct.h"
+#include "api/child/construct.h"
 #include "core/reconcile_int.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 #define JOB_NAME_MAX 512
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/keys.h"
-#include "obj/jx.h"
+#include "api/schema/keys.h"
+#include "obj/tree/jx.h"
 
 /* ---- conditions ---------------------------------------------------------------------------- */
 

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api/jobset.h"
+#include "api/jobset/jobset.h"
 #include "core/reconcile.h"
-#include "obj/ktime.h"
+#include "obj/base/ktime.h"
 
 /* ---- time ---------------------------------------------------------------------------------- */
 

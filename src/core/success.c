@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/reconcile_int.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 static bool targeted(const json_t *targets, const char *rj)
 {

@@ -5,7 +5,7 @@
 
 #include "core/reconcile_int.h"
 #include "core/startup.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 int rec_suspend_jobs(struct rec_ctx *c)
 {

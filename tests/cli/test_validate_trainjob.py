@@ -1,5 +1,5 @@
 """`jaxset validate [--cluster]` on TrainJobs: kubeflow/trainer's admission (the TrainJob CRD,
-the runtimes' CRDs and webhook, the TrainJob webhook's plugins; api/trainjob_admission.h) is
+the runtimes' CRDs and webhook, the TrainJob webhook's plugins; api/admit/trainjob_admission.h) is
 one rule set with the cluster webhook's.  With --cluster, what a cluster admits and only
 jaxset's controller would fail is valid with a `Warning:` line; plain validate refuses it."""
 import json

@@ -215,7 +215,7 @@ def get_takes_kinds_several_names_and_prints_names_and_jsonpath():
 @test
 def get_json_of_a_jaxjobs_run_carries_the_jaxjob_with_its_status():
     """The JAXJob of a local run with the status its controller would write
-    (api/jaxjob_status.h), kept by the run from one change to the next: Running turned False
+    (api/kubeflow/jaxjob_status.h), kept by the run from one change to the next: Running turned False
     when it Succeeded."""
     r = Run("""apiVersion: kubeflow.org/v1
 kind: JAXJob
@@ -248,7 +248,7 @@ spec:
 def a_trainjobs_run_is_read_back_as_its_trainjob():
     """`get trainjob/NAME`, `wait trainjob/NAME` and `describe trainjob/NAME` of a local run,
     as on a cluster: the TrainJob with the status Trainer's controller would write
-    (api/trainjob_status.h)."""
+    (api/kubeflow/trainjob_status.h)."""
     r = Run.example("trainjob.yaml").run()
     assert r.rc == 0, r.describe()
     rc, out, err = jaxset(r.home, "get", "trainjob/mnist-jax", "-o", "json")

@@ -1,4 +1,4 @@
-/* A fake cluster for the placement tables (api/placement.h): pods and Nodes as JSON, found as
+/* A fake cluster for the placement tables (api/child/placement.h): pods and Nodes as JSON, found as
  * upstream's fake client with the podName index finds them. */
 #ifndef JX_TESTS_PLACE_FAKE_H
 #define JX_TESTS_PLACE_FAKE_H
@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "api/keys.h"
-#include "api/placement.h"
-#include "obj/jx.h"
+#include "api/schema/keys.h"
+#include "api/child/placement.h"
+#include "obj/tree/jx.h"
 
 struct place_fake {
     json_t *pods;  /* array */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "obj/yaml.h"
+#include "obj/tree/yaml.h"
 
 const char *tu_src(const char *rel)
 {

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "obj/ferr.h"
+#include "obj/tree/ferr.h"
 
 /* Absolute path of a file in the source tree (uses $JAXSET_SRC, set by CTest); static buffer. */
 const char *tu_src(const char *rel);

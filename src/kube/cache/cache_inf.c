@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "obj/jx.h"
-#include "obj/ktime.h"
-#include "obj/sbuf.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
 
 #define CACHE_INF_PAGE 500
 #define CACHE_INF_BACKOFF_MIN_MS 800

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "kube/cache/cache_pack.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 struct kowner;
 

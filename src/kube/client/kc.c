@@ -11,8 +11,8 @@
 
 #include "kube/client/kc_int.h"
 #include "kube/client/kc_fiber.h"
-#include "kube/client/kc_cfg.h"
-#include "obj/ktime.h"
+#include "kube/config/kc_cfg.h"
+#include "obj/base/ktime.h"
 
 #define KC_MAX_TRIES 10
 #define KC_BACKOFF_MIN_MS 100

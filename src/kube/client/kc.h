@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "obj/err.h"
+#include "obj/base/err.h"
 
 struct kc_cfg;
 struct kc;

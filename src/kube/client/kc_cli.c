@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "obj/jx.h"
-#include "obj/ktime.h"
-#include "obj/sbuf.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
 
 struct wait {
     struct kc_cli_resp *out;

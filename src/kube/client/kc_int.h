@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "kube/client/kc.h"
-#include "obj/sbuf.h"
+#include "obj/base/sbuf.h"
 
 #define KC_MAX_CONNS 64
 #define KC_BODY_MAX (512u * 1024u * 1024u)

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "obj/ktime.h"
+#include "obj/base/ktime.h"
 
 static bool as_json;
 static enum kc_log_level max_level = KC_LOG_INFO;

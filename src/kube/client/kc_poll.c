@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "kube/client/kc_int.h"
-#include "obj/ktime.h"
+#include "obj/base/ktime.h"
 
 static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *sockp)
 {

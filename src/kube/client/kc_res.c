@@ -7,8 +7,8 @@
 #include <strings.h>
 
 #include "kube/client/kc.h"
-#include "obj/jx.h"
-#include "obj/sbuf.h"
+#include "obj/tree/jx.h"
+#include "obj/base/sbuf.h"
 
 static const struct kc_res kinds[] = {
     {"JobSet", "jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "js", true, JOB_KIND_JOBSET},

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/job_state.h"
+#include "api/schema/keys.h"
 
 struct kc_res {
     const char *kind;     /* "JobSet" */

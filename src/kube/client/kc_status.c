@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kube/client/kc_int.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 static bool str_is_status(const json_t *o)
 {

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "kube/client/kc_int.h"
-#include "kube/client/kc_cfg.h"
-#include "obj/ktime.h"
+#include "kube/config/kc_cfg.h"
+#include "obj/base/ktime.h"
 
 struct kc_req *kc__req_new(struct kc *c, const char *method, const char *path,
                            const json_t *body, const char *ctype)

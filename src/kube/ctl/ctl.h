@@ -13,9 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api/features.h"
-#include "kube/client/kc_cfg.h"
-#include "obj/err.h"
+#include "api/jobset/features.h"
+#include "kube/config/kc_cfg.h"
+#include "obj/base/err.h"
 
 /* The controllers `jaxset controller` runs (--controllers). */
 enum {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api/trainjob_podgroup.h"
+#include "api/kubeflow/trainjob_podgroup.h"
 #include "kube/ctl/ctl.h"
 #include "kube/ctl/ctl_slim.h"
 #include "kube/client/kc.h"

@@ -1,9 +1,9 @@
 /* The JAXJob controller (kubeflow.org/v1), in the JobSet controller's process: each JAXJob owns
- * one JobSet of its name, built by the converter (api/convert.h conv_for_cluster), whose pods
+ * one JobSet of its name, built by the converter (api/convert/convert.h conv_for_cluster), whose pods
  * carry the Training Operator's training.kubeflow.org/{job-name,operator-name,replica-type}
  * labels (and each its replica-index and job-role: the pod webhook's, else ctl_pods'); the
  * JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
- * follows with the Training Operator v1 rules (api/jaxjob_status.h; upstream
+ * follows with the Training Operator v1 rules (api/kubeflow/jaxjob_status.h; upstream
  * kubeflow/training-operator pkg/controller.v1/jax/jaxjob_controller.go and
  * pkg/controller.v1/common/job.go).  runPolicy.suspend is the JobSet's spec.suspend;
  * ttlSecondsAfterFinished deletes the JAXJob (the JobSet goes with it), so the JobSet gets none
@@ -18,14 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/convert.h"
-#include "api/jaxjob_status.h"
-#include "api/keys.h"
+#include "api/convert/convert.h"
+#include "api/kubeflow/jaxjob_status.h"
+#include "api/schema/keys.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/ferr.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/ferr.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 #define LOGGER "jaxjob"
 

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/keys.h"
+#include "api/schema/keys.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 const struct ctl_kind ctl_kind_js = {"jobset.x-k8s.io/v1alpha2", "JobSet",
                                     "/apis/jobset.x-k8s.io/v1alpha2", "jobsets", "jobset", ""};

@@ -16,8 +16,8 @@
 
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 #define LOGGER "leader-election"
 

@@ -8,11 +8,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "api/keys.h"
+#include "api/schema/keys.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 #define LOGGER "controller"
 #define CTL_TRAINER "/apis/trainer.kubeflow.org/v1alpha1"

@@ -7,7 +7,7 @@
 
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/ktime.h"
+#include "obj/base/ktime.h"
 
 #define CONTROLLER "jobset"
 

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/keys.h"
-#include "api/local_ann.h"
+#include "api/schema/keys.h"
+#include "api/jobset/local_ann.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
-#include "obj/sbuf.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
 
 #define LOGGER "jobset"
 
@@ -120,7 +120,7 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
     bool oom = false;
     for (size_t i = 0; w && i < n; i++) {
         /* with a restart grace the pods carry it: a first deletion by the Job controller or
-         * the garbage collector gets it too (api/local_ann.h) */
+         * the garbage collector gets it too (api/jobset/local_ann.h) */
         oom = oom || local_ann_cap_job_grace(jobs[i], ps->grace) < 0;
         w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
                              json_incref(jobs[i]), true, false, false, ps->c->jobs};

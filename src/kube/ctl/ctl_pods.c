@@ -4,10 +4,10 @@
  * the pod reconciler: a scheduled leader whose followers' nodeSelectors do not all name its
  * domain gets its followers deleted, each after its DisruptionTarget condition
  * (ExclusivePlacementViolation) is written, so that a podFailurePolicy may ignore the deletion.
- * The rules are api/placement.h's.  Upstream records no Event here; neither does jaxset.
+ * The rules are api/child/placement.h's.  Upstream records no Event here; neither does jaxset.
  *
  * The same pod reconciler labels a JAXJob's Worker pods with their replica-index and job-role
- * (api/jaxjob_status.h jjs_pod_index_labels) when they arrive without them: the pods of a JAXJob
+ * (api/kubeflow/jaxjob_status.h jjs_pod_index_labels) when they arrive without them: the pods of a JAXJob
  * share one Indexed Job's template, so these per-pod labels come from the pod webhook when it
  * runs, and from this merge patch when it does not (Kubernetes >= 1.28 labels each pod with
  * batch.kubernetes.io/job-completion-index itself, but the Training Operator's clients select
@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/jaxjob_status.h"
-#include "api/keys.h"
-#include "api/placement.h"
+#include "api/kubeflow/jaxjob_status.h"
+#include "api/schema/keys.h"
+#include "api/child/placement.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 #define LOGGER "pod-reconciler"
 

@@ -6,17 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/features.h"
-#include "api/jobset.h"
-#include "api/keys.h"
-#include "api/local_ann.h"
+#include "api/jobset/features.h"
+#include "api/jobset/jobset.h"
+#include "api/schema/keys.h"
+#include "api/jobset/local_ann.h"
 #include "core/plan_exec.h"
 #include "core/reconcile.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/ferr.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/ferr.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 #define LOGGER "jobset"
 

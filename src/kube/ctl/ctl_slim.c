@@ -8,9 +8,9 @@
  * (ctl_ops.c op_update_job), which gives what the core's merge into the cached copy would. */
 #include <string.h>
 
-#include "api/keys.h"
+#include "api/schema/keys.h"
 #include "kube/ctl/ctl_int.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 static void copy(json_t *dst, const json_t *src, const char *key)
 {

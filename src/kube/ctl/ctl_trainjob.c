@@ -1,15 +1,15 @@
 /* The TrainJob controller (trainer.kubeflow.org/v1alpha1), in the JobSet controller's process:
  * spec.runtimeRef is resolved in the TrainingRuntime / ClusterTrainingRuntime caches, the JobSet
- * is built by the converter with the JAX ML policy (api/convert.h conv_for_cluster: the JAX
+ * is built by the converter with the JAX ML policy (api/convert/convert.h conv_for_cluster: the JAX
  * plugin's variables, numNodes, the trainer overrides) and created with a controller owner
- * reference; the status follows Trainer v2's rules (api/trainjob_status.h; upstream
+ * reference; the status follows Trainer v2's rules (api/kubeflow/trainjob_status.h; upstream
  * kubeflow/trainer pkg/controller/trainjob_controller.go).  What jaxset cannot run -- a missing
  * runtime, a runtimeRef of another kind, a runtime of another framework, a field it does not
  * implement (tjs_unsupported), a JobSet that would not validate -- is a Failed condition naming
  * it and a Warning Event, decided again on every pass (a fixed runtime lets the job go on), and
  * nothing is created.  A TrainJob whose spec.managedBy is not
  * trainer.kubeflow.org/trainjob-controller (Kueue's MultiKueue) is left alone.
- * With the runtime's podGroupPolicy the PodGroup (api/trainjob_podgroup.h) is created before the
+ * With the runtime's podGroupPolicy the PodGroup (api/kubeflow/trainjob_podgroup.h) is created before the
  * JobSet, owned by the TrainJob as upstream's coscheduling / volcano plugin creates it; when
  * its CRD is not served, the Failed condition and Warning Event name it (upstream's apply
  * fails with "no matches for kind") and the pass is tried again every few seconds.  One
@@ -28,16 +28,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/convert.h"
-#include "api/jobset.h"
-#include "api/keys.h"
-#include "api/trainjob_podgroup.h"
-#include "api/trainjob_status.h"
+#include "api/convert/convert.h"
+#include "api/jobset/jobset.h"
+#include "api/schema/keys.h"
+#include "api/kubeflow/trainjob_podgroup.h"
+#include "api/kubeflow/trainjob_status.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
-#include "obj/ferr.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
+#include "obj/tree/ferr.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
 
 #define LOGGER "trainjob"
 #define GROUP "trainer.kubeflow.org"

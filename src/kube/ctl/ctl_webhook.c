@@ -27,11 +27,11 @@
 #include "kube/webhook/wh_jobset.h"
 #include "kube/webhook/wh_cert.h"
 #include "kube/webhook/wh_config.h"
-#include "obj/b64.h"
-#include "obj/fs.h"
-#include "obj/jx.h"
-#include "obj/ktime.h"
-#include "obj/sbuf.h"
+#include "obj/base/b64.h"
+#include "obj/base/fs.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
 
 #define LOGGER "webhook"
 #define RESYNC_MS 30000

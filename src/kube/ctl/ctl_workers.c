@@ -10,7 +10,7 @@
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_fiber.h"
 #include "kube/client/kc_log.h"
-#include "obj/ktime.h"
+#include "obj/base/ktime.h"
 
 struct ctl_worker {
     struct ctl *c;

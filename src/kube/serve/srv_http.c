@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "obj/ktime.h"
+#include "obj/base/ktime.h"
 
 /* One open connection, oldest first in khttpd's list (libmicrohttpd's socket context). */
 struct kconn {

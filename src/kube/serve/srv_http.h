@@ -30,8 +30,8 @@
 
 #include <stddef.h>
 
-#include "obj/err.h"
-#include "obj/sbuf.h"
+#include "obj/base/err.h"
+#include "obj/base/sbuf.h"
 
 struct srv_http;
 

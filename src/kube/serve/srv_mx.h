@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 
-#include "obj/sbuf.h"
+#include "obj/base/sbuf.h"
 
 /* Most labels a family may have. */
 #define SRV_MX_MAX_LABELS 8

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kube/serve/srv_mx_int.h"
-#include "obj/sbuf.h"
+#include "obj/base/sbuf.h"
 
 /* Go's strconv.FormatFloat(v, 'g', -1, 64): the shortest digits that read back as v; %e
  * notation when the decimal exponent is < -4 or >= 6 (ftoa.go: "if precision was the shortest

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "kube/client/kc_log.h"
-#include "obj/b64.h"
-#include "obj/jpatch.h"
-#include "obj/jx.h"
-#include "obj/sbuf.h"
+#include "obj/base/b64.h"
+#include "obj/tree/jpatch.h"
+#include "obj/tree/jx.h"
+#include "obj/base/sbuf.h"
 
 #define LOGGER "webhook"
 

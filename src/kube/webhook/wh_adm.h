@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "kube/serve/srv_http.h"
-#include "obj/ferr.h"
+#include "obj/tree/ferr.h"
 
 /* What a handler decides.  Defaults (zeroed): allowed, no change. */
 struct wh_adm_result {

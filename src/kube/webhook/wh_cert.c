@@ -15,7 +15,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "obj/sbuf.h"
+#include "obj/base/sbuf.h"
 
 static void wipe_free(char *s)
 {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "obj/err.h"
+#include "obj/base/err.h"
 
 struct wh_cert {
     char *ca_crt, *ca_key, *tls_crt, *tls_key; /* PEM, owned (keys wiped when released) */

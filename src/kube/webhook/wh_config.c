@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/keys.h"
+#include "api/schema/keys.h"
 #include "kube/webhook/wh_jobset.h"
-#include "obj/jx.h"
-#include "obj/sbuf.h"
+#include "obj/tree/jx.h"
+#include "obj/base/sbuf.h"
 
 static const struct hook {
     bool mutating;

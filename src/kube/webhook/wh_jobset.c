@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/jobset.h"
-#include "api/keys.h"
-#include "obj/jx.h"
+#include "api/admit/jobset_admission.h"
+#include "api/jobset/jobset.h"
+#include "api/schema/keys.h"
+#include "obj/tree/jx.h"
 
 static bool op_is(const json_t *req, const char *op)
 {

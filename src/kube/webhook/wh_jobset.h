@@ -18,8 +18,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/features.h"
-#include "api/placement.h"
+#include "api/jobset/features.h"
+#include "api/child/placement.h"
 #include "kube/webhook/wh_adm.h"
 
 #define WH_PATH_MUTATE_JOBSET "/mutate-jobset-x-k8s-io-v1alpha2-jobset"

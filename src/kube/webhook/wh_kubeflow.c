@@ -1,12 +1,12 @@
 /* The JAXJob validating webhook at /validate-kubeflow-org-v1-jaxjob for CREATE and UPDATE:
- * the rules of api/jaxjob_admission.h (kubeflow/training-operator pkg/webhooks/jax), the same
+ * the rules of api/admit/jaxjob_admission.h (kubeflow/training-operator pkg/webhooks/jax), the same
  * that `jaxset validate --cluster` and a local run apply.  Whether the JAXJob can run (its
  * conversion to a JobSet) is the JAXJob controller's to report, as upstream's controller does. */
 #include <string.h>
 
-#include "api/jaxjob_admission.h"
+#include "api/admit/jaxjob_admission.h"
 #include "kube/webhook/wh_jobset.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 int wh_jaxjob_validate(void *arg, const json_t *req, struct wh_adm_result *r)
 {

@@ -2,7 +2,7 @@
  *
  * A Job only knows its pods' completion indexes, so when a Job's first pod is not process 0
  * (several replicated jobs, replicas > 1, a coordinator that is not the first pod) its pod
- * template cannot carry the id (api/jaxrt.h jaxrt_apply_job leaves it out and marks the
+ * template cannot carry the id (api/child/jaxrt.h jaxrt_apply_job leaves it out and marks the
  * template with jaxset.dev/jax-process-id-offset).  On CREATE of a pod with that annotation,
  * the handler reads the pod's JobSet labels (jobset-name, replicatedjob-name, job-index) and
  * completion index, the JobSet from the controller's cache, and numbers the pod as `jaxset run`
@@ -10,24 +10,24 @@
  * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation.
  *
  * After that, a JAXJob Worker pod gets the Training Operator's per-pod labels (replica-index,
- * job-role=master on index 0: api/jaxjob_status.h jjs_pod_index_labels).
+ * job-role=master on index 0: api/kubeflow/jaxjob_status.h jjs_pod_index_labels).
  *
  * Before that, exclusive placement as kubernetes-sigs/jobset's pkg/webhooks/pod_webhook.go
- * does it (api/placement.h): the Default (priority label, leader affinities, follower
+ * does it (api/child/placement.h): the Default (priority label, leader affinities, follower
  * nodeSelector) on every JobSet pod, and on /validate--v1-pod its ValidateCreate. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/jaxjob_status.h"
-#include "api/jaxrt.h"
-#include "api/jobset.h"
-#include "api/keys.h"
-#include "api/placement.h"
-#include "api/pod_meta.h"
+#include "api/kubeflow/jaxjob_status.h"
+#include "api/child/jaxrt.h"
+#include "api/jobset/jobset.h"
+#include "api/schema/keys.h"
+#include "api/child/placement.h"
+#include "api/child/pod_meta.h"
 #include "kube/webhook/wh_jobset.h"
-#include "obj/jx.h"
+#include "obj/tree/jx.h"
 
 /* Sets name=value in env: the first entry of that name becomes {name, value}, others of the
  * same name are removed; appended when absent.  0 or -ENOMEM. */
@@ -168,7 +168,7 @@ static json_t *admitted_pod(const json_t *req)
     return meta ? m : (json_decref(m), NULL);
 }
 
-/* A JAXJob Worker pod gets its replica-index and job-role labels (api/jaxjob_status.h). */
+/* A JAXJob Worker pod gets its replica-index and job-role labels (api/kubeflow/jaxjob_status.h). */
 static int kubeflow_labels(json_t *m)
 {
     json_t *meta = jx_obj(m, "metadata");

@@ -7,11 +7,11 @@
  *   - the runtime must exist (pkg/runtime/core trainingruntime.go, clustertrainingruntime.go
  *     ValidateObjects, field path spelled as upstream spells each); a ClusterTrainingRuntime
  *     labelled trainer.kubeflow.org/support=deprecated gives upstream's warning;
- *   - the plugins' rules (api/trainjob_admission.h tja_plugin_rules: jobset, torch, mpi,
+ *   - the plugins' rules (api/admit/trainjob_admission.h tja_plugin_rules: jobset, torch, mpi,
  *     flux), the same rules `jaxset validate --cluster` checks.
  * Such refusals are plain errors upstream (an aggregate of field errors), so controller-runtime
  * answers 403 Forbidden with the aggregate's text.  The TrainJob CRD's own rules
- * (api/trainjob_admission.h tja_crd_rules) are checked too, with the API server's CEL messages,
+ * (api/admit/trainjob_admission.h tja_crd_rules) are checked too, with the API server's CEL messages,
  * for servers that do not evaluate CEL; a real kube-apiserver refuses first.  When the controller
  * does not watch runtimes (no cache), only the CRD's rules are checked. */
 #include <errno.h>
@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/trainjob_admission.h"
+#include "api/admit/trainjob_admission.h"
 #include "kube/webhook/wh_jobset.h"
-#include "obj/jx.h"
-#include "obj/sbuf.h"
+#include "obj/tree/jx.h"
+#include "obj/base/sbuf.h"
 
 #define GROUP TJA_GROUP
 

@@ -1,0 +1,115 @@
+/* jaxset suspend NAME / jaxset resume NAME: flips spec.suspend of a running local run, as
+ * `kubectl patch jobset NAME --type merge -p '{"spec":{"suspend":true}}'` does on a cluster.
+ * Writes the run's control file, signals its supervisor (SIGUSR1) and waits until the JobSet
+ * in jobset.json says so. */
+#include "cli/util/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "local/store/rundir.h"
+#include "obj/tree/jx.h"
+
+#define SUSPEND_WAIT_MS 10000
+
+static json_t *load(const char *dir, const char *file)
+{
+    char path[PATH_MAX + 64];
+    return json_load_file(rd_file(path, sizeof(path), dir, file), 0, NULL);
+}
+
+/* The pid of the run's supervisor when the run is still going, else -1. */
+static pid_t running_pid(const char *dir)
+{
+    json_t *run = load(dir, RD_RUN);
+    const char *st = jx_str(run, "state");
+    pid_t pid = (pid_t)jx_int_or(run, "pid", 0);
+    bool going = st && !strcmp(st, "Running") && pid > 0 && kill(pid, 0) == 0;
+    json_decref(run);
+    return going ? pid : -1;
+}
+
+static int write_control(const char *dir, bool suspend)
+{
+    char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+    rd_file(path, sizeof(path), dir, RD_CONTROL);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    json_t *ctl = json_pack("{s:b}", "suspend", suspend);
+    int rc = ctl && json_dump_file(ctl, tmp, 0) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    json_decref(ctl);
+    return rc;
+}
+
+static bool suspended_now(const char *dir, bool want)
+{
+    json_t *js = load(dir, RD_JOBSET);
+    bool ok = js && jx_bool_or(jx_obj(js, "spec"), "suspend", false) == want;
+    json_decref(js);
+    return ok;
+}
+
+static int flip(const char *cmd, const char *name, bool suspend)
+{
+    char dir[PATH_MAX];
+    pid_t pid;
+    if (rd_latest(name, dir, sizeof(dir)) < 0 || (pid = running_pid(dir)) < 0) {
+        fprintf(stderr, "jaxset %s: no running run of \"%s\"\n", cmd, name);
+        return EXIT_INVALID;
+    }
+    if (write_control(dir, suspend) < 0 || kill(pid, SIGUSR1) < 0) {
+        fprintf(stderr, "jaxset %s: %s: %s\n", cmd, dir, strerror(errno));
+        return EXIT_INVALID;
+    }
+    for (int waited = 0; waited < SUSPEND_WAIT_MS; waited += 20) {
+        if (suspended_now(dir, suspend)) {
+            printf("jobset %s %s\n", name, suspend ? "suspended" : "resumed");
+            return EXIT_OK;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = 20 * 1000000}, NULL);
+    }
+    fprintf(stderr, "jaxset %s: the run did not take the change within %d s\n", cmd,
+            SUSPEND_WAIT_MS / 1000);
+    return EXIT_JOB_FAILED;
+}
+
+struct name_arg {
+    const char *cmd, *name;
+};
+
+static int on_arg(void *ctx, int code, const char *arg)
+{
+    struct name_arg *a = ctx;
+    if (code != CLI_OPERAND)
+        return cli_usage_error(a->cmd, "unknown option");
+    if (a->name)
+        return cli_usage_error(a->cmd, "more than one name");
+    a->name = arg;
+    return EXIT_OK;
+}
+
+static int suspend_cmd(int argc, char **argv, const char *cmd, bool suspend)
+{
+    static const struct option longopts[] = {{0}};
+    struct name_arg a = {.cmd = cmd};
+    int rc = cli_parse(argc, argv, "", longopts, on_arg, &a);
+    if (rc != EXIT_OK)
+        return rc;
+    if (!a.name)
+        return cli_usage_error(cmd, "no name given");
+    return flip(cmd, a.name, suspend);
+}
+
+int cmd_suspend(int argc, char **argv)
+{
+    return suspend_cmd(argc, argv, "suspend", true);
+}
+
+int cmd_resume(int argc, char **argv)
+{
+    return suspend_cmd(argc, argv, "resume", false);
+}

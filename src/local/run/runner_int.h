@@ -1,0 +1,251 @@
+/* Private to the runner: its state and the functions its files share. */
+#ifndef JX_RUNNER_INT_H
+#define JX_RUNNER_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "local/jobctl/jobctl.h"
+#include "local/run/runner.h"
+#include "local/sup/sup.h"
+#include "local/vol/volumes.h"
+#include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
+
+#define RUN_NAME_MAX 256
+#define RUN_MAX_GPUS 64
+#define RUN_WRITE_MS 200
+
+/* One container of a pod: one process group while it runs. */
+struct rcont {
+    const json_t *spec;          /* the container in the Job's pod template (borrowed) */
+    bool init;                   /* an initContainer: runs to completion before the others */
+    bool sidecar;                /* an initContainer with restartPolicy Always: runs alongside */
+    bool alive;
+    bool done;                   /* ran and exited (code/sig valid) */
+    uint64_t sup_id;
+    int code, sig;
+    char *message;               /* what it said last when it failed (runner_excerpt.c), owned;
+                                  * NULL: not looked at */
+};
+
+struct rpod {
+    char name[RUN_NAME_MAX];     /* <job>-<index>-<random5> */
+    char hostname[RUN_NAME_MAX]; /* <job>-<index> */
+    struct jobctl_pod jp;        /* jp.name points at name */
+    json_t *meta;                /* pod metadata (labels, annotations) */
+    struct rcont *c;             /* initContainers then containers, in template order */
+    size_t n_c;
+    size_t next_init;            /* initContainers before this one have completed */
+    int64_t kill_at_ms;          /* SIGKILL deadline after a SIGTERM; 0: none */
+    /* InPlaceRestart (runner_ipr.c): the runner plays the in-pod agent */
+    long long ipr_attempt;       /* the pod's in-place restart attempt; -1: not in-place */
+    bool ipr_held;               /* at the agent's barrier: no container started yet */
+    bool ipr_restarting;         /* its containers are stopping for an in-place restart */
+    int gpus[RUN_MAX_GPUS];
+    int n_gpus;
+    struct vol_pod *vol;         /* its volumes and namespace; NULL: none */
+    char *vol_err;               /* why its volumes could not be made: its containers fail to
+                                  * start with it; NULL: none */
+    bool first_failure;          /* named as the first failed pod of a restart or of the end */
+};
+
+/* A process runs for one of the pod's containers. */
+bool run__pod_alive(const struct rpod *p);
+
+struct rjob {
+    char name[RUN_NAME_MAX];
+    json_t *obj;                 /* the Job as created, with its status */
+    size_t rj;                   /* replicated job index */
+    long long index;             /* job index */
+    struct jobctl_spec spec;
+    struct jobctl_status st;
+    struct rpod **pods;
+    size_t n_pods;
+    bool deleting;               /* foreground deletion: removed once no pod is alive */
+    bool restart_teardown;       /* deleted because the JobSet restarted (a previous attempt) */
+    int64_t wakeup_ms;
+};
+
+struct run {
+    const struct manifest *m;
+    const struct runner_opts *o;
+    json_t *js;                  /* the JobSet with its live status */
+    json_t *jaxjob;              /* a JAXJob's run: the JAXJob with the status its controller
+                                  * would write (api/kubeflow/jaxjob_status.h), kept in run.json */
+    json_t *trainjob;            /* a TrainJob's run: the TrainJob with the status Trainer's
+                                  * controller would write (api/kubeflow/trainjob_status.h), as jaxjob */
+    struct sup *sup;
+    int sigfd;
+    int signal;                  /* SIGINT/SIGTERM received, 0 none */
+    struct rjob **jobs;
+    size_t n_jobs;
+    int coord_port;
+    int64_t requeue_at_ms;
+    bool gpu_used[RUN_MAX_GPUS];
+    int n_gpus;
+    FILE *events;
+    uint64_t rng;
+    bool status_dirty;
+    int64_t next_write_ms;       /* state files are rewritten at most every RUN_WRITE_MS */
+    int64_t started_ms;
+    struct kt_steady clock;      /* every `now` of the run: a step of the wall clock moves no
+                                  * deadline and no duration (obj/base/ktime.h) */
+    bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
+    bool idle_noted;             /* said why the run waits with nothing running */
+    int state_errno;             /* first failure to write the run directory, 0 none */
+    /* crash-loop backoff of gang restarts (runner.c) */
+    long long attempt;           /* the newest restart attempt whose Jobs were created */
+    int64_t attempt_started_ms;  /* when its first Job was (or may be) created */
+    int quick_restarts;          /* consecutive attempts that lived < RUN_GANG_STABLE_MS */
+    int64_t gang_hold_ms;        /* no Job of `attempt` is created before this */
+    bool held;                   /* this pass held back a create */
+    int64_t held_until_ms;       /* ... until then (a gang's or a Job's restart backoff) */
+    struct run_job_backoff *job_backoff; /* crash-loop backoff of RestartJob restarts */
+    size_t n_job_backoff;
+    bool ipr;                    /* InPlaceRestart gate on and restartStrategy InPlaceRestart:
+                                  * the runner is every pod's in-place restart agent */
+    long long ipr_noted;         /* the last in-place restart attempt announced */
+    char last_line[512];
+    const char *nss_lib;         /* libnss_wrapper.so when installed (runner_hosts.c) */
+    json_t *pod_history;         /* pods of Jobs already deleted (runner_pods.c) */
+    struct vol_run vr;           /* what pods' volumes share; vr.run_dir absolute (owned) */
+    struct vol_tmpl **vol_tmpl;  /* each replicated job's namespace (NULL: no volumeMounts) */
+    json_t *failure;             /* the latest failure attributed (runner_attr.c); NULL: none */
+    bool failure_final;          /* ... and it failed the JobSet */
+    char *failure_event;         /* the message of the failure event already shown in this
+                                  * pass: its twin (the condition's event) is not shown again */
+    int signals;                 /* SIGINT/SIGTERM/SIGHUP received */
+};
+
+
+/* One Job's restarts by the RestartJob actions, for their crash-loop backoff. */
+struct run_job_backoff {
+    char name[RUN_NAME_MAX];
+    long long attempt;   /* the newest job-restart-attempt created */
+    int64_t started_ms;  /* when it was (or may be) created */
+    int quick;           /* consecutive attempts that lived < RUN_GANG_STABLE_MS */
+    int64_t hold_ms;     /* not created before this */
+};
+
+/* The crash-loop backoff of restarts (runner.c, runner_restart.c): from the second consecutive
+ * attempt that lived less than RUN_GANG_STABLE_MS on, the next waits base, 2 x base, ... */
+#define RUN_GANG_STABLE_MS 10000
+#define RUN_GANG_BACKOFF_MAX_MS 10000
+/* A new attempt begins at `now`: *quick counts it when the attempt before lived less than
+ * RUN_GANG_STABLE_MS (else restarts from 0); *started_ms and *hold_ms become when it may start;
+ * the delay that is. */
+int64_t run__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
+                           int64_t *hold_ms, int64_t now);
+
+/* RestartJob gate (runner_restart.c).  run__job_outdated: Job j was deleted because the
+ * RestartJob actions restart it (its job-restart-attempt is below its count).
+ * run__job_restart_hold: when a Job about to be created is a RestartJob restart of it, the time
+ * before which its crash-loop backoff holds it back (0: create now).  -ENOMEM as a negative. */
+bool run__job_outdated(const struct run *r, const struct rjob *j);
+int64_t run__job_restart_hold(struct run *r, const json_t *job, int64_t now);
+
+/* InPlaceRestart (runner_ipr.c), all no-ops unless r->ipr.
+ * run__ipr_pod_init: a new pod's attempt (currentInPlaceRestartAttempt + 1, or 0) in its
+ * annotation, held at the barrier.  run__ipr_exited: container c of p exited; true when the
+ * agent took it (a failure restarts the pod in place; the end of such a restart holds it at the
+ * barrier again).  run__ipr_agents: every agent reads the JobSet status: pods at or below
+ * previousInPlaceRestartAttempt restart in place, held pods at currentInPlaceRestartAttempt
+ * start; true when one did.  run__ipr_pods: the v1 Pods the core reads (NULL on OOM). */
+bool run__ipr_active(const struct manifest *m);
+void run__ipr_pod_init(struct run *r, struct rpod *p);
+bool run__ipr_exited(struct run *r, struct rjob *j, struct rpod *p, const struct rcont *c,
+                     int64_t now);
+bool run__ipr_agents(struct run *r, int64_t now);
+json_t *run__ipr_pods(const struct run *r);
+
+/* Gives every container of pod_spec that is upstream's in-place restart agent (no command;
+ * named, or an image, in-place-restart-agent) the command that does its part locally
+ * (runner_agent.c).  0 or -ENOMEM. */
+int run__agent_commands(json_t *pod_spec);
+/* Container c as run__agent_commands leaves it: a new reference (c itself when it is no
+ * agent), NULL on OOM. */
+json_t *run__agent_container(const json_t *c);
+
+/* Pods (runner_pod.c). */
+/* Starts what the pod may run next (initContainers in order, then the containers). */
+void run__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now);
+void run__signal_pod(struct run *r, struct rpod *p, int sig);
+/* Grace of a pod stopped for a restart: --restart-grace, else the JobSet's annotation, else
+ * the pod's own. */
+int run__restart_grace_ms(const struct run *r, const struct rjob *j);
+int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);
+/* A container's exit; why: it did not start, why (sup_exit.msg). */
+void run__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now);
+void run__kill_job(struct run *r, struct rjob *j, int64_t now);
+void run__escalate_kills(struct run *r, int64_t now);
+int64_t run__next_kill(const struct run *r);
+size_t run__alive(const struct run *r);
+void run__job_free(struct rjob *j);
+/* Appends {name, value} to an env array. 0 or -ENOMEM. */
+int run__env_add(json_t *extra, const char *name, const char *value);
+/* nvidia.com/gpu a container asks for (limits, else requests), 0 when none. */
+long long run__gpu_request(const json_t *container);
+
+/* Pod hostnames resolving to 127.0.0.1 (runner_hosts.c). */
+int run__hosts_setup(struct run *r, struct err *err);
+/* Appends LD_PRELOAD (before the container's own) and NSS_WRAPPER_HOSTS (the run's hosts, merged
+ * with the container's own hosts file when it sets one) to `extra`.  0, -ENOMEM, or -EINVAL
+ * when the container's hosts file cannot be read. */
+int run__hosts_env(const struct run *r, const json_t *container, json_t *extra);
+
+/* What happened to each pod (runner_pods.c). */
+json_t *run__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p);
+/* Keeps the pods of a Job about to be freed in the history.  0 or -ENOMEM. */
+int run__pods_retire(struct run *r, const struct rjob *j);
+/* Writes every pod of the run to `path` (0600, O_EXCL|O_NOFOLLOW temporary file, renamed),
+ * streaming them one at a time.  0 or a negative errno. */
+int run__pods_write(const struct run *r, const char *path);
+/* Every pod of the run, retired ones first: a new array, NULL on OOM. */
+json_t *run__pods_json(const struct run *r);
+/* Describes the first failed pod of the last restart attempt into out; false when none
+ * failed. */
+bool run__first_failed(const json_t *pods, char *out, size_t n);
+/* The first failed pod of the latest attempt among `pods` (of Job `job` only, unless NULL);
+ * NULL when none failed. */
+const json_t *run__pick_failed(const json_t *pods, const char *job);
+
+/* Failure attribution (runner_attr.c).  run__attribute: the core reported a failure of Job
+ * `job` (its event's "first failed job"): its first failed pod is named (pods.json, run.json's
+ * "failure", r->failure) and described in one line into `line`.  run__failure_block: the
+ * attributed failure as a table for the run's summary.  -ENOMEM or 0. */
+int run__attribute(struct run *r, const char *job, struct sbuf *line);
+void run__failure_block(const struct run *r, struct sbuf *b);
+/* What container c of pod p said last, on one line (run__excerpt_line); NULL: nothing. */
+char *run__container_said(const struct run *r, const struct rpod *p, const struct rcont *c);
+/* The end of a container's log reduced (runner_excerpt.c): a Python traceback's last frame and
+ * exception line, else the last lines; malloc'd, NULL when there is nothing (or no memory).
+ * run__excerpt_line: the same on one line. */
+char *run__log_excerpt(const char *path);
+char *run__excerpt_line(const char *message);
+
+/* Volumes (runner_volumes.c): r->vr, the --pvc claims, and each replicated job's namespace,
+ * before anything starts.  0 or a negative errno with err set. */
+int run__volumes_setup(struct run *r, struct err *err);
+/* Says, with --volumes=skip, which mounts are not made. */
+void run__volumes_notes(struct run *r);
+void run__volumes_release(struct run *r);
+
+/* The run's clock: wall-clock times that advance monotonically (r->clock). */
+int64_t run__now(const struct run *r);
+
+/* State on disk and on the terminal (runner_state.c). */
+int run__state_open(struct run *r, struct err *err);
+void run__state_write(struct run *r, const char *state, int exit_status);
+void run__state_failed(struct run *r, const char *what, int rc);
+void run__event(struct run *r, const char *type, const char *reason, const char *msg);
+void run__live(struct run *r, bool force);
+void run__live_clear(struct run *r);
+/* "8s", "1m08s", "2h01m08s": an elapsed time as the live line shows it. */
+void run__elapsed_text(int64_t ms, struct sbuf *b);
+void run__summary(struct run *r, int exit_status);
+void run__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+
+#endif

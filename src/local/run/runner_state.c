@@ -1,0 +1,363 @@
+/* The runner's state on disk (the run directory) and on the terminal (live line, events,
+ * summary). */
+#include "local/run/runner_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/kubeflow/jaxjob_status.h"
+#include "api/kubeflow/trainjob_status.h"
+#include "local/store/rundir.h"
+#include "obj/base/fs.h"
+#include "obj/tree/jx.h"
+#include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
+
+int64_t run__now(const struct run *r)
+{
+    return kt_steady_now(&r->clock);
+}
+
+int run__state_open(struct run *r, struct err *err)
+{
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    if (!*rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS))
+        return err_set(err, -ENAMETOOLONG, "%s: the run directory's path is too long",
+                       r->o->run_dir);
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
+        return err_set(err, -errno, "%s: %s", path, strerror(errno));
+    rd_file(path, sizeof(path), r->o->run_dir, RD_EVENTS);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    r->events = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (!r->events) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return err_set(err, -e, "%s: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+/* Remembers the first failure to keep the run's state: reported once, and the run then does
+ * not end as a silent success (runner.c). */
+void run__state_failed(struct run *r, const char *what, int rc)
+{
+    if (r->state_errno)
+        return;
+    r->state_errno = rc;
+    run__note(r, "cannot keep the run's %s in %s: %s; the run goes on, but its record is "
+                 "incomplete",
+              what, r->o->run_dir, strerror(-rc));
+}
+
+/* Writes `v` to dir/name atomically, 0600, never through a symbolic link. */
+static void write_json(struct run *r, const char *name, const json_t *v)
+{
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    char *text = json_dumps(v, JSON_INDENT(2));
+    int rc = !text ? -ENOMEM
+             : !*rd_file(path, sizeof(path), r->o->run_dir, name)
+                 ? -ENAMETOOLONG
+                 : fs_write_private(path, text, strlen(text));
+    free(text);
+    if (rc < 0)
+        run__state_failed(r, name, rc);
+}
+
+/* A JAXJob's run: its status as the Training Operator's controller would write it from the
+ * JobSet and Jobs (api/kubeflow/jaxjob_status.h; what the cluster controller ctl/ctl_jaxjob.c writes),
+ * kept from one write to the next as a controller keeps it on the object; put in run.json as
+ * "jaxjob". */
+static void jaxjob_status(struct run *r, json_t *jobs, json_t *run)
+{
+    struct jjs_obs obs = {.jobset = r->js, .jobs = jobs};
+    struct jjs_result res;
+    if (!r->jaxjob || !run || jjs_compute(r->jaxjob, &obs, kt_now_ms(), &res) < 0)
+        return;
+    json_object_set(r->jaxjob, "status", res.status);
+    json_object_set(run, "jaxjob", r->jaxjob);
+    jjs_result_release(&res);
+}
+
+/* A TrainJob's run: its status as Trainer's controller would write it from the JobSet
+ * (api/kubeflow/trainjob_status.h; what ctl/ctl_trainjob.c writes), kept as jaxjob_status keeps a
+ * JAXJob's; put in run.json as "trainjob". */
+static void trainjob_status(struct run *r, json_t *run)
+{
+    struct tjs_obs obs = {.jobset = r->js};
+    struct tjs_result res;
+    if (!r->trainjob || !run || tjs_compute(r->trainjob, &obs, kt_now_ms(), &res) < 0)
+        return;
+    json_object_set(r->trainjob, "status", res.status);
+    json_object_set(run, "trainjob", r->trainjob);
+    tjs_result_release(&res);
+}
+
+void run__state_write(struct run *r, const char *state, int exit_status)
+{
+    char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
+    json_t *jobs = json_array();
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    for (size_t i = 0; jobs && i < r->n_jobs; i++)
+        json_array_append(jobs, r->jobs[i]->obj);
+    kt_format(r->started_ms, started);
+    kt_format(run__now(r), now);
+    json_t *run = json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i}", "name", r->m->view.name,
+                            "source", r->m->source, "state", state, "pid", (json_int_t)getpid(),
+                            "startTime", started, "updateTime", now, "coordinatorPort",
+                            r->coord_port);
+    if (run && exit_status >= 0)
+        jx_set_int(run, "exitStatus", exit_status);
+    jaxjob_status(r, jobs, run);
+    trainjob_status(r, run);
+    /* the first failed pod of the latest failure (runner_attr.c); at the end, only of the one
+     * that failed the JobSet */
+    if (run && r->failure && (exit_status < 0 || r->failure_final))
+        json_object_set(run, "failure", r->failure);
+    /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
+     * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
+    int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? run__pods_write(r, path)
+                                                                   : -ENAMETOOLONG;
+    if (rc < 0)
+        run__state_failed(r, RD_PODS, rc);
+    if (jobs)
+        write_json(r, RD_JOBS, jobs);
+    write_json(r, RD_JOBSET, r->js);
+    if (run)
+        write_json(r, RD_RUN, run);
+    json_decref(jobs);
+    json_decref(run);
+    r->status_dirty = false;
+}
+
+static void out(struct run *r, const char *s)
+{
+    size_t len = strlen(s);
+    while (len) {
+        ssize_t w = write(r->o->status_fd, s, len);
+        if (w <= 0)
+            return;
+        s += w;
+        len -= (size_t)w;
+    }
+}
+
+/* Notes and events quote paths and messages as long as the user made them: sbuf. */
+void run__note(struct run *r, const char *fmt, ...)
+{
+    struct sbuf msg = SBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    run__live_clear(r);
+    out(r, "jaxset: ");
+    out(r, sb_failed(&msg) ? "(out of memory)" : sb_str(&msg));
+    out(r, "\n");
+    if (r->events) {
+        fprintf(r->events, "Note %s\n", sb_str(&msg));
+        if (fflush(r->events) != 0)
+            run__state_failed(r, RD_EVENTS, -errno);
+    }
+    sb_free(&msg);
+}
+
+#define FIRST_FAILED "(first failed job: "
+
+/* A failure event of the core names the first failed Job: the terminal line names its first
+ * failed pod instead.  The condition's event and the action's event of one restart say the same:
+ * the second is not shown (events.log keeps both, as a cluster's events). */
+static void failure_event_line(struct run *r, const char *type, const char *reason,
+                               const char *msg, const char *at, struct sbuf *line)
+{
+    char job[RUN_NAME_MAX];
+    const char *name = at + strlen(FIRST_FAILED);
+    size_t n = strcspn(name, ")");
+    if (r->failure_event && !strcmp(r->failure_event, msg))
+        return;
+    free(r->failure_event);
+    r->failure_event = strdup(msg);
+    snprintf(job, sizeof(job), "%.*s", (int)(n < sizeof(job) ? n : sizeof(job) - 1), name);
+    int len = (int)(at - msg);
+    len -= len > 0 && msg[len - 1] == ' ';
+    sb_printf(line, "jaxset: %s %s: %.*s: ", type, reason, len, msg);
+    if (run__attribute(r, job, line) < 0)
+        sb_printf(line, "first failed job %s", job);
+    sb_puts(line, "\n");
+}
+
+void run__event(struct run *r, const char *type, const char *reason, const char *msg)
+{
+    char ts[KT_RFC3339_MAX];
+    const char *at = strstr(msg, FIRST_FAILED);
+    kt_format(run__now(r), ts);
+    if (r->events) {
+        fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
+        if (fflush(r->events) != 0)
+            run__state_failed(r, RD_EVENTS, -errno);
+    }
+    struct sbuf line = SBUF_INIT;
+    if (at)
+        failure_event_line(r, type, reason, msg, at, &line);
+    else
+        sb_printf(&line, "jaxset: %s %s: %s\n", type, reason, msg);
+    if (line.len || sb_failed(&line)) {
+        run__live_clear(r);
+        out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    }
+    sb_free(&line);
+}
+
+/* The restarts of the feature gates: of single Jobs (RestartJob) and in place. */
+static void gated_restarts_text(const json_t *st, struct sbuf *b)
+{
+    long long jobs = 0, in_place = jx_int_or(st, "currentInPlaceRestartAttempt", 0);
+    size_t i, k;
+    const json_t *e, *v;
+    json_array_foreach (jx_arr(st, "replicatedJobsStatus"), i, e)
+        json_array_foreach (jx_arr(e, "jobRestarts"), k, v)
+            jobs += json_is_integer(v) ? json_integer_value(v) : 0;
+    if (jobs)
+        sb_printf(b, "  job restarts %lld", jobs);
+    if (in_place > 0)
+        sb_printf(b, "  in-place restarts %lld", in_place);
+}
+
+/* "workers: 4/4/0/0  restarts 0  (ready/active/succeeded/failed)" from the status. */
+static void status_text(const struct run *r, struct sbuf *b)
+{
+    const json_t *st = jx_obj(r->js, "status");
+    const json_t *rjs = jx_arr(st, "replicatedJobsStatus");
+    for (size_t i = 0; i < json_array_size(rjs); i++) {
+        const json_t *e = json_array_get(rjs, i);
+        sb_printf(b, "%s%s: %lld/%lld/%lld/%lld", i ? "  " : "", jx_str(e, "name"),
+                  jx_int_or(e, "ready", 0), jx_int_or(e, "active", 0),
+                  jx_int_or(e, "succeeded", 0), jx_int_or(e, "failed", 0));
+    }
+    sb_printf(b, "  restarts %lld", jx_int_or(st, "restarts", 0));
+    gated_restarts_text(st, b);
+    sb_printf(b, "  (ready/active/succeeded/failed)");
+}
+
+/* "8s", "1m08s", "2h01m08s": the elapsed time of the live line. */
+void run__elapsed_text(int64_t ms, struct sbuf *b)
+{
+    long long t = ms / 1000, h = t / 3600, m = t / 60 % 60, sec = t % 60;
+    if (h)
+        sb_printf(b, "%lldh%02lldm%02llds", h, m, sec);
+    else if (m)
+        sb_printf(b, "%lldm%02llds", m, sec);
+    else
+        sb_printf(b, "%llds", sec);
+}
+
+/* The pods of the current attempt: running, terminating (in their grace period: stopped by a
+ * restart, a deletion, an interrupt, or ended with processes left), and done (succeeded). */
+static void pod_counts(const struct run *r, size_t *running, size_t *stopping, size_t *done)
+{
+    *running = *stopping = *done = 0;
+    for (size_t k = 0; k < r->n_jobs; k++) {
+        const struct rjob *j = r->jobs[k];
+        for (size_t i = 0; i < j->n_pods; i++) {
+            const struct rpod *p = j->pods[i];
+            bool ended = p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED;
+            if (run__pod_alive(p) &&
+                (j->deleting || p->jp.terminating || ended || p->ipr_restarting))
+                (*stopping)++;
+            else if (run__pod_alive(p))
+                (*running)++;
+            else if (!j->deleting && p->jp.phase == JOBCTL_SUCCEEDED)
+                (*done)++;
+        }
+    }
+}
+
+static long long total_pods(const struct run *r)
+{
+    long long n = 0;
+    for (size_t i = 0; i < r->m->view.n_rj; i++)
+        n += r->m->view.rj[i].replicas * r->m->view.rj[i].pods_per_job;
+    return n;
+}
+
+/* "jaxset: 1m08s  pods 3 running, 1 terminating, 0 done of 4  restarts 1" */
+static void live_text(const struct run *r, struct sbuf *b)
+{
+    size_t running, stopping, done;
+    const json_t *st = jx_obj(r->js, "status");
+    pod_counts(r, &running, &stopping, &done);
+    sb_puts(b, "jaxset: ");
+    run__elapsed_text(run__now(r) - r->started_ms, b);
+    sb_printf(b, "  pods %zu running, %zu terminating, %zu done of %lld  restarts %lld", running,
+              stopping, done, total_pods(r), jx_int_or(st, "restarts", 0));
+    gated_restarts_text(st, b);
+    if (r->signals == 1)
+        sb_puts(b, "  stopping (interrupt again to kill)");
+    else if (r->signals > 1)
+        sb_puts(b, "  killing");
+}
+
+/* The live line is one terminal line: it is cut at sizeof(last_line) - 1 bytes on purpose. */
+void run__live(struct run *r, bool force)
+{
+    struct sbuf b = {.max = sizeof(r->last_line) - 1};
+    if (!r->o->live)
+        return;
+    live_text(r, &b);
+    const char *line = sb_str(&b);
+    if (force || strcmp(line, r->last_line) != 0) {
+        memcpy(r->last_line, line, b.len + 1);
+        out(r, "\r\033[K");
+        out(r, line);
+    }
+    sb_free(&b);
+}
+
+void run__live_clear(struct run *r)
+{
+    if (r->o->live && r->last_line[0]) {
+        out(r, "\r\033[K");
+        r->last_line[0] = 0;
+    }
+}
+
+void run__summary(struct run *r, int exit_status)
+{
+    struct sbuf line = SBUF_INIT;
+    const char *what = exit_status == 0 ? "Completed" : exit_status == 1 ? "Failed"
+                                                                          : "Interrupted";
+    char failed[512]; /* "pod <name> (container <name> ...)": names are DNS labels */
+    json_t *pods = exit_status == 1 ? run__pods_json(r) : NULL;
+    bool final = exit_status == 1 && r->failure_final;
+    const json_t *f = final && jx_str(r->failure, "pod") ? r->failure : NULL;
+    if (f && jx_str(f, "signal"))
+        snprintf(failed, sizeof(failed), "pod %s (container %s killed by SIG%s)",
+                 jx_str(f, "pod"), jx_str(f, "container"), jx_str(f, "signal"));
+    else if (f)
+        snprintf(failed, sizeof(failed), "pod %s (container %s exited with code %lld)",
+                 jx_str(f, "pod"), jx_str(f, "container"), jx_int_or(f, "exitCode", 0));
+    if (final && !f) /* a Job failed with no failed pod */
+        run__note(r, "the first failure: job %s failed: %s: %s", jx_str(r->failure, "job"),
+                  jx_str(r->failure, "reason"), jx_str(r->failure, "message"));
+    else if (f || (pods && run__first_failed(pods, failed, sizeof(failed))))
+        run__note(r, "the first pod to fail: %s", failed);
+    json_decref(pods);
+    if (f)
+        run__failure_block(r, &line);
+    uint64_t skipped = r->sup ? sup_skipped_bytes(r->sup) : 0;
+    if (skipped)
+        run__note(r, "%llu bytes of pod output were not forwarded: the output was not read "
+                     "fast enough (the log files have every byte)",
+                  (unsigned long long)skipped);
+    sb_printf(&line, "jaxset: JobSet %s %s after %.1fs  ", r->m->view.name, what,
+              (double)(run__now(r) - r->started_ms) / 1000.0);
+    status_text(r, &line);
+    sb_printf(&line, "\njaxset: run directory %s\n", r->o->run_dir);
+    out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    sb_free(&line);
+}

@@ -1,0 +1,74 @@
+/* rundir: the state home, the paths in a run directory, and a run directory's life (new,
+ * latest, discard). */
+#include "local/store/rundir.h"
+#include "testutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void test_home(void **state)
+{
+    (void)state;
+    char out[PATH_MAX];
+    setenv("JAXSET_HOME", "/x/home", 1);
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    rd_home(out, sizeof(out));
+    assert_string_equal(out, "/x/home");
+    setenv("JAXSET_HOME", "", 1);
+    rd_home(out, sizeof(out));
+    assert_string_equal(out, "/x/state/jaxset");
+    unsetenv("JAXSET_HOME");
+    unsetenv("XDG_STATE_HOME");
+    setenv("HOME", "/x/user", 1);
+    rd_home(out, sizeof(out));
+    assert_string_equal(out, "/x/user/.local/state/jaxset");
+}
+
+static void test_paths(void **state)
+{
+    (void)state;
+    char out[PATH_MAX];
+    assert_string_equal(rd_file(out, sizeof(out), "/r", RD_RUN), "/r/run.json");
+    assert_string_equal(rd_log(out, sizeof(out), "/r", "js-w-0-0-abcde", NULL),
+                        "/r/logs/js-w-0-0-abcde.log");
+    assert_string_equal(rd_log(out, sizeof(out), "/r", "p", "sidecar"), "/r/logs/p.sidecar.log");
+}
+
+static void test_life(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/jaxset-test-rundir-XXXXXX", dir[PATH_MAX], got[PATH_MAX], real[PATH_MAX];
+    char prev[PATH_MAX], runs[PATH_MAX + 8];
+    struct stat st;
+    assert_non_null(mkdtemp(home));
+    setenv("JAXSET_HOME", home, 1);
+    assert_int_equal(rd_latest("js", got, sizeof(got)), -ENOENT);
+    assert_int_equal(rd_new("js", dir, sizeof(dir)), 0);
+    assert_int_equal(stat(dir, &st), 0);
+    rd_mark_latest("js", dir, prev, sizeof(prev));
+    assert_string_equal(prev, "");
+    assert_int_equal(rd_latest("js", got, sizeof(got)), 0);
+    assert_non_null(realpath(dir, real));
+    assert_string_equal(got, real);
+    rd_discard("js", dir, prev); /* empty: removed, with runs/js and runs */
+    assert_int_not_equal(stat(dir, &st), 0);
+    assert_int_equal(rd_latest("js", got, sizeof(got)), -ENOENT);
+    assert_int_not_equal(stat(rd_file(runs, sizeof(runs), home, RD_RUNS), &st), 0);
+    unsetenv("JAXSET_HOME");
+    assert_int_equal(rmdir(home), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_home),
+        cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_life),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
