@@ -1,13 +1,13 @@
-#include "core/failure.h"
+/* failure: the JobSet failure policy (reconcile_int.h, "failure.c"). */
+#include "core/reconcile_int.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/reconcile_int.h"
-#include "core/restart_job.h"
-#include "obj/tree/jx.h"
 #include "obj/base/rx.h"
+#include "obj/tree/cond.h"
+#include "obj/tree/jx.h"
 
 #define MSG_MAX 512
 
@@ -51,7 +51,7 @@ bool rec_rule_applies(const json_t *rule, const char *rj_name, const char *reaso
 static int64_t failed_at(const struct rec_job *j)
 {
     int64_t t;
-    if (kt_parse(jx_str(j->failed_cond, "lastTransitionTime"), &t))
+    if (kt_parse(cond_transition(j->failed_cond), &t))
         return REC_TIME_ZERO;
     return t;
 }
@@ -134,7 +134,7 @@ static int act_restart_ignore_max(struct rec_ctx *c, const struct rec_job *j, co
 }
 
 /* RestartJob and RestartJobAndIgnoreMaxRestarts: only the failed Job is recreated
- * (core/restart_job.h); an error while the RestartJob gate is off, as upstream. */
+ * (restart_job.c); an error while the RestartJob gate is off, as upstream. */
 static int act_restart_job_as(struct rec_ctx *c, const struct rec_job *j, bool counts)
 {
     if (!c->job_restarts)

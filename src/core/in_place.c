@@ -1,11 +1,12 @@
-#include "core/in_place.h"
+/* in_place: the InPlaceRestart feature gate's part of the JobSet controller (reconcile_int.h,
+ * "in_place.c"). */
+#include "core/reconcile_int.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "api/schema/keys.h"
-#include "core/reconcile_int.h"
 #include "obj/tree/jx.h"
 
 #define MAX_RESTARTS_MSG "jobset failed due to reaching max number of restarts"

@@ -115,7 +115,7 @@ static int exec_creates(const struct rec_plan *p, const struct rec_ops *ops, voi
         if (joined)
             ops->record_event(ctx, REC_EVENT_WARNING, EV_JOB_CREATION_FAILED, joined);
         if (first == -ENOMEM && !joined)
-            err_set(e, first, "out of memory");
+            err_set(e, first, ERR_OOM_MSG);
         err_prefix(e, "creating jobs");
     }
     free(joined);

@@ -1,3 +1,6 @@
+/* reconcile: one pass of the JobSet controller (reconcile.h), on top of the other files of the
+ * core: it reads the inputs into the pass (struct rec_ctx), runs the steps in upstream's order
+ * and assembles the new status; nothing in the core calls into this file. */
 #include "core/reconcile.h"
 
 #include <errno.h>
@@ -6,152 +9,12 @@
 
 #include "api/child/construct.h"
 #include "api/schema/keys.h"
-#include "core/failure.h"
-#include "core/in_place.h"
 #include "core/reconcile_int.h"
-#include "core/restart_job.h"
-#include "core/startup.h"
 #include "core/success.h"
-#include "core/suspend.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
-/* ---- plan builders ------------------------------------------------------------------------- */
-
-/* Makes room for element n of an array that grows 8, 16, 32, ... */
-static int plan_grow(void **arr, size_t n, size_t elem)
-{
-    size_t cap;
-    if (n == 0)
-        cap = 8;
-    else if (n >= 8 && (n & (n - 1)) == 0)
-        cap = n * 2;
-    else
-        return 0;
-    void *p = realloc(*arr, cap * elem);
-    if (!p)
-        return -ENOMEM;
-    *arr = p;
-    return 0;
-}
-
-int rec__event(struct rec_ctx *c, enum rec_event_type t, const char *reason, const char *msg)
-{
-    struct rec_plan *p = c->plan;
-    if (plan_grow((void **)&p->events, p->n_events, sizeof(*p->events)))
-        return -ENOMEM;
-    struct rec_event ev = {t, strdup(reason), strdup(msg)};
-    if (!ev.reason || !ev.message) {
-        free(ev.reason);
-        free(ev.message);
-        return -ENOMEM;
-    }
-    p->events[p->n_events++] = ev;
-    return 0;
-}
-
-int rec__delete(struct rec_ctx *c, const char *name)
-{
-    struct rec_plan *p = c->plan;
-    if (plan_grow((void **)&p->deletes, p->n_deletes, sizeof(*p->deletes)))
-        return -ENOMEM;
-    struct rec_delete d = {strdup(name), true};
-    if (!d.name)
-        return -ENOMEM;
-    p->deletes[p->n_deletes++] = d;
-    return 0;
-}
-
-int rec__create(struct rec_ctx *c, json_t *job)
-{
-    struct rec_plan *p = c->plan;
-    if (!job || plan_grow((void **)&p->creates, p->n_creates, sizeof(*p->creates))) {
-        json_decref(job);
-        return -ENOMEM;
-    }
-    p->creates[p->n_creates++] = job;
-    return 0;
-}
-
-int rec__patch(struct rec_ctx *c, const char *name, bool suspend, bool clear_start, json_t *job)
-{
-    struct rec_plan *p = c->plan;
-    struct rec_patch pa = {strdup(name), suspend, clear_start, job};
-    if (!pa.name || !job || plan_grow((void **)&p->patches, p->n_patches, sizeof(*p->patches))) {
-        free(pa.name);
-        json_decref(job);
-        return -ENOMEM;
-    }
-    p->patches[p->n_patches++] = pa;
-    return 0;
-}
-
-void rec_plan_release(struct rec_plan *p)
-{
-    if (!p)
-        return;
-    for (size_t i = 0; i < p->n_creates; i++)
-        json_decref(p->creates[i]);
-    for (size_t i = 0; i < p->n_deletes; i++)
-        free(p->deletes[i].name);
-    for (size_t i = 0; i < p->n_patches; i++) {
-        free(p->patches[i].name);
-        json_decref(p->patches[i].job);
-    }
-    for (size_t i = 0; i < p->n_events; i++) {
-        free(p->events[i].reason);
-        free(p->events[i].message);
-    }
-    free(p->creates);
-    free(p->deletes);
-    free(p->patches);
-    free(p->events);
-    json_decref(p->status);
-    json_decref(p->service);
-    json_decref(p->pvcs);
-    memset(p, 0, sizeof(*p));
-    p->requeue_after_ms = -1;
-}
-
-/* ---- conditions with events ---------------------------------------------------------------- */
-
-int rec__set_cond(struct rec_ctx *c, const struct rec_cond *cond)
-{
-    int rc = rec_cond_set(c->conds, cond, c->now);
-    if (rc <= 0)
-        return rc;
-    return rec__event(c, cond->event, cond->reason, cond->message);
-}
-
-int rec__fail(struct rec_ctx *c, const char *reason, const char *msg)
-{
-    const struct rec_cond failed = {REC_COND_FAILED, true, reason, msg, REC_EVENT_WARNING};
-    int rc = rec__set_cond(c, &failed);
-    if (!rc)
-        rc = rec__set_cond(c, &rec_cond_restarting_failed);
-    c->terminal = "Failed";
-    return rc;
-}
-
-int rec__complete(struct rec_ctx *c)
-{
-    int rc = rec__set_cond(c, &rec_cond_completed);
-    if (!rc)
-        rc = rec__set_cond(c, &rec_cond_restarting_completed);
-    c->terminal = "Completed";
-    return rc;
-}
-
 /* ---- context ------------------------------------------------------------------------------- */
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-bool rec__job_exists(const struct rec_ctx *c, const char *name)
-{
-    return c->n_jobs && bsearch(&name, c->names, c->n_jobs, sizeof(*c->names), cmp_str);
-}
 
 static int classify_one(struct rec_ctx *c, const json_t *job)
 {
@@ -188,13 +51,13 @@ static int ctx_jobs(struct rec_ctx *c, const json_t *jobs)
     c->names = calloc(n ? n : 1, sizeof(*c->names));
     c->counts = calloc(c->v.n_rj ? c->v.n_rj : 1, sizeof(*c->counts));
     if (!c->jobs || !c->names || !c->counts)
-        return err_set(c->e, -ENOMEM, "out of memory");
+        return err_oom(c->e);
     json_array_foreach (jobs, i, job) {
         int rc = classify_one(c, job);
         if (rc)
             return rc;
     }
-    qsort(c->names, c->n_jobs, sizeof(*c->names), cmp_str);
+    rec__names_sort(c);
     return 0;
 }
 
@@ -209,7 +72,7 @@ static int ctx_jaxrt(struct rec_ctx *c)
         rc = err_set(c->e, -EINVAL, "jobset: %s", first ? first : "invalid JAX runtime");
         free(first);
     } else if (rc < 0) {
-        rc = err_set(c->e, rc, "out of memory");
+        rc = err_set(c->e, rc, ERR_OOM_MSG);
     }
     ferr_list_release(&errs);
     return rc;
@@ -244,11 +107,11 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
     c->ipr_previous = status_int(c, "previousInPlaceRestartAttempt");
     c->ipr_current = status_int(c, "currentInPlaceRestartAttempt");
     if (fg_enabled(c->gates, FG_RESTART_JOB) && rec_job_restarts_load(c) < 0)
-        return err_set(c->e, -ENOMEM, "out of memory");
-    old_conds = jx_arr(c->old_status, "conditions");
+        return err_oom(c->e);
+    old_conds = cond_list(c->old_status);
     c->conds = json_object();
-    if (!c->conds || (old_conds && jx_set_new(c->conds, "conditions", json_deep_copy(old_conds))))
-        return err_set(c->e, -ENOMEM, "out of memory");
+    if (!c->conds || (old_conds && cond_list_set(c->conds, json_deep_copy(old_conds))))
+        return err_oom(c->e);
     return ctx_jobs(c, jobs);
 }
 
@@ -272,25 +135,6 @@ static int delete_bucket(struct rec_ctx *c, enum rec_bucket b)
         if (j->bucket == b && !j->terminating && rec__delete(c, j->name))
             return -ENOMEM;
     }
-    return 0;
-}
-
-/* Deletes or requeues a finished JobSet with ttlSecondsAfterFinished (upstream
- * executeTTLAfterFinishedPolicy). */
-static int ttl_after_finished(struct rec_ctx *c, const json_t *fin)
-{
-    long long ttl;
-    int64_t at;
-    if (jx_int(c->spec, "ttlSecondsAfterFinished", &ttl))
-        return 0;
-    if (kt_parse(jx_str(fin, "lastTransitionTime"), &at))
-        return err_set(c->e, -EINVAL, "unable to find the time when the JobSet %s/%s finished",
-                       c->v.ns, c->v.name);
-    int64_t left = at + ttl * 1000 - c->now_ms;
-    if (left <= 0)
-        c->plan->delete_jobset = true;
-    else
-        c->plan->requeue_after_ms = left;
     return 0;
 }
 
@@ -331,9 +175,9 @@ static int reconcile_running(struct rec_ctx *c)
 static int reconcile_steps(struct rec_ctx *c)
 {
     const json_t *fin = NULL;
-    if (rec_finished(jx_arr(c->old_status, "conditions"), &fin)) {
+    if (rec_finished(cond_list(c->old_status), &fin)) {
         int rc = delete_bucket(c, REC_BUCKET_ACTIVE);
-        return rc ? rc : ttl_after_finished(c, fin);
+        return rc ? rc : rec__ttl_after_finished(c, fin);
     }
     return reconcile_running(c);
 }
@@ -369,9 +213,9 @@ static json_t *rj_statuses(const struct rec_ctx *c)
 /* The new status in upstream's field order; fields this core does not manage are kept. */
 static json_t *status_assemble(const struct rec_ctx *c)
 {
-    json_t *s = json_object(), *conds = json_object_get(c->conds, "conditions"), *v;
+    json_t *s = json_object(), *conds = cond_list(c->conds), *v;
     const char *k;
-    if (!s || (json_array_size(conds) && json_object_set(s, "conditions", conds)) ||
+    if (!s || (json_array_size(conds) && cond_list_set(s, json_incref(conds))) ||
         jx_set_int(s, "restarts", c->restarts) ||
         (c->restarts_max && jx_set_int(s, "restartsCountTowardsMax", c->restarts_max)) ||
         (*c->terminal && jx_set_str(s, "terminalState", c->terminal)) ||
@@ -418,7 +262,7 @@ int rec_reconcile_gated(const json_t *js, const json_t *jobs, const json_t *pods
     if (!rc && !(plan.status = status_assemble(&c)))
         rc = -ENOMEM;
     if (rc == -ENOMEM)
-        err_set(e, rc, "out of memory");
+        err_set(e, rc, ERR_OOM_MSG);
     if (!rc)
         plan.status_changed = !rec_status_equal(c.old_status, plan.status);
 out:

@@ -19,10 +19,10 @@
  *     actions bump status.replicatedJobsStatus[].jobRestarts[i] (and
  *     jobRestartsCountTowardsMax[i]) of the failed Job only, and the following passes delete
  *     that one Job (a Job whose label is below its count is "previous") and create it again
- *     once it is gone: plan shapes the executor already knows (core/restart_job.h).
+ *     once it is gone: plan shapes the executor already knows (core/restart_job.c).
  *   - InPlaceRestart (restartStrategy InPlaceRestart): the pass also reads the JobSet's Pods
  *     and moves status.previousInPlaceRestartAttempt / currentInPlaceRestartAttempt, which the
- *     in-pod agents act on; no Job is touched for it (core/in_place.h).  A backend running such
+ *     in-pod agents act on; no Job is touched for it (core/in_place.c).  A backend running such
  *     JobSets lists (and watches) the Pods labelled jobset.sigs.k8s.io/jobset-name=<name>.
  *
  * Ownership: the inputs are borrowed for the duration of the call; everything reachable from a
@@ -119,7 +119,7 @@ int rec_reconcile_gated(const json_t *js, const json_t *jobs, const json_t *pods
                         const struct feature_gates *gates, struct rec_plan *out_plan,
                         struct err *e) __attribute__((warn_unused_result));
 
-/* Frees everything the plan owns and zeroes it.  NULL-safe, idempotent. */
+/* Frees everything the plan owns and zeroes it (core/plan.c).  NULL-safe, idempotent. */
 void rec_plan_release(struct rec_plan *p);
 
 #endif

@@ -1,4 +1,6 @@
-#include "core/restart_job.h"
+/* restart_job: the RestartJob feature gate's part of the JobSet controller (reconcile_int.h,
+ * "restart_job.c"). */
+#include "core/reconcile_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -6,7 +8,6 @@
 #include <string.h>
 
 #include "api/schema/keys.h"
-#include "core/reconcile_int.h"
 #include "obj/tree/jx.h"
 
 #define MSG_MAX 512

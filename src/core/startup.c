@@ -1,10 +1,10 @@
-#include "core/startup.h"
+/* startup: creating the missing child Jobs (reconcile_int.h, "startup.c"). */
+#include "core/reconcile_int.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "api/child/construct.h"
-#include "core/reconcile_int.h"
 #include "obj/tree/jx.h"
 
 #define JOB_NAME_MAX 512

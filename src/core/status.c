@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/schema/keys.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
 /* ---- conditions ---------------------------------------------------------------------------- */
@@ -33,94 +34,30 @@ const struct rec_cond rec_cond_restarting_suspended = {
     REC_COND_RESTARTING, false, "JobSetSuspended", "jobset is suspended", N};
 #undef N
 
-static const char *status_str(bool b)
-{
-    return b ? "True" : "False";
-}
-
 static bool str_eq(const char *a, const char *b)
 {
     return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
-/* {type, status, lastTransitionTime, reason, message}; `ltt` is borrowed (NULL = omit). */
-static json_t *cond_json(const struct rec_cond *c, json_t *ltt)
+/* The one pair of condition types that exclude each other (upstream updateCondition). */
+static const char *startup_complement(const char *type)
 {
-    json_t *o = json_object();
-    if (!o || jx_set_str(o, "type", c->type) || jx_set_str(o, "status", status_str(c->status)) ||
-        (ltt && json_object_set(o, "lastTransitionTime", ltt)) ||
-        jx_set_str(o, "reason", c->reason) || jx_set_str(o, "message", c->message)) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
-static bool startup_pair(const char *a, const char *b)
-{
-    return (str_eq(a, REC_COND_STARTUP_IN_PROGRESS) && str_eq(b, REC_COND_STARTUP_COMPLETED)) ||
-           (str_eq(a, REC_COND_STARTUP_COMPLETED) && str_eq(b, REC_COND_STARTUP_IN_PROGRESS));
-}
-
-/* Upstream updateCondition for one existing condition E (index i); *found is set for the same
- * type.  Returns 1 changed, 0 unchanged, -ENOMEM. */
-static int cond_merge_one(json_t *arr, size_t i, const struct rec_cond *c, json_t *now,
-                          bool *found)
-{
-    json_t *e = json_array_get(arr, i), *nc = NULL;
-    const char *etype = jx_str(e, "type"), *estatus = jx_str(e, "status");
-    if (!str_eq(etype, c->type)) {
-        if (!startup_pair(etype, c->type) || !str_eq(estatus, "True") || !c->status)
-            return 0;
-        return jx_set_str(e, "status", "False") ? -ENOMEM : 1;
-    }
-    *found = true;
-    if (!str_eq(estatus, status_str(c->status)))
-        nc = cond_json(c, now);
-    else if (!str_eq(jx_str(e, "reason"), c->reason) || !str_eq(jx_str(e, "message"), c->message))
-        nc = cond_json(c, json_object_get(e, "lastTransitionTime"));
-    else
-        return 0;
-    if (!nc || json_array_set_new(arr, i, nc))
-        return -ENOMEM;
-    return 1;
+    if (str_eq(type, REC_COND_STARTUP_IN_PROGRESS))
+        return REC_COND_STARTUP_COMPLETED;
+    if (str_eq(type, REC_COND_STARTUP_COMPLETED))
+        return REC_COND_STARTUP_IN_PROGRESS;
+    return NULL;
 }
 
 int rec_cond_set(json_t *status, const struct rec_cond *c, const char *now)
 {
-    json_t *arr = json_object_get(status, "conditions");
-    json_t *ts = json_string(now);
-    bool found = false;
-    int changed = 0, rc = 0;
-    if (!ts)
-        return -ENOMEM;
-    for (size_t i = 0; json_is_array(arr) && i < json_array_size(arr); i++) {
-        rc = cond_merge_one(arr, i, c, ts, &found);
-        if (rc < 0)
-            goto out;
-        changed |= rc;
-    }
-    if (!found && c->status) {
-        arr = jx_ensure_arr(status, "conditions");
-        rc = -ENOMEM;
-        if (!arr || json_array_append_new(arr, cond_json(c, ts)))
-            goto out;
-        changed = 1;
-    }
-    rc = changed;
-out:
-    json_decref(ts);
-    return rc;
-}
-
-const json_t *rec_cond_find(const json_t *conditions, const char *type)
-{
-    size_t i;
-    const json_t *c;
-    json_array_foreach (conditions, i, c)
-        if (str_eq(jx_str(c, "type"), type))
-            return c;
-    return NULL;
+    const struct cond k = {.type = c->type,
+                           .status = c->status ? COND_TRUE : COND_FALSE,
+                           .reason = c->reason,
+                           .message = c->message,
+                           .transition = now,
+                           .transition_first = true};
+    return cond_update(status, &k, startup_complement(c->type));
 }
 
 bool rec_finished(const json_t *conditions, const json_t **out_cond)
@@ -130,7 +67,7 @@ bool rec_finished(const json_t *conditions, const json_t **out_cond)
     json_array_foreach (conditions, i, c) {
         const char *t = jx_str(c, "type");
         if ((str_eq(t, REC_COND_COMPLETED) || str_eq(t, REC_COND_FAILED)) &&
-            str_eq(jx_str(c, "status"), "True")) {
+            str_eq(jx_str(c, "status"), COND_TRUE)) {
             if (out_cond)
                 *out_cond = c;
             return true;
@@ -168,9 +105,9 @@ int rec_job_classify(const json_t *job, long long restarts, enum rec_bucket *out
     *out_bucket = REC_BUCKET_ACTIVE;
     size_t i;
     const json_t *c;
-    json_array_foreach (jx_arr(jx_obj(job, "status"), "conditions"), i, c) {
+    json_array_foreach (cond_list(jx_obj(job, "status")), i, c) {
         const char *t = jx_str(c, "type");
-        if (!str_eq(jx_str(c, "status"), "True"))
+        if (!str_eq(jx_str(c, "status"), COND_TRUE))
             continue;
         if (str_eq(t, "Complete")) {
             *out_bucket = REC_BUCKET_SUCCEEDED;

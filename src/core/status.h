@@ -40,14 +40,12 @@ extern const struct rec_cond rec_cond_completed, rec_cond_suspended, rec_cond_re
     rec_cond_startup_in_progress, rec_cond_startup_completed, rec_cond_restarting_jobs_ready,
     rec_cond_restarting_failed, rec_cond_restarting_completed, rec_cond_restarting_suspended;
 
-/* Applies `c` to status.conditions exactly as upstream updateCondition does (the array is
- * created when the condition is appended); `now` is the RFC 3339 stamp of a new transition.
- * Returns 1 when the conditions changed, 0 when not, -ENOMEM. */
+/* Applies `c` to status.conditions exactly as upstream updateCondition does (obj/tree/cond.h
+ * cond_update: the array is created when the condition is appended; StartupPolicyInProgress
+ * and StartupPolicyCompleted exclude each other); `now` is the RFC 3339 stamp of a new
+ * transition.  Returns 1 when the conditions changed, 0 when not, -ENOMEM. */
 int rec_cond_set(json_t *status, const struct rec_cond *c, const char *now)
     __attribute__((warn_unused_result));
-
-/* The condition of `type` in an array of conditions, or NULL (borrowed). */
-const json_t *rec_cond_find(const json_t *conditions, const char *type);
 
 /* True when `conditions` hold Completed=True or Failed=True; *out_cond (may be NULL) gets the
  * first such condition. */

@@ -1,10 +1,9 @@
-#include "core/suspend.h"
+/* suspend: suspending and resuming the child Jobs (reconcile_int.h, "suspend.c"). */
+#include "core/reconcile_int.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "core/reconcile_int.h"
-#include "core/startup.h"
 #include "obj/tree/jx.h"
 
 int rec_suspend_jobs(struct rec_ctx *c)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/schema/keys.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
 static int refuse(struct place_err *pe, int code, const char *reason, const char *fmt, ...)
@@ -322,29 +323,19 @@ int place_validate_placements(const json_t *leader, const json_t *pods,
     return 0;
 }
 
+/* The condition is added when absent and replaces one that is not True; a True one stays. */
 bool place_condition_add(json_t *pod, const char *now)
 {
+    const struct cond want = {.type = "DisruptionTarget", .status = COND_TRUE,
+                              .reason = PLACE_VIOLATION_REASON,
+                              .message = PLACE_VIOLATION_MESSAGE, .transition = now};
     json_t *st = jx_ensure_obj(pod, "status");
-    json_t *conds = st ? jx_ensure_arr(st, "conditions") : NULL, *c;
-    json_t *want = json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", "DisruptionTarget", "status",
-                             "True", "reason", PLACE_VIOLATION_REASON, "message",
-                             PLACE_VIOLATION_MESSAGE, "lastTransitionTime", now);
     size_t i;
-    bool changed = false;
-    if (!conds || !want)
-        goto out;
-    json_array_foreach (conds, i, c) {
-        const char *t = jx_str(c, "type"), *s = jx_str(c, "status");
-        if (!t || strcmp(t, "DisruptionTarget") != 0)
-            continue;
-        if (!s || strcmp(s, "True") != 0)
-            changed = json_array_set(conds, i, want) == 0;
-        goto out;
-    }
-    changed = json_array_append(conds, want) == 0;
-out:
-    json_decref(want);
-    return changed;
+    if (!st || cond_true(st, want.type))
+        return false;
+    if (cond_find(st, want.type, &i))
+        return cond_replace(st, i, cond_new(&want)) == 0;
+    return cond_append(st, cond_new(&want)) == 0;
 }
 
 /* deleteFollowerPods' plan: every follower, with the violation condition. */

@@ -10,6 +10,7 @@
 
 #include "api/schema/keys.h"
 #include "api/child/pod_meta.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
@@ -30,78 +31,31 @@ struct jjs_ctx {
 
 /* ---- conditions (pkg/util/status.go) ------------------------------------------------------ */
 
-static json_t *find_cond(const json_t *st, const char *type)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
-        const char *t = jx_str(c, "type");
-        if (t && strcmp(t, type) == 0)
-            return c;
-    }
-    return NULL;
-}
-
-static bool cond_true(const json_t *st, const char *type)
-{
-    const char *s = jx_str(find_cond(st, type), "status");
-    return s && strcmp(s, "True") == 0;
-}
-
 static bool finished(const json_t *st)
 {
     return cond_true(st, "Succeeded") || cond_true(st, "Failed");
 }
 
-/* filterOutCondition: drops `type` (and Running/Restarting for each other); Succeeded and
- * Failed turn Running to False. */
-static json_t *filter_out(const json_t *conds, const char *type)
-{
-    json_t *out = json_array(), *c;
-    size_t i;
-    bool terminal = strcmp(type, "Failed") == 0 || strcmp(type, "Succeeded") == 0;
-    json_array_foreach (conds, i, c) {
-        const char *t = jx_str(c, "type");
-        if (!out || !t || strcmp(t, type) == 0 ||
-            (strcmp(type, "Restarting") == 0 && strcmp(t, "Running") == 0) ||
-            (strcmp(type, "Running") == 0 && strcmp(t, "Restarting") == 0))
-            continue;
-        json_t *k = json_copy(c);
-        if (k && terminal && strcmp(t, "Running") == 0)
-            jx_set_str(k, "status", "False");
-        if (!k || json_array_append_new(out, k) < 0) {
-            json_decref(out);
-            return NULL;
-        }
-    }
-    return out;
-}
-
-/* setCondition.  Returns true when the conditions changed. */
-static bool set_cond(struct jjs_ctx *x, const char *type, const char *status, const char *why,
-                     const char *msg)
+/* setCondition (cond_set_kubeflow) with the JobConditionTypes' rules: nothing changes once
+ * Failed is True; Running and Restarting exclude each other (filterOutCondition); Succeeded and
+ * Failed turn Running to False.  Returns true when the conditions changed. */
+static bool condition(struct jjs_ctx *x, const char *type, const char *status, const char *why,
+                      const char *msg)
 {
     char reason[64];
     snprintf(reason, sizeof(reason), "%s%s", KIND, why);
     if (cond_true(x->st, "Failed"))
         return false;
-    const json_t *cur = find_cond(x->st, type);
-    const char *cs = jx_str(cur, "status"), *cr = jx_str(cur, "reason");
-    if (cs && strcmp(cs, status) == 0 && cr && strcmp(cr, reason) == 0)
-        return false;
-    const char *ltt = cs && strcmp(cs, status) == 0 && jx_str(cur, "lastTransitionTime")
-                          ? jx_str(cur, "lastTransitionTime")
-                          : x->now;
-    json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "type", type, "status", status, "reason",
-                          reason, "message", msg, "lastUpdateTime", x->now,
-                          "lastTransitionTime", ltt);
-    json_t *conds = filter_out(jx_arr(x->st, "conditions"), type);
-    if (!c || !conds || json_array_append_new(conds, c) < 0 ||
-        json_object_set_new(x->st, "conditions", conds) < 0) {
+    bool terminal = strcmp(type, "Failed") == 0 || strcmp(type, "Succeeded") == 0;
+    const char *drop = strcmp(type, "Restarting") == 0 ? "Running"
+                       : strcmp(type, "Running") == 0  ? "Restarting"
+                                                       : NULL;
+    const struct cond c = {.type = type, .status = status, .reason = reason, .message = msg,
+                           .updated = x->now, .transition = x->now};
+    int rc = cond_set_kubeflow(x->st, &c, drop, terminal ? "Running" : NULL);
+    if (rc < 0)
         x->rc = -ENOMEM;
-        return false;
-    }
-    return true;
+    return rc > 0;
 }
 
 static void event(struct jjs_ctx *x, const char *type, const char *why, const char *msg)
@@ -122,7 +76,7 @@ static void set_time(struct jjs_ctx *x, const char *key)
 static void fail(struct jjs_ctx *x, const char *type, const char *msg)
 {
     set_time(x, "completionTime");
-    if (set_cond(x, "Failed", "True", "Failed", msg))
+    if (condition(x, "Failed", "True", "Failed", msg))
         event(x, type, "Failed", msg);
 }
 
@@ -146,9 +100,8 @@ static const char *job_failure(const json_t *jobs)
     size_t i;
     json_t *j;
     json_array_foreach (jobs, i, j) {
-        const json_t *c = find_cond(jx_obj(j, "status"), "Failed");
-        const char *s = jx_str(c, "status");
-        if (s && strcmp(s, "True") == 0 && jx_str(c, "reason"))
+        const json_t *c = cond_find(jx_obj(j, "status"), "Failed", NULL);
+        if (cond_true(jx_obj(j, "status"), "Failed") && jx_str(c, "reason"))
             return jx_str(c, "reason");
     }
     return "";
@@ -201,8 +154,8 @@ static void on_suspended(struct jjs_ctx *x)
     if (w && jx_int_or(w, "active", 0) != 0)
         jx_set_int(w, "active", 0);
     if (cond_true(x->st, "Running"))
-        set_cond(x, "Running", "False", "Suspended", msg);
-    if (!cond_true(x->st, "Suspended") && set_cond(x, "Suspended", "True", "Suspended", msg))
+        condition(x, "Running", "False", "Suspended", msg);
+    if (!cond_true(x->st, "Suspended") && condition(x, "Suspended", "True", "Suspended", msg))
         event(x, "Normal", "Suspended", msg);
 }
 
@@ -212,7 +165,7 @@ static void resume(struct jjs_ctx *x)
     snprintf(msg, sizeof(msg), "%s %s is resumed.", KIND, x->name);
     if (!cond_true(x->st, "Suspended"))
         return;
-    set_cond(x, "Suspended", "False", "Resumed", msg);
+    condition(x, "Suspended", "False", "Resumed", msg);
     if (jx_set_str(x->st, "startTime", x->now) < 0)
         x->rc = -ENOMEM;
     event(x, "Normal", "Resumed", msg);
@@ -246,18 +199,18 @@ static void update_job_status(struct jjs_ctx *x)
     if (x->replicas - x->succeeded == 0) {
         snprintf(msg, sizeof(msg), "%s %s/%s successfully completed.", KIND, x->ns, x->name);
         set_time(x, "completionTime");
-        if (set_cond(x, "Succeeded", "True", "Succeeded", msg))
+        if (condition(x, "Succeeded", "True", "Succeeded", msg))
             event(x, "Normal", "Succeeded", msg);
     } else if (x->active > 0) {
         snprintf(msg, sizeof(msg), "%s %s/%s is running.", KIND, x->ns, x->name);
-        set_cond(x, "Running", "True", "Running", msg);
+        condition(x, "Running", "True", "Running", msg);
     }
     if (x->failed <= 0 || x->replicas <= x->succeeded + x->active)
         return;
     if (restart && strcmp(restart, "Never") != 0) {
         snprintf(msg, sizeof(msg), "%s %s is restarting because %lld %s replica(s) failed.",
                  KIND, x->name, x->failed, RTYPE);
-        if (set_cond(x, "Restarting", "True", "Restarting", msg))
+        if (condition(x, "Restarting", "True", "Restarting", msg))
             event(x, "Warning", "Restarting", msg);
         return;
     }
@@ -285,7 +238,7 @@ static void follow_jobset(struct jjs_ctx *x, const json_t *js, const json_t *job
     } else if (cond_true(jx_obj(js, "status"), "Completed") && !finished(x->st)) {
         snprintf(msg, sizeof(msg), "%s %s/%s successfully completed.", KIND, x->ns, x->name);
         set_time(x, "completionTime");
-        if (set_cond(x, "Succeeded", "True", "Succeeded", msg))
+        if (condition(x, "Succeeded", "True", "Succeeded", msg))
             event(x, "Normal", "Succeeded", msg);
     }
 }
@@ -296,7 +249,7 @@ static void respec(struct jjs_ctx *x, const char *why)
     json_t *w = jx_path(x->st, "replicaStatuses." RTYPE);
     if (w && jx_int_or(w, "active", 0) != 0 && jx_set_int(w, "active", 0) < 0)
         x->rc = -ENOMEM;
-    if (set_cond(x, "Restarting", "True", "Restarting", why))
+    if (condition(x, "Restarting", "True", "Restarting", why))
         event(x, "Normal", "Restarting", why);
 }
 
@@ -304,8 +257,8 @@ static void created(struct jjs_ctx *x)
 {
     char msg[512];
     snprintf(msg, sizeof(msg), "%s %s is created.", KIND, x->name);
-    if (!find_cond(x->st, "Created"))
-        set_cond(x, "Created", "True", "Created", msg);
+    if (!cond_find(x->st, "Created", NULL))
+        condition(x, "Created", "True", "Created", msg);
 }
 
 static void invalid(struct jjs_ctx *x, const char *why)
@@ -374,7 +327,7 @@ int jjs_compute(const json_t *jaxjob, const struct jjs_obs *obs, int64_t now_ms,
     x.st = old ? json_deep_copy(old) : json_object();
     out->events = json_array();
     out->status = x.st;
-    if (!x.st || !out->events || !jx_ensure_arr(x.st, "conditions"))
+    if (!x.st || !out->events || (!cond_list(x.st) && cond_list_set(x.st, json_array())))
         x.rc = -ENOMEM;
     if (x.rc == 0)
         run_rules(&x, obs);

@@ -40,8 +40,8 @@ struct jjs_obs {
     const char *invalid;   /* the JAXJob cannot be converted: the first field error, or NULL */
     /* The spec changed since the JobSet was built and the gang restarts with the new spec (the
      * JobSet is replaced: jobset and jobs then describe nothing to count): why, in a
-     * sentence, or NULL.  Gives Restarting (JAXJobRestarting, in place of Running) with this message
-     * and a Normal event; the new JobSet's pods then bring Running back. */
+     * sentence, or NULL.  Gives Restarting (JAXJobRestarting, in place of Running) with this
+     * message and a Normal event; the new JobSet's pods then bring Running back. */
     const char *respec;
 };
 

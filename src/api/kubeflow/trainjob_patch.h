@@ -19,9 +19,9 @@
 #include "obj/tree/ferr.h"
 
 /* A copy of training runtime `rt` whose spec.template carries TrainJob `tj`'s runtime patches
- * (when it has none, `rt` itself: the result is read, never changed).  NULL: a patch that cannot be applied, with an error at
- * spec.runtimePatches[i].trainingRuntimeSpec.template.spec in `errs`, or out of memory when
- * none was added.  Both borrowed; a new reference. */
+ * (when it has none, `rt` itself: the result is read, never changed).  NULL: a patch that cannot
+ * be applied, with an error at spec.runtimePatches[i].trainingRuntimeSpec.template.spec in `errs`,
+ * or out of memory when none was added.  Both borrowed; a new reference. */
 json_t *tjp_patched_runtime(const json_t *tj, const json_t *rt, struct ferr_list *errs);
 
 #endif

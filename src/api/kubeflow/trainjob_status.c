@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
@@ -20,27 +21,6 @@ struct tjs_ctx {
     int rc;
 };
 
-static json_t *find_cond(const json_t *st, const char *type, size_t *idx)
-{
-    size_t i;
-    json_t *c;
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
-        const char *t = jx_str(c, "type");
-        if (t && strcmp(t, type) == 0) {
-            if (idx)
-                *idx = i;
-            return c;
-        }
-    }
-    return NULL;
-}
-
-static bool cond_is(const json_t *st, const char *type, const char *status)
-{
-    const char *s = jx_str(find_cond(st, type, NULL), "status");
-    return s && strcmp(s, status) == 0;
-}
-
 static bool own_reason(const char *r)
 {
     static const char *const own[] = {TJS_RUNTIME_NOT_SUPPORTED, TJS_RUNTIME_NOT_FOUND,
@@ -53,36 +33,21 @@ static bool own_reason(const char *r)
 
 bool tjs_finished(const json_t *status)
 {
-    const char *r = jx_str(find_cond(status, "Failed", NULL), "reason");
-    return cond_is(status, "Complete", "True") ||
-           (cond_is(status, "Failed", "True") && !own_reason(r));
+    const char *r = jx_str(cond_find(status, "Failed", NULL), "reason");
+    return cond_true(status, "Complete") ||
+           (cond_true(status, "Failed") && !own_reason(r));
 }
 
-/* meta.SetStatusCondition.  Returns true when the condition is new or its status changed. */
-static bool set_cond(struct tjs_ctx *x, const char *type, const char *status, const char *reason,
-                     const char *msg, const char *ltt)
+/* meta.SetStatusCondition (cond_set), the reason defaulting to the type and the message to "";
+ * a transition at `ltt`, NULL = now. */
+static void condition(struct tjs_ctx *x, const char *type, const char *status,
+                      const char *reason, const char *msg, const char *ltt)
 {
-    json_t *cur = find_cond(x->st, type, NULL);
-    const char *cs = jx_str(cur, "status");
-    bool moved = !cs || strcmp(cs, status) != 0;
-    json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s}", "type", type, "status", status, "reason",
-                          reason && reason[0] ? reason : type, "message", msg ? msg : "",
-                          "lastTransitionTime",
-                          moved ? (ltt ? ltt : x->now) : jx_str(cur, "lastTransitionTime"));
-    int rc = !c ? -ENOMEM
-             : cur ? json_object_update(cur, c)
-                   : json_array_append(jx_ensure_arr(x->st, "conditions"), c);
-    json_decref(c);
-    if (rc < 0)
+    const struct cond c = {.type = type, .status = status,
+                           .reason = reason && reason[0] ? reason : type,
+                           .message = msg ? msg : "", .transition = ltt ? ltt : x->now};
+    if (cond_set(x->st, &c) < 0)
         x->rc = -ENOMEM;
-    return moved;
-}
-
-static void remove_cond(json_t *st, const char *type)
-{
-    size_t i;
-    if (find_cond(st, type, &i))
-        json_array_remove(jx_arr(st, "conditions"), i);
 }
 
 static void event(struct tjs_ctx *x, const char *reason, const char *msg)
@@ -95,17 +60,17 @@ static void event(struct tjs_ctx *x, const char *reason, const char *msg)
 /* removeFailedCondition: every pass decides Failed again, but for a passed deadline. */
 static void clear_failed(struct tjs_ctx *x)
 {
-    const char *r = jx_str(find_cond(x->st, "Failed", NULL), "reason");
+    const char *r = jx_str(cond_find(x->st, "Failed", NULL), "reason");
     if (!r || strcmp(r, DEADLINE) != 0)
-        remove_cond(x->st, "Failed");
+        cond_remove(x->st, "Failed");
 }
 
 static void set_suspended(struct tjs_ctx *x)
 {
     if (jx_bool_or(x->spec, "suspend", false))
-        set_cond(x, "Suspended", "True", "Suspended", "TrainJob is suspended", NULL);
-    else if (cond_is(x->st, "Suspended", "True"))
-        set_cond(x, "Suspended", "False", "Resumed", "TrainJob is resumed", NULL);
+        condition(x, "Suspended", "True", "Suspended", "TrainJob is suspended", NULL);
+    else if (cond_true(x->st, "Suspended"))
+        condition(x, "Suspended", "False", "Resumed", "TrainJob is resumed", NULL);
 }
 
 /* The JobSet plugin's Status: Completed/Failed copied as Complete/Failed, jobsStatus. */
@@ -114,10 +79,10 @@ static void from_jobset(struct tjs_ctx *x, const json_t *js)
     static const char *const map[][2] = {{"Completed", "Complete"}, {"Failed", "Failed"}};
     const json_t *jst = jx_obj(js, "status");
     for (size_t i = 0; i < 2; i++) {
-        const json_t *c = find_cond(jst, map[i][0], NULL);
-        if (cond_is(jst, map[i][0], "True"))
-            set_cond(x, map[i][1], "True", jx_str(c, "reason"), jx_str(c, "message"),
-                     jx_str(c, "lastTransitionTime"));
+        const json_t *c = cond_find(jst, map[i][0], NULL);
+        if (cond_true(jst, map[i][0]))
+            condition(x, map[i][1], "True", jx_str(c, "reason"), jx_str(c, "message"),
+                      cond_transition(c));
     }
     json_t *out = json_array(), *r;
     size_t i;
@@ -141,8 +106,8 @@ static void deadline(struct tjs_ctx *x, const json_t *tj)
     long long d;
     int64_t start;
     const char *from = jx_str(jx_obj(tj, "metadata"), "creationTimestamp");
-    if (cond_is(x->st, "Suspended", "False"))
-        from = jx_str(find_cond(x->st, "Suspended", NULL), "lastTransitionTime");
+    if (cond_is(x->st, "Suspended", COND_FALSE))
+        from = cond_transition(cond_find(x->st, "Suspended", NULL));
     if (jx_int(x->spec, "activeDeadlineSeconds", &d) < 0 || d <= 0 || tjs_finished(x->st) ||
         jx_bool_or(x->spec, "suspend", false) || kt_parse(from, &start) < 0)
         return;
@@ -150,22 +115,22 @@ static void deadline(struct tjs_ctx *x, const json_t *tj)
         x->out->requeue_ms = start + d * 1000 - x->now_ms + 1;
         return;
     }
-    set_cond(x, "Failed", "True", DEADLINE, "TrainJob exceeded its active deadline", NULL);
+    condition(x, "Failed", "True", DEADLINE, "TrainJob exceeded its active deadline", NULL);
     x->out->delete_jobset = true;
 }
 
 static void run_rules(struct tjs_ctx *x, const json_t *tj, const struct tjs_obs *obs)
 {
-    const json_t *old = find_cond(x->st, "Failed", NULL);
+    const json_t *old = cond_find(x->st, "Failed", NULL);
     const char *was_reason = jx_str(old, "reason");
-    bool was = cond_is(x->st, "Failed", "True");
+    bool was = cond_true(x->st, "Failed");
     bool same = was && was_reason && obs->why && strcmp(was_reason, obs->why) == 0;
     char ltt[KT_RFC3339_MAX] = "";
-    if (was && jx_str(old, "lastTransitionTime"))
-        snprintf(ltt, sizeof(ltt), "%s", jx_str(old, "lastTransitionTime"));
+    if (was && cond_transition(old))
+        snprintf(ltt, sizeof(ltt), "%s", cond_transition(old));
     clear_failed(x);
     if (obs->why && !tjs_finished(x->st)) {
-        set_cond(x, "Failed", "True", obs->why, obs->why_msg, ltt[0] ? ltt : NULL);
+        condition(x, "Failed", "True", obs->why, obs->why_msg, ltt[0] ? ltt : NULL);
         if (!same)
             event(x, obs->why, obs->why_msg ? obs->why_msg : "");
     }

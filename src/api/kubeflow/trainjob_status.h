@@ -56,8 +56,8 @@ bool tjs_finished(const json_t *status);
 
 /* What jaxset does not implement in this TrainJob and its runtime (borrowed): NULL, or a
  * message naming the field ("spec.mlPolicy.torch: ..."), written into buf.  (runtimePatches,
- * initializers and podGroupPolicy are implemented: api/kubeflow/trainjob_patch.h, api/kubeflow/trainjob_init.h,
- * api/kubeflow/trainjob_podgroup.h.) */
+ * initializers and podGroupPolicy are implemented: api/kubeflow/trainjob_patch.h,
+ * api/kubeflow/trainjob_init.h, api/kubeflow/trainjob_podgroup.h.) */
 const char *tjs_unsupported(const json_t *trainjob, const json_t *runtime, char *buf, size_t n);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "api/schema/keys.h"
 #include "kube/ctl/ctl_int.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
 static void copy(json_t *dst, const json_t *src, const char *key)
@@ -62,13 +63,13 @@ static json_t *slim_status(const json_t *st)
     json_t *out = json_object();
     copy_keys(out, st, keys);
     size_t i;
-    json_t *c, *conds = json_array();
-    json_array_foreach (jx_arr(st, "conditions"), i, c) {
+    json_t *c;
+    cond_list_set(out, json_array());
+    json_array_foreach (cond_list(st), i, c) {
         json_t *k = json_object();
         copy_keys(k, c, ckeys);
-        json_array_append_new(conds, k);
+        cond_append(out, k);
     }
-    json_object_set_new(out, "conditions", conds);
     return out;
 }
 

@@ -617,7 +617,7 @@ int jobctl_sync(const struct jobctl_input *in, struct jobctl_result *out, struct
     free(s.killed);
     if (rc < 0) {
         if (rc == -ENOMEM)
-            err_set(e, rc, "out of memory");
+            err_set(e, rc, ERR_OOM_MSG);
         jobctl_result_release(&s.res);
         return rc;
     }

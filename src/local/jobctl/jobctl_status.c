@@ -1,5 +1,6 @@
 /* jobctl: the Job status as data and as batch/v1 JSON; time and index formatting. */
 #include "local/jobctl/jobctl.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
@@ -78,27 +79,19 @@ static int set_time(json_t *o, const char *key, int64_t ms)
     return jx_set_str(o, key, buf);
 }
 
+/* {type, status, reason, message, lastProbeTime, lastTransitionTime}: an empty reason or
+ * message is left out, and so are both times when the time cannot be written. */
 static json_t *cond_json(const char *type, const struct jobctl_cond *c)
 {
-    json_t *o = json_object();
-    int rc = o ? 0 : -ENOMEM;
-    if (rc == 0)
-        rc = jx_set_str(o, "type", type);
-    if (rc == 0)
-        rc = jx_set_str(o, "status", c->status == JOBCTL_COND_TRUE ? "True" : "False");
-    if (rc == 0 && c->reason[0])
-        rc = jx_set_str(o, "reason", c->reason);
-    if (rc == 0 && c->message[0])
-        rc = jx_set_str(o, "message", c->message);
-    if (rc == 0)
-        rc = set_time(o, "lastProbeTime", c->time_ms);
-    if (rc == 0)
-        rc = set_time(o, "lastTransitionTime", c->time_ms);
-    if (rc < 0) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    char buf[KT_RFC3339_MAX];
+    const char *t = kt_format(c->time_ms, buf) < 0 ? NULL : buf;
+    const struct cond k = {.type = type,
+                           .status = c->status == JOBCTL_COND_TRUE ? COND_TRUE : COND_FALSE,
+                           .reason = c->reason[0] ? c->reason : NULL,
+                           .message = c->message[0] ? c->message : NULL,
+                           .probed = t,
+                           .transition = t};
+    return cond_new(&k);
 }
 
 #define NCONDS 4
@@ -124,22 +117,13 @@ static int conditions_json(const struct jobctl_status *st, json_t *status)
     static const char *const types[NCONDS] = {"Suspended", "SuccessCriteriaMet", "Complete",
                                               "Failed"};
     bool done[NCONDS] = {false};
-    json_t *arr = json_array();
     int best;
-    if (!arr)
-        return -ENOMEM;
     while ((best = earliest(c, done)) >= 0) {
         done[best] = true;
-        if (json_array_append_new(arr, cond_json(types[best], c[best])) < 0) {
-            json_decref(arr);
+        if (cond_append(status, cond_json(types[best], c[best])) < 0)
             return -ENOMEM;
-        }
     }
-    if (json_array_size(arr) == 0) {
-        json_decref(arr);
-        return 0;
-    }
-    return jx_set_new(status, "conditions", arr);
+    return 0;
 }
 
 static int counters_json(const struct jobctl_status *st, json_t *o)

@@ -196,6 +196,11 @@ static const char *type_text(enum ferr_type t)
     return names[t];
 }
 
+const char *ferr_type_name(enum ferr_type t)
+{
+    return type_text(t);
+}
+
 char *ferr_format(const struct ferr *e)
 {
     char *out = NULL;

@@ -90,6 +90,10 @@ int ferr_list_drop_repeats(struct ferr_list *l, size_t from);
  * or NULL on OOM. */
 char *ferr_format(const struct ferr *e);
 
+/* The words of the line for an error's type, as Kubernetes' field.ErrorType.String() writes
+ * them ("Invalid value", "Required value"...; "unknown field"); static. */
+const char *ferr_type_name(enum ferr_type t);
+
 /* Path builders; each writes into out[FPATH_MAX] and returns out.  A parent of "" yields a bare
  * child ("spec"). */
 /* printf into out[FPATH_MAX], ending in "..." when cut; returns out. */

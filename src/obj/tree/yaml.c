@@ -434,7 +434,7 @@ __attribute__((format(printf, 3, 4))) static int yd_fail(struct yd *d, yaml_mark
 
 static int yd_oom(struct yd *d)
 {
-    return err_set(d->err, -ENOMEM, "out of memory");
+    return err_oom(d->err);
 }
 
 /* Line and column of a byte offset (reader errors carry only an offset). */
@@ -915,14 +915,14 @@ int yaml_decode(const char *buf, size_t len, json_t **out_docs, struct err *err)
     /* JSON input: UTF-16 surrogate escapes become the characters they encode, raw line
      * breaks of YAML's own (NEL, LS, PS) inside strings stay characters */
     if (buf && jsontext_is_json(buf, len) && jsontext_rewrite(buf, len, &fixed, &len) < 0)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     buf = fixed ? fixed : buf;
     memset(&d, 0, sizeof(d));
     d.err = err;
     d.buf = buf ? buf : "";
     d.len = buf ? len : 0;
     if (!yaml_parser_initialize(&d.parser))
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     yaml_parser_set_input_string(&d.parser, (const unsigned char *)d.buf, d.len);
     d.anchor_index = json_object();
     docs = json_array();

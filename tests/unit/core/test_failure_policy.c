@@ -1,11 +1,11 @@
-/* Table tests of failure-policy rule matching (src/core/failure.h; kubernetes-sigs/jobset
+/* Table tests of failure-policy rule matching (src/core/failure.c; kubernetes-sigs/jobset
  * pkg/controllers/failure_policy.go, ruleIsApplicable).  The end-to-end behaviour (first match wins, actions, limits) is in test_reconcile.c. */
 #include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/failure.h"
+#include "core/reconcile_int.h"
 
 struct rule_case {
     const char *name;

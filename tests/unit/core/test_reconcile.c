@@ -16,6 +16,7 @@
 #include "api/schema/keys.h"
 #include "core/reconcile.h"
 #include "core/status.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
 #define NOW 1795341600000LL /* 2026-11-22T10:00:00Z, in ms */
@@ -327,7 +328,7 @@ static void expect_cond_field(const struct rcase *k, const json_t *status, const
     assert_non_null(cut);
     char type[64];
     snprintf(type, sizeof(type), "%.*s", (int)(cut - spec), spec);
-    const json_t *c = rec_cond_find(jx_arr(status, "conditions"), type);
+    const json_t *c = cond_find(status, type, NULL);
     if (!c)
         fail_msg("case \"%s\": no %s condition", k->name, type);
     expect_str(k->name, field, cut + (sep == ':' ? 2 : 1), jx_str(c, field));
