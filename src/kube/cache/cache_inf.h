@@ -1,5 +1,5 @@
-/* cache_inf (informers): list-then-watch of one resource into a kstore (client-go tools/cache Reflector
- * and SharedInformer, on kclient's single thread).
+/* cache_inf (informers): list-then-watch of one resource into a kstore (client-go tools/cache
+ * Reflector and SharedInformer, on kclient's single thread).
  *
  *   - lists in pages (limit 500) and remembers the list's resourceVersion;
  *   - watches from it with bookmarks (allowWatchBookmarks), so that a restart resumes where it

@@ -2,9 +2,10 @@
  * rate-limiting queue, on one thread).
  *
  * A key is queued at most once; a key added while it is being reconciled (it was popped) is
- * queued again, so a change seen meanwhile is never lost.  cache_queue_retry() requeues with per-item
- * exponential backoff (5 ms doubling to 1000 s, workqueue.DefaultItemBasedRateLimiter);
- * cache_queue_forget() resets it after a success.  cache_queue_add_after() is a timed requeue (RequeueAfter). */
+ * queued again, so a change seen meanwhile is never lost.  cache_queue_retry() requeues with
+ * per-item exponential backoff (5 ms doubling to 1000 s, workqueue.DefaultItemBasedRateLimiter);
+ * cache_queue_forget() resets it after a success.  cache_queue_add_after() is a timed requeue
+ * (RequeueAfter). */
 #ifndef JX_KUBE_CACHE_CACHE_QUEUE_H
 #define JX_KUBE_CACHE_CACHE_QUEUE_H
 

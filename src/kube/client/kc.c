@@ -31,7 +31,7 @@ int kc_new(struct kc_cfg *cfg, const struct kc_opts *o, struct kc **out, struct 
     struct kc *c = calloc(1, sizeof(*c));
     if (!c) {
         kc_cfg_free(cfg);
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     c->cfg = cfg;
     c->o = *o;
@@ -43,12 +43,12 @@ int kc_new(struct kc_cfg *cfg, const struct kc_opts *o, struct kc **out, struct 
     c->m = curl_multi_init();
     if (!c->ua || !c->m) {
         kc_free(c);
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     curl_multi_setopt(c->m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)KC_MAX_CONNS);
     if (kc__poll_setup(c) < 0) {
         kc_free(c);
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     *out = c;
     return 0;
@@ -132,7 +132,7 @@ int kc_call(struct kc *c, const char *method, const char *path, const json_t *bo
     struct sync_wait w = {.e = e};
     int rc = kc_send(c, method, path, body, ctype, sync_done, &w);
     if (rc < 0)
-        return err_set(e, rc, "out of memory");
+        return err_set(e, rc, ERR_OOM_MSG);
     kc_wait(c, &w.done);
     if (out)
         *out = w.body;
@@ -229,7 +229,7 @@ static void fail_unstarted(struct kc *c)
         }
         struct kc_resp resp = {.rc = r->start_rc, .reason = "", .msg = r->errbuf};
         if (!r->errbuf[0])
-            resp.msg = "out of memory";
+            resp.msg = ERR_OOM_MSG;
         r->finished = true;
         c->n_pending--;
         if (r->fn)

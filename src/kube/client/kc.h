@@ -1,4 +1,5 @@
-/* kc (the REST client): a Kubernetes REST client on one thread (libcurl's multi interface + jansson).
+/* kc (the REST client): a Kubernetes REST client on one thread (libcurl's multi interface +
+ * jansson).
  *
  * Every request and every watch of a process shares one CURLM, so connections are reused (and
  * multiplexed over HTTP/2 where the server offers it) and one thread waits for all of them in
@@ -66,14 +67,16 @@ const char *kc_server(const struct kc *c);
 int kc_send(struct kc *c, const char *method, const char *path, const json_t *body,
             const char *ctype, kc_done_fn fn, void *arg);
 
-/* [yields] kc_send, then kc_wait until that request ended: other requests and watches progress meanwhile
- * (their callbacks run from inside, or from the loop when called from a fiber).  Returns resp.rc; on success *out (may be NULL) gets the
- * body (caller decrefs); on failure `e` gets the message. */
+/* [yields] kc_send, then kc_wait until that request ended: other requests and watches progress
+ * meanwhile (their callbacks run from inside, or from the loop when called from a fiber).  Returns
+ * resp.rc; on success *out (may be NULL) gets the body (caller decrefs); on failure `e` gets the
+ * message. */
 int kc_call(struct kc *c, const char *method, const char *path, const json_t *body,
             const char *ctype, json_t **out, struct err *e);
 
-/* [yields] Until *done is set (by a callback): runs the client, or, from a fiber (kc_fiber.h), yields to
- * the loop that resumes it, so that other fibers and the loop's own work go on meanwhile. */
+/* [yields] Until *done is set (by a callback): runs the client, or, from a fiber (kc_fiber.h),
+ * yields to the loop that resumes it, so that other fibers and the loop's own work go on
+ * meanwhile. */
 void kc_wait(struct kc *c, const bool *done);
 
 /* Runs until every request queued so far has ended. */

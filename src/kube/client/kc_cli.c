@@ -61,7 +61,7 @@ const char *kc_cli_message(const struct kc *c, const struct kc_cli_resp *r, char
                  why ? why + 2 : (r->msg ? r->msg : "no answer"));
         return buf;
     }
-    return r->msg && r->msg[0] ? r->msg : "out of memory";
+    return r->msg && r->msg[0] ? r->msg : ERR_OOM_MSG;
 }
 
 struct watching {
@@ -135,7 +135,7 @@ int kc_cli_watch(struct kc *c, const char *list_path, const char *query, const c
             cur = path ? kc_watch(c, path, on_event, on_end, &w) : NULL;
             free(path);
             if (!cur) {
-                w.end_rc = err_set(e, -ENOMEM, "out of memory");
+                w.end_rc = err_oom(e);
                 break;
             }
         }

@@ -63,7 +63,7 @@ void kc__decode(struct kc_req *r, CURLcode cc, long code, struct kc_resp *out)
     }
     if (sb_failed(&r->resp)) {
         out->rc = -ENOMEM;
-        out->msg = "answer too large or out of memory";
+        out->msg = "answer too large or " ERR_OOM_MSG;
         return;
     }
     out->body = r->resp.len ? json_loadb(r->resp.s, r->resp.len, JSON_ALLOW_NUL, NULL) : NULL;

@@ -1,5 +1,6 @@
-/* kc (the REST client): one transfer (an easy handle) per request or watch: URL, headers, TLS material from
- * the kubeconfig (in memory: CURLOPT_*_BLOB, never a file), and the watch line splitter. */
+/* kc (the REST client): one transfer (an easy handle) per request or watch: URL, headers, TLS
+ * material from the kubeconfig (in memory: CURLOPT_*_BLOB, never a file), and the watch line
+ * splitter. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

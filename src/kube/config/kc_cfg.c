@@ -110,7 +110,7 @@ static int from_files(const struct kc_cfg_opts *o, const struct kc_cfg__set *s, 
     c->user_name = kc_cfg__dup(uname, &ok);
     c->source = kc_cfg__dup(s->n ? s->source : "--server", &ok);
     if (!ok || pick_namespace(o, ctx, c) < 0)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     rc = kc_cfg__cluster(c, cl, cf, o, e);
     if (rc < 0)
         return cf ? entry_err(e, rc, cf, "cluster", cname) : rc;
@@ -146,7 +146,7 @@ int kc_cfg_load(const struct kc_cfg_opts *o, struct kc_cfg **out, struct err *e)
     struct kc_cfg *c = calloc(1, sizeof(*c));
     int rc = 0;
     if (!c || !(c->auth = calloc(1, sizeof(*c->auth)))) {
-        rc = err_set(e, -ENOMEM, "out of memory");
+        rc = err_oom(e);
         goto out;
     }
     if (o->in_cluster_only) {

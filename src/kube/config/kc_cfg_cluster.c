@@ -24,7 +24,7 @@ static int cluster_ca(struct kc_cfg *c, const json_t *cl, const struct kc_cfg__f
                                    "both given: keep one");
     char *path = kc_cfg__resolve(f->dir, file);
     if (!path)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     rc = kc_cfg__read_file(path, &c->ca_pem, &c->ca_len);
     if (rc < 0)
         err_set(e, rc, "certificate-authority %s: %s", path, strerror(-rc));
@@ -79,7 +79,7 @@ int kc_cfg__cluster(struct kc_cfg *c, const json_t *cl, const struct kc_cfg__fil
     c->server = kc_cfg__dup(server, &ok);
     c->tls_server_name = kc_cfg__dup(sni, &ok);
     c->proxy_url = kc_cfg__dup(proxy, &ok);
-    return ok ? 0 : err_set(e, -ENOMEM, "out of memory");
+    return ok ? 0 : err_oom(e);
 }
 
 int kc_cfg__server_url(struct kc_cfg *c, struct err *e)
@@ -90,7 +90,7 @@ int kc_cfg__server_url(struct kc_cfg *c, struct err *e)
     if (!sep || sep == s) { /* "host:port": the scheme TLS settings imply */
         s = sb_fmt("%s://%s", tls ? "https" : "http", c->server);
         if (!s)
-            return err_set(e, -ENOMEM, "out of memory");
+            return err_oom(e);
         free(c->server);
         c->server = s;
         sep = strstr(s, "://");

@@ -52,7 +52,7 @@ int kc_cfg__tokfile_new(const char *path, struct kc_cfg__tokfile **out, struct e
     struct kc_cfg__tokfile *t = calloc(1, sizeof(*t));
     if (!t || !(t->path = strdup(path))) {
         free(t);
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     *out = t;
     struct stat st;

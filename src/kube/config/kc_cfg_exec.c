@@ -140,7 +140,7 @@ int kc_cfg__exec_new(const json_t *ex, const struct kc_cfg__file *f, const char 
     if (rc < 0) {
         kc_cfg__exec_free(x);
         if (rc == -ENOMEM)
-            return err_set(e, rc, "out of memory");
+            return err_set(e, rc, ERR_OOM_MSG);
         err_prefix(e, "exec");
         return rc;
     }
@@ -193,7 +193,7 @@ int kc_cfg__exec_info(struct kc_cfg__exec *x, const struct kc_cfg *c, const json
     if (ok)
         ok = (x->info = json_dumps(info, JSON_COMPACT | JSON_PRESERVE_ORDER)) != NULL;
     json_decref(info);
-    return ok ? 0 : err_set(e, -ENOMEM, "out of memory");
+    return ok ? 0 : err_oom(e);
 }
 
 void kc_cfg__exec_drop(struct kc_cfg__exec *x)
@@ -327,7 +327,7 @@ int kc_cfg__exec_get(struct kc_cfg__exec *x, int64_t now_ms, struct err *e)
     char **envp = exec_envp(x), *out = NULL;
     size_t len = 0, last = 0;
     if (!envp)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     while (envp[last + 1])
         last++;
     int rc = kc_cfg__exec_run(x, envp, &out, &len, e);
@@ -337,7 +337,7 @@ int kc_cfg__exec_get(struct kc_cfg__exec *x, int64_t now_ms, struct err *e)
         rc = take_output(x, out, len, now_ms, e);
     kc_cfg__wipe_free(out, len);
     if (rc == -ENOMEM)
-        return err_set(e, rc, "out of memory");
+        return err_set(e, rc, ERR_OOM_MSG);
     if (rc < 0) {
         char pre[600];
         snprintf(pre, sizeof(pre), "exec plugin %s of user \"%s\"", x->argv[0], x->user);

@@ -1,9 +1,9 @@
-/* kc_cfg (kubeconfig): running an exec credential plugin (client-go plugin/pkg/client/auth/exec/exec.go
- * refreshCredsLocked and wrapCmdRunErrorLocked).  Unlike kubectl, which passes the plugin's
- * stderr through to the terminal, a controller has none: stderr is captured and its first lines
- * quoted when the plugin fails.  The plugin runs in its own process group with stdin /dev/null,
- * no descriptor of ours but stdout and stderr, default signal dispositions, and a time limit
- * after which the group is killed. */
+/* kc_cfg (kubeconfig): running an exec credential plugin (client-go
+ * plugin/pkg/client/auth/exec/exec.go refreshCredsLocked and wrapCmdRunErrorLocked).  Unlike
+ * kubectl, which passes the plugin's stderr through to the terminal, a controller has none: stderr
+ * is captured and its first lines quoted when the plugin fails.  The plugin runs in its own
+ * process group with stdin /dev/null, no descriptor of ours but stdout and stderr, default signal
+ * dispositions, and a time limit after which the group is killed. */
 #include "kube/config/kc_cfg_int.h"
 
 #include <errno.h>
@@ -211,5 +211,5 @@ out:
     }
     *out = ob.s ? ob.s : strdup("");
     *len = ob.len;
-    return *out ? 0 : err_set(e, -ENOMEM, "out of memory");
+    return *out ? 0 : err_oom(e);
 }

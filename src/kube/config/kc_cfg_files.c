@@ -1,5 +1,6 @@
-/* kc_cfg (kubeconfig): the loading rules and the merged view of the files (client-go tools/clientcmd
- * loader.go ClientConfigLoadingRules.Load; api/v1 conversion.go for the named lists). */
+/* kc_cfg (kubeconfig): the loading rules and the merged view of the files (client-go
+ * tools/clientcmd loader.go ClientConfigLoadingRules.Load; api/v1 conversion.go for the named
+ * lists). */
 #include "kube/config/kc_cfg_int.h"
 
 #include <errno.h>
@@ -43,7 +44,7 @@ static int check_list(json_t *doc, const char *list, const char *inner, struct e
         if (in && !json_is_null(in) && !json_is_object(in))
             return err_set(e, -EINVAL, "%s[%zu].%s: must be a mapping", list, i, inner);
         if (!json_is_object(in) && json_object_set_new(it, inner, json_object()) < 0)
-            return err_set(e, -ENOMEM, "out of memory");
+            return err_oom(e);
         for (j = 0; j < i; j++)
             if (json_equal(json_object_get(json_array_get(arr, j), "name"), name))
                 return err_set(e, -EINVAL, "%s: duplicate name \"%s\"", list,
@@ -122,7 +123,7 @@ static int load_file(struct kc_cfg__set *s, const char *path, bool optional, str
         kc_cfg__json_wipe(json_array_get(docs, i));
     json_decref(docs);
     if (!doc)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     rc = check_doc(doc, e);
     if (rc < 0) {
         kc_cfg__err_in(e, path);
@@ -131,7 +132,7 @@ static int load_file(struct kc_cfg__set *s, const char *path, bool optional, str
         return rc;
     }
     rc = add_file(s, path, doc);
-    return rc < 0 ? err_set(e, rc, "out of memory") : 0;
+    return rc < 0 ? err_set(e, rc, ERR_OOM_MSG) : 0;
 }
 
 /* Records `path` in s->looked. */
@@ -151,7 +152,7 @@ static int load_env_list(struct kc_cfg__set *s, const char *list, struct err *e)
     char *copy = strdup(list), *save = NULL;
     const char **seen = calloc(strlen(list) / 2 + 1, sizeof(*seen));
     size_t n = 0;
-    int rc = copy && seen ? 0 : err_set(e, -ENOMEM, "out of memory");
+    int rc = copy && seen ? 0 : err_oom(e);
     for (char *p = rc ? NULL : strtok_r(copy, ":", &save); p && rc == 0;
          p = strtok_r(NULL, ":", &save)) {
         bool dup = false;
@@ -160,7 +161,7 @@ static int load_env_list(struct kc_cfg__set *s, const char *list, struct err *e)
         if (dup)
             continue;
         seen[n++] = p;
-        rc = looked_at(s, p) < 0 ? err_set(e, -ENOMEM, "out of memory") : load_file(s, p, true, e);
+        rc = looked_at(s, p) < 0 ? err_oom(e) : load_file(s, p, true, e);
         if (rc == -ENOENT)
             rc = 0;
     }
@@ -198,7 +199,7 @@ int kc_cfg__set_load(const struct kc_cfg_opts *o, struct kc_cfg__set *s, struct 
     if (rc == 0 && join_sources(s) < 0)
         rc = -ENOMEM;
     if (rc == -ENOMEM)
-        err_set(e, rc, "out of memory");
+        err_set(e, rc, ERR_OOM_MSG);
     if (rc < 0)
         kc_cfg__set_free(s);
     return rc;

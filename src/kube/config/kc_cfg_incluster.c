@@ -70,7 +70,7 @@ static int in_cluster_ca(struct kc_cfg *c, const char *sa_dir, struct err *e)
 {
     char *path = sb_fmt("%s/ca.crt", sa_dir);
     if (!path)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     int rc = kc_cfg__read_file(path, &c->ca_pem, &c->ca_len);
     if (rc < 0 && rc != -ENOENT)
         err_set(e, rc, "in-cluster config: %s: %s", path, strerror(-rc));
@@ -90,7 +90,7 @@ int kc_cfg__in_cluster(const struct kc_cfg_opts *o, struct kc_cfg *c, struct err
     char *tok = sb_fmt("%s/token", sa);
     if (!c->source || !c->server || !tok) {
         free(tok);
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     int rc = kc_cfg__tokfile_new(tok, &c->auth->tf, e);
     free(tok);
@@ -104,11 +104,11 @@ int kc_cfg__in_cluster(const struct kc_cfg_opts *o, struct kc_cfg *c, struct err
     if (o->namespace_)
         c->namespace_ = strdup(o->namespace_);
     else if (kc_cfg__pod_namespace(sa, false, &c->namespace_) < 0)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     if (!c->namespace_)
         c->namespace_ = strdup("default");
     if (!c->namespace_)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     rc = kc_cfg__server_url(c, e);
     if (rc < 0)
         err_prefix(e, "in-cluster config");

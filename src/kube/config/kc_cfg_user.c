@@ -22,7 +22,7 @@ static int pem_of(const json_t *u, const struct kc_cfg__file *f, const char *fil
         return err_set(e, -EINVAL, "%s and %s are both given: keep one", data_key, file_key);
     char *path = kc_cfg__resolve(f->dir, file);
     if (!path)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     rc = kc_cfg__read_file(path, out, len);
     if (rc < 0)
         err_set(e, rc, "%s %s: %s", file_key, path, strerror(-rc));
@@ -89,12 +89,12 @@ static int user_token(struct kc_cfg *c, const json_t *u, const struct kc_cfg__fi
     c->username = kc_cfg__dup(user, &ok);
     c->password = kc_cfg__dup(pass, &ok);
     if (!ok)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     if (!file)
         return 0;
     char *path = kc_cfg__resolve(f->dir, file);
     if (!path)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     rc = kc_cfg__tokfile_new(path, &c->auth->tf, e);
     free(path);
     if (rc == -ENOMEM || !c->auth->token) /* a token given too stands in for an unreadable file */

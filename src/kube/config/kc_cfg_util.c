@@ -48,7 +48,7 @@ int kc_cfg__data(const json_t *o, const char *key, char **out, size_t *len, stru
     if (rc == -EINVAL)
         return err_set(e, rc, "%s: invalid base64", key);
     if (rc < 0)
-        return err_set(e, rc, "%s: out of memory", key);
+        return err_set(e, rc, "%s: " ERR_OOM_MSG, key);
     if (*len == 0) {
         free(*out);
         *out = NULL;

@@ -1,6 +1,6 @@
 /* The JAXJob controller (kubeflow.org/v1), in the JobSet controller's process: each JAXJob owns
- * one JobSet of its name, built by the converter (api/convert/convert.h conv_for_cluster), whose pods
- * carry the Training Operator's training.kubeflow.org/{job-name,operator-name,replica-type}
+ * one JobSet of its name, built by the converter (api/convert/convert.h conv_for_cluster), whose
+ * pods carry the Training Operator's training.kubeflow.org/{job-name,operator-name,replica-type}
  * labels (and each its replica-index and job-role: the pod webhook's, else ctl_pods'); the
  * JobSet controller (this process's, or upstream's) runs it.  The JAXJob's status
  * follows with the Training Operator v1 rules (api/kubeflow/jaxjob_status.h; upstream
@@ -40,7 +40,7 @@ struct jj_pass {
 };
 
 /* The SHA-1 of the JAXJob's spec less runPolicy's suspend, cleanPodPolicy and
- * ttlSecondsAfterFinished (which take effect in place: ctl_kind_sync_suspend carries suspend,
+ * ttlSecondsAfterFinished (which take effect in place: ctl__kind_sync_suspend carries suspend,
  * the others are read from the JAXJob every pass).  Of the JAXJob, not of the JobSet built
  * from it, so that a controller of another version or other feature gates, whose converter
  * may build another JobSet, restarts no running gang. */
@@ -87,7 +87,7 @@ static int create_jobset(struct jj_pass *p)
     json_t *js = build(p, NULL);
     if (!js)
         return p->invalid ? 0 : -ENOMEM;
-    int rc = ctl_kind_create_jobset(p->c, &ctl_kind_jaxjob, p->jj, js, &p->js, &e);
+    int rc = ctl__kind_create_jobset(p->c, &ctl__kind_jaxjob, p->jj, js, &p->js, &e);
     json_decref(js);
     if (rc < 0)
         kc_log(KC_LOG_ERROR, LOGGER, p->key, "creating its JobSet: %s", e.msg);
@@ -98,7 +98,7 @@ static int create_jobset(struct jj_pass *p)
 static int observe(struct jj_pass *p)
 {
     bool foreign = false;
-    p->js = ctl_kind_jobset(p->c, p->ns, p->name, p->uid, &foreign);
+    p->js = ctl__kind_jobset(p->c, p->ns, p->name, p->uid, &foreign);
     if (foreign && asprintf(&p->invalid, "metadata.name: a JobSet named %s exists and is not "
                             "controlled by this JAXJob", p->name) < 0)
         return -ENOMEM;
@@ -148,8 +148,8 @@ static int check_respec(struct jj_pass *p)
     rc = rc < 0 ? -ENOMEM : 0;
     if (rc == 0 && !json_object_get(m, "deletionTimestamp")) {
         kc_log(KC_LOG_INFO, LOGGER, p->key, "the spec changed: replacing its JobSet");
-        rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name, jx_str(m, "uid"),
-                             "Foreground", &e);
+        rc = ctl__kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name, jx_str(m, "uid"),
+                              "Foreground", &e);
         if (rc == -ENOENT)
             rc = 0;
         else if (rc < 0)
@@ -165,13 +165,13 @@ static int act(struct jj_pass *p, const struct jjs_result *r)
     struct err e = {{0}};
     int rc = 0;
     if (r->delete_jobset && p->js)
-        rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name,
-                             jx_str(jx_obj(p->js, "metadata"), "uid"), "Background", &e);
+        rc = ctl__kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name,
+                              jx_str(jx_obj(p->js, "metadata"), "uid"), "Background", &e);
     if (rc == 0 && r->cleanup != JJS_CLEAN_NONE && !r->delete_jaxjob)
-        rc = ctl_kind_clean_pods(p->c, p->ns, p->name, r->cleanup == JJS_CLEAN_RUNNING, &e);
+        rc = ctl__kind_clean_pods(p->c, p->ns, p->name, r->cleanup == JJS_CLEAN_RUNNING, &e);
     if (rc == 0 && r->delete_jaxjob) {
-        rc = ctl_kind_delete(p->c, ctl_kind_jaxjob.prefix, "jaxjobs", p->ns, p->name, p->uid,
-                             "Background", &e);
+        rc = ctl__kind_delete(p->c, ctl__kind_jaxjob.prefix, "jaxjobs", p->ns, p->name, p->uid,
+                              "Background", &e);
         if (rc == 0)
             kc_log(KC_LOG_INFO, LOGGER, p->key, "deleted (ttlSecondsAfterFinished)");
     }
@@ -185,13 +185,13 @@ static int write_status(struct jj_pass *p, const struct jjs_result *r)
     struct err e = {{0}};
     if (!r->changed)
         return 0;
-    int rc = ctl_kind_put_status(p->c, &ctl_kind_jaxjob, p->c->jaxjobs, p->jj, r->status, &e);
+    int rc = ctl__kind_put_status(p->c, &ctl__kind_jaxjob, p->c->jaxjobs, p->jj, r->status, &e);
     if (rc < 0) {
         kc_log(rc == -JX_ECONFLICT ? KC_LOG_DEBUG : KC_LOG_ERROR, LOGGER, p->key, "writing status: %s",
              e.msg);
         return rc;
     }
-    ctl_kind_events(p->c, &ctl_kind_jaxjob, p->jj, r->events);
+    ctl__kind_events(p->c, &ctl__kind_jaxjob, p->jj, r->events);
     return 0;
 }
 
@@ -204,9 +204,9 @@ static int pass(struct jj_pass *p, bool *requeued)
     if (rc == 0 && !p->respec)
         rc = jjs_finished(jx_obj(p->jj, "status")) /* runPolicy.suspend is the JobSet's */
                  ? 0
-                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js,
-                                         jx_bool_or(jx_path(p->jj, "spec.runPolicy"), "suspend",
-                                                    false));
+                 : ctl__kind_sync_suspend(p->c, LOGGER, p->key, p->js,
+                                          jx_bool_or(jx_path(p->jj, "spec.runPolicy"), "suspend",
+                                                     false));
     if (rc < 0)
         return rc;
     /* a JobSet being replaced counts for nothing: its pods are going */
@@ -218,16 +218,16 @@ static int pass(struct jj_pass *p, bool *requeued)
     if (rc == 0)
         rc = act(p, &r);
     if (rc == 0 && r.requeue_ms >= 0 && !r.delete_jaxjob)
-        ctl_kind_requeue(p->c, &ctl_kind_jaxjob, p->key, r.requeue_ms, requeued);
+        ctl__kind_requeue(p->c, &ctl__kind_jaxjob, p->key, r.requeue_ms, requeued);
     jjs_result_release(&r);
     return rc;
 }
 
-int ctl_jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued)
+int ctl__jaxjob_reconcile(struct ctl *c, const char *key, bool *requeued)
 {
     struct jj_pass p = {.c = c, .key = key};
     *requeued = false;
-    if (!c->jaxjobs || !ctl_split_key(key, p.ns, sizeof(p.ns), &p.name))
+    if (!c->jaxjobs || !ctl__split_key(key, p.ns, sizeof(p.ns), &p.name))
         return 0;
     json_t *jj = cache_store_get(cache_inf_store(c->jaxjobs), p.ns, p.name);
     const json_t *m = jx_obj(jj, "metadata");

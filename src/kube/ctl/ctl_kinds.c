@@ -13,31 +13,13 @@
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
-const struct ctl_kind ctl_kind_js = {"jobset.x-k8s.io/v1alpha2", "JobSet",
-                                    "/apis/jobset.x-k8s.io/v1alpha2", "jobsets", "jobset", ""};
-const struct ctl_kind ctl_kind_jaxjob = {"kubeflow.org/v1", "JAXJob", "/apis/kubeflow.org/v1",
-                                         "jaxjobs", "jaxjob-controller", CTL_KEY_JAXJOB};
-const struct ctl_kind ctl_kind_trainjob = {
-    "trainer.kubeflow.org/v1alpha1", "TrainJob", "/apis/trainer.kubeflow.org/v1alpha1",
-    "trainjobs", "trainjob-controller", CTL_KEY_TRAINJOB};
-
-void ctl_kind_requeue(struct ctl *c, const struct ctl_kind *k, const char *key, int64_t ms,
-                      bool *requeued)
+void ctl__kind_requeue(struct ctl *c, const struct ctl_kind *k, const char *key, int64_t ms,
+                       bool *requeued)
 {
     char full[600];
     snprintf(full, sizeof(full), "%s%s", k->key, key);
     cache_queue_add_after(c->q, full, kt_mono_ms(), ms);
     *requeued = true;
-}
-
-bool ctl_split_key(const char *key, char *ns, size_t ns_n, const char **name)
-{
-    const char *slash = strchr(key, '/');
-    if (!slash || (size_t)(slash - key) >= ns_n || !slash[1])
-        return false;
-    snprintf(ns, ns_n, "%.*s", (int)(slash - key), key);
-    *name = slash + 1;
-    return true;
 }
 
 /* A JobSet this process wrote: its cache entry is the answer already, so the watch event that
@@ -50,8 +32,8 @@ static void observed_jobset(struct ctl *c, const json_t *js)
         cache_queue_add(c->q, key);
 }
 
-json_t *ctl_kind_jobset(struct ctl *c, const char *ns, const char *name, const char *owner_uid,
-                        bool *foreign)
+json_t *ctl__kind_jobset(struct ctl *c, const char *ns, const char *name, const char *owner_uid,
+                         bool *foreign)
 {
     json_t *js = cache_store_get(cache_inf_store(c->jobsets), ns, name);
     const char *uid = js ? cache_store_owner_uid(js) : NULL;
@@ -71,18 +53,18 @@ static json_t *owner_ref(const struct ctl_kind *k, const json_t *owner)
                      1, "blockOwnerDeletion", 1);
 }
 
-int ctl_kind_create_owned(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
-                          const char *prefix, const char *resource, const json_t *obj,
-                          json_t **out, struct err *e)
+int ctl__kind_create_owned(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
+                           const char *prefix, const char *resource, const json_t *obj,
+                           json_t **out, struct err *e)
 {
     json_t *body = json_deep_copy(obj), *meta = jx_ensure_obj(body, "metadata");
     json_t *ref = owner_ref(k, owner);
     const char *ns = jx_str(jx_obj(owner, "metadata"), "namespace");
-    char *path = ctl_path(prefix, resource, ns, NULL, NULL);
+    char *path = ctl__path(prefix, resource, ns, NULL, NULL);
     int rc = body && meta && ref && path &&
                      jx_set_new(meta, "ownerReferences", json_pack("[O]", ref)) == 0
                  ? kc_call(c->kc, "POST", path, body, NULL, out, e)
-                 : err_set(e, -ENOMEM, "out of memory");
+                 : err_oom(e);
     if (rc == 0)
         kc_log(KC_LOG_INFO, k->component, ns, "%s: created %s %s",
                jx_str(jx_obj(owner, "metadata"), "name"), jx_str(obj, "kind"),
@@ -93,27 +75,27 @@ int ctl_kind_create_owned(struct ctl *c, const struct ctl_kind *k, const json_t 
     return rc;
 }
 
-int ctl_kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
-                           const json_t *js, json_t **out, struct err *e)
+int ctl__kind_create_jobset(struct ctl *c, const struct ctl_kind *k, const json_t *owner,
+                            const json_t *js, json_t **out, struct err *e)
 {
     json_t *body = json_deep_copy(js);
     int rc = body && jx_set_str(body, "apiVersion", JOBSET_GROUP_VERSION) == 0 &&
                      jx_set_str(body, "kind", JOBSET_KIND) == 0
-                 ? ctl_kind_create_owned(c, k, owner, CTL_JS_PREFIX, "jobsets", body, out, e)
-                 : err_set(e, -ENOMEM, "out of memory");
+                 ? ctl__kind_create_owned(c, k, owner, CTL_JS_PREFIX, "jobsets", body, out, e)
+                 : err_oom(e);
     if (rc == 0 && *out)
         observed_jobset(c, *out);
     json_decref(body);
     return rc;
 }
 
-int ctl_kind_put(struct ctl *c, const char *prefix, const char *resource, const json_t *obj,
-                 json_t **out, struct err *e)
+int ctl__kind_put(struct ctl *c, const char *prefix, const char *resource, const json_t *obj,
+                  json_t **out, struct err *e)
 {
     const json_t *m = jx_obj(obj, "metadata");
-    char *path = ctl_path(prefix, resource, jx_str(m, "namespace"), jx_str(m, "name"), NULL);
+    char *path = ctl__path(prefix, resource, jx_str(m, "namespace"), jx_str(m, "name"), NULL);
     int rc = path ? kc_call(c->kc, "PUT", path, obj, NULL, out, e)
-                  : err_set(e, -ENOMEM, "out of memory");
+                  : err_oom(e);
     if (rc == 0 && *out && strcmp(resource, "jobsets") == 0)
         observed_jobset(c, *out);
     free(path);
@@ -123,12 +105,12 @@ int ctl_kind_put(struct ctl *c, const char *prefix, const char *resource, const 
 static int suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct err *e)
 {
     const json_t *m = jx_obj(js, "metadata");
-    char *path = ctl_path(CTL_JS_PREFIX, "jobsets", jx_str(m, "namespace"), jx_str(m, "name"),
-                          NULL);
+    char *path = ctl__path(CTL_JS_PREFIX, "jobsets", jx_str(m, "namespace"), jx_str(m, "name"),
+                           NULL);
     json_t *patch = json_pack("{s:{s:b}}", "spec", "suspend", suspend), *got = NULL;
     int rc = path && patch ? kc_call(c->kc, "PATCH", path, patch,
                                      "application/merge-patch+json", &got, e)
-                           : err_set(e, -ENOMEM, "out of memory");
+                           : err_oom(e);
     if (rc == 0 && got)
         observed_jobset(c, got);
     json_decref(got);
@@ -137,8 +119,8 @@ static int suspend_jobset(struct ctl *c, const json_t *js, bool suspend, struct 
     return rc;
 }
 
-int ctl_kind_sync_suspend(struct ctl *c, const char *logger, const char *key,
-                          const json_t *js, bool want)
+int ctl__kind_sync_suspend(struct ctl *c, const char *logger, const char *key,
+                           const json_t *js, bool want)
 {
     struct err e = {{0}};
     if (!js || jx_bool_or(jx_obj(js, "spec"), "suspend", false) == want)
@@ -150,16 +132,16 @@ int ctl_kind_sync_suspend(struct ctl *c, const char *logger, const char *key,
     return rc;
 }
 
-int ctl_kind_put_status(struct ctl *c, const struct ctl_kind *k, struct cache_inf *inf,
-                        const json_t *obj, const json_t *status, struct err *e)
+int ctl__kind_put_status(struct ctl *c, const struct ctl_kind *k, struct cache_inf *inf,
+                         const json_t *obj, const json_t *status, struct err *e)
 {
     const json_t *m = jx_obj(obj, "metadata");
     json_t *body = json_copy((json_t *)obj), *got = NULL;
-    char *path = ctl_path(k->prefix, k->resource, jx_str(m, "namespace"), jx_str(m, "name"),
-                          "status");
+    char *path = ctl__path(k->prefix, k->resource, jx_str(m, "namespace"), jx_str(m, "name"),
+                           "status");
     int rc = body && path && json_object_set(body, "status", (json_t *)status) == 0
                  ? kc_call(c->kc, "PUT", path, body, NULL, &got, e)
-                 : err_set(e, -ENOMEM, "out of memory");
+                 : err_oom(e);
     if (rc == 0 && got)
         cache_inf_observe(inf, got);
     json_decref(got);
@@ -168,69 +150,29 @@ int ctl_kind_put_status(struct ctl *c, const struct ctl_kind *k, struct cache_in
     return rc;
 }
 
-static void event_sent(void *arg, const struct kc_resp *r)
-{
-    (void)arg;
-    if (r->rc < 0)
-        kc_log(KC_LOG_ERROR, "events", NULL, "recording an event: %s", r->msg);
-}
-
-json_t *ctl_event_new(struct ctl *c, const struct ctl_kind *k, const json_t *m,
-                      const char *type, const char *reason, const char *message)
-{
-    static unsigned seq;
-    char ts[KT_RFC3339_MAX], name[300];
-    int64_t now = kt_now_ms();
-    const char *ns = jx_str(m, "namespace");
-    kt_format(now, ts);
-    snprintf(name, sizeof(name), "%s.%llx", jx_str(m, "name"),
-             (unsigned long long)now * 1000000ULL + (seq++ % 1000000U));
-    kc_log(KC_LOG_INFO, "events", ns, "%s: %s %s: %s", jx_str(m, "name"), type ? type : "",
-         reason ? reason : "", message ? message : "");
-    return json_pack(
-        "{s:s,s:s,s:{s:s,s:s?},s:{s:s,s:s,s:s?,s:s?,s:s?,s:s?},s:s?,s:s?,s:s?,s:s,s:s,s:i,"
-        "s:{s:s},s:s,s:s}",
-        "apiVersion", "v1", "kind", "Event", "metadata", "name", name, "namespace", ns,
-        "involvedObject", "apiVersion", k->api_version, "kind", k->kind, "name",
-        jx_str(m, "name"), "namespace", ns, "uid", jx_str(m, "uid"), "resourceVersion",
-        jx_str(m, "resourceVersion"), "reason", reason, "message", message, "type", type,
-        "firstTimestamp", ts, "lastTimestamp", ts, "count", 1, "source", "component",
-        k->component, "reportingComponent", k->component, "reportingInstance",
-        c->identity ? c->identity : k->component);
-}
-
-void ctl_event_send(struct ctl *c, json_t *ev)
-{
-    const char *ns = jx_str(jx_obj(ev, "metadata"), "namespace");
-    char *path = ctl_path("/api/v1", "events", ns ? ns : "default", NULL, NULL);
-    if (ev && path)
-        (void)kc_send(c->kc, "POST", path, ev, NULL, event_sent, NULL);
-    free(path);
-}
-
-void ctl_kind_events(struct ctl *c, const struct ctl_kind *k, const json_t *obj,
-                     const json_t *events)
+void ctl__kind_events(struct ctl *c, const struct ctl_kind *k, const json_t *obj,
+                      const json_t *events)
 {
     size_t i;
     json_t *ev;
     json_array_foreach (events, i, ev) {
-        json_t *body = ctl_event_new(c, k, jx_obj(obj, "metadata"), jx_str(ev, "type"),
-                                     jx_str(ev, "reason"), jx_str(ev, "message"));
-        ctl_event_send(c, body);
+        json_t *body = ctl__event_new(c, k, jx_obj(obj, "metadata"), jx_str(ev, "type"),
+                                      jx_str(ev, "reason"), jx_str(ev, "message"));
+        ctl__event_send(c, body);
         json_decref(body);
     }
 }
 
-int ctl_kind_delete(struct ctl *c, const char *prefix, const char *resource, const char *ns,
-                    const char *name, const char *uid, const char *propagation, struct err *e)
+int ctl__kind_delete(struct ctl *c, const char *prefix, const char *resource, const char *ns,
+                     const char *name, const char *uid, const char *propagation, struct err *e)
 {
-    char *path = ctl_path(prefix, resource, ns, name, NULL);
+    char *path = ctl__path(prefix, resource, ns, name, NULL);
     json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
                              "propagationPolicy", propagation);
     if (opts && uid)
         jx_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
     int rc = path && opts ? kc_call(c->kc, "DELETE", path, opts, NULL, NULL, e)
-                          : err_set(e, -ENOMEM, "out of memory");
+                          : err_oom(e);
     json_decref(opts);
     free(path);
     return rc == -ENOENT ? 0 : rc;
@@ -239,13 +181,13 @@ int ctl_kind_delete(struct ctl *c, const char *prefix, const char *resource, con
 static int list_pods(struct ctl *c, const char *ns, const char *jobset, json_t **out,
                      struct err *e)
 {
-    char *sel = NULL, *esc = NULL, *path = NULL, *base = ctl_path("/api/v1", "pods", ns, NULL,
-                                                                  NULL);
+    char *sel = NULL, *esc = NULL, *path = NULL, *base = ctl__path("/api/v1", "pods", ns, NULL,
+                                                                   NULL);
     int rc = base && asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, jobset) >= 0 &&
                      (esc = kc_escape(sel)) &&
                      asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0
                  ? kc_call(c->kc, "GET", path, NULL, NULL, out, e)
-                 : err_set(e, -ENOMEM, "out of memory");
+                 : err_oom(e);
     free(sel);
     free(esc);
     free(path);
@@ -263,8 +205,8 @@ static bool to_clean(const json_t *pod, bool running_only)
            strcmp(phase, "Pending") == 0;
 }
 
-int ctl_kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool running_only,
-                        struct err *e)
+int ctl__kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool running_only,
+                         struct err *e)
 {
     json_t *list = NULL, *pod;
     size_t i, n = 0;
@@ -272,8 +214,8 @@ int ctl_kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool 
     json_array_foreach (jx_arr(list, "items"), i, pod) {
         if (rc < 0 || !to_clean(pod, running_only))
             continue;
-        rc = ctl_kind_delete(c, "/api/v1", "pods", ns, jx_str(jx_obj(pod, "metadata"), "name"),
-                             NULL, "Background", e);
+        rc = ctl__kind_delete(c, "/api/v1", "pods", ns, jx_str(jx_obj(pod, "metadata"), "name"),
+                              NULL, "Background", e);
         n += rc == 0;
     }
     if (n)
@@ -283,7 +225,7 @@ int ctl_kind_clean_pods(struct ctl *c, const char *ns, const char *jobset, bool 
     return rc;
 }
 
-bool ctl_kind_served(struct ctl *c, const char *prefix, const char *resource)
+bool ctl__kind_served(struct ctl *c, const char *prefix, const char *resource)
 {
     char path[512];
     struct err e = {{0}};

@@ -23,8 +23,8 @@
 
 static char *lease_path(const struct ctl_lease *l, bool named)
 {
-    return ctl_path("/apis/coordination.k8s.io/v1", "leases", l->ns, named ? l->name : NULL,
-                    NULL);
+    return ctl__path("/apis/coordination.k8s.io/v1", "leases", l->ns, named ? l->name : NULL,
+                     NULL);
 }
 
 static void set_spec(json_t *spec, const struct ctl_lease *l, bool acquire, const char *now)
@@ -97,7 +97,7 @@ out:
     return rc;
 }
 
-int64_t ctl_lease_tick(struct ctl *c, struct ctl_lease *l, int64_t mono, bool *lost)
+int64_t ctl__lease_tick(struct ctl *c, struct ctl_lease *l, int64_t mono, bool *lost)
 {
     *lost = false;
     if (mono < l->next_try)
@@ -123,7 +123,7 @@ int64_t ctl_lease_tick(struct ctl *c, struct ctl_lease *l, int64_t mono, bool *l
     return l->retry_ms;
 }
 
-void ctl_lease_release(struct ctl *c, struct ctl_lease *l)
+void ctl__lease_release(struct ctl *c, struct ctl_lease *l)
 {
     if (!l->leading)
         return;

@@ -46,40 +46,9 @@ static void log_line(void *arg, const char *msg)
     kc_log(KC_LOG_ERROR, "informer", NULL, "%s", msg);
 }
 
-static void enqueue_key(struct ctl *c, const char *prefix, const char *ns, const char *name)
-{
-    char key[600];
-    snprintf(key, sizeof(key), "%s%s/%s", prefix, ns ? ns : "", name);
-    size_t before = cache_queue_adds(c->q);
-    cache_queue_add(c->q, key);
-    if (cache_queue_adds(c->q) != before)
-        ctl_obs_queued(c, false);
-}
-
 static void enqueue(struct ctl *c, const char *ns, const char *name)
 {
-    enqueue_key(c, "", ns, name);
-}
-
-static void enqueue_kind(struct ctl *c, const char *prefix, const char *ns, const char *name)
-{
-    enqueue_key(c, prefix, ns, name);
-}
-
-void ctl_owner_changed(struct ctl *c, const json_t *js)
-{
-    const json_t *m = jx_obj(js, "metadata"), *ref;
-    const char *ns = jx_str(m, "namespace");
-    size_t i;
-    json_array_foreach (jx_arr(m, "ownerReferences"), i, ref) {
-        const char *kind = jx_str(ref, "kind"), *name = jx_str(ref, "name");
-        if (!jx_bool_or(ref, "controller", false) || !kind || !name)
-            continue;
-        if (c->jaxjobs && strcmp(kind, "JAXJob") == 0)
-            enqueue_kind(c, CTL_KEY_JAXJOB, ns, name);
-        else if (c->trainjobs && strcmp(kind, "TrainJob") == 0)
-            enqueue_kind(c, CTL_KEY_TRAINJOB, ns, name);
-    }
+    ctl__enqueue(c, "", ns, name);
 }
 
 /* A JobSet: queued itself (when this process runs the JobSet controller), and the JAXJob or
@@ -91,7 +60,7 @@ static void jobset_changed(void *arg, const char *type, const json_t *js)
     const json_t *m = jx_obj(js, "metadata");
     if (c->kinds & CTL_KIND_JOBSET)
         enqueue(c, jx_str(m, "namespace"), jx_str(m, "name"));
-    ctl_owner_changed(c, js);
+    ctl__owner_changed(c, js);
 }
 
 /* The JAXJob or TrainJob named as a JobSet is, when there is one: it counts the Jobs' pods. */
@@ -102,7 +71,7 @@ static void owner_kinds(struct ctl *c, const char *ns, const char *name)
     for (size_t i = 0; i < 2; i++) {
         json_t *o = kinds[i].inf ? cache_store_get(cache_inf_store(kinds[i].inf), ns, name) : NULL;
         if (o)
-            enqueue_kind(c, kinds[i].prefix, ns, name);
+            ctl__enqueue(c, kinds[i].prefix, ns, name);
         json_decref(o);
     }
 }
@@ -129,19 +98,19 @@ static void jaxjob_changed(void *arg, const char *type, const json_t *obj)
 {
     (void)type;
     const json_t *m = jx_obj(obj, "metadata");
-    enqueue_kind(arg, CTL_KEY_JAXJOB, jx_str(m, "namespace"), jx_str(m, "name"));
+    ctl__enqueue(arg, CTL_KEY_JAXJOB, jx_str(m, "namespace"), jx_str(m, "name"));
 }
 
 static void trainjob_changed(void *arg, const char *type, const json_t *obj)
 {
     (void)type;
     const json_t *m = jx_obj(obj, "metadata");
-    enqueue_kind(arg, CTL_KEY_TRAINJOB, jx_str(m, "namespace"), jx_str(m, "name"));
+    ctl__enqueue(arg, CTL_KEY_TRAINJOB, jx_str(m, "namespace"), jx_str(m, "name"));
 }
 
 static void enqueue_trainjob(void *arg, const char *ns, const char *name)
 {
-    enqueue_kind(arg, CTL_KEY_TRAINJOB, ns, name);
+    ctl__enqueue(arg, CTL_KEY_TRAINJOB, ns, name);
 }
 
 /* A runtime: every TrainJob is looked at again (one may have been waiting for it). */
@@ -165,7 +134,7 @@ static struct cache_inf *add_informer(struct ctl *c, const struct cache_inf_opts
 static void pod_group_changed(void *arg, const char *type, const json_t *obj)
 {
     (void)type;
-    ctl_owner_changed(arg, obj);
+    ctl__owner_changed(arg, obj);
 }
 
 /* [yields] The PodGroups of each scheduler plugin whose CRD is served now, watched as
@@ -179,7 +148,7 @@ static int make_pod_group_informers(struct ctl *c, struct cache_inf_opts o)
     o.path = path;
     for (size_t i = 0; i < TJPG_KINDS; i++) {
         const struct tjpg_kind *k = tjpg_kind_at(i);
-        if (!ctl_kind_served(c, k->prefix, "podgroups"))
+        if (!ctl__kind_served(c, k->prefix, "podgroups"))
             continue;
         o.name = k->crd;
         snprintf(path, sizeof(path), "%s/podgroups", k->prefix);
@@ -242,7 +211,7 @@ static int make_informers(struct ctl *c)
     /* exclusive placement: the pod reconciler (with the JobSet controller) and the pod
      * webhook read pods and Nodes; the JAXJob controller labels its pods (ctl_pods.c) */
     if (((c->kinds & (CTL_KIND_JOBSET | CTL_KIND_JAXJOB)) || c->o->webhooks) &&
-        ctl_pods_informers(c, &js) < 0)
+        ctl__pods_informers(c, &js) < 0)
         return -ENOMEM;
     return make_kind_informers(c, &js);
 }
@@ -252,13 +221,13 @@ static void probe_kinds(struct ctl *c)
 {
     static const char *const trainer[] = {"trainjobs", "trainingruntimes",
                                           "clustertrainingruntimes"};
-    if ((c->kinds & CTL_KIND_JAXJOB) && !ctl_kind_served(c, "/apis/kubeflow.org/v1", "jaxjobs")) {
+    if ((c->kinds & CTL_KIND_JAXJOB) && !ctl__kind_served(c, "/apis/kubeflow.org/v1", "jaxjobs")) {
         kc_log(KC_LOG_INFO, LOGGER, NULL, "the JAXJob controller is off: kubeflow.org/v1 jaxjobs "
              "are not served (CRD jaxjobs.kubeflow.org not installed)");
         c->kinds &= ~(unsigned)CTL_KIND_JAXJOB;
     }
     for (size_t i = 0; i < 3 && (c->kinds & CTL_KIND_TRAINJOB); i++) {
-        if (ctl_kind_served(c, CTL_TRAINER, trainer[i]))
+        if (ctl__kind_served(c, CTL_TRAINER, trainer[i]))
             continue;
         kc_log(KC_LOG_INFO, LOGGER, NULL, "the TrainJob controller is off: trainer.kubeflow.org/"
              "v1alpha1 %s are not served (CRD %s.trainer.kubeflow.org not installed)",
@@ -325,7 +294,7 @@ static void enqueue_one(void *arg, const char *ns, const char *name)
 
 static void enqueue_jaxjob(void *arg, const char *ns, const char *name)
 {
-    enqueue_kind(arg, CTL_KEY_JAXJOB, ns, name);
+    ctl__enqueue(arg, CTL_KEY_JAXJOB, ns, name);
 }
 
 /* What a new leader looks at: every object of the kinds it runs. */
@@ -345,7 +314,7 @@ static bool leading(struct ctl *c, int64_t *next)
     if (!c->o->leader_elect)
         return true;
     bool was = c->lease.leading, lost = false;
-    int64_t t = ctl_lease_tick(c, &c->lease, kt_mono_ms(), &lost);
+    int64_t t = ctl__lease_tick(c, &c->lease, kt_mono_ms(), &lost);
     if (t < *next)
         *next = t;
     if (lost) { /* the passes under way end at their next write: none is sent any more */
@@ -363,19 +332,19 @@ static void loop(struct ctl *c, int sfd)
     while (!c->stop) {
         int64_t next = tick(c);
         bool taking = synced(c) && leading(c, &next);
-        ctl_workers_run(c, taking);
+        ctl__workers_run(c, taking);
         if (taking && cache_queue_next_ms(c->q, kt_mono_ms()) == 0)
             next = 0;
-        int64_t t = ctl_wh_tick(c);
+        int64_t t = ctl__wh_tick(c);
         if (t < next)
             next = t < 0 ? 0 : t;
         bool ready = false;
         int fds[4] = {sfd};
-        size_t n = 1 + ctl_obs_fds(c, fds + 1, &next);
-        n += ctl_wh_fds(c, fds + n, &next);
+        size_t n = 1 + ctl__obs_fds(c, fds + 1, &next);
+        n += ctl__wh_fds(c, fds + n, &next);
         kc_run(c->kc, (int)(next > 1000 ? 1000 : next), fds, n, &ready);
-        ctl_obs_serve(c, synced(c), !c->o->leader_elect || c->lease.leading);
-        ctl_wh_serve(c);
+        ctl__obs_serve(c, synced(c), !c->o->leader_elect || c->lease.leading);
+        ctl__wh_serve(c);
         struct signalfd_siginfo si;
         if (ready && read(sfd, &si, sizeof(si)) == sizeof(si)) {
             kc_log(KC_LOG_INFO, LOGGER, NULL, "received SIG%s: stopping",
@@ -415,11 +384,11 @@ static void lease_init(struct ctl *c)
 
 static void ctl_release(struct ctl *c)
 {
-    ctl_wh_stop(c);
-    ctl_obs_stop(c);
+    ctl__wh_stop(c);
+    ctl__obs_stop(c);
     for (size_t i = 0; i < c->n_all; i++)
         cache_inf_free(c->all[i]);
-    ctl_workers_free(c);
+    ctl__workers_free(c);
     cache_queue_free(c->q);
     kc_free(c->kc);
     json_decref(c->invalid_seen);
@@ -446,19 +415,19 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
     c.invalid_seen = json_object();
     c.status_inflight = json_object();
     if (!c.q || !c.invalid_seen || !c.status_inflight || make_informers(&c) < 0 ||
-        ctl_workers_start(&c) < 0) {
-        rc = err_set(e, -ENOMEM, "out of memory");
+        ctl__workers_start(&c) < 0) {
+        rc = err_oom(e);
         goto out;
     }
-    if ((rc = ctl_obs_start(&c, e)) < 0 || (rc = ctl_wh_start(&c, e)) < 0)
+    if ((rc = ctl__obs_start(&c, e)) < 0 || (rc = ctl__wh_start(&c, e)) < 0)
         goto out;
     lease_init(&c);
     kc_log(KC_LOG_INFO, LOGGER, NULL, "starting: server %s%s%s", kc_server(c.kc),
          o->leader_elect ? ", leader election as " : "", o->leader_elect ? c.lease.id : "");
     start_informers(&c);
     loop(&c, sfd);
-    ctl_workers_stop(&c);
-    ctl_lease_release(&c, &c.lease);
+    ctl__workers_stop(&c);
+    ctl__lease_release(&c, &c.lease);
     kc_drain(c.kc);
     if (c.exit_rc)
         rc = err_set(e, c.exit_rc, "leader election lost");

@@ -56,12 +56,12 @@ static int serve(const char *bind, struct srv_http_route *routes, size_t n, stru
     return rc;
 }
 
-int ctl_obs_start(struct ctl *c, struct err *e)
+int ctl__obs_start(struct ctl *c, struct err *e)
 {
     struct ctl_obs *o = calloc(1, sizeof(*o));
     if (!o || !(o->mx = srv_mx_new()) || ctl_metrics_register(o->mx, &o->km) < 0) {
         c->obs = o;
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     c->obs = o;
     o->health.metrics = o->mx;
@@ -78,12 +78,12 @@ int ctl_obs_start(struct ctl *c, struct err *e)
     return rc;
 }
 
-struct srv_mx *ctl_obs_registry(struct ctl *c)
+struct srv_mx *ctl__obs_registry(struct ctl *c)
 {
     return c->obs ? c->obs->mx : NULL;
 }
 
-void ctl_obs_stop(struct ctl *c)
+void ctl__obs_stop(struct ctl *c)
 {
     struct ctl_obs *o = c->obs;
     if (!o)
@@ -95,7 +95,7 @@ void ctl_obs_stop(struct ctl *c)
     c->obs = NULL;
 }
 
-size_t ctl_obs_fds(const struct ctl *c, int *fds, int64_t *next_ms)
+size_t ctl__obs_fds(const struct ctl *c, int *fds, int64_t *next_ms)
 {
     size_t n = 0;
     struct srv_http *all[] = {c->obs->metrics, c->obs->probes};
@@ -110,7 +110,7 @@ size_t ctl_obs_fds(const struct ctl *c, int *fds, int64_t *next_ms)
     return n;
 }
 
-void ctl_obs_serve(struct ctl *c, bool ready, bool leading)
+void ctl__obs_serve(struct ctl *c, bool ready, bool leading)
 {
     struct ctl_obs *o = c->obs;
     o->health.ready = ready;
@@ -120,7 +120,7 @@ void ctl_obs_serve(struct ctl *c, bool ready, bool leading)
     srv_http_run(o->probes);
 }
 
-void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double seconds)
+void ctl__obs_reconciled(struct ctl *c, int rc, bool requeue_after, double seconds)
 {
     struct ctl_obs *o = c->obs;
     const char *result = rc < 0 ? "error" : requeue_after ? "requeue_after" : "success";
@@ -131,14 +131,14 @@ void ctl_obs_reconciled(struct ctl *c, int rc, bool requeue_after, double second
     srv_mx_observe(o->km.workqueue_work_duration_seconds, seconds, CONTROLLER, CONTROLLER);
 }
 
-void ctl_obs_queued(struct ctl *c, bool delayed)
+void ctl__obs_queued(struct ctl *c, bool delayed)
 {
     srv_mx_add(c->obs->km.workqueue_adds_total, 1, CONTROLLER, CONTROLLER);
     if (delayed)
         srv_mx_add(c->obs->km.workqueue_retries_total, 1, CONTROLLER, CONTROLLER);
 }
 
-void ctl_obs_finished(struct ctl *c, const char *ns, const char *name, bool failed)
+void ctl__obs_finished(struct ctl *c, const char *ns, const char *name, bool failed)
 {
     srv_mx_add(failed ? c->obs->km.jobset_failed_total : c->obs->km.jobset_completed_total, 1,
            name, ns);

@@ -12,21 +12,8 @@
 #include "kube/client/kc_log.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
-#include "obj/base/sbuf.h"
 
 #define LOGGER "jobset"
-
-char *ctl_path(const char *prefix, const char *resource, const char *ns, const char *name,
-               const char *sub)
-{
-    struct sbuf b = SBUF_INIT;
-    sb_printf(&b, "%s/namespaces/%s/%s", prefix, ns, resource);
-    if (name)
-        sb_printf(&b, "/%s", name);
-    if (sub)
-        sb_printf(&b, "/%s", sub);
-    return sb_detach(&b);
-}
 
 /* ---- parallel writes ------------------------------------------------------------------- */
 
@@ -78,7 +65,7 @@ static void send_next(struct batch *b)
                          batch_done, &b->slots[i]);
         if (rc < 0) {
             b->rcs[i] = rc;
-            err_set(&b->errs[i], rc, "out of memory");
+            err_set(&b->errs[i], rc, ERR_OOM_MSG);
             b->done++;
         }
     }
@@ -91,7 +78,7 @@ static void run_batch(struct ctl *c, struct wreq *w, size_t n, int *rcs, struct 
     b.slots = calloc(n, sizeof(*b.slots));
     if (!b.slots) {
         for (size_t i = 0; i < n; i++)
-            rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
+            rcs[i] = err_oom(&errs[i]);
         return;
     }
     for (size_t i = 0; i < n; i++)
@@ -122,13 +109,13 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
         /* with a restart grace the pods carry it: a first deletion by the Job controller or
          * the garbage collector gets it too (api/jobset/local_ann.h) */
         oom = oom || local_ann_cap_job_grace(jobs[i], ps->grace) < 0;
-        w[i] = (struct wreq){"POST", ctl_path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
+        w[i] = (struct wreq){"POST", ctl__path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
                              json_incref(jobs[i]), true, false, false, ps->c->jobs};
     }
     if (!w || oom) {
         free_wreqs(w, w ? n : 0);
         for (size_t i = 0; i < n; i++)
-            rcs[i] = err_set(&errs[i], -ENOMEM, "out of memory");
+            rcs[i] = err_oom(&errs[i]);
         return;
     }
     run_batch(ps->c, w, n, rcs, errs);
@@ -156,7 +143,7 @@ static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
     int rc = -ENOMEM;
     if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) < 0 || !(esc = kc_escape(sel)))
         goto out;
-    char *base = ctl_path("/api/v1", "pods", ps->ns, NULL, NULL);
+    char *base = ctl__path("/api/v1", "pods", ps->ns, NULL, NULL);
     rc = base && asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0 ? 0 : -ENOMEM;
     free(base);
     struct err e;
@@ -175,7 +162,8 @@ static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
             (json_object_get(m, "deletionTimestamp") && json_is_integer(dg) &&
              json_integer_value(dg) <= ps->grace))
             continue;
-        w[n++] = (struct wreq){"DELETE", ctl_path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
+        w[n++] = (struct wreq){"DELETE",
+                               ctl__path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
                                json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
                                          "v1", "gracePeriodSeconds", (json_int_t)ps->grace),
                                false, true, false, NULL};
@@ -218,11 +206,11 @@ static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struc
             json_object_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
         }
         json_decref(j);
-        w[i] = (struct wreq){"DELETE", ctl_path("/apis/batch/v1", "jobs", ps->ns, d[i].name, NULL),
+        w[i] = (struct wreq){"DELETE", ctl__path("/apis/batch/v1", "jobs", ps->ns, d[i].name, NULL),
                              opts, false, true, uid != NULL, NULL};
     }
     if (!w || !rcs || !errs) {
-        rc = err_set(e, -ENOMEM, "out of memory");
+        rc = err_oom(e);
         goto out;
     }
     run_batch(ps->c, w, n, rcs, errs);
@@ -277,11 +265,11 @@ static void merge_field(json_t *dst, const json_t *src, const char *key)
 static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
 {
     struct ctl_pass *ps = ctx;
-    char *path = ctl_path("/apis/batch/v1", "jobs", ps->ns, pa->name, NULL);
-    char *spath = ctl_path("/apis/batch/v1", "jobs", ps->ns, pa->name, "status");
+    char *path = ctl__path("/apis/batch/v1", "jobs", ps->ns, pa->name, NULL);
+    char *spath = ctl__path("/apis/batch/v1", "jobs", ps->ns, pa->name, "status");
     json_t *job = NULL;
     int rc = path && spath ? kc_call(ps->c->kc, "GET", path, NULL, NULL, &job, e)
-                           : err_set(e, -ENOMEM, "out of memory");
+                           : err_oom(e);
     if (rc == 0 && pa->clear_start_time && json_object_get(jx_obj(job, "status"), "startTime")) {
         json_object_del(jx_obj(job, "status"), "startTime");
         json_t *upd = NULL;
@@ -317,9 +305,9 @@ static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
 static int create_unless_exists(struct ctl_pass *ps, const char *prefix, const char *res,
                                 json_t *obj, struct err *e)
 {
-    char *path = ctl_path(prefix, res, ps->ns, NULL, NULL);
+    char *path = ctl__path(prefix, res, ps->ns, NULL, NULL);
     int rc = path ? kc_call(ps->c->kc, "POST", path, obj, NULL, NULL, e)
-                  : err_set(e, -ENOMEM, "out of memory");
+                  : err_oom(e);
     free(path);
     return rc == -EEXIST ? 0 : rc;
 }
@@ -343,7 +331,7 @@ static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
 /* A status write in flight and the events of its pass, sent once it succeeded (upstream
  * records a pass's events only after its status update).  The write does not hold up the
  * next JobSet's reconcile: the key itself is not reconciled again until the answer is in
- * (ctl_main.c), then it is queued at once, as upstream's reconcile follows its own write. */
+ * (ctl_workers.c), then it is queued at once, as upstream's reconcile follows its own write. */
 struct ctl_pstatus {
     struct ctl *c;
     char *key, *ns, *name;
@@ -374,14 +362,14 @@ static void status_written(void *arg, const struct kc_resp *r)
     }
     if (r->body) {
         cache_inf_observe(c->jobsets, r->body);
-        ctl_owner_changed(c, r->body); /* the cache took the change without a callback */
+        ctl__owner_changed(c, r->body); /* the cache took the change without a callback */
     }
     size_t i;
     json_t *ev;
     json_array_foreach (p->events, i, ev)
-        ctl_event_send(c, ev);
+        ctl__event_send(c, ev);
     if (p->finished)
-        ctl_obs_finished(c, p->ns, p->name, p->failed);
+        ctl__obs_finished(c, p->ns, p->name, p->failed);
     cache_queue_forget(c->q, p->key);
     cache_queue_add(c->q, p->key);
     pstatus_free(p);
@@ -393,8 +381,8 @@ static int op_write_status(void *ctx, json_t *status, struct err *e)
 {
     struct ctl_pass *ps = ctx;
     json_t *js = json_copy((json_t *)ps->raw);
-    char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name,
-                          "status");
+    char *path = ctl__path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name,
+                           "status");
     struct ctl_pstatus *p = calloc(1, sizeof(*p));
     int rc = -ENOMEM;
     if (!js || !path || !p || json_object_set(js, "status", status) < 0)
@@ -416,7 +404,7 @@ static int op_write_status(void *ctx, json_t *status, struct err *e)
     rc = 0;
 out:
     if (rc < 0)
-        err_set(e, rc, "out of memory");
+        err_set(e, rc, ERR_OOM_MSG);
     free(p);
     json_decref(js);
     free(path);
@@ -430,24 +418,24 @@ static void op_record_event(void *ctx, enum rec_event_type type, const char *rea
                             const char *message)
 {
     struct ctl_pass *ps = ctx;
-    json_t *ev = ctl_event_new(ps->c, &ctl_kind_js, jx_obj(ps->raw, "metadata"),
-                               type == REC_EVENT_WARNING ? "Warning" : "Normal", reason,
-                               message);
+    json_t *ev = ctl__event_new(ps->c, &ctl__kind_js, jx_obj(ps->raw, "metadata"),
+                                type == REC_EVENT_WARNING ? "Warning" : "Normal", reason,
+                                message);
     if (ev && ps->pending)
         json_array_append(ps->pending->events, ev);
     else
-        ctl_event_send(ps->c, ev);
+        ctl__event_send(ps->c, ev);
     json_decref(ev);
 }
 
 static int op_delete_jobset(void *ctx, struct err *e)
 {
     struct ctl_pass *ps = ctx;
-    char *path = ctl_path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name, NULL);
+    char *path = ctl__path("/apis/jobset.x-k8s.io/v1alpha2", "jobsets", ps->ns, ps->name, NULL);
     json_t *opts = json_pack("{s:s,s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
                              "propagationPolicy", "Foreground");
     int rc = path && opts ? kc_call(ps->c->kc, "DELETE", path, opts, NULL, NULL, e)
-                          : err_set(e, -ENOMEM, "out of memory");
+                          : err_oom(e);
     if (rc == 0)
         kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted (ttlSecondsAfterFinished)", ps->name);
     json_decref(opts);
@@ -455,7 +443,7 @@ static int op_delete_jobset(void *ctx, struct err *e)
     return rc == -ENOENT ? 0 : rc;
 }
 
-const struct rec_ops ctl_ops = {
+const struct rec_ops ctl__ops = {
     .delete_job = op_delete_job,
     .create_service = op_create_service,
     .create_pvc = op_create_pvc,

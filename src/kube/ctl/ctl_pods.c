@@ -7,9 +7,9 @@
  * The rules are api/child/placement.h's.  Upstream records no Event here; neither does jaxset.
  *
  * The same pod reconciler labels a JAXJob's Worker pods with their replica-index and job-role
- * (api/kubeflow/jaxjob_status.h jjs_pod_index_labels) when they arrive without them: the pods of a JAXJob
- * share one Indexed Job's template, so these per-pod labels come from the pod webhook when it
- * runs, and from this merge patch when it does not (Kubernetes >= 1.28 labels each pod with
+ * (api/kubeflow/jaxjob_status.h jjs_pod_index_labels) when they arrive without them: the pods of a
+ * JAXJob share one Indexed Job's template, so these per-pod labels come from the pod webhook when
+ * it runs, and from this merge patch when it does not (Kubernetes >= 1.28 labels each pod with
  * batch.kubernetes.io/job-completion-index itself, but the Training Operator's clients select
  * training.kubeflow.org/replica-index and job-role=master). */
 #include <errno.h>
@@ -131,7 +131,7 @@ static void pod_changed(void *arg, const char *type, const json_t *pod)
     size_t before = cache_queue_adds(c->q);
     cache_queue_add(c->q, key);
     if (cache_queue_adds(c->q) != before)
-        ctl_obs_queued(c, false);
+        ctl__obs_queued(c, false);
 }
 
 static void node_changed(void *arg, const char *type, const json_t *node)
@@ -141,7 +141,7 @@ static void node_changed(void *arg, const char *type, const json_t *node)
     (void)node;
 }
 
-int ctl_pods_informers(struct ctl *c, const struct cache_inf_opts *base)
+int ctl__pods_informers(struct ctl *c, const struct cache_inf_opts *base)
 {
     struct cache_inf_opts pods = *base, nodes = *base;
     pods.name = "pods";
@@ -164,7 +164,7 @@ int ctl_pods_informers(struct ctl *c, const struct cache_inf_opts *base)
     return c->pods && c->nodes && c->pod_index ? 0 : -ENOMEM;
 }
 
-json_t *ctl_pods_named(void *arg, const char *ns, const char *base)
+json_t *ctl__pods_named(void *arg, const char *ns, const char *base)
 {
     struct ctl *c = arg;
     char key[800];
@@ -182,7 +182,7 @@ json_t *ctl_pods_named(void *arg, const char *ns, const char *base)
     return out;
 }
 
-int ctl_node_get(void *arg, const char *name, json_t **out)
+int ctl__node_get(void *arg, const char *name, json_t **out)
 {
     struct ctl *c = arg;
     *out = name ? cache_store_get(cache_inf_store(c->nodes), "", name) : NULL;
@@ -194,18 +194,18 @@ int ctl_node_get(void *arg, const char *name, json_t **out)
 static int delete_follower(struct ctl *c, const char *ns, const json_t *d, struct err *e)
 {
     const char *name = jx_str(jx_obj(jx_obj(d, "pod"), "metadata"), "name");
-    char *path = ctl_path("/api/v1", "pods", ns, name, NULL);
-    char *spath = ctl_path("/api/v1", "pods", ns, name, "status");
+    char *path = ctl__path("/api/v1", "pods", ns, name, NULL);
+    char *spath = ctl__path("/api/v1", "pods", ns, name, "status");
     char now[KT_RFC3339_MAX];
     json_t *fresh = NULL;
-    int rc = path && spath ? 0 : err_set(e, -ENOMEM, "out of memory");
+    int rc = path && spath ? 0 : err_oom(e);
     kt_format(kt_now_ms(), now);
     if (rc == 0 && jx_bool_or(d, "updateStatus", false) &&
         (rc = kc_call(c->kc, "GET", path, NULL, NULL, &fresh, e)) == 0 &&
         place_condition_add(fresh, now))
         rc = kc_call(c->kc, "PUT", spath, fresh, NULL, NULL, e);
     if (rc == 0)
-        rc = ctl_kind_delete(c, "/api/v1", "pods", ns, name, NULL, "Background", e);
+        rc = ctl__kind_delete(c, "/api/v1", "pods", ns, name, NULL, "Background", e);
     json_decref(fresh);
     free(path);
     free(spath);
@@ -243,12 +243,12 @@ static int kubeflow_label(struct ctl *c, const json_t *pod)
     json_t *kf = kubeflow_missing(c, pod);
     if (!kf)
         return 0;
-    char *path = ctl_path("/api/v1", "pods", jx_str(m, "namespace"), jx_str(m, "name"), NULL);
+    char *path = ctl__path("/api/v1", "pods", jx_str(m, "namespace"), jx_str(m, "name"), NULL);
     json_t *patch = json_pack("{s:{s:o,s:s}}", "metadata", "labels", kf, "resourceVersion",
                               jx_str(m, "resourceVersion") ? jx_str(m, "resourceVersion") : "");
     int rc = path && patch ? kc_call(c->kc, "PATCH", path, patch,
                                      "application/merge-patch+json", NULL, &e)
-                           : err_set(&e, -ENOMEM, "out of memory");
+                           : err_oom(&e);
     if (rc == -ENOENT || rc == -JX_ECONFLICT)
         rc = 0; /* gone, or changed since: the next event brings it back */
     else if (rc < 0)
@@ -259,16 +259,16 @@ static int kubeflow_label(struct ctl *c, const json_t *pod)
     return rc;
 }
 
-int ctl_pod_reconcile(struct ctl *c, const char *key, bool *requeued)
+int ctl__pod_reconcile(struct ctl *c, const char *key, bool *requeued)
 {
     char ns[256];
     const char *name;
     struct place_err pe = {0};
     json_t *deletions = NULL, *pods = NULL;
-    struct place_src src = {ctl_pods_named, ctl_node_get, c};
+    struct place_src src = {ctl__pods_named, ctl__node_get, c};
     char now[KT_RFC3339_MAX];
     *requeued = false;
-    if (!c->pods || !ctl_split_key(key, ns, sizeof(ns), &name))
+    if (!c->pods || !ctl__split_key(key, ns, sizeof(ns), &name))
         return 0;
     json_t *leader = cache_store_get(cache_inf_store(c->pods), ns, name);
     int rc = leader ? kubeflow_label(c, leader) : 0;

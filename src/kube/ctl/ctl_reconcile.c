@@ -1,6 +1,6 @@
 /* One reconcile: the JobSet and its Jobs from the caches, the webhook defaults applied in memory
  * (a JobSet that did not pass through an admission webhook behaves as one that did), the pure
- * core, and its plan executed through ctl_ops. */
+ * core, and its plan executed through ctl__ops. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +44,7 @@ static bool valid(struct ctl *c, const char *key, const json_t *js, long long *g
             json_object_set_new(c->invalid_seen, key, json_string(tag));
             char *first = errs.n ? ferr_format(&errs.v[0]) : NULL;
             kc_log(KC_LOG_ERROR, LOGGER, key, "not reconciled: invalid (%d errors): %s", n,
-                 first ? first : "out of memory");
+                 first ? first : ERR_OOM_MSG);
             free(first);
         }
     }
@@ -63,14 +63,14 @@ static bool in_place(const struct ctl *c, const json_t *js)
 static int list_pods(struct ctl *c, const char *ns, const char *name, json_t **out,
                      struct err *e)
 {
-    char *sel = NULL, *esc = NULL, *path = NULL, *base = ctl_path("/api/v1", "pods", ns, NULL,
-                                                                  NULL);
+    char *sel = NULL, *esc = NULL, *path = NULL, *base = ctl__path("/api/v1", "pods", ns, NULL,
+                                                                   NULL);
     json_t *list = NULL;
     int rc = base && asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, name) >= 0 &&
                      (esc = kc_escape(sel)) &&
                      asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0
                  ? kc_call(c->kc, "GET", path, NULL, NULL, &list, e)
-                 : err_set(e, -ENOMEM, "out of memory");
+                 : err_oom(e);
     if (rc == 0) {
         *out = json_incref(jx_arr(list, "items"));
         if (!*out)
@@ -108,7 +108,7 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
     struct ctl_pass ps = {c, raw, jx_str(m, "namespace"), jx_str(m, "name"), uid, grace, key,
                           NULL};
     struct rec_exec_result res;
-    rc = rec_plan_execute(&plan, &ctl_ops, &ps, &res, &e);
+    rc = rec_plan_execute(&plan, &ctl__ops, &ps, &res, &e);
     if (rc < 0) {
         kc_log(rc == -JX_ECONFLICT ? KC_LOG_DEBUG : KC_LOG_ERROR, LOGGER, key, "%s", e.msg);
     } else if (!res.status_written && plan.requeue_after_ms >= 0) {
@@ -120,15 +120,15 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
     return rc;
 }
 
-int ctl_reconcile(struct ctl *c, const char *key, bool *requeued)
+int ctl__reconcile(struct ctl *c, const char *key, bool *requeued)
 {
     *requeued = false;
     if (strncmp(key, CTL_KEY_JAXJOB, strlen(CTL_KEY_JAXJOB)) == 0)
-        return ctl_jaxjob_reconcile(c, key + strlen(CTL_KEY_JAXJOB), requeued);
+        return ctl__jaxjob_reconcile(c, key + strlen(CTL_KEY_JAXJOB), requeued);
     if (strncmp(key, CTL_KEY_TRAINJOB, strlen(CTL_KEY_TRAINJOB)) == 0)
-        return ctl_trainjob_reconcile(c, key + strlen(CTL_KEY_TRAINJOB), requeued);
+        return ctl__trainjob_reconcile(c, key + strlen(CTL_KEY_TRAINJOB), requeued);
     if (strncmp(key, CTL_KEY_POD, strlen(CTL_KEY_POD)) == 0)
-        return ctl_pod_reconcile(c, key + strlen(CTL_KEY_POD), requeued);
+        return ctl__pod_reconcile(c, key + strlen(CTL_KEY_POD), requeued);
     char ns[256];
     const char *slash = strchr(key, '/');
     if (!slash || (size_t)(slash - key) >= sizeof(ns))

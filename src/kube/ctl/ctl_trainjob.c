@@ -9,9 +9,9 @@
  * it and a Warning Event, decided again on every pass (a fixed runtime lets the job go on), and
  * nothing is created.  A TrainJob whose spec.managedBy is not
  * trainer.kubeflow.org/trainjob-controller (Kueue's MultiKueue) is left alone.
- * With the runtime's podGroupPolicy the PodGroup (api/kubeflow/trainjob_podgroup.h) is created before the
- * JobSet, owned by the TrainJob as upstream's coscheduling / volcano plugin creates it; when
- * its CRD is not served, the Failed condition and Warning Event name it (upstream's apply
+ * With the runtime's podGroupPolicy the PodGroup (api/kubeflow/trainjob_podgroup.h) is created
+ * before the JobSet, owned by the TrainJob as upstream's coscheduling / volcano plugin creates it;
+ * when its CRD is not served, the Failed condition and Warning Event name it (upstream's apply
  * fails with "no matches for kind") and the pass is tried again every few seconds.  One
  * deleted while the TrainJob runs is created again (keep_pod_group), as upstream's plugins build
  * it on every reconcile; the PodGroup caches (ctl_main.c) queue the TrainJob when it goes.
@@ -153,7 +153,7 @@ static int pod_group(struct tj_pass *p, const json_t *rt, const json_t *js)
     struct err e = {{0}};
     int rc = 0;
     json_t *pg = k ? tjpg_build(p->ns, p->name, pol, js, &rc) : NULL, *got = NULL;
-    char *path = pg ? ctl_path(k->prefix, "podgroups", p->ns, p->name, NULL) : NULL;
+    char *path = pg ? ctl__path(k->prefix, "podgroups", p->ns, p->name, NULL) : NULL;
     if (pg && path)
         rc = kc_call(p->c->kc, "GET", path, NULL, NULL, &got, &e);
     if (k && !pg && rc == -ERANGE) {
@@ -164,7 +164,7 @@ static int pod_group(struct tj_pass *p, const json_t *rt, const json_t *js)
     } else if (pg && rc < 0 && rc != -ENOENT && rc != -ENOMEM) {
         failed(p, "reading its PodGroup", &e);
         rc = 0;
-    } else if (pg && rc == -ENOENT && !ctl_kind_served(p->c, k->prefix, "podgroups")) {
+    } else if (pg && rc == -ENOENT && !ctl__kind_served(p->c, k->prefix, "podgroups")) {
         err_set(&e, -ENOENT, "no matches for kind \"PodGroup\" in version \"%s\" (the %s "
                 "plugin's CRD %s is not installed)", k->api_version, k->plugin, k->crd);
         failed(p, "creating its PodGroup", &e);
@@ -173,14 +173,14 @@ static int pod_group(struct tj_pass *p, const json_t *rt, const json_t *js)
     } else if (pg && rc == -ENOENT) {
         json_decref(got);
         got = NULL;
-        if ((rc = ctl_kind_create_owned(p->c, &ctl_kind_trainjob, p->tj, k->prefix, "podgroups",
-                                        pg, &got, &e)) < 0)
+        if ((rc = ctl__kind_create_owned(p->c, &ctl__kind_trainjob, p->tj, k->prefix, "podgroups",
+                                         pg, &got, &e)) < 0)
             failed(p, "creating its PodGroup", &e);
     } else if (pg && rc == 0 && suspended(p->tj) && !jx_covers(jx_obj(got, "spec"),
                                                                jx_obj(pg, "spec"))) {
         json_t *out = NULL;
         rc = json_object_set(got, "spec", jx_obj(pg, "spec")) == 0
-                 ? ctl_kind_put(p->c, k->prefix, "podgroups", got, &out, &e)
+                 ? ctl__kind_put(p->c, k->prefix, "podgroups", got, &out, &e)
                  : -ENOMEM;
         if (rc < 0 && rc != -ENOMEM)
             failed(p, "updating its PodGroup", &e);
@@ -244,7 +244,7 @@ static int rebuild_jobset(struct tj_pass *p, const json_t *built)
     json_t *body = rebuilt(p->js, built, suspended(p->tj), &rc), *got = NULL;
     if (!body)
         return rc;
-    rc = ctl_kind_put(p->c, CTL_JS_PREFIX, "jobsets", body, &got, &e);
+    rc = ctl__kind_put(p->c, CTL_JS_PREFIX, "jobsets", body, &got, &e);
     if (rc == 0 && got) {
         kc_log(KC_LOG_INFO, LOGGER, p->key, "rebuilt its suspended JobSet");
         json_decref(p->js);
@@ -270,7 +270,7 @@ static int sync(struct tj_pass *p)
     if (rc == 0 && js && !p->why && p->js)
         rc = rebuild_jobset(p, js);
     else if (rc == 0 && js && !p->why) {
-        rc = ctl_kind_create_jobset(p->c, &ctl_kind_trainjob, p->tj, js, &p->js, &e);
+        rc = ctl__kind_create_jobset(p->c, &ctl__kind_trainjob, p->tj, js, &p->js, &e);
         if (rc < 0)
             kc_log(KC_LOG_ERROR, LOGGER, p->key, "creating its JobSet: %s", e.msg);
     }
@@ -318,7 +318,7 @@ static int keep_pod_group(struct tj_pass *p)
 static int observe(struct tj_pass *p)
 {
     bool foreign = false;
-    p->js = ctl_kind_jobset(p->c, p->ns, p->name, p->uid, &foreign);
+    p->js = ctl__kind_jobset(p->c, p->ns, p->name, p->uid, &foreign);
     if (foreign) {
         p->why = TJS_BUILD_FAILED;
         snprintf(p->msg, sizeof(p->msg), "metadata.name: a JobSet named %s exists and is not "
@@ -335,13 +335,13 @@ static int apply(struct tj_pass *p, const struct tjs_result *r)
     struct err e = {{0}};
     int rc = 0;
     if (r->changed)
-        rc = ctl_kind_put_status(p->c, &ctl_kind_trainjob, p->c->trainjobs, p->tj, r->status,
-                                 &e);
+        rc = ctl__kind_put_status(p->c, &ctl__kind_trainjob, p->c->trainjobs, p->tj, r->status,
+                                  &e);
     if (rc == 0 && r->changed)
-        ctl_kind_events(p->c, &ctl_kind_trainjob, p->tj, r->events);
+        ctl__kind_events(p->c, &ctl__kind_trainjob, p->tj, r->events);
     if (rc == 0 && r->delete_jobset && p->js)
-        rc = ctl_kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name,
-                             jx_str(jx_obj(p->js, "metadata"), "uid"), "Background", &e);
+        rc = ctl__kind_delete(p->c, CTL_JS_PREFIX, "jobsets", p->ns, p->name,
+                              jx_str(jx_obj(p->js, "metadata"), "uid"), "Background", &e);
     if (rc < 0)
         kc_log(rc == -JX_ECONFLICT ? KC_LOG_DEBUG : KC_LOG_ERROR, LOGGER, p->key, "%s", e.msg);
     return rc;
@@ -354,7 +354,7 @@ static int pass(struct tj_pass *p, bool *requeued)
     if (rc == 0)
         rc = tjs_finished(jx_obj(p->tj, "status"))
                  ? 0
-                 : ctl_kind_sync_suspend(p->c, LOGGER, p->key, p->js, suspended(p->tj));
+                 : ctl__kind_sync_suspend(p->c, LOGGER, p->key, p->js, suspended(p->tj));
     if (rc < 0)
         return rc;
     struct tjs_obs obs = {p->js, p->why, p->why ? p->msg : NULL};
@@ -364,16 +364,16 @@ static int pass(struct tj_pass *p, bool *requeued)
     if (rc == 0 && p->retry && (r.requeue_ms < 0 || r.requeue_ms > RETRY_MS))
         r.requeue_ms = RETRY_MS;
     if (rc == 0 && r.requeue_ms >= 0)
-        ctl_kind_requeue(p->c, &ctl_kind_trainjob, p->key, r.requeue_ms, requeued);
+        ctl__kind_requeue(p->c, &ctl__kind_trainjob, p->key, r.requeue_ms, requeued);
     tjs_result_release(&r);
     return rc;
 }
 
-int ctl_trainjob_reconcile(struct ctl *c, const char *key, bool *requeued)
+int ctl__trainjob_reconcile(struct ctl *c, const char *key, bool *requeued)
 {
     struct tj_pass p = {.c = c, .key = key};
     *requeued = false;
-    if (!c->trainjobs || !ctl_split_key(key, p.ns, sizeof(p.ns), &p.name))
+    if (!c->trainjobs || !ctl__split_key(key, p.ns, sizeof(p.ns), &p.name))
         return 0;
     json_t *tj = cache_store_get(cache_inf_store(c->trainjobs), p.ns, p.name);
     const json_t *m = jx_obj(tj, "metadata");

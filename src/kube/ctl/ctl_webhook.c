@@ -109,7 +109,7 @@ static int hosts_init(struct ctl_wh *w, const struct ctl_opts *o, const char *sv
 
 static char *secret_path(const struct ctl *c)
 {
-    return ctl_path("/api/v1", "secrets", c->wh->secret_ns, c->o->webhook_secret_name, NULL);
+    return ctl__path("/api/v1", "secrets", c->wh->secret_ns, c->o->webhook_secret_name, NULL);
 }
 
 static char *data_key(const json_t *secret, const char *key)
@@ -148,19 +148,19 @@ static int write_secret(struct ctl *c, json_t *secret, const struct wh_cert *cer
                                    "namespace", c->wh->secret_ns, "type", "Opaque");
     json_t *data = s ? json_object() : NULL;
     char *path = secret ? secret_path(c)
-                        : ctl_path("/api/v1", "secrets", c->wh->secret_ns, NULL, NULL);
+                        : ctl__path("/api/v1", "secrets", c->wh->secret_ns, NULL, NULL);
     int rc = -ENOMEM;
     if (!data || !path || put_data(data, "ca.crt", cert->ca_crt) < 0 ||
         put_data(data, "ca.key", cert->ca_key) < 0 ||
         put_data(data, "tls.crt", cert->tls_crt) < 0 ||
         put_data(data, "tls.key", cert->tls_key) < 0) {
-        rc = err_set(e, -ENOMEM, "out of memory");
+        rc = err_oom(e);
         goto out;
     }
     rc = jx_set_new(s, "data", data); /* takes data, also on failure */
     data = NULL;
     if (rc < 0) {
-        rc = err_set(e, -ENOMEM, "out of memory");
+        rc = err_oom(e);
         goto out;
     }
     rc = kc_call(c->kc, secret ? "PUT" : "POST", path, s, NULL, NULL, e);
@@ -183,7 +183,7 @@ static int sync_secret(struct ctl *c, struct wh_cert *out, int64_t *not_after, s
     const char *why = "the Secret does not exist";
     int64_t now = (int64_t)time(NULL);
     if (!path)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     int rc = kc_call(c->kc, "GET", path, NULL, NULL, &secret, e);
     free(path);
     if (rc < 0 && rc != -ENOENT)
@@ -194,7 +194,7 @@ static int sync_secret(struct ctl *c, struct wh_cert *out, int64_t *not_after, s
                           not_after, &why);
         if (rc <= 0) {
             json_decref(secret);
-            return rc < 0 ? err_set(e, rc, "out of memory") : 0;
+            return rc < 0 ? err_set(e, rc, ERR_OOM_MSG) : 0;
         }
     }
     kc_log(KC_LOG_INFO, LOGGER, NULL, "making a new CA and serving certificate for %s (%s)",
@@ -221,13 +221,13 @@ static int sync_config(struct ctl *c, bool mutating, const char *ca_b64, struct 
                                                  : "validatingwebhookconfigurations", name);
     json_t *cfg = NULL;
     if (!path)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     int rc = kc_call(c->kc, "GET", path, NULL, NULL, &cfg, e);
     bool create = rc == -ENOENT && o->webhook_url_base;
     if (create) {
         cfg = wh_config_new(mutating, name, c->wh->secret_ns, o->webhook_service_name,
                            o->webhook_url_base);
-        rc = cfg ? 0 : err_set(e, -ENOMEM, "out of memory");
+        rc = cfg ? 0 : err_oom(e);
     }
     if (rc == 0)
         rc = wh_config_inject(cfg, ca_b64, o->webhook_url_base);
@@ -330,7 +330,7 @@ static int serve(struct ctl *c, const struct wh_cert *cert, struct err *e)
         kc_log(KC_LOG_ERROR, LOGGER, NULL, "cannot write the certificates to %s",
              c->o->webhook_cert_dir);
     if (rc == 0)
-        rc = wh_cert_copy(&w->served, cert) < 0 ? err_set(e, -ENOMEM, "out of memory") : 0;
+        rc = wh_cert_copy(&w->served, cert) < 0 ? err_oom(e) : 0;
     return rc;
 }
 
@@ -345,7 +345,7 @@ static int64_t sync_all(struct ctl *c)
         rc = serve(c, &cert, &e);
     char *ca = rc == 0 ? b64_encode(cert.ca_crt, strlen(cert.ca_crt)) : NULL;
     if (rc == 0 && !ca)
-        rc = err_set(&e, -ENOMEM, "out of memory");
+        rc = err_oom(&e);
     if (rc == 0)
         rc = sync_config(c, true, ca, &e);
     if (rc == 0)
@@ -367,14 +367,14 @@ static int64_t sync_all(struct ctl *c)
 
 /* ---- the loop's hooks -------------------------------------------------------------------- */
 
-int ctl_wh_start(struct ctl *c, struct err *e)
+int ctl__wh_start(struct ctl *c, struct err *e)
 {
     const struct ctl_opts *o = c->o;
     if (!o->webhooks)
         return 0;
     struct ctl_wh *w = calloc(1, sizeof(*w));
     if (!w)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     c->wh = w;
     w->secret_ns = o->webhook_secret_namespace ? o->webhook_secret_namespace
                                                : kc_namespace(c->kc);
@@ -382,24 +382,24 @@ int ctl_wh_start(struct ctl *c, struct err *e)
                                                       : w->secret_ns;
     int rc = hosts_init(w, o, svc_ns);
     if (rc < 0)
-        return err_set(e, rc, rc == -ENOMEM ? "out of memory"
+        return err_set(e, rc, rc == -ENOMEM ? ERR_OOM_MSG
                                             : "--webhook-url-base names no host");
     int64_t validity_s = o->webhook_cert_validity_ms / 1000;
     w->lookahead_s = validity_s / 4 < LOOKAHEAD_MAX_S ? validity_s / 4 : LOOKAHEAD_MAX_S;
     w->ctx = (struct wh_ctx){.gates = &o->gates, .jobset_get = jobset_get,
                              .runtime_get = runtime_get, .arg = c};
     if (c->pods)
-        w->ctx.place = (struct place_src){ctl_pods_named, ctl_node_get, c};
+        w->ctx.place = (struct place_src){ctl__pods_named, ctl__node_get, c};
     const wh_adm_fn fns[6] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
                            wh_jaxjob_validate, wh_trainjob_validate, wh_pod_validate};
     for (size_t i = 0; i < 6; i++)
         w->routes[i] = (struct wh_route){{fns[i], &w->ctx}, w};
-    metrics_init(w, ctl_obs_registry(c));
+    metrics_init(w, ctl__obs_registry(c));
     w->next_ms = kt_mono_ms() + sync_all(c);
     return 0;
 }
 
-int64_t ctl_wh_tick(struct ctl *c)
+int64_t ctl__wh_tick(struct ctl *c)
 {
     struct ctl_wh *w = c->wh;
     if (!w)
@@ -410,7 +410,7 @@ int64_t ctl_wh_tick(struct ctl *c)
     return w->next_ms - kt_mono_ms();
 }
 
-size_t ctl_wh_fds(const struct ctl *c, int *fds, int64_t *next_ms)
+size_t ctl__wh_fds(const struct ctl *c, int *fds, int64_t *next_ms)
 {
     struct ctl_wh *w = c->wh;
     if (!w || !w->srv || srv_http_fd(w->srv) < 0)
@@ -422,13 +422,13 @@ size_t ctl_wh_fds(const struct ctl *c, int *fds, int64_t *next_ms)
     return 1;
 }
 
-void ctl_wh_serve(struct ctl *c)
+void ctl__wh_serve(struct ctl *c)
 {
     if (c->wh)
         srv_http_run(c->wh->srv);
 }
 
-void ctl_wh_stop(struct ctl *c)
+void ctl__wh_stop(struct ctl *c)
 {
     struct ctl_wh *w = c->wh;
     if (!w)

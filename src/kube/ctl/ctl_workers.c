@@ -39,14 +39,14 @@ static void pass(struct ctl *c, const char *key)
     c->reconciles++;
     bool requeued = false;
     int64_t t0 = kt_mono_ms();
-    int rc = ctl_reconcile(c, key, &requeued);
-    ctl_obs_reconciled(c, rc, requeued, (double)(kt_mono_ms() - t0) / 1000.0);
+    int rc = ctl__reconcile(c, key, &requeued);
+    ctl__obs_reconciled(c, rc, requeued, (double)(kt_mono_ms() - t0) / 1000.0);
     kc_log(KC_LOG_DEBUG, "jobset", key, "reconciled in %lld ms (%d)", (long long)(kt_mono_ms() - t0),
          rc);
     if (rc < 0) {
         c->reconcile_errors++;
         cache_queue_retry(c->q, key, kt_mono_ms());
-        ctl_obs_queued(c, true);
+        ctl__obs_queued(c, true);
     } else {
         cache_queue_forget(c->q, key);
     }
@@ -74,7 +74,7 @@ static void worker(void *arg)
     }
 }
 
-int ctl_workers_start(struct ctl *c)
+int ctl__workers_start(struct ctl *c)
 {
     size_t n = c->o->workers > 0 ? (size_t)c->o->workers : 1;
     c->workers = calloc(n, sizeof(*c->workers));
@@ -91,7 +91,7 @@ int ctl_workers_start(struct ctl *c)
     return 0;
 }
 
-void ctl_workers_run(struct ctl *c, bool taking)
+void ctl__workers_run(struct ctl *c, bool taking)
 {
     c->taking = taking;
     for (size_t i = 0; i < c->n_workers; i++) {
@@ -105,7 +105,7 @@ void ctl_workers_run(struct ctl *c, bool taking)
 }
 
 /* After the loop (c->stop set): the passes under way finish, then every worker returns. */
-void ctl_workers_stop(struct ctl *c)
+void ctl__workers_stop(struct ctl *c)
 {
     c->taking = false;
     for (bool left = true; left;) {
@@ -117,7 +117,7 @@ void ctl_workers_stop(struct ctl *c)
     }
 }
 
-void ctl_workers_free(struct ctl *c)
+void ctl__workers_free(struct ctl *c)
 {
     for (size_t i = 0; i < c->n_workers; i++)
         kc_fiber_free(c->workers[i].f);

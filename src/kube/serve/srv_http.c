@@ -455,7 +455,7 @@ int srv_http_start_with(const char *bind, const struct srv_http_route *routes, s
     struct srv_http *h = calloc(1, sizeof(*h));
     if (!h || copy_routes(h, routes, n_routes) < 0 ||
         (limits && set_pem(h, limits->tls_cert, limits->tls_key) < 0)) {
-        rc = err_set(e, -ENOMEM, "listen on %s: out of memory", bind);
+        rc = err_set(e, -ENOMEM, "listen on %s: " ERR_OOM_MSG, bind);
         goto out;
     }
     if (limits)
@@ -514,7 +514,7 @@ int srv_http_set_tls(struct srv_http *h, const char *cert, const char *key, stru
     if (set_pem(h, cert, key) < 0) {
         h->cert = old_cert;
         h->key = old_key;
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     }
     /* The old server hands its listening socket over and stops accepting; a new one takes a
      * duplicate of it (libmicrohttpd closes the socket it was given on some failures, so the

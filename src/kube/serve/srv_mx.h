@@ -1,5 +1,5 @@
-/* srv_mx (metrics): a small Prometheus registry (counters, gauges, histograms with labels) and its text
- * exposition, format 0.0.4, written byte for byte as client_golang writes it
+/* srv_mx (metrics): a small Prometheus registry (counters, gauges, histograms with labels) and its
+ * text exposition, format 0.0.4, written byte for byte as client_golang writes it
  * (prometheus/common expfmt/text_create.go, MetricFamilyToText), so that what scrapes the Go
  * controller scrapes this one the same way.
  *
@@ -47,9 +47,9 @@ void srv_mx_free(struct srv_mx *m); /* frees its families too; NULL-safe */
 
 /* Registers a family: `name` ([a-zA-Z_:][a-zA-Z0-9_:]*), `help` (any text), `labels` a
  * NULL-terminated list of label names ([a-zA-Z_][a-zA-Z0-9_]*, not starting with "__", no
- * duplicates, at most SRV_MX_MAX_LABELS), or NULL for none.  Strings are copied.  Registering a name
- * again returns the family already registered when type, labels (and buckets) are the same, and
- * NULL otherwise.  NULL on out of memory or invalid input. */
+ * duplicates, at most SRV_MX_MAX_LABELS), or NULL for none.  Strings are copied.  Registering a
+ * name again returns the family already registered when type, labels (and buckets) are the same,
+ * and NULL otherwise.  NULL on out of memory or invalid input. */
 struct srv_mx_fam *srv_mx_counter(struct srv_mx *m, const char *name, const char *help,
                           const char *const *labels);
 struct srv_mx_fam *srv_mx_gauge(struct srv_mx *m, const char *name, const char *help,

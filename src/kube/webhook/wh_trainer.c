@@ -11,9 +11,9 @@
  *     flux), the same rules `jaxset validate --cluster` checks.
  * Such refusals are plain errors upstream (an aggregate of field errors), so controller-runtime
  * answers 403 Forbidden with the aggregate's text.  The TrainJob CRD's own rules
- * (api/admit/trainjob_admission.h tja_crd_rules) are checked too, with the API server's CEL messages,
- * for servers that do not evaluate CEL; a real kube-apiserver refuses first.  When the controller
- * does not watch runtimes (no cache), only the CRD's rules are checked. */
+ * (api/admit/trainjob_admission.h tja_crd_rules) are checked too, with the API server's CEL
+ * messages, for servers that do not evaluate CEL; a real kube-apiserver refuses first.  When the
+ * controller does not watch runtimes (no cache), only the CRD's rules are checked. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
