@@ -1,6 +1,6 @@
-/* A JobSet checked as `jaxset validate` checks it (api/convert/manifest.c check()), for the validating
- * admission webhook: defaults, the webhook's create rules, then jaxset's own annotations (the
- * JAX runtime, the restart grace). */
+/* A JobSet checked as `jaxset validate` checks it (api/convert/manifest.c check()), for the
+ * validating admission webhook: defaults, the webhook's create rules, then jaxset's own
+ * annotations (the JAX runtime, the restart grace). */
 #include "api/admit/jobset_admission.h"
 
 #include <errno.h>

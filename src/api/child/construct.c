@@ -35,14 +35,6 @@ void construct_job_key(const char *ns, const char *job_name, char out[41])
     out[40] = '\0';
 }
 
-json_t *construct_owner_ref(const struct js_view *v)
-{
-    /* A JobSet without metadata.uid (render assigns one first) gets "". */
-    return json_pack("{s:s,s:s,s:s,s:s,s:b,s:b}", "apiVersion", JOBSET_GROUP_VERSION, "kind",
-                     JOBSET_KIND, "name", v->name, "uid", v->uid ? v->uid : "", "controller", 1,
-                     "blockOwnerDeletion", 1);
-}
-
 static void stamp_str(struct stamp *s, const char *key, const char *val)
 {
     s->key = key;

@@ -51,7 +51,8 @@ json_t *construct_service(const json_t *js, const struct js_view *v);
 /* Lowercase hex SHA-1 of "<ns>/<jobName>" into out[41]. */
 void construct_job_key(const char *ns, const char *job_name, char out[41]);
 
-/* The controller owner reference to the JobSet (new reference, NULL on OOM). */
+/* The controller owner reference to the JobSet (construct_owner.c; new reference, NULL on
+ * OOM). */
 json_t *construct_owner_ref(const struct js_view *v);
 
 #endif

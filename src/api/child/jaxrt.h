@@ -4,7 +4,8 @@
  * kubeflow/trainer (pkg/runtime/framework/plugins/jax/jax.go), AIchor's JAX operator
  * (docs.aichor.ai) and jax.distributed itself (jax-ml/jax jax/_src/distributed.py).
  *
- * A JobSet opts in with the annotation jaxset.dev/jax-runtime (api/schema/keys.h); converters set it.
+ * A JobSet opts in with the annotation jaxset.dev/jax-runtime (api/schema/keys.h); converters set
+ * it.
  *   flavour   extra names                                                         default port
  *   jobset    JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES, JAX_PROCESS_ID,          6666
  *             JAX_COORDINATOR_PORT (every flavour exports these four)

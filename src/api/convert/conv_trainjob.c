@@ -15,8 +15,8 @@
  * #3563) with a container "node", and no container of that job may set a reserved variable.
  *
  * The runtime's template first takes the TrainJob's spec.runtimePatches as Trainer v2.3 applies
- * them (api/kubeflow/trainjob_patch.h: strategic merge patches with the JobSet's merge keys, the patches'
- * labels and annotations), and what follows reads that patched runtime.
+ * them (api/kubeflow/trainjob_patch.h: strategic merge patches with the JobSet's merge keys, the
+ * patches' labels and annotations), and what follows reads that patched runtime.
  * The JobSet (as the Trainer's JAX and JobSet plugins build it): name/namespace of the
  * TrainJob, labels/annotations of runtime.spec.template.metadata, spec = a copy of
  * runtime.spec.template.spec with spec.suspend = TrainJob spec.suspend (when set).  The trainer
@@ -25,15 +25,15 @@
  * when set, spec.trainer.env merged by name (upserted), resources = resourcesPerNode, and an
  * unnamed containerPort 29500 unless it has one; with spec.trainer, the JAX plugin's
  * JAX_NUM_PROCESSES, JAX_PROCESS_ID (fieldRef to the completion index) and
- * JAX_COORDINATOR_ADDRESS are upserted into its env as upstream writes them.  Annotations: jax-runtime=trainjob,
- * coordinator port 29500 and jax-replicated-jobs = the trainer job (initializer jobs are not
- * JAX processes), so the coordinator is <trainjob>-node-0-0.<trainjob>:29500 as upstream.
- * The initializer replicated jobs (labelled trainjob-ancestor-step=dataset-initializer /
- * model-initializer) get replicas 1 and spec.initializer.dataset / .model in their container of
- * that name (STORAGE_URI, env, envFrom secretRef: api/kubeflow/trainjob_init.h); with the runtime's
- * podGroupPolicy every pod template gets the pod-group label (coscheduling) or annotation
- * (volcano) naming the TrainJob.  The PodGroup itself is the cluster controller's
- * (api/kubeflow/trainjob_podgroup.h).
+ * JAX_COORDINATOR_ADDRESS are upserted into its env as upstream writes them.  Annotations:
+ * jax-runtime=trainjob, coordinator port 29500 and jax-replicated-jobs = the trainer job
+ * (initializer jobs are not JAX processes), so the coordinator is
+ * <trainjob>-node-0-0.<trainjob>:29500 as upstream. The initializer replicated jobs (labelled
+ * trainjob-ancestor-step=dataset-initializer / model-initializer) get replicas 1 and
+ * spec.initializer.dataset / .model in their container of that name (STORAGE_URI, env, envFrom
+ * secretRef: api/kubeflow/trainjob_init.h); with the runtime's podGroupPolicy every pod template
+ * gets the pod-group label (coscheduling) or annotation (volcano) naming the TrainJob.  The
+ * PodGroup itself is the cluster controller's (api/kubeflow/trainjob_podgroup.h).
  * Decisions where upstream is silent: TrainJob activeDeadlineSeconds is put on the trainer Job
  * template (upstream measures it on the TrainJob; the trainer Job failing with
  * DeadlineExceeded fails the JobSet unless the runtime's failurePolicy says otherwise);

@@ -1,6 +1,7 @@
 /* conv_util: helpers shared by the converters (conv_jaxjob.c, conv_trainjob.c, conv_aichor.c):
- * the input checks they have in common (on a CHK_REPORT checker, api/schema/check.h), and builders for
- * the JobSet they return.  Private to the conv_ files of src/api; not part of the public API. */
+ * the input checks they have in common (on a CHK_REPORT checker, api/schema/check.h), and builders
+ * for the JobSet they return.  Private to the conv_ files of src/api; not part of the public API.
+ * */
 #ifndef JX_CONV_UTIL_H
 #define JX_CONV_UTIL_H
 

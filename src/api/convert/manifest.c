@@ -513,7 +513,7 @@ static int read_docs(const char *const *files, size_t n_files, json_t *files_doc
         json_array_append_new(files_docs, arr);
         for (size_t i = 0; rc == 0 && i < json_array_size(arr); i++)
             if ((rc = append_doc(&docs, &n, &cap, files[f], arr, i)) < 0)
-                err_set(err, rc, "out of memory");
+                err_set(err, rc, ERR_OOM_MSG);
         if (rc == 0)
             count_runnable(docs, n, json_array_size(arr));
     }
@@ -543,29 +543,29 @@ int manifest_load_opts(const char *const *files, size_t n_files,
     struct manifest_set s = {0};
     json_t *files_docs = json_array();
     int rc = files_docs ? read_docs(files, n_files, files_docs, &docs, &n, err)
-                        : err_set(err, -ENOMEM, "out of memory");
+                        : err_oom(err);
     if (rc < 0)
         goto out;
     s.v = calloc(n ? n : 1, sizeof(*s.v));
     if (!s.v) {
-        rc = err_set(err, -ENOMEM, "out of memory");
+        rc = err_oom(err);
         goto out;
     }
     if (!(s.objects = json_array())) {
-        rc = err_set(err, -ENOMEM, "out of memory");
+        rc = err_oom(err);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
         if (config_object(&docs[i])) { /* read by env references (local/podenv/podenv.h) */
             if (json_array_append(s.objects, docs[i].obj) < 0) {
-                rc = err_set(err, -ENOMEM, "out of memory");
+                rc = err_oom(err);
                 goto out;
             }
             continue;
         }
         if (docs[i].kind == DOC_OTHER && !strict_kinds) {
             if ((rc = note_skipped(&s, &docs[i])) < 0) {
-                err_set(err, rc, "out of memory");
+                err_set(err, rc, ERR_OOM_MSG);
                 goto out;
             }
             continue;
@@ -579,7 +579,7 @@ int manifest_load_opts(const char *const *files, size_t n_files,
         }
         rc = make_manifest(&s.v[s.n++], &docs[i], docs, n, mode);
         if (rc < 0) {
-            err_set(err, rc, "out of memory");
+            err_set(err, rc, ERR_OOM_MSG);
             goto out;
         }
     }

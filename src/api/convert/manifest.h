@@ -23,8 +23,8 @@ struct manifest {
     json_t *jobset;        /* defaulted JobSet (owned); NULL when conversion failed */
     struct ferr_list errs; /* empty = valid */
     struct ferr_list warnings; /* unknown fields under MANIFEST_VALIDATE_WARN, failure-policy
-                               * patterns that never match (api/jobset/policy_warn.h): to print; they
-                               * never make the manifest invalid */
+                               * patterns that never match (api/jobset/policy_warn.h): to print;
+                               * they never make the manifest invalid */
     bool have_view;
     struct js_view view;   /* valid only when errs is empty */
     struct jaxrt rt;

@@ -121,7 +121,7 @@ int fg_set(struct feature_gates *g, const char *value, struct err *e, struct err
     int rc = 0;
     err_set(warn, 0, "%s", "");
     if (!copy)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     for (char *item = copy, *next; rc == 0 && item; item = next) {
         next = strchr(item, ',');
         if (next)

@@ -5,7 +5,8 @@
  *
  *   gate            stage  default  what it turns on here
  *   InPlaceRestart  alpha  false    failurePolicy.restartStrategy InPlaceRestart
- *   RestartJob      alpha  false    failure-policy actions RestartJob, RestartJobAndIgnoreMaxRestarts
+ *   RestartJob      alpha  false    failure-policy actions RestartJob,
+ * RestartJobAndIgnoreMaxRestarts
  *   ElasticJobSet   alpha  false    accepted; changes only spec updates, which jaxset never makes
  *   TLSOptions      GA     true     locked to true (the controller's TLS settings)
  *   AllAlpha, AllBeta               every alpha (beta) gate not set by name, as component-base

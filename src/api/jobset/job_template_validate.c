@@ -67,7 +67,7 @@ static const struct chk_field f_podspec[] = {
 };
 
 static const struct chk_field f_podtmpl[] = {
-    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
+    CHK_F_OBJ("metadata", 0, js__meta_fields),
     CHK_F_OBJ("spec", 0, f_podspec),
     CHK_F_END,
 };
@@ -82,8 +82,8 @@ static const struct chk_field f_jobspec[] = {
     CHK_F_OBJ("template", 0, f_podtmpl),       CHK_F_END,
 };
 
-const struct chk_field jsv__jobtmpl_fields[] = {
-    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
+const struct chk_field js__jobtmpl_fields[] = {
+    CHK_F_OBJ("metadata", 0, js__meta_fields),
     CHK_F_OBJ("spec", 0, f_jobspec),
     CHK_F_END,
 };
@@ -338,7 +338,7 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     if ((ptmpl && !json_is_object(ptmpl)) || (ps && !json_is_null(ps) && !json_is_object(ps)))
         return; /* wrong type: reported by the schema walker */
     fpath_fmt(p, "%s.template.metadata", sp);
-    jsv__meta_maps(c, jx_obj(ptmpl, "metadata"), p);
+    js__meta_maps(c, jx_obj(ptmpl, "metadata"), p);
     const json_t *ctrs = json_object_get(ps, "containers");
     if (json_array_size(ctrs) == 0 && (!ctrs || json_is_null(ctrs) || json_is_array(ctrs)))
         ferr_add(c->chk.errs, FERR_REQUIRED, fpath_field(p, psp, "containers"), NULL, NULL);
@@ -347,14 +347,14 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     check_host_aliases(c, ps, psp);
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);
-    jsv__volumes(c, ps, psp);
+    js__volumes(c, ps, psp);
 }
 
-void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path)
+void js__job_template(struct jsv *c, const json_t *tmpl, const char *path)
 {
     char sp[FPATH_MAX], mp[FPATH_MAX];
     const json_t *spec = json_object_get(tmpl, "spec");
-    jsv__meta_maps(c, jx_obj(tmpl, "metadata"), fpath_field(mp, path, "metadata"));
+    js__meta_maps(c, jx_obj(tmpl, "metadata"), fpath_field(mp, path, "metadata"));
     fpath_field(sp, path, "spec");
     if (spec && !json_is_null(spec) && !json_is_object(spec))
         return;

@@ -148,7 +148,7 @@ static void check_sources(struct jsv *c, const json_t *vol, const char *vp)
     }
 }
 
-void jsv__volumes(struct jsv *c, const json_t *ps, const char *psp)
+void js__volumes(struct jsv *c, const json_t *ps, const char *psp)
 {
     static const char *const lists[] = {"initContainers", "containers"};
     char p[FPATH_MAX];

@@ -19,14 +19,15 @@ int js_default(json_t *js);
 /* Create validation of a defaulted JobSet: every rule of jobSetWebhook.ValidateCreate and the
  * CRD-level rules (types, enums, required fields, minimums, maxItems, InOrder/dependsOn
  * exclusivity), plus the batch/v1 Job-template rules a real API server would reject a child
- * Job for (so that nothing half-starts).  Appends to `errs` with exact field paths.  Returns the number of errors added
- * (0 = valid) or -ENOMEM. */
+ * Job for (so that nothing half-starts).  Appends to `errs` with exact field paths.  Returns the
+ * number of errors added (0 = valid) or -ENOMEM. */
 int js_validate(const json_t *js, struct ferr_list *errs);
 
 struct feature_gates;
-/* js_validate with the controller's feature gates `g` (api/jobset/features.h; NULL: defaults, which is
- * what js_validate uses): a gated feature is refused while its gate is off, with upstream's
- * message and how to turn the gate on, and has its own requirements checked once it is on. */
+/* js_validate with the controller's feature gates `g` (api/jobset/features.h; NULL: defaults,
+ * which is what js_validate uses): a gated feature is refused while its gate is off, with
+ * upstream's message and how to turn the gate on, and has its own requirements checked once it is
+ * on. */
 int js_validate_gated(const json_t *js, const struct feature_gates *g, struct ferr_list *errs);
 
 /* js_validate_gated as a cluster admits: what the JobSet webhook and CRD let through and only

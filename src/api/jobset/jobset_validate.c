@@ -1,7 +1,8 @@
-/* js_validate: create validation of a JobSet — CRD schema (the tables below, walked by
+/* js_validate: create validation of a JobSet — CRD schema (the root table below, walked by
  * api/schema/check.h's chk_walk: types, required, maxItems), object metadata, replicated jobs;
- * policies live in jobset_validate_policy.c and the batch/v1 template rules in
- * job_template_validate.c. */
+ * the spec's schema and policies live in jobset_validate_policy.c, the label and annotation
+ * rules in jobset_validate_meta.c and the batch/v1 template rules in job_template_validate.c.
+ * The top of the validation files: none of them calls this one. */
 #include "api/jobset/jobset.h"
 #include "api/jobset/jobset_validate_int.h"
 #include "api/schema/keys.h"
@@ -17,31 +18,11 @@
 
 /* ---- schema -------------------------------------------------------------------------------- */
 
-const struct chk_field jsv__meta_fields[] = {
-    CHK_F("name", CHK_STR),      CHK_F("generateName", CHK_STR),   CHK_F("namespace", CHK_STR),
-    CHK_F("labels", CHK_STRMAP), CHK_F("annotations", CHK_STRMAP), CHK_F_END,
-};
-
-static const struct chk_field f_dep[] = {
-    CHK_F_REQ("name", CHK_STR),
-    CHK_F_REQ("status", CHK_STR),
-    CHK_F_END,
-};
-
-const struct chk_field jsv__rj_fields[] = {
-    CHK_F_REQ("name", CHK_STR),
-    CHK_F("groupName", CHK_STR),
-    CHK_F("replicas", CHK_INT32),
-    CHK_F_OBJ("template", CHK_REQUIRED, jsv__jobtmpl_fields),
-    CHK_F_ARR("dependsOn", 0, CHK_OBJ, f_dep, 5),
-    CHK_F_END,
-};
-
 static const struct chk_field f_root[] = {
     CHK_F_REQ("apiVersion", CHK_STR),
     CHK_F_REQ("kind", CHK_STR),
-    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
-    CHK_F_OBJ("spec", CHK_REQUIRED, jsv__spec_fields),
+    CHK_F_OBJ("metadata", 0, js__meta_fields),
+    CHK_F_OBJ("spec", CHK_REQUIRED, js__spec_fields),
     CHK_F_END,
 };
 
@@ -99,47 +80,6 @@ static void check_names(struct jsv *c)
     }
 }
 
-static void check_annotation_keys(struct jsv *c, const json_t *ann, const char *path)
-{
-    const char *k;
-    const json_t *v;
-    struct dns_msgs m;
-    json_object_foreach((json_t *)ann, k, v)
-    {
-        char *lower = strdup(k);
-        if (!lower) {
-            c->chk.rc = -ENOMEM;
-            return;
-        }
-        for (char *p = lower; *p; p++)
-            if (*p >= 'A' && *p <= 'Z')
-                *p = (char)(*p - 'A' + 'a');
-        dns_qualified_name(lower, &m);
-        free(lower);
-        chk_dns(&c->chk, path, k, &m, NULL);
-    }
-}
-
-void jsv__meta_maps(struct jsv *c, const json_t *meta, const char *meta_path)
-{
-    char p[FPATH_MAX];
-    const char *k;
-    const json_t *v;
-    struct dns_msgs m;
-    fpath_field(p, meta_path, "labels");
-    json_object_foreach(jx_obj(meta, "labels"), k, v)
-    {
-        dns_qualified_name(k, &m);
-        chk_dns(&c->chk, p, k, &m, NULL);
-        if (!json_is_string(v))
-            continue;
-        dns_label_value(json_string_value(v), &m);
-        chk_dns(&c->chk, p, json_string_value(v), &m, NULL);
-    }
-    fpath_field(p, meta_path, "annotations");
-    check_annotation_keys(c, jx_obj(meta, "annotations"), p);
-}
-
 static const char *const api_versions[] = {JOBSET_GROUP_VERSION, NULL};
 static const char *const kinds[] = {JOBSET_KIND, NULL};
 
@@ -148,7 +88,7 @@ static void check_object_meta(struct jsv *c)
     (void)chk_enum(&c->chk, c->js, "apiVersion", "", api_versions, true);
     (void)chk_enum(&c->chk, c->js, "kind", "", kinds, true);
     check_names(c);
-    jsv__meta_maps(c, c->meta, "metadata");
+    js__meta_maps(c, c->meta, "metadata");
 }
 
 /* ---- replicated jobs ----------------------------------------------------------------------- */
@@ -274,7 +214,7 @@ static void check_rj(struct jsv *c, size_t i)
     check_depends_on(c, i, rj, p);
     const json_t *tmpl = jx_obj(rj, "template");
     if (tmpl)
-        jsv__job_template(c, tmpl, fpath_field(tp, p, "template"));
+        js__job_template(c, tmpl, fpath_field(tp, p, "template"));
 }
 
 int js_validate(const json_t *js, struct ferr_list *errs)
@@ -308,7 +248,7 @@ int js_validate_cluster(const json_t *js, const struct feature_gates *g, struct 
     check_object_meta(&c);
     for (size_t i = 0; i < json_array_size(c.rjs); i++)
         check_rj(&c, i);
-    jsv__policies(&c);
+    js__policies(&c);
     json_decref(c.rj_index);
     return chk_result(&c.chk);
 }

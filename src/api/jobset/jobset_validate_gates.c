@@ -36,7 +36,7 @@ static void check_restart_job_replicas(struct jsv *c)
     }
 }
 
-bool jsv__restart_job_gate(struct jsv *c, const json_t *rules)
+bool js__restart_job_gate(struct jsv *c, const json_t *rules)
 {
     char p[FPATH_MAX];
     for (size_t k = 0; k < json_array_size(rules); k++) {
@@ -100,7 +100,7 @@ static void check_in_place_rj(struct jsv *c, size_t i)
     }
 }
 
-void jsv__in_place_gate(struct jsv *c)
+void js__in_place_gate(struct jsv *c)
 {
     const char *rs = jx_str(jx_obj(c->spec, "failurePolicy"), "restartStrategy");
     if (!rs || strcmp(rs, "InPlaceRestart") != 0)

@@ -1,5 +1,6 @@
-/* jobset_validate_int: the validation run shared by jobset_validate.c, jobset_validate_policy.c
- * and job_template_validate.c, on the checker of api/schema/check.h.  Not part of the public API. */
+/* jobset_validate_int: the validation run shared by the files of js_validate (jobset_validate.c,
+ * its _meta, _gates and _policy files, job_template_validate.c and job_template_volumes.c), on
+ * the checker of api/schema/check.h.  Not part of the public API. */
 #ifndef JX_JOBSET_VALIDATE_INT_H
 #define JX_JOBSET_VALIDATE_INT_H
 
@@ -7,14 +8,6 @@
 #include "api/jobset/features.h"
 
 #include <jansson.h>
-
-/* The schema tables (api/schema/check.h chk_walk): batch/v1 JobTemplateSpec as far as jaxset reads or
- * checks it; ObjectMeta (name, generateName, namespace, labels, annotations); a ReplicatedJob;
- * and JobSetSpec (in jobset_validate_policy.c). */
-extern const struct chk_field jsv__jobtmpl_fields[];
-extern const struct chk_field jsv__meta_fields[];
-extern const struct chk_field jsv__rj_fields[];
-extern const struct chk_field jsv__spec_fields[];
 
 /* One validation run. */
 struct jsv {
@@ -29,22 +22,42 @@ struct jsv {
     char gen_name[FPATH_MAX];
 };
 
-/* metadata.labels / metadata.annotations key and value rules under `meta_path`. */
-void jsv__meta_maps(struct jsv *c, const json_t *meta, const char *meta_path);
+/* The files below call only those above them here: meta at the bottom, js_validate
+ * (jobset_validate.c) on top.  Schema tables are walked by api/schema/check.h's chk_walk. */
 
+/* ---- jobset_validate_meta.c ---------------------------------------------------------------- */
+
+/* The schema table of ObjectMeta (name, generateName, namespace, labels, annotations). */
+extern const struct chk_field js__meta_fields[];
+/* metadata.labels / metadata.annotations key and value rules under `meta_path`. */
+void js__meta_maps(struct jsv *c, const json_t *meta, const char *meta_path);
+
+/* ---- job_template_volumes.c ---------------------------------------------------------------- */
+
+/* The pod spec `ps` (at path psp)'s volumes and volumeMounts. */
+void js__volumes(struct jsv *c, const json_t *ps, const char *psp);
+
+/* ---- job_template_validate.c --------------------------------------------------------------- */
+
+/* The schema table of batch/v1 JobTemplateSpec, as far as jaxset reads or checks it. */
+extern const struct chk_field js__jobtmpl_fields[];
+/* batch/v1 checks of spec.replicatedJobs[i].template at `path`. */
+void js__job_template(struct jsv *c, const json_t *tmpl, const char *path);
+
+/* ---- jobset_validate_gates.c --------------------------------------------------------------- */
+
+/* Feature-gated rules.  js__restart_job_gate checks the RestartJob* actions of `rules`; true
+ * when the gate is off and one is used: the other rule checks are then skipped, as upstream
+ * does.  js__in_place_gate checks restartStrategy InPlaceRestart. */
+bool js__restart_job_gate(struct jsv *c, const json_t *rules);
+void js__in_place_gate(struct jsv *c);
+
+/* ---- jobset_validate_policy.c -------------------------------------------------------------- */
+
+/* The schema table of JobSetSpec (its replicatedJobs' too). */
+extern const struct chk_field js__spec_fields[];
 /* Semantic checks of spec-level policies (network, managedBy, TTL, success, startup, failure,
  * coordinator, volumeClaimPolicies). */
-void jsv__policies(struct jsv *c);
-
-/* Feature-gated rules (jobset_validate_gates.c).  jsv__restart_job_gate checks the RestartJob*
- * actions of `rules`; true when the gate is off and one is used: the other rule checks are then
- * skipped, as upstream does.  jsv__in_place_gate checks restartStrategy InPlaceRestart. */
-bool jsv__restart_job_gate(struct jsv *c, const json_t *rules);
-void jsv__in_place_gate(struct jsv *c);
-/* The pod spec `ps` (at path psp)'s volumes and volumeMounts (job_template_volumes.c). */
-void jsv__volumes(struct jsv *c, const json_t *ps, const char *psp);
-
-/* batch/v1 checks of spec.replicatedJobs[i].template at `path`. */
-void jsv__job_template(struct jsv *c, const json_t *tmpl, const char *path);
+void js__policies(struct jsv *c);
 
 #endif

@@ -77,7 +77,7 @@ static const struct chk_field f_coord[] = {
 };
 
 static const struct chk_field f_pvc[] = {
-    CHK_F_OBJ("metadata", 0, jsv__meta_fields),
+    CHK_F_OBJ("metadata", 0, js__meta_fields),
     CHK_F("spec", CHK_OBJ),
     CHK_F_END,
 };
@@ -93,11 +93,27 @@ static const struct chk_field f_vcp[] = {
     CHK_F_END,
 };
 
+static const struct chk_field f_dep[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F_REQ("status", CHK_STR),
+    CHK_F_END,
+};
+
+/* A ReplicatedJob: its checks beyond the schema are jobset_validate.c's check_rj. */
+static const struct chk_field f_rj[] = {
+    CHK_F_REQ("name", CHK_STR),
+    CHK_F("groupName", CHK_STR),
+    CHK_F("replicas", CHK_INT32),
+    CHK_F_OBJ("template", CHK_REQUIRED, js__jobtmpl_fields),
+    CHK_F_ARR("dependsOn", 0, CHK_OBJ, f_dep, 5),
+    CHK_F_END,
+};
+
 /* replicatedJobs is optional, as in upstream's CRD (kubernetes-sigs/jobset
  * api/jobset/v1alpha2/jobset_types.go, `json:"replicatedJobs,omitempty"`): a JobSet without
  * any is admitted and completes with nothing to run. */
-const struct chk_field jsv__spec_fields[] = {
-    CHK_F_ARR("replicatedJobs", 0, CHK_OBJ, jsv__rj_fields, 0),
+const struct chk_field js__spec_fields[] = {
+    CHK_F_ARR("replicatedJobs", 0, CHK_OBJ, f_rj, 0),
     CHK_F_OBJ("network", 0, f_net),
     CHK_F_OBJ("successPolicy", 0, f_success),
     CHK_F_OBJ("failurePolicy", 0, f_failure),
@@ -266,12 +282,12 @@ static void check_failure(struct jsv *c)
         return;
     (void)chk_int(&c->chk, fp, "maxRestarts", "spec.failurePolicy", 0, NULL);
     (void)chk_enum(&c->chk, fp, "restartStrategy", "spec.failurePolicy", restart_strategies, false);
-    jsv__in_place_gate(c);
+    js__in_place_gate(c);
     for (size_t k = 0; k < json_array_size(rules); k++) {
         fpath_index(rp, "spec.failurePolicy", "rules", k);
         (void)chk_enum(&c->chk, json_array_get(rules, k), "action", rp, actions, true);
     }
-    if (jsv__restart_job_gate(c, rules))
+    if (js__restart_job_gate(c, rules))
         return;
     json_t *by_name = chk_name_index(rules);
     if (!by_name) {
@@ -473,7 +489,7 @@ static void check_volume_claims(struct jsv *c)
     }
 }
 
-void jsv__policies(struct jsv *c)
+void js__policies(struct jsv *c)
 {
     if (!c->spec)
         return;

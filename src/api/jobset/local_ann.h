@@ -10,7 +10,7 @@
  *       (local_ann_cap_job_grace): the Job controller deletes a failed Job's pods, and the
  *       garbage collector a deleted Job's, with the pods' own grace, and the kubelet keeps the
  *       grace of the first deletion however it is shortened afterwards
- *       (kubernetes/kubernetes#83916; README, restart grace on a cluster). */
+ *       (kubernetes/kubernetes#83916; docs/cluster.md, restart grace on a cluster). */
 #ifndef JX_LOCAL_ANN_H
 #define JX_LOCAL_ANN_H
 

@@ -4,7 +4,8 @@
  *     would be cut short where it is used (an exec'd argument ends at the first NUL);
  *   - the annotations of one object's metadata (the document's, and every pod template's)
  *     total at most 256 KiB of keys and values (k8s.io/apimachinery
- *     pkg/api/validation/objectmeta.go, ValidateAnnotations: "may not be more than 262144 bytes"). */
+ *     pkg/api/validation/objectmeta.go, ValidateAnnotations: "may not be more than 262144 bytes").
+ * */
 #ifndef JX_BOUNDS_H
 #define JX_BOUNDS_H
 

@@ -123,8 +123,8 @@ struct nsr_enter {
 
 /* In a spawned child, system calls only: joins e's namespaces, unshares the mount namespace
  * and mounts (a read-only mount's source on this machine covered read-only too); `fds` is
- * scratch for e->n descriptors, the soft limit of open files raised while they are open.  0, or -1 with errno set and *failed the
- * index of the mount that failed (-1 when joining failed). */
+ * scratch for e->n descriptors, the soft limit of open files raised while they are open.  0, or -1
+ * with errno set and *failed the index of the mount that failed (-1 when joining failed). */
 int nsr__enter(const struct nsr_enter *e, int *fds, long *failed);
 
 #endif

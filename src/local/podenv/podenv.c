@@ -335,7 +335,7 @@ int podenv_build(const json_t *container, const struct podenv_pod *pod, const ch
     if (!rc)
         rc = build_argv(container, &env, &argv, err);
     if (rc == -ENOMEM)
-        err_set(err, rc, "out of memory");
+        err_set(err, rc, ERR_OOM_MSG);
     if (rc < 0) {
         podenv_strv_free(&env);
         podenv_strv_free(&argv);

@@ -18,6 +18,7 @@
 #include "core/reconcile.h"
 #include "local/podenv/podenv.h"
 #include "local/store/rundir.h"
+#include "local/store/store_state.h"
 #include "obj/base/fs.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
@@ -81,7 +82,7 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     const json_t *meta = jx_obj(obj, "metadata");
     if (!j) {
         json_decref(obj);
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     }
     j->obj = obj;
     const char *name = jx_str(meta, "name"), *idx = jx_get_meta(meta, "labels", LBL_JOB_INDEX);
@@ -90,7 +91,7 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
      * replicated job's name and the index as labels; anything else is a bug to report */
     if (!name || snprintf(j->name, sizeof(j->name), "%s", name) >= (int)sizeof(j->name) ||
         rj < 0 || !idx) {
-        run__job_free(j);
+        runner__job_free(j);
         return err_set(err, -EINVAL, "job %s: not a child Job of this JobSet",
                        name ? name : "(no name)");
     }
@@ -98,11 +99,11 @@ static int add_job(struct run *r, json_t *obj, struct err *err)
     j->index = strtoll(idx, NULL, 10);
     j->wakeup_ms = INT64_MAX;
     int rc = jx_set_str(jx_ensure_obj(obj, "metadata"), "uid", j->name) < 0 ||
-                     run__agent_commands(jx_path(obj, "spec.template.spec")) < 0
-                 ? err_set(err, -ENOMEM, "out of memory")
+                     runner__agent_commands(jx_path(obj, "spec.template.spec")) < 0
+                 ? err_oom(err)
                  : jobctl_spec_parse(obj, &j->spec, err);
     if (rc < 0) {
-        run__job_free(j);
+        runner__job_free(j);
         return rc;
     }
     r->jobs[r->n_jobs++] = j;
@@ -118,7 +119,7 @@ static void delete_job(struct run *r, const char *name, int64_t now)
     j->deleting = true;
     kt_format(now, ts);
     jx_set_str(jx_ensure_obj(j->obj, "metadata"), "deletionTimestamp", ts);
-    run__kill_job(r, j, now);
+    runner__kill_job(r, j, now);
 }
 
 /* Drops Jobs whose foreground deletion is over (no process left); returns how many. */
@@ -129,12 +130,12 @@ static size_t reap_deleted(struct run *r)
         struct rjob *j = r->jobs[i];
         bool alive = false;
         for (size_t k = 0; k < j->n_pods; k++)
-            alive |= run__pod_alive(j->pods[k]);
+            alive |= runner__pod_alive(j->pods[k]);
         if (j->deleting && !alive) {
-            if (run__pods_retire(r, j) < 0)
-                run__note(r, "out of memory: the pods of job %s are left out of pods.json",
-                          j->name);
-            run__job_free(j);
+            if (runner__pods_retire(r, j) < 0)
+                runner__note(r, ERR_OOM_MSG ": the pods of job %s are left out of pods.json",
+                             j->name);
+            runner__job_free(j);
             r->jobs[i] = r->jobs[--r->n_jobs];
             n++;
         } else {
@@ -178,7 +179,7 @@ static int op_delete_job(void *ctx, const char *name, bool foreground, struct er
     (void)foreground; /* a Job's pods are always stopped before its name is free again */
     (void)e;
     if (j && !j->deleting)
-        j->restart_teardown = restart_teardown(ps->r, j) || run__job_outdated(ps->r, j);
+        j->restart_teardown = restart_teardown(ps->r, j) || runner__job_outdated(ps->r, j);
     delete_job(ps->r, name, ps->now);
     return 0;
 }
@@ -200,13 +201,13 @@ static int op_create_service(void *ctx, json_t *service, struct err *e)
  * alone (RestartJob gate) has the same backoff of its own (runner_restart.c). */
 static void gang_attempt_begins(struct run *r, long long attempt, int64_t now)
 {
-    int64_t delay = run__backoff_begin(r, &r->quick_restarts, &r->attempt_started_ms,
-                                       &r->gang_hold_ms, now);
+    int64_t delay = runner__backoff_begin(r, &r->quick_restarts, &r->attempt_started_ms,
+                                          &r->gang_hold_ms, now);
     r->attempt = attempt;
     if (delay > 0)
-        run__note(r, "restart attempt %lld starts in %.1f s: the gang failed %d times in a row "
-                     "within %d s (crash-loop backoff; --restart-backoff sets its base)",
-                  attempt, (double)delay / 1000, r->quick_restarts, RUN_GANG_STABLE_MS / 1000);
+        runner__note(r, "restart attempt %lld starts in %.1f s: the gang failed %d times in a row "
+                        "within %d s (crash-loop backoff; --restart-backoff sets its base)",
+                     attempt, (double)delay / 1000, r->quick_restarts, RUN_GANG_STABLE_MS / 1000);
 }
 
 /* A Job already there (the API server's AlreadyExists) or a run being stopped creates nothing;
@@ -223,9 +224,9 @@ static int op_create_job(void *ctx, json_t *job, struct err *e)
     if (attempt > r->attempt)
         gang_attempt_begins(r, attempt, ps->now);
     int64_t hold = ps->now < r->gang_hold_ms ? r->gang_hold_ms
-                                             : run__job_restart_hold(r, job, ps->now);
+                                             : runner__job_restart_hold(r, job, ps->now);
     if (hold < 0)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     if (hold > 0) {
         r->held = true;
         r->held_until_ms = hold < r->held_until_ms ? hold : r->held_until_ms;
@@ -254,7 +255,7 @@ static int op_write_status(void *ctx, json_t *status, struct err *e)
 {
     struct run_pass *ps = ctx;
     if (json_object_set(ps->r->js, "status", status) < 0)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     ps->r->status_dirty = true;
     return 0;
 }
@@ -263,7 +264,7 @@ static void op_record_event(void *ctx, enum rec_event_type type, const char *rea
                             const char *message)
 {
     struct run_pass *ps = ctx;
-    run__event(ps->r, type == REC_EVENT_WARNING ? "Warning" : "Normal", reason, message);
+    runner__event(ps->r, type == REC_EVENT_WARNING ? "Warning" : "Normal", reason, message);
 }
 
 /* ttlSecondsAfterFinished: a local run ends once it is finished, its directory is kept. */
@@ -282,7 +283,7 @@ static int op_create_pvc(void *ctx, json_t *pvc, struct err *e)
     struct run_pass *ps = ctx;
     char *dir = vol_claim_dir(&ps->r->vr, jx_str(jx_obj(pvc, "metadata"), "name"));
     if (!dir)
-        return err_set(e, -ENOMEM, "out of memory");
+        return err_oom(e);
     int rc = fs_mkdir_p(dir, 0700);
     if (rc < 0)
         err_set(e, rc, "%s: %s", dir, strerror(-rc));
@@ -327,15 +328,15 @@ static int reconcile_once(struct run *r, int64_t now, bool *changed, struct err 
     for (size_t i = 0; i < r->n_jobs; i++) {
         if (r->jobs[i]->deleting)
             continue;
-        int rc = run__job_sync(r, r->jobs[i], now, &any, err);
+        int rc = runner__job_sync(r, r->jobs[i], now, &any, err);
         if (rc < 0)
             return rc;
     }
-    json_t *jobs = jobs_json(r), *pods = r->ipr ? run__ipr_pods(r) : NULL;
+    json_t *jobs = jobs_json(r), *pods = r->ipr ? runner__ipr_pods(r) : NULL;
     struct rec_plan plan;
     int rc = jobs && (pods || !r->ipr)
                  ? rec_reconcile_gated(r->js, jobs, pods, now, &r->m->gates, &plan, err)
-                 : err_set(err, -ENOMEM, "out of memory");
+                 : err_oom(err);
     json_decref(jobs);
     json_decref(pods);
     if (rc < 0)
@@ -344,7 +345,7 @@ static int reconcile_once(struct run *r, int64_t now, bool *changed, struct err 
     rc = apply_plan(r, &plan, now, &planned, err);
     rec_plan_release(&plan);
     if (rc == 0)
-        any |= run__ipr_agents(r, now); /* the agents read the status just written */
+        any |= runner__ipr_agents(r, now); /* the agents read the status just written */
     *changed = any || planned;
     return rc;
 }
@@ -360,7 +361,7 @@ static int64_t next_deadline(const struct run *r)
     for (size_t i = 0; i < r->n_jobs; i++)
         if (r->jobs[i]->wakeup_ms < t)
             t = r->jobs[i]->wakeup_ms;
-    int64_t k = run__next_kill(r);
+    int64_t k = runner__next_kill(r);
     if (r->status_dirty && r->next_write_ms < t)
         t = r->next_write_ms;
     return k < t ? k : t;
@@ -378,8 +379,9 @@ static void on_control(struct run *r)
         jx_bool_or(spec, "suspend", false) != json_is_true(want)) {
         jx_set_bool(spec, "suspend", json_is_true(want));
         r->status_dirty = true;
-        run__note(r, "%s requested: %s", json_is_true(want) ? "suspend" : "resume",
-                  json_is_true(want) ? "every pod is stopped, the Jobs stay" : "pods start again");
+        bool on = json_is_true(want);
+        runner__note(r, "%s requested: %s", on ? "suspend" : "resume",
+                     on ? "every pod is stopped, the Jobs stay" : "pods start again");
     }
     json_decref(ctl);
 }
@@ -396,17 +398,17 @@ static void on_signal(struct run *r, int64_t now)
         const char *abbrev = sigabbrev_np((int)si.ssi_signo);
         r->signals++;
         if (!second)
-            run__note(r, "received SIG%s: stopping every pod (grace period applies; again to "
-                         "force)", abbrev ? abbrev : "?");
+            runner__note(r, "received SIG%s: stopping every pod (grace period applies; again to "
+                            "force)", abbrev ? abbrev : "?");
         else if (r->signals == 2)
-            run__note(r, "received SIG%s again: killing every pod now (SIGKILL)",
-                      abbrev ? abbrev : "?");
+            runner__note(r, "received SIG%s again: killing every pod now (SIGKILL)",
+                         abbrev ? abbrev : "?");
         else
-            run__note(r, "received SIG%s again: every pod is being killed already, waiting "
-                         "for %zu to exit", abbrev ? abbrev : "?", run__alive(r));
+            runner__note(r, "received SIG%s again: every pod is being killed already, waiting "
+                            "for %zu to exit", abbrev ? abbrev : "?", runner__alive(r));
         r->signal = (int)si.ssi_signo;
         for (size_t i = 0; i < r->n_jobs; i++) {
-            run__kill_job(r, r->jobs[i], now);
+            runner__kill_job(r, r->jobs[i], now);
             for (size_t k = 0; second && k < r->jobs[i]->n_pods; k++)
                 r->jobs[i]->pods[k]->kill_at_ms = now;
         }
@@ -416,19 +418,19 @@ static void on_signal(struct run *r, int64_t now)
 static int wait_events(struct run *r, struct err *err)
 {
     struct sup_exit exits[64];
-    int64_t now = run__now(r), dl = next_deadline(r);
+    int64_t now = runner__now(r), dl = next_deadline(r);
     int timeout = dl == INT64_MAX ? 1000 : (int)(dl - now < 0 ? 0 : dl - now);
     if (r->o->live && timeout > 1000)
         timeout = 1000;
     int fd = -1, n = sup_poll(r->sup, timeout, exits, 64, &fd);
     if (n < 0)
         return err_set(err, n, "supervisor: %s", strerror(-n));
-    now = run__now(r);
+    now = runner__now(r);
     for (int i = 0; i < n; i++)
-        run__pod_exited(r, exits[i].id, exits[i].status, exits[i].msg, now);
+        runner__pod_exited(r, exits[i].id, exits[i].status, exits[i].msg, now);
     if (fd == r->sigfd)
         on_signal(r, now);
-    run__escalate_kills(r, now);
+    runner__escalate_kills(r, now);
     return 0;
 }
 
@@ -467,27 +469,27 @@ static void note_idle(struct run *r)
     int64_t due = r->requeue_at_ms;
     for (size_t i = 0; i < r->n_jobs; i++)
         due = r->jobs[i]->wakeup_ms < due ? r->jobs[i]->wakeup_ms : due;
-    bool idle = !terminal(r) && !r->signal && run__alive(r) == 0 && due == INT64_MAX;
+    bool idle = !terminal(r) && !r->signal && runner__alive(r) == 0 && due == INT64_MAX;
     if (idle && !r->idle_noted)
-        run__note(r, "%s", idle_reason(r));
+        runner__note(r, "%s", idle_reason(r));
     r->idle_noted = idle;
 }
 
 static int loop(struct run *r, struct err *err)
 {
     for (;;) {
-        int rc = settle(r, run__now(r), err);
+        int rc = settle(r, runner__now(r), err);
         if (rc < 0)
             return rc;
         if (reap_deleted(r) && !r->signal)
             continue; /* the names are free again: the next pass may recreate them */
-        int64_t now = run__now(r);
+        int64_t now = runner__now(r);
         if (r->status_dirty && now >= r->next_write_ms) {
-            run__state_write(r, "Running", -1);
+            runner__state_write(r, store_state_name(STORE_RUNNING), -1);
             r->next_write_ms = now + RUN_WRITE_MS;
         }
-        run__live(r, false);
-        if ((terminal(r) || r->signal) && run__alive(r) == 0)
+        runner__live(r, false);
+        if ((terminal(r) || r->signal) && runner__alive(r) == 0)
             break;
         note_idle(r);
         if ((rc = wait_events(r, err)) < 0)
@@ -508,9 +510,9 @@ static int precheck_list(const struct manifest *m, const json_t *tmpl, const cha
                              .objects = m->objects, .ns = m->view.ns};
     for (size_t k = 0; k < json_array_size(list); k++) {
         struct podenv_strv env = {0}, argv = {0};
-        json_t *c = run__agent_container(json_array_get(list, k));
+        json_t *c = runner__agent_container(json_array_get(list, k));
         int rc = c ? podenv_build(c, &pod, NULL, NULL, &env, &argv, err)
-                   : err_set(err, -ENOMEM, "out of memory");
+                   : err_oom(err);
         json_decref(c);
         podenv_strv_free(&env);
         podenv_strv_free(&argv);
@@ -526,22 +528,13 @@ static int precheck_list(const struct manifest *m, const json_t *tmpl, const cha
     return 0;
 }
 
-/* Pods with a hostname of their own: what the hosts file lists and the most that may run. */
-static long long total_pods(const struct js_view *v)
-{
-    long long n = 0;
-    for (size_t i = 0; i < v->n_rj; i++)
-        n += v->rj[i].replicas * v->rj[i].pods_per_job;
-    return n;
-}
-
 int runner_check(const struct manifest *m, struct err *err)
 {
-    if (total_pods(&m->view) > RUNNER_MAX_PODS)
+    if (runner__total_pods(&m->view) > RUNNER_MAX_PODS)
         return err_set(err, -E2BIG,
                        "spec.replicatedJobs: the job has %lld pods; jaxset runs at most %d on "
                        "one machine",
-                       total_pods(&m->view), RUNNER_MAX_PODS);
+                       runner__total_pods(&m->view), RUNNER_MAX_PODS);
     for (size_t i = 0; i < m->view.n_rj; i++) {
         struct jobctl_spec js;
         int rc = precheck_list(m, m->view.rj[i].tmpl, "initContainers", i, err);
@@ -560,7 +553,7 @@ int runner_check(const struct manifest *m, struct err *err)
 
 static void clear_live(void *ctx)
 {
-    run__live_clear(ctx);
+    runner__live_clear(ctx);
 }
 
 /* Pods asking for GPUs get disjoint ones; more than the machine has cannot all run. */
@@ -572,7 +565,7 @@ static int check_gpus(const struct run *r, struct err *err)
         const json_t *spec = jx_path(v->rj[i].tmpl, "spec.template.spec");
         long long per = 0;
         for (size_t k = 0; k < json_array_size(jx_arr(spec, "containers")); k++)
-            per += run__gpu_request(json_array_get(jx_arr(spec, "containers"), k));
+            per += runner__gpu_request(json_array_get(jx_arr(spec, "containers"), k));
         want += per * v->rj[i].replicas * v->rj[i].parallelism;
     }
     if (want > r->n_gpus)
@@ -632,7 +625,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->sigfd = -1;
     r->requeue_at_ms = INT64_MAX;
     kt_steady_init(&r->clock);
-    r->started_ms = run__now(r);
+    r->started_ms = runner__now(r);
     r->attempt_started_ms = r->started_ms;
     r->rng = (uint64_t)r->started_ms * 2654435761u ^ (uint64_t)getpid();
     r->n_gpus = o->gpus >= 0 ? o->gpus : runner_detect_gpus();
@@ -645,7 +638,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
                            jx_str(jx_obj(r->js, "metadata"), "namespace")) < 0))
         return err_set(err, -ENOMEM, "cannot set up the run (memory)");
     r->coord_port = free_port();
-    r->ipr = run__ipr_active(m);
+    r->ipr = runner__ipr_active(m);
     r->ipr_noted = -1;
     if (!r->js || r->coord_port < 0)
         return err_set(err, -ENOMEM, "cannot set up the run (memory or a free port)");
@@ -655,8 +648,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     if (rc == 0)
         rc = check_fds(&m->view, err);
     if (rc == 0)
-        rc = run__volumes_setup(r, err);
-    if (rc < 0 || (rc = run__state_open(r, err)) < 0 || (rc = run__hosts_setup(r, err)) < 0)
+        rc = runner__volumes_setup(r, err);
+    if (rc < 0 || (rc = runner__state_open(r, err)) < 0 || (rc = runner__hosts_setup(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
     sigaddset(&ss, SIGINT);
@@ -679,7 +672,7 @@ static void teardown(struct run *r)
 {
     sup_free(r->sup);
     for (size_t i = 0; i < r->n_jobs; i++)
-        run__job_free(r->jobs[i]);
+        runner__job_free(r->jobs[i]);
     free(r->jobs);
     if (r->sigfd >= 0)
         close(r->sigfd);
@@ -692,7 +685,7 @@ static void teardown(struct run *r)
     json_decref(r->failure);
     free(r->failure_event);
     free(r->job_backoff);
-    run__volumes_release(r);
+    runner__volumes_release(r);
 }
 
 /* The image of a container means nothing on one machine: say so once. */
@@ -703,8 +696,8 @@ static void note_images(struct run *r)
         const json_t *cs = jx_arr(jx_path(v->rj[i].tmpl, "spec.template.spec"), "containers");
         for (size_t k = 0; k < json_array_size(cs); k++)
             if (jx_str(json_array_get(cs, k), "image")) {
-                run__note(r, "container images are ignored: commands run on this machine, "
-                             "with its own programs and files");
+                runner__note(r, "container images are ignored: commands run on this machine, "
+                                "with its own programs and files");
                 return;
             }
     }
@@ -722,8 +715,9 @@ static void note_placement(struct run *r)
         topo = jx_get_meta(jx_obj(v->rj[i].tmpl, "metadata"), "annotations",
                            ANN_EXCLUSIVE_TOPOLOGY);
     if (topo)
-        run__note(r, "exclusive placement (%s: %s) does not apply: this machine is one "
-                     "topology domain, every Job's pods run on it", ANN_EXCLUSIVE_TOPOLOGY, topo);
+        runner__note(r, "exclusive placement (%s: %s) does not apply: this machine is one "
+                        "topology domain, every Job's pods run on it",
+                     ANN_EXCLUSIVE_TOPOLOGY, topo);
 }
 
 /* A run whose logs or state could not all be kept never ends as a plain success: the job's own
@@ -732,10 +726,10 @@ static int record_lost(struct run *r, int rc)
 {
     int e = r->sup ? sup_log_errno(r->sup) : 0;
     if (e)
-        run__state_failed(r, "logs", -e);
+        runner__state_failed(r, "logs", -e);
     if (rc == 0 && r->state_errno) {
-        run__note(r, "the job completed, but its record in %s is incomplete: exit status 1",
-                  r->o->run_dir);
+        runner__note(r, "the job completed, but its record in %s is incomplete: exit status 1",
+                     r->o->run_dir);
         return 1;
     }
     return rc;
@@ -745,7 +739,7 @@ static const char *final_state(int rc)
 {
     if (rc < 0)
         return "Error";
-    return rc == 0 ? "Completed" : rc == 1 ? "Failed" : "Interrupted";
+    return store_state_name(store_state_of_exit(rc));
 }
 
 int runner_run(const struct manifest *m, const struct runner_opts *o, struct err *err)
@@ -756,18 +750,18 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
         r.status_dirty = true; /* first written once the first pods are started */
         note_images(&r);
         note_placement(&r);
-        run__volumes_notes(&r);
+        runner__volumes_notes(&r);
         rc = loop(&r, err);
-        run__live_clear(&r);
+        runner__live_clear(&r);
     }
     if (r.sup) /* the last forwarded output goes out (or is counted as skipped) first */
         sup_finish_output(r.sup);
     int job_rc = rc; /* how the job itself ended */
     rc = record_lost(&r, rc);
     if (r.events) /* the run directory exists: record how it ended */
-        run__state_write(&r, final_state(job_rc), rc);
+        runner__state_write(&r, final_state(job_rc), rc);
     if (rc >= 0)
-        run__summary(&r, job_rc);
+        runner__summary(&r, job_rc);
     teardown(&r);
     return rc;
 }

@@ -56,7 +56,7 @@ static int agent_command(json_t *c)
     return json_object_set_new(c, "command", cmd) < 0 ? -ENOMEM : 0;
 }
 
-int run__agent_commands(json_t *pod_spec)
+int runner__agent_commands(json_t *pod_spec)
 {
     static const char *const lists[] = {"initContainers", "containers"};
     for (size_t l = 0; l < 2; l++) {
@@ -69,7 +69,7 @@ int run__agent_commands(json_t *pod_spec)
     return 0;
 }
 
-json_t *run__agent_container(const json_t *c)
+json_t *runner__agent_container(const json_t *c)
 {
     if (!is_agent(c))
         return json_incref((json_t *)c);

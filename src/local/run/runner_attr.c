@@ -62,14 +62,14 @@ static int mark(struct run *r, const json_t *pod, long ci, const char *log, cons
     if (p && (size_t)ci < p->n_c) {
         p->first_failure = true;
         if (!p->c[ci].message)
-            p->c[ci].message = run__log_excerpt(log);
+            p->c[ci].message = runner__log_excerpt(log);
         *msg = p->c[ci].message;
         return 0;
     }
     if (!h || !hc)
         return 0;
     if (!jx_str(hc, "message")) {
-        char *m = run__log_excerpt(log);
+        char *m = runner__log_excerpt(log);
         int rc = m ? jx_set_str(hc, "message", m) : 0;
         free(m);
         if (rc < 0)
@@ -150,16 +150,16 @@ static void one_line(const json_t *f, struct sbuf *b)
         sb_printf(b, ") exited with code %lld", jx_int_or(f, "exitCode", 0));
     else
         sb_puts(b, ") failed");
-    char *line = msg ? run__excerpt_line(msg) : NULL;
+    char *line = msg ? runner__excerpt_line(msg) : NULL;
     if (line)
         sb_printf(b, ": %s", line);
     free(line);
 }
 
-int run__attribute(struct run *r, const char *job, struct sbuf *line)
+int runner__attribute(struct run *r, const char *job, struct sbuf *line)
 {
-    json_t *pods = run__pods_json(r), *f = NULL;
-    const json_t *best = pods ? run__pick_failed(pods, job) : NULL;
+    json_t *pods = runner__pods_json(r), *f = NULL;
+    const json_t *best = pods ? runner__pick_failed(pods, job) : NULL;
     if (best)
         f = pod_failure(r, best, failed_container(best));
     else if (pods)
@@ -183,7 +183,7 @@ int run__attribute(struct run *r, const char *job, struct sbuf *line)
     return 0;
 }
 
-void run__failure_block(const struct run *r, struct sbuf *b)
+void runner__failure_block(const struct run *r, struct sbuf *b)
 {
     const json_t *f = r->failure;
     const char *msg = jx_str(f, "message");
@@ -211,11 +211,11 @@ void run__failure_block(const struct run *r, struct sbuf *b)
     }
 }
 
-char *run__container_said(const struct run *r, const struct rpod *p, const struct rcont *c)
+char *runner__container_said(const struct run *r, const struct rpod *p, const struct rcont *c)
 {
     char log[PATH_MAX];
     rd_log(log, sizeof(log), r->o->run_dir, p->name, p->n_c > 1 ? jx_str(c->spec, "name") : NULL);
-    char *m = run__log_excerpt(log), *line = m ? run__excerpt_line(m) : NULL;
+    char *m = runner__log_excerpt(log), *line = m ? runner__excerpt_line(m) : NULL;
     free(m);
     return line;
 }

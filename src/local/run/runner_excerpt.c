@@ -163,7 +163,7 @@ static bool traceback(const struct excerpt_lines *l, struct sbuf *b)
     return true;
 }
 
-char *run__log_excerpt(const char *path)
+char *runner__log_excerpt(const char *path)
 {
     struct sbuf b = SBUF_INIT;
     struct excerpt_lines *l = malloc(sizeof(*l));
@@ -189,7 +189,7 @@ out:
     return sb_detach(&b);
 }
 
-char *run__excerpt_line(const char *message)
+char *runner__excerpt_line(const char *message)
 {
     const char *last = strrchr(message, '\n');
     if (!last)

@@ -42,7 +42,7 @@ static FILE *hosts_create(const char *path)
     return f;
 }
 
-int run__hosts_setup(struct run *r, struct err *err)
+int runner__hosts_setup(struct run *r, struct err *err)
 {
     const struct js_view *v = &r->m->view;
     char path[PATH_MAX], host[RUN_NAME_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
@@ -127,7 +127,7 @@ static int merged_hosts(const struct run *r, const char *own, char *out, size_t 
     return rc;
 }
 
-int run__hosts_env(const struct run *r, const json_t *container, json_t *extra)
+int runner__hosts_env(const struct run *r, const json_t *container, json_t *extra)
 {
     char hosts[PATH_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
     if (!r->nss_lib)
@@ -140,5 +140,6 @@ int run__hosts_env(const struct run *r, const json_t *container, json_t *extra)
                             ":");
     if (!pre || json_array_append_new(extra, pre) < 0)
         return -ENOMEM;
-    return run__env_add(extra, "NSS_WRAPPER_HOSTS", hosts);
+    json_t *file = json_pack("{s:s,s:s}", "name", "NSS_WRAPPER_HOSTS", "value", hosts);
+    return file && json_array_append_new(extra, file) == 0 ? 0 : -ENOMEM;
 }

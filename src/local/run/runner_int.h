@@ -1,4 +1,7 @@
-/* Private to the runner: its state and the functions its files share. */
+/* Private to the runner (local/run): its state, and the functions its files share, in one
+ * section per file that defines them.  The sections go from the bottom of the room up: a file
+ * calls only the files of the sections above its own (runner.c, the top, only exports the
+ * public runner_ names of runner.h). */
 #ifndef JX_RUNNER_INT_H
 #define JX_RUNNER_INT_H
 
@@ -51,9 +54,6 @@ struct rpod {
     bool first_failure;          /* named as the first failed pod of a restart or of the end */
 };
 
-/* A process runs for one of the pod's containers. */
-bool run__pod_alive(const struct rpod *p);
-
 struct rjob {
     char name[RUN_NAME_MAX];
     json_t *obj;                 /* the Job as created, with its status */
@@ -75,7 +75,8 @@ struct run {
     json_t *jaxjob;              /* a JAXJob's run: the JAXJob with the status its controller
                                   * would write (api/kubeflow/jaxjob_status.h), kept in run.json */
     json_t *trainjob;            /* a TrainJob's run: the TrainJob with the status Trainer's
-                                  * controller would write (api/kubeflow/trainjob_status.h), as jaxjob */
+                                  * controller would write (api/kubeflow/trainjob_status.h), as
+                                  * jaxjob */
     struct sup *sup;
     int sigfd;
     int signal;                  /* SIGINT/SIGTERM received, 0 none */
@@ -119,7 +120,6 @@ struct run {
     int signals;                 /* SIGINT/SIGTERM/SIGHUP received */
 };
 
-
 /* One Job's restarts by the RestartJob actions, for their crash-loop backoff. */
 struct run_job_backoff {
     char name[RUN_NAME_MAX];
@@ -129,6 +129,98 @@ struct run_job_backoff {
     int64_t hold_ms;     /* not created before this */
 };
 
+/* ---- runner_note.c: notes on the terminal and in events.log ---------------------------------- */
+
+/* Writes s to the terminal (status_fd); what cannot be written is dropped. */
+void runner__out(struct run *r, const char *s);
+/* Clears the live line, when there is one, before other output. */
+void runner__live_clear(struct run *r);
+/* Remembers the first failure (a negative errno) to write `what` of the run directory and notes
+ * it; later ones are not noted. */
+void runner__state_failed(struct run *r, const char *what, int rc);
+void runner__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- runner_excerpt.c: the end of a container's log ------------------------------------------ */
+
+/* The end of a container's log reduced: a Python traceback's last frame and exception line,
+ * else the last lines; malloc'd, NULL when there is nothing (or no memory).
+ * runner__excerpt_line: the same on one line. */
+char *runner__log_excerpt(const char *path);
+char *runner__excerpt_line(const char *message);
+
+/* ---- runner_pods.c: what happened to each pod ------------------------------------------------ */
+
+json_t *runner__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p);
+/* Keeps the pods of a Job about to be freed in the history.  0 or -ENOMEM. */
+int runner__pods_retire(struct run *r, const struct rjob *j);
+/* Writes every pod of the run to `path` (0600, O_EXCL|O_NOFOLLOW temporary file, renamed),
+ * streaming them one at a time.  0 or a negative errno. */
+int runner__pods_write(const struct run *r, const char *path);
+/* Every pod of the run, retired ones first: a new array, NULL on OOM. */
+json_t *runner__pods_json(const struct run *r);
+/* Describes the first failed pod of the last restart attempt into out; false when none
+ * failed. */
+bool runner__first_failed(const json_t *pods, char *out, size_t n);
+/* The first failed pod of the latest attempt among `pods` (of Job `job` only, unless NULL);
+ * NULL when none failed. */
+const json_t *runner__pick_failed(const json_t *pods, const char *job);
+
+/* ---- runner_attr.c: failure attribution ------------------------------------------------------ */
+
+/* runner__attribute: the core reported a failure of Job `job` (its event's "first failed job"):
+ * its first failed pod is named (pods.json, run.json's "failure", r->failure) and described in
+ * one line into `line`.  runner__failure_block: the attributed failure as a table for the run's
+ * summary.  -ENOMEM or 0. */
+int runner__attribute(struct run *r, const char *job, struct sbuf *line);
+void runner__failure_block(const struct run *r, struct sbuf *b);
+/* What container c of pod p said last, on one line (runner__excerpt_line); NULL: nothing. */
+char *runner__container_said(const struct run *r, const struct rpod *p, const struct rcont *c);
+
+/* ---- runner_agent.c: upstream's in-place restart agent containers ---------------------------- */
+
+/* Gives every container of pod_spec that is upstream's in-place restart agent (no command;
+ * named, or an image, in-place-restart-agent) the command that does its part locally.  0 or
+ * -ENOMEM. */
+int runner__agent_commands(json_t *pod_spec);
+/* Container c as runner__agent_commands leaves it: a new reference (c itself when it is no
+ * agent), NULL on OOM. */
+json_t *runner__agent_container(const json_t *c);
+
+/* ---- runner_signal.c: signals to pods and their grace ---------------------------------------- */
+
+/* A process runs for one of the pod's containers. */
+bool runner__pod_alive(const struct rpod *p);
+/* The pods of the run with a process running. */
+size_t runner__alive(const struct run *r);
+void runner__signal_pod(struct run *r, struct rpod *p, int sig);
+/* Grace of a pod stopped for a restart: --restart-grace, else the JobSet's annotation, else
+ * --grace, else the pod's own. */
+int runner__restart_grace_ms(const struct run *r, const struct rjob *j);
+/* Grace of a pod of Job j stopped now: the restart grace when a restart deletes j (and one is
+ * set), else --grace, else the pod's own. */
+int runner__grace_ms(const struct run *r, const struct rjob *j);
+/* SIGKILL to the pods whose grace has run out. */
+void runner__escalate_kills(struct run *r, int64_t now);
+/* The earliest SIGKILL deadline of a pod still running, INT64_MAX when none. */
+int64_t runner__next_kill(const struct run *r);
+
+/* ---- runner_state.c: state on disk and on the terminal --------------------------------------- */
+
+/* The run's clock: wall-clock times that advance monotonically (r->clock). */
+int64_t runner__now(const struct run *r);
+int runner__state_open(struct run *r, struct err *err);
+void runner__state_write(struct run *r, const char *state, int exit_status);
+void runner__event(struct run *r, const char *type, const char *reason, const char *msg);
+void runner__live(struct run *r, bool force);
+/* "8s", "1m08s", "2h01m08s": an elapsed time as the live line shows it. */
+void runner__elapsed_text(int64_t ms, struct sbuf *b);
+void runner__summary(struct run *r, int exit_status);
+/* Pods with a hostname of their own: what the hosts file lists, the live line counts and the
+ * most that may run (runner_check). */
+long long runner__total_pods(const struct js_view *v);
+
+/* ---- runner_restart.c: the crash-loop backoff of restarts ------------------------------------ */
+
 /* The crash-loop backoff of restarts (runner.c, runner_restart.c): from the second consecutive
  * attempt that lived less than RUN_GANG_STABLE_MS on, the next waits base, 2 x base, ... */
 #define RUN_GANG_STABLE_MS 10000
@@ -136,116 +228,68 @@ struct run_job_backoff {
 /* A new attempt begins at `now`: *quick counts it when the attempt before lived less than
  * RUN_GANG_STABLE_MS (else restarts from 0); *started_ms and *hold_ms become when it may start;
  * the delay that is. */
-int64_t run__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
-                           int64_t *hold_ms, int64_t now);
+int64_t runner__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
+                              int64_t *hold_ms, int64_t now);
+/* RestartJob gate.  runner__job_outdated: Job j was deleted because the RestartJob actions
+ * restart it (its job-restart-attempt is below its count).  runner__job_restart_hold: when a Job
+ * about to be created is a RestartJob restart of it, the time before which its crash-loop
+ * backoff holds it back (0: create now).  -ENOMEM as a negative. */
+bool runner__job_outdated(const struct run *r, const struct rjob *j);
+int64_t runner__job_restart_hold(struct run *r, const json_t *job, int64_t now);
 
-/* RestartJob gate (runner_restart.c).  run__job_outdated: Job j was deleted because the
- * RestartJob actions restart it (its job-restart-attempt is below its count).
- * run__job_restart_hold: when a Job about to be created is a RestartJob restart of it, the time
- * before which its crash-loop backoff holds it back (0: create now).  -ENOMEM as a negative. */
-bool run__job_outdated(const struct run *r, const struct rjob *j);
-int64_t run__job_restart_hold(struct run *r, const json_t *job, int64_t now);
+/* ---- runner_volumes.c: the runner's side of volumes ------------------------------------------ */
 
-/* InPlaceRestart (runner_ipr.c), all no-ops unless r->ipr.
- * run__ipr_pod_init: a new pod's attempt (currentInPlaceRestartAttempt + 1, or 0) in its
- * annotation, held at the barrier.  run__ipr_exited: container c of p exited; true when the
- * agent took it (a failure restarts the pod in place; the end of such a restart holds it at the
- * barrier again).  run__ipr_agents: every agent reads the JobSet status: pods at or below
- * previousInPlaceRestartAttempt restart in place, held pods at currentInPlaceRestartAttempt
- * start; true when one did.  run__ipr_pods: the v1 Pods the core reads (NULL on OOM). */
-bool run__ipr_active(const struct manifest *m);
-void run__ipr_pod_init(struct run *r, struct rpod *p);
-bool run__ipr_exited(struct run *r, struct rjob *j, struct rpod *p, const struct rcont *c,
-                     int64_t now);
-bool run__ipr_agents(struct run *r, int64_t now);
-json_t *run__ipr_pods(const struct run *r);
+/* r->vr, the --pvc claims, and each replicated job's namespace, before anything starts.  0 or
+ * a negative errno with err set. */
+int runner__volumes_setup(struct run *r, struct err *err);
+/* Says, with --volumes=skip, which mounts are not made. */
+void runner__volumes_notes(struct run *r);
+void runner__volumes_release(struct run *r);
 
-/* Gives every container of pod_spec that is upstream's in-place restart agent (no command;
- * named, or an image, in-place-restart-agent) the command that does its part locally
- * (runner_agent.c).  0 or -ENOMEM. */
-int run__agent_commands(json_t *pod_spec);
-/* Container c as run__agent_commands leaves it: a new reference (c itself when it is no
- * agent), NULL on OOM. */
-json_t *run__agent_container(const json_t *c);
+/* ---- runner_hosts.c: pod hostnames resolving to 127.0.0.1 ------------------------------------ */
 
-/* Pods (runner_pod.c). */
-/* Starts what the pod may run next (initContainers in order, then the containers). */
-void run__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now);
-void run__signal_pod(struct run *r, struct rpod *p, int sig);
-/* Grace of a pod stopped for a restart: --restart-grace, else the JobSet's annotation, else
- * the pod's own. */
-int run__restart_grace_ms(const struct run *r, const struct rjob *j);
-int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);
-/* A container's exit; why: it did not start, why (sup_exit.msg). */
-void run__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now);
-void run__kill_job(struct run *r, struct rjob *j, int64_t now);
-void run__escalate_kills(struct run *r, int64_t now);
-int64_t run__next_kill(const struct run *r);
-size_t run__alive(const struct run *r);
-void run__job_free(struct rjob *j);
-/* Appends {name, value} to an env array. 0 or -ENOMEM. */
-int run__env_add(json_t *extra, const char *name, const char *value);
-/* nvidia.com/gpu a container asks for (limits, else requests), 0 when none. */
-long long run__gpu_request(const json_t *container);
-
-/* Pod hostnames resolving to 127.0.0.1 (runner_hosts.c). */
-int run__hosts_setup(struct run *r, struct err *err);
+int runner__hosts_setup(struct run *r, struct err *err);
 /* Appends LD_PRELOAD (before the container's own) and NSS_WRAPPER_HOSTS (the run's hosts, merged
  * with the container's own hosts file when it sets one) to `extra`.  0, -ENOMEM, or -EINVAL
  * when the container's hosts file cannot be read. */
-int run__hosts_env(const struct run *r, const json_t *container, json_t *extra);
+int runner__hosts_env(const struct run *r, const json_t *container, json_t *extra);
 
-/* What happened to each pod (runner_pods.c). */
-json_t *run__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p);
-/* Keeps the pods of a Job about to be freed in the history.  0 or -ENOMEM. */
-int run__pods_retire(struct run *r, const struct rjob *j);
-/* Writes every pod of the run to `path` (0600, O_EXCL|O_NOFOLLOW temporary file, renamed),
- * streaming them one at a time.  0 or a negative errno. */
-int run__pods_write(const struct run *r, const char *path);
-/* Every pod of the run, retired ones first: a new array, NULL on OOM. */
-json_t *run__pods_json(const struct run *r);
-/* Describes the first failed pod of the last restart attempt into out; false when none
- * failed. */
-bool run__first_failed(const json_t *pods, char *out, size_t n);
-/* The first failed pod of the latest attempt among `pods` (of Job `job` only, unless NULL);
- * NULL when none failed. */
-const json_t *run__pick_failed(const json_t *pods, const char *job);
+/* ---- runner_ipr.c: InPlaceRestart, the pods' side -------------------------------------------- */
 
-/* Failure attribution (runner_attr.c).  run__attribute: the core reported a failure of Job
- * `job` (its event's "first failed job"): its first failed pod is named (pods.json, run.json's
- * "failure", r->failure) and described in one line into `line`.  run__failure_block: the
- * attributed failure as a table for the run's summary.  -ENOMEM or 0. */
-int run__attribute(struct run *r, const char *job, struct sbuf *line);
-void run__failure_block(const struct run *r, struct sbuf *b);
-/* What container c of pod p said last, on one line (run__excerpt_line); NULL: nothing. */
-char *run__container_said(const struct run *r, const struct rpod *p, const struct rcont *c);
-/* The end of a container's log reduced (runner_excerpt.c): a Python traceback's last frame and
- * exception line, else the last lines; malloc'd, NULL when there is nothing (or no memory).
- * run__excerpt_line: the same on one line. */
-char *run__log_excerpt(const char *path);
-char *run__excerpt_line(const char *message);
+/* All no-ops unless r->ipr.  runner__ipr_pod_init: a new pod's attempt
+ * (currentInPlaceRestartAttempt + 1, or 0) in its annotation, held at the barrier.
+ * runner__ipr_exited: container c of p exited; true when the agent took it (a failure restarts the
+ * pod in place; the end of such a restart holds it at the barrier again).
+ * runner__ipr_restart_begin: stops every container of p for an in-place restart (the restart grace
+ * applies).  runner__ipr_status_attempt: the JobSet status's integer `key`, -1 when unset.
+ * runner__ipr_pods: the v1 Pods the core reads (NULL on OOM). */
+bool runner__ipr_active(const struct manifest *m);
+void runner__ipr_pod_init(struct run *r, struct rpod *p);
+bool runner__ipr_exited(struct run *r, struct rjob *j, struct rpod *p, const struct rcont *c,
+                        int64_t now);
+void runner__ipr_restart_begin(struct run *r, struct rjob *j, struct rpod *p, int64_t now);
+long long runner__ipr_status_attempt(const struct run *r, const char *key);
+json_t *runner__ipr_pods(const struct run *r);
 
-/* Volumes (runner_volumes.c): r->vr, the --pvc claims, and each replicated job's namespace,
- * before anything starts.  0 or a negative errno with err set. */
-int run__volumes_setup(struct run *r, struct err *err);
-/* Says, with --volumes=skip, which mounts are not made. */
-void run__volumes_notes(struct run *r);
-void run__volumes_release(struct run *r);
+/* ---- runner_pod.c: pods, jobctl decisions executed on the supervisor ------------------------- */
 
-/* The run's clock: wall-clock times that advance monotonically (r->clock). */
-int64_t run__now(const struct run *r);
+/* Starts what the pod may run next (initContainers in order, then the containers). */
+void runner__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now);
+int runner__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err);
+/* A container's exit; why: it did not start, why (sup_exit.msg). */
+void runner__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now);
+void runner__kill_job(struct run *r, struct rjob *j, int64_t now);
+void runner__job_free(struct rjob *j);
+/* Appends {name, value} to an env array. 0 or -ENOMEM. */
+int runner__env_add(json_t *extra, const char *name, const char *value);
+/* nvidia.com/gpu a container asks for (limits, else requests), 0 when none. */
+long long runner__gpu_request(const json_t *container);
 
-/* State on disk and on the terminal (runner_state.c). */
-int run__state_open(struct run *r, struct err *err);
-void run__state_write(struct run *r, const char *state, int exit_status);
-void run__state_failed(struct run *r, const char *what, int rc);
-void run__event(struct run *r, const char *type, const char *reason, const char *msg);
-void run__live(struct run *r, bool force);
-void run__live_clear(struct run *r);
-/* "8s", "1m08s", "2h01m08s": an elapsed time as the live line shows it. */
-void run__elapsed_text(int64_t ms, struct sbuf *b);
-void run__summary(struct run *r, int exit_status);
-void run__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ---- runner_ipr_agents.c: InPlaceRestart, the agents' side ----------------------------------- */
 
+/* Every agent reads the JobSet status: pods at or below previousInPlaceRestartAttempt restart
+ * in place, held pods at currentInPlaceRestartAttempt start; true when one did.  A no-op
+ * unless r->ipr. */
+bool runner__ipr_agents(struct run *r, int64_t now);
 
 #endif

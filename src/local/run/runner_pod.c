@@ -77,7 +77,7 @@ static json_t *pod_meta(const struct rjob *j, const struct rpod *p)
     return meta;
 }
 
-long long run__gpu_request(const json_t *c)
+long long runner__gpu_request(const json_t *c)
 {
     const json_t *res = jx_obj(c, "resources");
     const json_t *v = json_object_get(jx_obj(res, "limits"), "nvidia.com/gpu");
@@ -105,7 +105,7 @@ static void gpus_release(struct run *r, struct rpod *p)
     p->n_gpus = 0;
 }
 
-int run__env_add(json_t *extra, const char *name, const char *value)
+int runner__env_add(json_t *extra, const char *name, const char *value)
 {
     json_t *e = json_pack("{s:s,s:s}", "name", name, "value", value);
     return e && json_array_append_new(extra, e) == 0 ? 0 : -ENOMEM;
@@ -118,7 +118,7 @@ static int gpu_env(struct rpod *p, json_t *extra)
     for (int i = 0; i < p->n_gpus; i++)
         off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", i ? "," : "",
                                 p->gpus[i]);
-    return run__env_add(extra, "CUDA_VISIBLE_DEVICES", list);
+    return runner__env_add(extra, "CUDA_VISIBLE_DEVICES", list);
 }
 
 /* The variables the manifest cannot set: completion index, JAX wiring, GPUs, host names.
@@ -131,7 +131,7 @@ static int extra_env(struct run *r, const struct rjob *j, struct rpod *p, const 
     int rc = extra ? 0 : -ENOMEM;
     if (!rc && p->jp.index >= 0) {
         snprintf(idx, sizeof(idx), "%d", p->jp.index);
-        rc = run__env_add(extra, "JOB_COMPLETION_INDEX", idx);
+        rc = runner__env_add(extra, "JOB_COMPLETION_INDEX", idx);
     }
     const struct jaxrt *rt = &r->m->rt;
     if (!rc && !c->init && rt->flavor != JAXRT_OFF && rt->is_jax[j->rj]) {
@@ -144,11 +144,11 @@ static int extra_env(struct run *r, const struct rjob *j, struct rpod *p, const 
     if (!rc && r->n_gpus > 0)
         rc = gpu_env(p, extra);
     if (!rc) /* where the manifest's own files are (a local extension, like the hosts file) */
-        rc = run__env_add(extra, "JAXSET_MANIFEST_DIR", r->m->dir);
-    if (!rc && (rc = run__hosts_env(r, c->spec, extra)) == -EINVAL)
+        rc = runner__env_add(extra, "JAXSET_MANIFEST_DIR", r->m->dir);
+    if (!rc && (rc = runner__hosts_env(r, c->spec, extra)) == -EINVAL)
         err_set(e, rc, "NSS_WRAPPER_HOSTS: the container's hosts file cannot be read");
     else if (rc)
-        err_set(e, rc, "out of memory");
+        err_set(e, rc, ERR_OOM_MSG);
     if (rc) {
         json_decref(extra);
         return rc;
@@ -196,8 +196,8 @@ static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rc
 static void cont_not_started(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c,
                              const char *why, int64_t now)
 {
-    run__note(r, "pod %s container %s failed to start: %s", p->name, jx_str(c->spec, "name"),
-              why);
+    runner__note(r, "pod %s container %s failed to start: %s", p->name, jx_str(c->spec, "name"),
+                 why);
     cont_exited(r, j, p, c, 127, 0, now);
 }
 
@@ -214,7 +214,7 @@ static char *work_dir(const struct run *r, const json_t *container)
 
 /* Starts one container's process.  A failure to start is the container failing to start: it
  * is reported and counted as an exit with status 127, here or, when the supervisor finds it
- * after sup_spawn returned, by run__pod_exited. */
+ * after sup_spawn returned, by runner__pod_exited. */
 static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int64_t now)
 {
     struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_ip = "127.0.0.1",
@@ -255,7 +255,7 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
 }
 
 /* Runs the next initContainers (sidecars start and stay), then every container. */
-void run__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
+void runner__pod_advance(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
 {
     while (p->next_init < p->n_c && p->c[p->next_init].init) {
         struct rcont *c = &p->c[p->next_init];
@@ -293,7 +293,7 @@ static long long pod_gpus(const json_t *spec)
     long long n = 0;
     const json_t *main = jx_arr(spec, "containers");
     for (size_t i = 0; i < json_array_size(main); i++)
-        n += run__gpu_request(json_array_get(main, i));
+        n += runner__gpu_request(json_array_get(main, i));
     return n;
 }
 
@@ -372,60 +372,19 @@ static int pod_start(struct run *r, struct rjob *j, int index, int64_t now)
     }
     j->pods[j->n_pods++] = p;
     gpus_take(r, p, pod_gpus(spec));
-    run__ipr_pod_init(r, p); /* InPlaceRestart: the agent's barrier first */
+    runner__ipr_pod_init(r, p); /* InPlaceRestart: the agent's barrier first */
     if (!p->ipr_held)
-        run__pod_advance(r, j, p, now);
+        runner__pod_advance(r, j, p, now);
     return 0;
-}
-
-bool run__pod_alive(const struct rpod *p)
-{
-    for (size_t i = 0; i < p->n_c; i++)
-        if (p->c[i].alive)
-            return true;
-    return false;
-}
-
-/* The restart grace in force (option, else annotation), -1 when none. */
-static long long restart_grace_s(const struct run *r)
-{
-    return r->o->restart_grace_s >= 0 ? r->o->restart_grace_s : r->m->restart_grace_s;
-}
-
-int run__restart_grace_ms(const struct run *r, const struct rjob *j)
-{
-    long long g = restart_grace_s(r);
-    if (g < 0 && r->o->grace_s >= 0)
-        g = r->o->grace_s;
-    if (g < 0)
-        g = jx_int_or(jx_obj(pod_template(j), "spec"), "terminationGracePeriodSeconds", 30);
-    return (int)(g < 0 ? 0 : g * 1000);
-}
-
-static int grace_ms(const struct run *r, const struct rjob *j)
-{
-    if (j->restart_teardown && restart_grace_s(r) >= 0)
-        return (int)(restart_grace_s(r) * 1000);
-    if (r->o->grace_s >= 0)
-        return r->o->grace_s * 1000;
-    long long g = jx_int_or(jx_obj(pod_template(j), "spec"), "terminationGracePeriodSeconds", 30);
-    return (int)(g < 0 ? 0 : g * 1000);
-}
-
-void run__signal_pod(struct run *r, struct rpod *p, int sig)
-{
-    for (size_t i = 0; i < p->n_c; i++)
-        if (p->c[i].alive)
-            sup_kill(r->sup, p->c[i].sup_id, sig);
 }
 
 static void pod_kill(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
 {
     p->jp.terminating = true;
-    if (run__pod_alive(p)) {
-        int g = grace_ms(r, j);
+    if (runner__pod_alive(p)) {
+        int g = runner__grace_ms(r, j);
         if (p->kill_at_ms == 0) {
-            run__signal_pod(r, p, g ? SIGTERM : SIGKILL);
+            runner__signal_pod(r, p, g ? SIGTERM : SIGKILL);
             p->kill_at_ms = now + g;
         } else if (now + g < p->kill_at_ms) { /* a restart's shorter grace cuts a longer one */
             p->kill_at_ms = now + g;
@@ -439,57 +398,10 @@ static void pod_kill(struct run *r, struct rjob *j, struct rpod *p, int64_t now)
     }
 }
 
-void run__kill_job(struct run *r, struct rjob *j, int64_t now)
+void runner__kill_job(struct run *r, struct rjob *j, int64_t now)
 {
     for (size_t i = 0; i < j->n_pods; i++)
         pod_kill(r, j, j->pods[i], now);
-}
-
-/* A gang restart waited out a grace period for processes that ignored SIGTERM: say once why
- * and what shortens it. */
-static void note_restart_kill(struct run *r, const struct rjob *j, const struct rpod *p)
-{
-    if (r->restart_kill_noted || !j->restart_teardown || !run__pod_alive(p) ||
-        grace_ms(r, j) == 0)
-        return;
-    r->restart_kill_noted = true;
-    run__note(r, "the restart waited %d s for pods that ignored SIGTERM (JAX treats it as a "
-                 "preemption notice and keeps running); set the JobSet annotation %s or "
-                 "--restart-grace SECONDS to restart sooner",
-              grace_ms(r, j) / 1000, ANN_RESTART_GRACE);
-}
-
-void run__escalate_kills(struct run *r, int64_t now)
-{
-    for (size_t k = 0; k < r->n_jobs; k++)
-        for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
-            struct rpod *p = r->jobs[k]->pods[i];
-            if (p->kill_at_ms && now >= p->kill_at_ms) {
-                note_restart_kill(r, r->jobs[k], p);
-                run__signal_pod(r, p, SIGKILL);
-            }
-        }
-}
-
-int64_t run__next_kill(const struct run *r)
-{
-    int64_t t = INT64_MAX;
-    for (size_t k = 0; k < r->n_jobs; k++)
-        for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
-            const struct rpod *p = r->jobs[k]->pods[i];
-            if (p->kill_at_ms && p->kill_at_ms < t && run__pod_alive(p))
-                t = p->kill_at_ms;
-        }
-    return t;
-}
-
-size_t run__alive(const struct run *r)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < r->n_jobs; k++)
-        for (size_t i = 0; i < r->jobs[k]->n_pods; i++)
-            n += run__pod_alive(r->jobs[k]->pods[i]);
-    return n;
 }
 
 /* The pod's verdict once its containers (sidecars aside) have all ended: the first non-zero
@@ -519,7 +431,7 @@ static bool pod_verdict(struct run *r, struct rjob *j, struct rpod *p, const str
     enum jobctl_restart_policy rp = j->spec.restart_policy;
     const struct rcont *who = c;
     if (p->jp.terminating) { /* killed: the pod ends when its last process does */
-        if (run__pod_alive(p))
+        if (runner__pod_alive(p))
             return false;
         jobctl_pod_exited(&p->jp, rp, c->code, c->sig, now);
         return true;
@@ -527,7 +439,7 @@ static bool pod_verdict(struct run *r, struct rjob *j, struct rpod *p, const str
     if (c->sidecar)
         return false;
     if (c->init && c->code == 0) {
-        run__pod_advance(r, j, p, now);
+        runner__pod_advance(r, j, p, now);
         return false;
     }
     if (!c->code || (!c->init && rp != JOBCTL_RESTART_ON_FAILURE)) {
@@ -548,15 +460,15 @@ static void cont_exited(struct run *r, struct rjob *j, struct rpod *p, struct rc
     c->sig = sig;
     if (p->jp.phase != JOBCTL_RUNNING || p->jp.waiting)
         return;
-    if (run__ipr_exited(r, j, p, c, now))
+    if (runner__ipr_exited(r, j, p, c, now))
         return; /* the in-place restart agent's: the pod restarts in place */
     p->jp.container = jx_str(c->spec, "name"); /* podFailurePolicy matches on it */
     if (!pod_verdict(r, j, p, c, now))
         return;
     if (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED) {
-        run__signal_pod(r, p, SIGTERM); /* sidecars, and what a failed pod still runs */
+        runner__signal_pod(r, p, SIGTERM); /* sidecars, and what a failed pod still runs */
         if (!p->kill_at_ms)
-            p->kill_at_ms = now + grace_ms(r, j);
+            p->kill_at_ms = now + runner__grace_ms(r, j);
         gpus_release(r, p);
     }
 }
@@ -579,7 +491,7 @@ static bool find_cont(struct run *r, uint64_t sup_id, struct rjob **oj, struct r
     return false;
 }
 
-void run__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now)
+void runner__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why, int64_t now)
 {
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     struct rjob *j;
@@ -591,9 +503,10 @@ void run__pod_exited(struct run *r, uint64_t sup_id, int status, const char *why
         cont_not_started(r, j, p, c, why, now);
     else
         cont_exited(r, j, p, c, sig ? 128 + sig : WEXITSTATUS(status), sig, now);
-    if (!run__pod_alive(p))
+    if (!runner__pod_alive(p))
         p->kill_at_ms = 0;
-    if (!run__pod_alive(p) && (p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED)) {
+    bool ended = p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED;
+    if (!runner__pod_alive(p) && ended) {
         vol_pod_free(p->vol); /* as the kubelet tears a finished pod's volumes down */
         p->vol = NULL;
     }
@@ -611,7 +524,7 @@ static void pod_restart(struct run *r, struct rjob *j, struct rpod *p, int64_t n
                 cont_spawn(r, j, p, c, now);
         }
     }
-    run__pod_advance(r, j, p, now);
+    runner__pod_advance(r, j, p, now);
 }
 
 static int execute(struct run *r, struct rjob *j, const struct jobctl_result *res, int64_t now)
@@ -631,14 +544,14 @@ static int execute(struct run *r, struct rjob *j, const struct jobctl_result *re
 }
 
 /* One jobctl step for a child Job: actions executed, status stored on the Job object. */
-int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err)
+int runner__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, struct err *err)
 {
     struct jobctl_config cfg = JOBCTL_CONFIG_DEFAULT;
     cfg.restart_base_ms = r->o->restart_base_ms;
     cfg.pod_base_ms = r->o->restart_base_ms;
     struct jobctl_pod *pods = calloc(j->n_pods ? j->n_pods : 1, sizeof(*pods));
     if (!pods)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     for (size_t i = 0; i < j->n_pods; i++)
         pods[i] = j->pods[i]->jp;
     struct jobctl_input in = {.job = j->obj, .status = &j->st, .pods = pods,
@@ -662,10 +575,10 @@ int run__job_sync(struct run *r, struct rjob *j, int64_t now, bool *changed, str
     memset(&res.status, 0, sizeof(res.status));
     j->wakeup_ms = res.next_wakeup_ms;
     jobctl_result_release(&res);
-    return rc < 0 ? err_set(err, rc, "out of memory") : 0;
+    return rc < 0 ? err_set(err, rc, ERR_OOM_MSG) : 0;
 }
 
-void run__job_free(struct rjob *j)
+void runner__job_free(struct rjob *j)
 {
     if (!j)
         return;

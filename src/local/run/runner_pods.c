@@ -86,7 +86,7 @@ static int pod_fields(const struct run *r, const struct rjob *j, const struct rp
     return rc ? rc : jx_set_int(o, "restartCount", p->jp.restart_count);
 }
 
-json_t *run__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p)
+json_t *runner__pod_json(const struct run *r, const struct rjob *j, const struct rpod *p)
 {
     json_t *o = json_pack("{s:s}", "name", p->name), *cs = json_array();
     int rc = o && cs ? pod_fields(r, j, p, o) : -ENOMEM;
@@ -101,24 +101,24 @@ json_t *run__pod_json(const struct run *r, const struct rjob *j, const struct rp
     return NULL;
 }
 
-int run__pods_retire(struct run *r, const struct rjob *j)
+int runner__pods_retire(struct run *r, const struct rjob *j)
 {
     if (!r->pod_history && !(r->pod_history = json_array()))
         return -ENOMEM;
     for (size_t i = 0; i < j->n_pods; i++) {
-        json_t *p = run__pod_json(r, j, j->pods[i]);
+        json_t *p = runner__pod_json(r, j, j->pods[i]);
         if (!p || json_array_append_new(r->pod_history, p) < 0)
             return -ENOMEM;
     }
     return 0;
 }
 
-json_t *run__pods_json(const struct run *r)
+json_t *runner__pods_json(const struct run *r)
 {
     json_t *all = r->pod_history ? json_copy(r->pod_history) : json_array();
     for (size_t k = 0; all && k < r->n_jobs; k++)
         for (size_t i = 0; i < r->jobs[k]->n_pods; i++) {
-            json_t *p = run__pod_json(r, r->jobs[k], r->jobs[k]->pods[i]);
+            json_t *p = runner__pod_json(r, r->jobs[k], r->jobs[k]->pods[i]);
             if (!p || json_array_append_new(all, p) < 0) {
                 json_decref(all);
                 return NULL;
@@ -148,7 +148,7 @@ static bool dump_pod(FILE *f, json_t *pod, bool first)
     return ok;
 }
 
-int run__pods_write(const struct run *r, const char *path)
+int runner__pods_write(const struct run *r, const char *path)
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
@@ -169,7 +169,7 @@ int run__pods_write(const struct run *r, const char *path)
         ok = dump_pod(f, json_incref(json_array_get(r->pod_history, i)), first);
     for (size_t k = 0; ok && k < r->n_jobs; k++)
         for (size_t i = 0; ok && i < r->jobs[k]->n_pods; i++, first = false)
-            ok = dump_pod(f, run__pod_json(r, r->jobs[k], r->jobs[k]->pods[i]), first);
+            ok = dump_pod(f, runner__pod_json(r, r->jobs[k], r->jobs[k]->pods[i]), first);
     ok = ok && fputs("\n]\n", f) >= 0;
     int rc = fclose(f) == 0 && ok ? 0 : -(errno ? errno : EIO);
     if (rc == 0 && rename(tmp, path) < 0)
@@ -181,8 +181,9 @@ int run__pods_write(const struct run *r, const char *path)
 
 /* Whether failed pod `p` ended the run before `best`: a later restart attempt wins (its failure
  * is what ended the run), then a later restart of its own Job (RestartJob), then a later
- * in-place restart attempt (the pod that restarted in place last), then a pod that exited by itself over one stopped by a signal (finish times are
- * to the second: a teardown in the same second would tie), then the earlier finish. */
+ * in-place restart attempt (the pod that restarted in place last), then a pod that exited by
+ * itself over one stopped by a signal (finish times are to the second: a teardown in the same
+ * second would tie), then the earlier finish. */
 static bool failed_first(const json_t *p, const json_t *best)
 {
     long long a = jx_int_or(p, "restartAttempt", 0), b = jx_int_or(best, "restartAttempt", 0);
@@ -204,7 +205,7 @@ static bool failed_first(const json_t *p, const json_t *best)
 
 /* "pod <name> (container <c> exited with code N | killed by SIGX)" of the first failed pod of
  * the last restart attempt, into out; false when no pod failed. */
-const json_t *run__pick_failed(const json_t *pods, const char *job)
+const json_t *runner__pick_failed(const json_t *pods, const char *job)
 {
     const json_t *best = NULL, *p;
     size_t i;
@@ -218,9 +219,9 @@ const json_t *run__pick_failed(const json_t *pods, const char *job)
     return best;
 }
 
-bool run__first_failed(const json_t *pods, char *out, size_t n)
+bool runner__first_failed(const json_t *pods, char *out, size_t n)
 {
-    const json_t *best = run__pick_failed(pods, NULL);
+    const json_t *best = runner__pick_failed(pods, NULL);
     size_t i;
     if (!best)
         return false;

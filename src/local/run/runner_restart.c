@@ -23,8 +23,8 @@ static int64_t backoff_delay(const struct run *r, int quick)
     return delay;
 }
 
-int64_t run__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
-                           int64_t *hold_ms, int64_t now)
+int64_t runner__backoff_begin(const struct run *r, int *quick, int64_t *started_ms,
+                              int64_t *hold_ms, int64_t now)
 {
     *quick = now - *started_ms < RUN_GANG_STABLE_MS ? *quick + 1 : 0;
     int64_t delay = backoff_delay(r, *quick);
@@ -39,7 +39,7 @@ static long long job_attempt(const json_t *job)
     return a ? strtoll(a, NULL, 10) : -1;
 }
 
-bool run__job_outdated(const struct run *r, const struct rjob *j)
+bool runner__job_outdated(const struct run *r, const struct rjob *j)
 {
     long long have = job_attempt(j->obj);
     return !r->signal && have >= 0 &&
@@ -62,7 +62,7 @@ static struct run_job_backoff *backoff_of(struct run *r, const char *name)
     return b;
 }
 
-int64_t run__job_restart_hold(struct run *r, const json_t *job, int64_t now)
+int64_t runner__job_restart_hold(struct run *r, const json_t *job, int64_t now)
 {
     long long attempt = job_attempt(job);
     const char *name = jx_str(jx_obj(job, "metadata"), "name");
@@ -72,13 +72,13 @@ int64_t run__job_restart_hold(struct run *r, const json_t *job, int64_t now)
     if (!b)
         return -ENOMEM;
     if (attempt > b->attempt) {
-        int64_t delay = run__backoff_begin(r, &b->quick, &b->started_ms, &b->hold_ms, now);
+        int64_t delay = runner__backoff_begin(r, &b->quick, &b->started_ms, &b->hold_ms, now);
         b->attempt = attempt;
         if (delay > 0)
-            run__note(r, "job %s restarts (job restart attempt %lld) in %.1f s: it failed %d "
-                         "times in a row within %d s (crash-loop backoff; --restart-backoff "
-                         "sets its base)",
-                      name, attempt, (double)delay / 1000, b->quick, RUN_GANG_STABLE_MS / 1000);
+            runner__note(r, "job %s restarts (job restart attempt %lld) in %.1f s: it failed %d "
+                            "times in a row within %d s (crash-loop backoff; --restart-backoff "
+                            "sets its base)",
+                         name, attempt, (double)delay / 1000, b->quick, RUN_GANG_STABLE_MS / 1000);
     }
     return now < b->hold_ms ? b->hold_ms : 0;
 }

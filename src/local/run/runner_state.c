@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,17 +12,18 @@
 #include "api/kubeflow/jaxjob_status.h"
 #include "api/kubeflow/trainjob_status.h"
 #include "local/store/rundir.h"
+#include "local/store/store_state.h"
 #include "obj/base/fs.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 #include "obj/base/sbuf.h"
 
-int64_t run__now(const struct run *r)
+int64_t runner__now(const struct run *r)
 {
     return kt_steady_now(&r->clock);
 }
 
-int run__state_open(struct run *r, struct err *err)
+int runner__state_open(struct run *r, struct err *err)
 {
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
     if (!*rd_file(path, sizeof(path), r->o->run_dir, RD_LOGS))
@@ -43,18 +43,6 @@ int run__state_open(struct run *r, struct err *err)
     return 0;
 }
 
-/* Remembers the first failure to keep the run's state: reported once, and the run then does
- * not end as a silent success (runner.c). */
-void run__state_failed(struct run *r, const char *what, int rc)
-{
-    if (r->state_errno)
-        return;
-    r->state_errno = rc;
-    run__note(r, "cannot keep the run's %s in %s: %s; the run goes on, but its record is "
-                 "incomplete",
-              what, r->o->run_dir, strerror(-rc));
-}
-
 /* Writes `v` to dir/name atomically, 0600, never through a symbolic link. */
 static void write_json(struct run *r, const char *name, const json_t *v)
 {
@@ -66,13 +54,13 @@ static void write_json(struct run *r, const char *name, const json_t *v)
                  : fs_write_private(path, text, strlen(text));
     free(text);
     if (rc < 0)
-        run__state_failed(r, name, rc);
+        runner__state_failed(r, name, rc);
 }
 
 /* A JAXJob's run: its status as the Training Operator's controller would write it from the
- * JobSet and Jobs (api/kubeflow/jaxjob_status.h; what the cluster controller ctl/ctl_jaxjob.c writes),
- * kept from one write to the next as a controller keeps it on the object; put in run.json as
- * "jaxjob". */
+ * JobSet and Jobs (api/kubeflow/jaxjob_status.h; what the cluster controller ctl/ctl_jaxjob.c
+ * writes), kept from one write to the next as a controller keeps it on the object; put in
+ * run.json as "jaxjob". */
 static void jaxjob_status(struct run *r, json_t *jobs, json_t *run)
 {
     struct jjs_obs obs = {.jobset = r->js, .jobs = jobs};
@@ -98,7 +86,7 @@ static void trainjob_status(struct run *r, json_t *run)
     tjs_result_release(&res);
 }
 
-void run__state_write(struct run *r, const char *state, int exit_status)
+void runner__state_write(struct run *r, const char *state, int exit_status)
 {
     char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
     json_t *jobs = json_array();
@@ -106,7 +94,7 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
     kt_format(r->started_ms, started);
-    kt_format(run__now(r), now);
+    kt_format(runner__now(r), now);
     json_t *run = json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:i}", "name", r->m->view.name,
                             "source", r->m->source, "state", state, "pid", (json_int_t)getpid(),
                             "startTime", started, "updateTime", now, "coordinatorPort",
@@ -121,10 +109,10 @@ void run__state_write(struct run *r, const char *state, int exit_status)
         json_object_set(run, "failure", r->failure);
     /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
      * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
-    int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? run__pods_write(r, path)
+    int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? runner__pods_write(r, path)
                                                                    : -ENAMETOOLONG;
     if (rc < 0)
-        run__state_failed(r, RD_PODS, rc);
+        runner__state_failed(r, RD_PODS, rc);
     if (jobs)
         write_json(r, RD_JOBS, jobs);
     write_json(r, RD_JOBSET, r->js);
@@ -133,38 +121,6 @@ void run__state_write(struct run *r, const char *state, int exit_status)
     json_decref(jobs);
     json_decref(run);
     r->status_dirty = false;
-}
-
-static void out(struct run *r, const char *s)
-{
-    size_t len = strlen(s);
-    while (len) {
-        ssize_t w = write(r->o->status_fd, s, len);
-        if (w <= 0)
-            return;
-        s += w;
-        len -= (size_t)w;
-    }
-}
-
-/* Notes and events quote paths and messages as long as the user made them: sbuf. */
-void run__note(struct run *r, const char *fmt, ...)
-{
-    struct sbuf msg = SBUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vprintf(&msg, fmt, ap);
-    va_end(ap);
-    run__live_clear(r);
-    out(r, "jaxset: ");
-    out(r, sb_failed(&msg) ? "(out of memory)" : sb_str(&msg));
-    out(r, "\n");
-    if (r->events) {
-        fprintf(r->events, "Note %s\n", sb_str(&msg));
-        if (fflush(r->events) != 0)
-            run__state_failed(r, RD_EVENTS, -errno);
-    }
-    sb_free(&msg);
 }
 
 #define FIRST_FAILED "(first failed job: "
@@ -186,20 +142,20 @@ static void failure_event_line(struct run *r, const char *type, const char *reas
     int len = (int)(at - msg);
     len -= len > 0 && msg[len - 1] == ' ';
     sb_printf(line, "jaxset: %s %s: %.*s: ", type, reason, len, msg);
-    if (run__attribute(r, job, line) < 0)
+    if (runner__attribute(r, job, line) < 0)
         sb_printf(line, "first failed job %s", job);
     sb_puts(line, "\n");
 }
 
-void run__event(struct run *r, const char *type, const char *reason, const char *msg)
+void runner__event(struct run *r, const char *type, const char *reason, const char *msg)
 {
     char ts[KT_RFC3339_MAX];
     const char *at = strstr(msg, FIRST_FAILED);
-    kt_format(run__now(r), ts);
+    kt_format(runner__now(r), ts);
     if (r->events) {
         fprintf(r->events, "%s %s %s: %s\n", ts, type, reason, msg);
         if (fflush(r->events) != 0)
-            run__state_failed(r, RD_EVENTS, -errno);
+            runner__state_failed(r, RD_EVENTS, -errno);
     }
     struct sbuf line = SBUF_INIT;
     if (at)
@@ -207,8 +163,8 @@ void run__event(struct run *r, const char *type, const char *reason, const char 
     else
         sb_printf(&line, "jaxset: %s %s: %s\n", type, reason, msg);
     if (line.len || sb_failed(&line)) {
-        run__live_clear(r);
-        out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+        runner__live_clear(r);
+        runner__out(r, sb_failed(&line) ? "jaxset: (" ERR_OOM_MSG ")\n" : sb_str(&line));
     }
     sb_free(&line);
 }
@@ -245,7 +201,7 @@ static void status_text(const struct run *r, struct sbuf *b)
 }
 
 /* "8s", "1m08s", "2h01m08s": the elapsed time of the live line. */
-void run__elapsed_text(int64_t ms, struct sbuf *b)
+void runner__elapsed_text(int64_t ms, struct sbuf *b)
 {
     long long t = ms / 1000, h = t / 3600, m = t / 60 % 60, sec = t % 60;
     if (h)
@@ -266,10 +222,10 @@ static void pod_counts(const struct run *r, size_t *running, size_t *stopping, s
         for (size_t i = 0; i < j->n_pods; i++) {
             const struct rpod *p = j->pods[i];
             bool ended = p->jp.phase == JOBCTL_SUCCEEDED || p->jp.phase == JOBCTL_FAILED;
-            if (run__pod_alive(p) &&
+            if (runner__pod_alive(p) &&
                 (j->deleting || p->jp.terminating || ended || p->ipr_restarting))
                 (*stopping)++;
-            else if (run__pod_alive(p))
+            else if (runner__pod_alive(p))
                 (*running)++;
             else if (!j->deleting && p->jp.phase == JOBCTL_SUCCEEDED)
                 (*done)++;
@@ -277,11 +233,11 @@ static void pod_counts(const struct run *r, size_t *running, size_t *stopping, s
     }
 }
 
-static long long total_pods(const struct run *r)
+long long runner__total_pods(const struct js_view *v)
 {
     long long n = 0;
-    for (size_t i = 0; i < r->m->view.n_rj; i++)
-        n += r->m->view.rj[i].replicas * r->m->view.rj[i].pods_per_job;
+    for (size_t i = 0; i < v->n_rj; i++)
+        n += v->rj[i].replicas * v->rj[i].pods_per_job;
     return n;
 }
 
@@ -292,9 +248,9 @@ static void live_text(const struct run *r, struct sbuf *b)
     const json_t *st = jx_obj(r->js, "status");
     pod_counts(r, &running, &stopping, &done);
     sb_puts(b, "jaxset: ");
-    run__elapsed_text(run__now(r) - r->started_ms, b);
+    runner__elapsed_text(runner__now(r) - r->started_ms, b);
     sb_printf(b, "  pods %zu running, %zu terminating, %zu done of %lld  restarts %lld", running,
-              stopping, done, total_pods(r), jx_int_or(st, "restarts", 0));
+              stopping, done, runner__total_pods(&r->m->view), jx_int_or(st, "restarts", 0));
     gated_restarts_text(st, b);
     if (r->signals == 1)
         sb_puts(b, "  stopping (interrupt again to kill)");
@@ -303,7 +259,7 @@ static void live_text(const struct run *r, struct sbuf *b)
 }
 
 /* The live line is one terminal line: it is cut at sizeof(last_line) - 1 bytes on purpose. */
-void run__live(struct run *r, bool force)
+void runner__live(struct run *r, bool force)
 {
     struct sbuf b = {.max = sizeof(r->last_line) - 1};
     if (!r->o->live)
@@ -312,27 +268,18 @@ void run__live(struct run *r, bool force)
     const char *line = sb_str(&b);
     if (force || strcmp(line, r->last_line) != 0) {
         memcpy(r->last_line, line, b.len + 1);
-        out(r, "\r\033[K");
-        out(r, line);
+        runner__out(r, "\r\033[K");
+        runner__out(r, line);
     }
     sb_free(&b);
 }
 
-void run__live_clear(struct run *r)
-{
-    if (r->o->live && r->last_line[0]) {
-        out(r, "\r\033[K");
-        r->last_line[0] = 0;
-    }
-}
-
-void run__summary(struct run *r, int exit_status)
+void runner__summary(struct run *r, int exit_status)
 {
     struct sbuf line = SBUF_INIT;
-    const char *what = exit_status == 0 ? "Completed" : exit_status == 1 ? "Failed"
-                                                                          : "Interrupted";
+    const char *what = store_state_name(store_state_of_exit(exit_status));
     char failed[512]; /* "pod <name> (container <name> ...)": names are DNS labels */
-    json_t *pods = exit_status == 1 ? run__pods_json(r) : NULL;
+    json_t *pods = exit_status == 1 ? runner__pods_json(r) : NULL;
     bool final = exit_status == 1 && r->failure_final;
     const json_t *f = final && jx_str(r->failure, "pod") ? r->failure : NULL;
     if (f && jx_str(f, "signal"))
@@ -342,22 +289,22 @@ void run__summary(struct run *r, int exit_status)
         snprintf(failed, sizeof(failed), "pod %s (container %s exited with code %lld)",
                  jx_str(f, "pod"), jx_str(f, "container"), jx_int_or(f, "exitCode", 0));
     if (final && !f) /* a Job failed with no failed pod */
-        run__note(r, "the first failure: job %s failed: %s: %s", jx_str(r->failure, "job"),
-                  jx_str(r->failure, "reason"), jx_str(r->failure, "message"));
-    else if (f || (pods && run__first_failed(pods, failed, sizeof(failed))))
-        run__note(r, "the first pod to fail: %s", failed);
+        runner__note(r, "the first failure: job %s failed: %s: %s", jx_str(r->failure, "job"),
+                     jx_str(r->failure, "reason"), jx_str(r->failure, "message"));
+    else if (f || (pods && runner__first_failed(pods, failed, sizeof(failed))))
+        runner__note(r, "the first pod to fail: %s", failed);
     json_decref(pods);
     if (f)
-        run__failure_block(r, &line);
+        runner__failure_block(r, &line);
     uint64_t skipped = r->sup ? sup_skipped_bytes(r->sup) : 0;
     if (skipped)
-        run__note(r, "%llu bytes of pod output were not forwarded: the output was not read "
-                     "fast enough (the log files have every byte)",
-                  (unsigned long long)skipped);
+        runner__note(r, "%llu bytes of pod output were not forwarded: the output was not read "
+                        "fast enough (the log files have every byte)",
+                     (unsigned long long)skipped);
     sb_printf(&line, "jaxset: JobSet %s %s after %.1fs  ", r->m->view.name, what,
-              (double)(run__now(r) - r->started_ms) / 1000.0);
+              (double)(runner__now(r) - r->started_ms) / 1000.0);
     status_text(r, &line);
     sb_printf(&line, "\njaxset: run directory %s\n", r->o->run_dir);
-    out(r, sb_failed(&line) ? "jaxset: (out of memory)\n" : sb_str(&line));
+    runner__out(r, sb_failed(&line) ? "jaxset: (" ERR_OOM_MSG ")\n" : sb_str(&line));
     sb_free(&line);
 }

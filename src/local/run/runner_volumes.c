@@ -76,13 +76,13 @@ static int build_templates(struct run *r, struct err *err)
     bool probed = false;
     r->vol_tmpl = calloc(m->view.n_rj + 1, sizeof(*r->vol_tmpl));
     if (!r->vol_tmpl)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     for (size_t i = 0; i < m->view.n_rj; i++) {
         char what[FPATH_MAX + 512];
         struct err why = {{0}};
         json_t *ps = child_pod_spec(m, i);
         int rc = ps ? vol_tmpl_new(&r->vr, ps, m->view.ns, &r->vol_tmpl[i], &why)
-                    : err_set(&why, -ENOMEM, "out of memory");
+                    : err_oom(&why);
         json_decref(ps);
         if (rc == 0 && r->vol_tmpl[i] && !probed) {
             rc = vol_tmpl_probe(r->vol_tmpl[i], &why);
@@ -99,7 +99,7 @@ static int build_templates(struct run *r, struct err *err)
     return 0;
 }
 
-int run__volumes_setup(struct run *r, struct err *err)
+int runner__volumes_setup(struct run *r, struct err *err)
 {
     r->vr = (struct vol_run){.objects = r->m->objects, .pvc = r->o->pvc, .n_pvc = r->o->n_pvc};
     char *dir = realpath(r->o->run_dir, NULL);
@@ -114,19 +114,19 @@ int run__volumes_setup(struct run *r, struct err *err)
 
 static void note_skipped(void *ctx, const char *what)
 {
-    run__note(ctx, "%s is not mounted (--volumes=skip): the processes see this machine's own "
-                   "files there", what);
+    runner__note(ctx, "%s is not mounted (--volumes=skip): the processes see this machine's own "
+                      "files there", what);
 }
 
-void run__volumes_notes(struct run *r)
+void runner__volumes_notes(struct run *r)
 {
     if (r->o->volumes == RUNNER_VOLUMES_SKIP)
         vol_each_mount(r->m, SIZE_MAX, note_skipped, r);
 }
 
-void run__volumes_release(struct run *r)
+void runner__volumes_release(struct run *r)
 {
-    char *dir = r->vr.run_dir ? sb_fmt("%s/" RD_POD_VOLUMES, r->vr.run_dir) : NULL;
+    char *dir = r->vr.run_dir ? store_pod_volumes(r->vr.run_dir, NULL) : NULL;
     if (dir)
         rmdir(dir); /* every pod's were removed with it: no trace unless one is left */
     free(dir);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "local/sup/sup_int.h"
+#include "obj/base/fs.h"
 #include "obj/base/ktime.h"
 
 #define SUP_READ_CHUNK (256 * 1024)
@@ -84,14 +85,14 @@ int sup_new(struct sup **out, int out_fd, struct err *err)
     sigset_t chld;
     int rc;
     if (!s)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     s->epfd = s->sigfd = s->tee_r = s->tee_w = -1;
     s->wd.fd = -1;
     s->base.devnull = -1;
     s->cg.dirfd = -1;
     s->old_subreaper = -1;
     if (!(s->rbuf = malloc(SUP_READ_CHUNK)) || sup__out_init(&s->out, out_fd) < 0) {
-        rc = err_set(err, -ENOMEM, "out of memory");
+        rc = err_oom(err);
         goto fail;
     }
     sigemptyset(&chld);
@@ -416,11 +417,11 @@ static int proc_init(struct proc *p, const struct sup_spec *spec, struct err *er
     if (spec->prefix) {
         p->prefix = strdup(spec->prefix);
         if (!p->prefix)
-            return err_set(err, -ENOMEM, "out of memory");
+            return err_oom(err);
         p->prefix_len = strlen(p->prefix);
     }
     if (spec->log_path && !(p->log_path = strdup(spec->log_path)))
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     return 0;
 }
 
@@ -432,11 +433,11 @@ int sup_spawn(struct sup *s, const struct sup_spec *spec, uint64_t *out_id, stru
     uint64_t id = s->next_id + 1;
     int rc;
     if (!p)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     if ((rc = proc_init(p, spec, err)) < 0)
         goto fail;
     if ((rc = reserve(s)) < 0) {
-        err_set(err, rc, "out of memory");
+        err_set(err, rc, ERR_OOM_MSG);
         goto fail;
     }
     watchdog_ensure(s);
@@ -502,21 +503,6 @@ static void forward_chunk(struct sup *s, struct proc *p, const char *buf, size_t
         buf += take + 1;
         len -= take + 1;
     }
-}
-
-/* 0, or the errno of a write that failed (a full disk, a deleted run directory...). */
-static int write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : EIO;
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
 }
 
 /* A log that cannot be kept is counted, never silent: the runner reports it. */
@@ -612,9 +598,9 @@ static bool splice_out(struct sup *s, struct proc *p, char *buf, size_t avail)
     }
     /* what the log did not take by splice: read, and written when it can be */
     if (moved < n && read_waiting(p->pipe_fd, buf, n - moved) && p->log_fd >= 0) {
-        int we = write_all(p->log_fd, buf, n - moved);
-        if (we)
-            log_failed(s, p, we);
+        int we = fs_write_all(p->log_fd, buf, n - moved);
+        if (we < 0) /* a full disk, a deleted run directory... */
+            log_failed(s, p, -we);
     }
     if (fwd && read_waiting(s->tee_r, buf, n))
         forward_chunk(s, p, buf, n);
@@ -634,9 +620,9 @@ static void on_readable(struct sup *s, struct proc *p, char *buf)
         close_pipe(s, p);
         return;
     }
-    int we = log_open(s, p) ? write_all(p->log_fd, buf, (size_t)r) : 0;
-    if (we)
-        log_failed(s, p, we);
+    int we = log_open(s, p) ? fs_write_all(p->log_fd, buf, (size_t)r) : 0;
+    if (we < 0)
+        log_failed(s, p, -we);
     if (p->prefix)
         forward_chunk(s, p, buf, (size_t)r);
 }

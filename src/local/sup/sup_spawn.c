@@ -404,7 +404,7 @@ int sup__spawn_new(const struct sup_spec *spec, const struct sup__base *base,
         goto fail;
     sp = spawn_alloc(spec, path, spec->cwd ? spec->cwd : *cwd ? cwd : NULL, lookup);
     if (!sp || (spec->ns && !(sp->c.fds = calloc(spec->ns->n ? spec->ns->n : 1, sizeof(int))))) {
-        rc = err_set(err, -ENOMEM, "out of memory");
+        rc = err_oom(err);
         goto fail;
     }
     if (pipe2(p, O_CLOEXEC) < 0) {

@@ -88,7 +88,7 @@ int vol_tmpl_new(const struct vol_run *vr, json_t *pod_spec, const char *ns,
     if (!vol_spec_mounts(pod_spec))
         return 0;
     if (!(t = calloc(1, sizeof(*t))))
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     t->ns = NSR_NS_NONE;
     t->spec = json_incref(pod_spec);
     if ((rc = check_fd_limit(pod_spec, err)) < 0 || (rc = make_host_paths(pod_spec, err)) < 0 ||
@@ -201,7 +201,7 @@ static int mount_src(struct vol__mnt *m, struct err *err)
     if (v->memory || !sub || !*sub) { /* a tmpfs source's subPath is made in the pod's tmpfs */
         m->src = sub && *sub ? sb_fmt("%s/%s", v->host, sub) : strdup(v->host);
         if (!m->src)
-            return err_set(err, -ENOMEM, "out of memory");
+            return err_oom(err);
     } else if ((rc = resolve_in(v->host, sub, false, &m->src)) == -EXDEV) {
         return err_set(err, rc, "subPath %s leads out of the volume", sub);
     } else if (rc < 0) {
@@ -279,7 +279,7 @@ static int make_sources(struct vol_pod *vp, const json_t *pod_spec, const struct
     const json_t *vols = jx_arr(pod_spec, "volumes");
     vp->src = calloc(json_array_size(vols) + 1, sizeof(*vp->src));
     if (!vp->src)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     for (; vp->n_src < json_array_size(vols); vp->n_src++) {
         struct vol__src *s = &vp->src[vp->n_src];
         int rc = vol__src_make(vp, json_array_get(vols, vp->n_src), pod_spec, pod, s, err);
@@ -313,7 +313,7 @@ static int mount_memory(struct vol_pod *vp, struct err *err)
     struct nsr_plan plan = {0};
     int rc = vol__plan_memory(vp, &plan, &vp->undo);
     if (rc < 0)
-        err_set(err, rc, "out of memory");
+        err_set(err, rc, ERR_OOM_MSG);
     else if (plan.n)
         rc = nsr_exec(&vp->ns, &plan, err); /* what it mounted before failing is undone */
     nsr_plan_release(&plan);
@@ -345,12 +345,12 @@ int vol_pod_new(const struct vol_run *vr, const struct vol_tmpl *t, const json_t
     if (!t)
         return 0;
     struct vol_pod *vp = calloc(1, sizeof(*vp));
-    int rc = vp ? 0 : err_set(err, -ENOMEM, "out of memory");
+    int rc = vp ? 0 : err_oom(err);
     if (rc == 0) {
         vp->vr = vr;
         vp->ns = t->ns;
-        vp->dir = sb_fmt("%s/" RD_POD_VOLUMES "/%s", vr->run_dir, pod_name);
-        rc = vp->dir ? 0 : err_set(err, -ENOMEM, "out of memory");
+        vp->dir = store_pod_volumes(vr->run_dir, pod_name);
+        rc = vp->dir ? 0 : err_oom(err);
     }
     if (rc == 0)
         rc = make_sources(vp, pod_spec, pod, err);

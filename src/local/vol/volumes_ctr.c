@@ -134,7 +134,7 @@ int vol__ctrs_new(const json_t *pod_spec, const struct vol_run *vr, const char *
     if (rc < 0) {
         vol__ctrs_free(c, *n);
         *n = 0;
-        return err_set(err, rc, "out of memory");
+        return err_set(err, rc, ERR_OOM_MSG);
     }
     *out = c;
     return 0;

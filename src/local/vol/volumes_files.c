@@ -9,14 +9,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "obj/tree/jx.h"
+#include "obj/base/fs.h"
 #include "obj/base/sbuf.h"
+#include "obj/tree/jx.h"
 
 #define VOL_DEFAULT_MODE 0644
 
@@ -31,20 +33,6 @@ static bool rel_ok(const char *p)
             return false;
     }
     return true;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* dir/rel with `len` bytes of data: parents made inside dir, created 0600, then `mode`. */
@@ -63,7 +51,7 @@ static int write_item(const char *dir, const char *rel, const char *data, size_t
             return err_set(err, -errno, "%s: %s", path, strerror(errno));
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int rc = fd < 0 ? -errno : write_all(fd, data, len);
+    int rc = fd < 0 ? -errno : fs_write_all(fd, data, len);
     if (rc == 0 && fchmod(fd, (mode_t)(mode & 0777)) < 0)
         rc = -errno;
     if (fd >= 0)
@@ -229,6 +217,34 @@ static const json_t *find_container(const json_t *pod_spec, const char *name)
                 return c;
     }
     return NULL;
+}
+
+int vol__quantity(const json_t *v, double *out)
+{
+    static const struct {
+        const char *sfx;
+        double mul;
+    } units[] = {{"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40},
+                 {"Pi", 0x1p50}, {"Ei", 0x1p60}, {"m", 1e-3}, {"k", 1e3},
+                 {"M", 1e6},     {"G", 1e9},     {"T", 1e12}, {"P", 1e15},
+                 {"E", 1e18},    {"", 1}};
+    const char *s = json_string_value(v);
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        return *out >= 0 ? 0 : -EINVAL;
+    }
+    if (!s || !*s || !strchr("0123456789.+", *s) || strpbrk(s, "xX"))
+        return -EINVAL;
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s)
+        return -EINVAL;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (!strcmp(end, units[i].sfx) && isfinite(x) && x >= 0) {
+            *out = x * units[i].mul;
+            return 0;
+        }
+    return -EINVAL;
 }
 
 /* A resourceFieldRef's value as the kubelet gives it (kubernetes pkg/api/v1/resource,

@@ -84,7 +84,8 @@ void vol__src_release(struct vol__src *s);
  * FileOrCreate make what is missing.  0 or a negative errno with err set. */
 int vol__host_path_check(const json_t *host_path, bool create, struct err *err);
 /* A volumeMount's mountPath as jaxset run can mount it: absolute, with no "..", not the root
- * itself ("/", "/."), not under NSR_HOST; no subPathExpr.  0, or -EINVAL with err set, the field path `p` first. */
+ * itself ("/", "/."), not under NSR_HOST; no subPathExpr.  0, or -EINVAL with err set, the field
+ * path `p` first. */
 int vol__check_mount(const json_t *vm, const char *p, struct err *err);
 /* Whether a claimName can be a claim's directory: the name of a PersistentVolumeClaim (a
  * DNS-1123 subdomain: never "", ".", ".." or a path).  0, or -EINVAL with err set, the field
@@ -92,10 +93,6 @@ int vol__check_mount(const json_t *vm, const char *p, struct err *err);
 int vol__claim_name_check(const char *claim, const char *p, struct err *err);
 /* Removes a directory tree without following symbolic links or leaving its file system. */
 void vol__rm_tree(const char *path);
-/* A Kubernetes quantity ("1Gi", "500m", "2", 1.5e3, or a JSON number) in base units.  0 or
- * -EINVAL. */
-int vol__quantity(const json_t *v, double *out);
-
 /* Writes a configMap, secret, downwardAPI or projected volume's files into dir
  * (volumes_files.c).  0 or a negative errno with err set. */
 int vol__files_write(const struct vol_run *vr, const json_t *vol, enum vol__kind kind,
@@ -109,6 +106,10 @@ bool vol__files_has(const struct vol_run *vr, const json_t *vol, enum vol__kind 
  * machine's files say before the pod starts. */
 bool vol__src_dir(const struct vol_run *vr, const json_t *pod_spec, const json_t *vm,
                   const char *ns);
+/* A Kubernetes quantity ("1Gi", "500m", "2", 1.5e3, or a JSON number) in base units
+ * (volumes_files.c, for a resourceFieldRef; volumes_src.c and volumes_check.c read emptyDir's
+ * sizeLimit with it).  0 or -EINVAL. */
+int vol__quantity(const json_t *v, double *out);
 /* Whether fieldPath p is one a downwardAPI volume item may name. */
 bool vol__field_ok(const char *p);
 /* Whether resourceFieldRef resource r is supported (limits/requests of cpu and memory). */

@@ -177,7 +177,7 @@ static int plan_points(struct plan *x, const struct vol_tmpl *t, struct err *err
         n += t->ctr[c].n;
     struct walk *w = calloc(n + 1, sizeof(*w));
     if (!w)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     for (size_t c = 0; c < t->n_ctr; c++)
         for (size_t i = 0; i < t->ctr[c].n; i++)
             if (t->ctr[c].m[i].inside < 0)

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,38 +86,10 @@ void vol__rm_tree(const char *path)
         rm_at(AT_FDCWD, path, st.st_dev, 0);
 }
 
-int vol__quantity(const json_t *v, double *out)
-{
-    static const struct {
-        const char *sfx;
-        double mul;
-    } units[] = {{"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40},
-                 {"Pi", 0x1p50}, {"Ei", 0x1p60}, {"m", 1e-3}, {"k", 1e3},
-                 {"M", 1e6},     {"G", 1e9},     {"T", 1e12}, {"P", 1e15},
-                 {"E", 1e18},    {"", 1}};
-    const char *s = json_string_value(v);
-    if (json_is_number(v)) {
-        *out = json_number_value(v);
-        return *out >= 0 ? 0 : -EINVAL;
-    }
-    if (!s || !*s || !strchr("0123456789.+", *s) || strpbrk(s, "xX"))
-        return -EINVAL;
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s)
-        return -EINVAL;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (!strcmp(end, units[i].sfx) && isfinite(x) && x >= 0) {
-            *out = x * units[i].mul;
-            return 0;
-        }
-    return -EINVAL;
-}
-
 /* <run dir>/pod-volumes/<pod>/<volume> for s, made with `mode`. */
 static int pod_dir(struct vol_pod *vp, struct vol__src *s, mode_t mode, struct err *err)
 {
-    char *parent = vp->dir_made ? NULL : sb_fmt("%s/" RD_POD_VOLUMES, vp->vr->run_dir);
+    char *parent = vp->dir_made ? NULL : store_pod_volumes(vp->vr->run_dir, NULL);
     int rc = vp->dir_made || (parent && (mkdir(parent, 0700) == 0 || errno == EEXIST)) ? 0
              : parent ? -errno : -ENOMEM;
     free(parent);
@@ -129,7 +100,7 @@ static int pod_dir(struct vol_pod *vp, struct vol__src *s, mode_t mode, struct e
     vp->dir_made = true;
     s->host = sb_fmt("%s/%s", vp->dir, s->name);
     if (!s->host)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     if (mkdir(s->host, mode) < 0 || chmod(s->host, mode) < 0)
         return err_set(err, -errno, "%s: %s", s->host, strerror(errno));
     return 0;
@@ -197,7 +168,7 @@ static int make_host_path(const json_t *hp, struct vol__src *s, struct err *err)
     if (rc < 0)
         return rc;
     s->host = strdup(jx_str(hp, "path"));
-    return s->host ? 0 : err_set(err, -ENOMEM, "out of memory");
+    return s->host ? 0 : err_oom(err);
 }
 
 static const json_t *find_volume(const json_t *pod_spec, const char *name)
@@ -263,7 +234,7 @@ char *vol_claim_dir(const struct vol_run *vr, const char *claim)
             return real ? real : strdup(a + cl + 1);
         }
     }
-    return sb_fmt("%s/" RD_VOLUMES "/%s", vr->run_dir, claim);
+    return store_claim_dir(vr->run_dir, claim);
 }
 
 int vol_pvc_check(const char *arg, struct err *err)
@@ -299,7 +270,7 @@ static int make_claim(struct vol_pod *vp, const json_t *pvc, struct vol__src *s,
     s->ro = jx_bool_or(pvc, "readOnly", false);
     s->host = vol_claim_dir(vp->vr, claim);
     if (!s->host)
-        return err_set(err, -ENOMEM, "out of memory");
+        return err_oom(err);
     rc = fs_mkdir_p(s->host, 0700); /* an existing one (--pvc, an earlier pod) is kept */
     return rc < 0 ? err_set(err, rc, "%s: %s", s->host, strerror(-rc)) : 0;
 }

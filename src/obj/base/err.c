@@ -1,5 +1,6 @@
 #include "obj/base/err.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,4 +69,9 @@ void err_prefix(struct err *e, const char *prefix)
     memcpy(e->msg + plen - 2, ": ", 2);
     if (keep < old)
         err_mark_cut(e->msg);
+}
+
+int err_oom(struct err *e)
+{
+    return err_set(e, -ENOMEM, ERR_OOM_MSG);
 }

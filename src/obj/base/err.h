@@ -51,6 +51,13 @@ struct err {
  * `return err_set(e, -EINVAL, "...")`.  e may be NULL. */
 int err_set(struct err *e, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The one wording of an allocation failure, wherever it is reported. */
+#define ERR_OOM_MSG "out of memory"
+
+/* err_set(e, -ENOMEM, ERR_OOM_MSG): what an allocation failure reports; returns -ENOMEM.  e
+ * may be NULL. */
+int err_oom(struct err *e);
+
 /* Prefixes the existing message with "<prefix>: " (cut as above). e may be NULL. */
 void err_prefix(struct err *e, const char *prefix);
 

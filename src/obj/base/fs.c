@@ -48,6 +48,20 @@ int fs_dir_new_or_empty(const char *path, mode_t mode)
     return rc;
 }
 
+int fs_write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? -errno : -EIO;
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 int fs_write_private(const char *path, const char *data, size_t len)
 {
     char tmp[PATH_MAX];
@@ -57,13 +71,7 @@ int fs_write_private(const char *path, const char *data, size_t len)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
-    int rc = 0;
-    for (size_t off = 0; rc == 0 && off < len;) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno != EINTR)
-            rc = -errno;
-        off += w > 0 ? (size_t)w : 0;
-    }
+    int rc = fs_write_all(fd, data, len);
     if (close(fd) < 0 && rc == 0)
         rc = -errno;
     if (rc == 0 && rename(tmp, path) < 0)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void *mod_open(const char *file)
+void *module_open(const char *file)
 {
     char exe[PATH_MAX], path[PATH_MAX + sizeof(JAXSET_MODULES_FROM_BIN) + NAME_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);

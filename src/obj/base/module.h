@@ -14,6 +14,6 @@
 
 /* dlopen (RTLD_NOW | RTLD_LOCAL) of module `file` beside /proc/self/exe when it is there, else
  * in JAXSET_MODULES_FROM_BIN from there; NULL when it cannot be loaded (dlerror() says why). */
-void *mod_open(const char *file);
+void *module_open(const char *file);
 
 #endif

@@ -27,7 +27,7 @@ static int state; /* 0 not tried, 1 loaded, -1 missing */
 static const struct rx_api *api(void)
 {
     if (state == 0) {
-        void *h = mod_open(RX_MODULE);
+        void *h = module_open(RX_MODULE);
         module.compile =
             h ? (int (*)(const char *, struct rx **, char **))dlsym(h, "rxm_compile") : NULL;
         module.search =

@@ -45,13 +45,13 @@ static void test_agent_commands(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *c = tu_qjson(cases[i].container);
         char *before = json_dumps(c, JSON_SORT_KEYS);
-        json_t *one = run__agent_container(c); /* on a copy, c untouched */
+        json_t *one = runner__agent_container(c); /* on a copy, c untouched */
         char *after = json_dumps(c, JSON_SORT_KEYS);
         if (strcmp(cmd_of(one), cases[i].command) != 0)
             fail_msg("case %zu: command %s, want %s", i, cmd_of(one), cases[i].command);
         assert_string_equal(before, after);
         json_t *spec = json_pack("{s:[o]}", "containers", c); /* in place, in a pod spec */
-        assert_int_equal(run__agent_commands(spec), 0);
+        assert_int_equal(runner__agent_commands(spec), 0);
         assert_string_equal(cmd_of(json_array_get(jx_arr(spec, "containers"), 0)),
                             cases[i].command);
         free(before);

@@ -12,7 +12,7 @@ static char *excerpt_of(const char *log)
 {
     char *dir = tu_tmpdir("excerpt");
     tu_write(dir, "c.log", log);
-    char *m = run__log_excerpt(tu_path(dir, "c.log"));
+    char *m = runner__log_excerpt(tu_path(dir, "c.log"));
     tu_rmtree(dir);
     free(dir);
     return m;
@@ -80,8 +80,8 @@ static void test_log_excerpt_long_log_and_line(void **state)
 static void test_excerpt_line(void **state)
 {
     (void)state;
-    char *a = run__excerpt_line("File \"t.py\", line 5, in main\n    raise X\nValueError: boom");
-    char *b = run__excerpt_line("last\nlines");
+    char *a = runner__excerpt_line("File \"t.py\", line 5, in main\n    raise X\nValueError: boom");
+    char *b = runner__excerpt_line("last\nlines");
     assert_string_equal(a, "ValueError: boom (File \"t.py\", line 5, in main)");
     assert_string_equal(b, "lines");
     free(a);
@@ -98,7 +98,7 @@ static void test_elapsed_text(void **state)
              {7268000, "2h01m08s"}};
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         struct sbuf b = SBUF_INIT;
-        run__elapsed_text(t[i].ms, &b);
+        runner__elapsed_text(t[i].ms, &b);
         assert_string_equal(sb_str(&b), t[i].want);
         sb_free(&b);
     }
