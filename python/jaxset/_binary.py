@@ -9,8 +9,9 @@ import subprocess
 import tempfile
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
+from . import errors
 from ._obj import dig
-from .errors import BinaryNotFoundError, ValidationError, parse_field_errors
+from .errors import BinaryNotFoundError, FieldError, ValidationError
 
 PathLike = Union[str, "os.PathLike[str]"]
 Manifest = Union[PathLike, Mapping[str, Any]]
@@ -45,10 +46,21 @@ def find_binary(explicit: Optional[PathLike] = None) -> str:
 
 
 def call(binary: str, args: Sequence[str], env: Optional[Mapping[str, str]] = None,
-         timeout: Optional[float] = 120) -> subprocess.CompletedProcess:
+         timeout: Optional[float] = 120, cwd: Optional[PathLike] = None
+         ) -> subprocess.CompletedProcess:
     """Runs the binary to completion, capturing its output as text."""
     return subprocess.run([binary, *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
+
+
+def field_errors(binary: str, paths: Sequence[str], labels: Optional[Mapping[str, str]] = None,
+                 env: Optional[Mapping[str, str]] = None, cluster: bool = False,
+                 cwd: Optional[PathLike] = None) -> List[FieldError]:
+    """The errors ``jaxset validate --errors=json`` reports for the files ([] when they are
+    valid): what another command that refused them (exit status 2) found, told by the
+    binary's machine contract rather than read from that command's text."""
+    args = ["validate", "--errors=json", *(["--cluster"] if cluster else []), *paths]
+    return errors.field_errors(call(binary, args, env=env, cwd=cwd).stderr, labels)
 
 
 def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]:
@@ -56,7 +68,7 @@ def decode_files(binary: str, paths: Sequence[PathLike]) -> List[Dict[str, Any]]
     files = [os.fspath(p) for p in paths]
     p = call(binary, ["decode", *files])
     if p.returncode != 0:
-        raise ValidationError(parse_field_errors(p.stderr, files), p.stderr)
+        raise ValidationError(field_errors(binary, files), p.stderr)
     docs = json.loads(p.stdout)
     return [d for d in docs if isinstance(d, dict)]
 
@@ -89,10 +101,17 @@ class ManifestFiles(contextlib.AbstractContextManager):
             self.close()
             raise
 
-    def invalid(self, stderr: str) -> ValidationError:
-        """The field errors of the binary's exit status 2, naming dicts by their labels."""
-        return ValidationError(parse_field_errors(stderr, self.paths, self.labels),
-                               _relabel(stderr, self.labels))
+    def invalid(self, stderr: str, binary: Optional[str] = None,
+                env: Optional[Mapping[str, str]] = None,
+                cwd: Optional[PathLike] = None) -> ValidationError:
+        """The binary's exit status 2 as ValidationError, naming dicts by their labels: the
+        errors of `stderr` when it is ``validate --errors=json``'s, else (another command's,
+        `binary` given) those ``validate --errors=json`` reports for the files (field_errors);
+        its text as the output."""
+        errs = errors.field_errors(stderr, self.labels)
+        if not errs and binary:
+            errs = field_errors(binary, self.paths, self.labels, env=env, cwd=cwd)
+        return ValidationError(errs, _relabel(errors.json_lines(stderr)[1], self.labels))
 
     def close(self) -> None:
         for path in self._written:
@@ -119,7 +138,7 @@ def run_options(grace: Optional[int], backoff: Optional[int], gpus: Optional[int
 def validate_files(binary: str, files: ManifestFiles,
                    env: Optional[Mapping[str, str]] = None) -> List[str]:
     """`jaxset validate`: the summary lines, or ValidationError with every field error."""
-    p = call(binary, ["validate", *files.paths], env=env)
+    p = call(binary, ["validate", "--errors=json", *files.paths], env=env)
     if p.returncode == EXIT_INVALID:
         raise files.invalid(p.stderr)
     if p.returncode != 0:

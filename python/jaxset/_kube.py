@@ -15,28 +15,20 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from . import _binary, runtimes
 from ._obj import JOBSET_NAME, Obj, created, name_of, parse_time, poll
 from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, KubeConfigError,
-                     parse_field_errors)
+                     json_lines)
 from .types import Event, KubernetesBackendConfig
 
 Watch = Tuple[str, Optional[str]]  # (plural, label selector)
 
 
 def _status_of(stderr: str) -> Optional[Obj]:
-    for line in stderr.splitlines():
-        if line.startswith("{"):
-            try:
-                st = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(st, dict) and st.get("kind") == "Status":
-                return st
-    return None
+    """The v1 Status --errors=json printed as a line of JSON, or None."""
+    return next((o for o in json_lines(stderr)[0] if o.get("kind") == "Status"), None)
 
 
-def _message(stderr: str) -> str:
-    lines = [ln for ln in stderr.splitlines() if ln.strip() and not ln.startswith("{")]
-    text = "; ".join(lines) or "the jaxset binary failed"
-    return text.split(": ", 1)[1] if text.startswith("jaxset ") and ": " in text else text
+def _text(stderr: str) -> str:
+    """What the binary said for people, as it said it (its lines but those of JSON)."""
+    return json_lines(stderr)[1].strip() or "the jaxset binary failed"
 
 
 def refusal(rc: int, stderr: str) -> Exception:
@@ -49,8 +41,8 @@ def refusal(rc: int, stderr: str) -> Exception:
         cls = ApiNotFoundError if code == 404 else ApiError
         return cls(code, str(st.get("reason") or ""), str(st.get("message") or ""), details)
     if rc == _binary.EXIT_INVALID:
-        return ValueError(_message(stderr))
-    return ApiConnectionError(_message(stderr))
+        return ValueError(_text(stderr))
+    return ApiConnectionError(_text(stderr))
 
 
 class Verbs:
@@ -203,7 +195,7 @@ class Kube(Verbs):
         p = _binary.call(self.binary, ["config", "view", "--minify", "-o", "json", *self.flags,
                                        *(["-n", ns] if ns else [])])
         if p.returncode != 0:
-            raise KubeConfigError(_message(p.stderr))
+            raise KubeConfigError(_text(p.stderr))
         self.namespace = json.loads(p.stdout)["contexts"][0]["context"]["namespace"]
 
     def runtime_objects(self) -> List[Obj]:
@@ -214,17 +206,21 @@ class Kube(Verbs):
         return out
 
     def create(self, obj: Obj, ns: Optional[str] = None) -> None:
-        """`submit`; what the binary's validation refuses is raised as the server's 422."""
+        """`submit`; what the binary's validation refuses (exit status 2 without the server's
+        Status: the errors `validate --cluster --errors=json` reports) is raised as the
+        server's 422."""
         with _binary.ManifestFiles([obj]) as files:
             p = _binary.call(self.binary, self._args("submit", *files.paths, ns=ns), timeout=None)
-        if p.returncode == 0:
-            return
-        err = refusal(p.returncode, p.stderr)
-        if isinstance(err, ValueError):
-            causes = [{"field": e.field, "message": e.message, "reason": "FieldValueInvalid"}
-                      for e in parse_field_errors(p.stderr, files.paths) if e.field]
-            err = ApiError(422, "Invalid", f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
-                           {"causes": causes})
+            if p.returncode == 0:
+                return
+            err = refusal(p.returncode, p.stderr)
+            if isinstance(err, ValueError):
+                causes = [{"field": e.field, "message": e.message, "reason": "FieldValueInvalid"}
+                          for e in _binary.field_errors(self.binary, files.paths, cluster=True)
+                          if e.field]
+                err = ApiError(422, "Invalid",
+                               f"{obj.get('kind')} \"{name_of(obj)}\" is invalid",
+                               {"causes": causes})
         raise err
 
     def interrupt(self, kind: str, name: str, ns: Optional[str] = None) -> str:

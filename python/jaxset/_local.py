@@ -17,29 +17,17 @@ from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _binary, runtimes
-from ._kube import Verbs, _message
+from ._kube import Verbs, _text, refusal
 from ._obj import Obj, annotation, attempt, condition, dig, name_of, poll
-from .errors import ApiError, ApiNotFoundError, NotFoundError
+from .errors import ApiError, NotFoundError
 from .types import Event, LocalBackendConfig
 
 NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
-RUN_STATE, RUN_DIR = "jaxset.dev/run-state", "jaxset.dev/run-dir"
+# What `jaxset get -o json` says of a local run (cli/backend/backend.h BACKEND_ANN_*): its
+# state, the pid of the process running it (while it runs) and its failure record (JSON).
+RUN_STATE, RUN_PID, RUN_FAILURE = ("jaxset.dev/run-state", "jaxset.dev/run-pid",
+                                   "jaxset.dev/run-failure")
 GOING = ("Starting", "Running", "Restarting", "Suspended")  # the states of a live run
-
-
-def _run_file(js: Obj, file: str) -> str:
-    """A file of the run's directory ("" when there is no run)."""
-    run_dir = annotation(js, RUN_DIR)
-    return os.path.join(run_dir, file) if run_dir else ""
-
-
-def _read_json(js: Obj, file: str) -> Dict[str, Any]:
-    try:
-        with open(_run_file(js, file), encoding="utf-8") as f:
-            out = json.load(f)
-        return out if isinstance(out, dict) else {}
-    except (OSError, ValueError):
-        return {}
 
 
 def _ended(js: Obj) -> Optional[Obj]:
@@ -61,11 +49,11 @@ class Local(Verbs):
         self.cfg = cfg
         self.binary = _binary.find_binary(cfg.jaxset_bin)
         self.namespace = namespace or cfg.namespace
-        self.flags = ["--local"]
+        self.flags = ["--local", "--errors=json"]
         files = list(cfg.runtime_files)
         docs = _binary.decode_files(self.binary, files) if files else []
         self._runtimes = {(str(cr["kind"]), name_of(cr)): cr for cr in
-                          [runtimes.jax_distributed(), *docs]
+                          [runtimes.jax_distributed(self.binary), *docs]
                           if cr.get("kind") in runtimes.RUNTIME_KINDS and name_of(cr)}
 
     def _env(self) -> Dict[str, str]:
@@ -75,12 +63,11 @@ class Local(Verbs):
         return env
 
     def _refusal(self, rc: int, stderr: str) -> Exception:
-        """A failed local verb: NotFound when there is no run of the name, else a 400 (no pod
-        log matches, yet: a cluster's container waiting to start)."""
-        msg = _message(stderr)
-        if "no run of" in msg:
-            return ApiNotFoundError(404, "NotFound", msg, {})
-        return ApiError(400, "BadRequest", msg, {})
+        """A failed local verb: the Status --errors=json prints (404 NotFound when there is no
+        run of the name), else a 400 (no pod log matches, yet: a cluster's container waiting
+        to start) with the binary's text."""
+        err = refusal(rc, stderr)
+        return err if isinstance(err, ApiError) else ApiError(400, "BadRequest", _text(stderr), {})
 
     def _pod(self, pod: Obj) -> List[str]:
         """The pod and its attempt (a run that restarted heads each attempt's log else)."""
@@ -112,12 +99,17 @@ class Local(Verbs):
         return [j for j in super().jobs(kind) if dig(j, "metadata.namespace") == ns]
 
     def failure(self, kind: str, name: str, ns: Optional[str] = None) -> Dict[str, Any]:
-        """The first failed pod of the run's last failure (run.json's "failure"), or {}."""
-        return dict(_read_json(self.jobset(name) or {}, "run.json").get("failure") or {})
+        """The first failed pod of the run's last failure (run.json's "failure", as `jaxset
+        get -o json` carries it), or {}."""
+        try:
+            out = json.loads(annotation(self.jobset(name) or {}, RUN_FAILURE) or "{}")
+        except ValueError:
+            return {}
+        return dict(out) if isinstance(out, dict) else {}
 
     def pid(self, name: str) -> int:
-        """The process of NAME's latest run (`jaxset run`)."""
-        return int(_read_json(self.jobset(name) or {}, "run.json").get("pid") or 0)
+        """The process running NAME's latest run (`jaxset run`); 0 once it ended."""
+        return int(annotation(self.jobset(name) or {}, RUN_PID) or 0)
 
     # -- runtimes --------------------------------------------------------------------------
 
@@ -182,9 +174,9 @@ class Local(Verbs):
                 return
             if ended:
                 err.seek(0)
-                lines = err.read().decode("utf-8", "replace").strip().splitlines()
+                text = err.read().decode("utf-8", "replace").strip()
                 raise RuntimeError(f"jaxset run of {name} ended at once: "
-                                   f"{lines[-1] if lines else proc.returncode}")
+                                   f"{text or proc.returncode}")
             time.sleep(0.02)
 
     def delete(self, kind: str, name: str, ns: Optional[str] = None,

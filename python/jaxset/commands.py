@@ -3,7 +3,6 @@ manifest is a path (YAML or JSON, several documents allowed) or a dict."""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -11,10 +10,9 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Any, List, Mapping, Optional
 
-from . import _binary
+from . import _binary, errors
 from ._binary import Manifest, PathLike
 
-_RUN_DIR_LINE = re.compile(r"^jaxset: run directory (.+)$", re.M)
 
 
 @dataclass
@@ -48,7 +46,7 @@ def _pump(src: IO[str], dst: Optional[IO[str]], keep: Optional[List[str]]) -> No
     for line in src:
         if keep is not None:
             keep.append(line)
-        if dst is not None:
+        if dst is not None and not line.startswith('{"kind":"Run"'):  # --errors=json's
             dst.write(line)
             dst.flush()
 
@@ -72,7 +70,8 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
         args.append("-q")
     if pod_filter:
         args += ["--filter", pod_filter]
-    args += [*_binary.run_options(grace_period_seconds, restart_backoff_ms, gpus), "--no-color"]
+    args += [*_binary.run_options(grace_period_seconds, restart_backoff_ms, gpus), "--no-color",
+             "--errors=json"]
     echo = echo and not quiet
     penv = dict(os.environ if env is None else env)
     if home is not None:
@@ -98,10 +97,12 @@ def run(*manifests: Manifest, run_dir: Optional[PathLike] = None, quiet: bool = 
                 t.join()
         stderr = "".join(err_lines)
         if status == _binary.EXIT_INVALID:
-            raise files.invalid(stderr)
-    m = _RUN_DIR_LINE.search(stderr)
-    rdir = m.group(1).strip() if m else (os.fspath(run_dir) if run_dir is not None else None)
-    return RunResult(exit_status=status, run_dir=rdir, stderr=stderr)
+            raise files.invalid(stderr, bin_path, penv, cwd)
+    said = next((o.get("runDir") for o in errors.json_lines(stderr)[0]
+                 if o.get("kind") == "Run"), None)
+    rdir = said or (os.fspath(run_dir) if run_dir is not None else None)
+    text = "".join(ln for ln in err_lines if not ln.startswith('{"kind":"Run"'))
+    return RunResult(exit_status=status, run_dir=rdir, stderr=text)
 
 
 def decode(*paths: PathLike, binary: Optional[PathLike] = None) -> List[Any]:

@@ -1,18 +1,25 @@
-"""Exceptions of the jaxset SDK, and the parsing of the binary's field errors."""
+"""Exceptions of the jaxset SDK, and the reading of the binary's errors for programs: the lines
+of JSON its ``--errors=json`` adds to stderr (docs/cli.md, "Errors for programs"), never its
+text for people."""
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+import json
+from dataclasses import dataclass, field as _field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 
 @dataclass(frozen=True)
 class FieldError:
-    """One ``FILE: FIELD: MESSAGE`` line of the binary; `field` "" for a whole file's error."""
+    """One error of ``jaxset validate --errors=json``: the file (the job's label for a dict),
+    the field's path ("" for a whole file's error, or what `jaxset run` would refuse) and the
+    message after it; `type` ("Invalid value"...), `value` and `detail` when it has them."""
 
     file: str
     field: str
     message: str
+    type: Optional[str] = _field(default=None, compare=False)
+    value: Optional[str] = _field(default=None, compare=False)
+    detail: Optional[str] = _field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}: " + (f"{self.field}: " if self.field else "") + self.message
@@ -85,36 +92,30 @@ class ApiConnectionError(ConnectionError):
     """The API server could not be reached (refused, unreachable, timed out, TLS failed)."""
 
 
-# A field path has no spaces ("spec.replicatedJobs[0].replicas",
-# "metadata.annotations[jaxset.dev/x]"); "line 3, column 1" and sentences do.
-_FIELD = re.compile(r"^[A-Za-z_$][^\s]*$")
-# "jaxset run: job.yaml: ..." (a subcommand's own error about a file)
-_CMD_PREFIX = re.compile(r"^jaxset [a-z]+: ")
+def json_lines(stderr: str) -> Tuple[List[Dict[str, Any]], str]:
+    """The objects of stderr's lines of JSON (--errors=json), and the text of the others."""
+    objs: List[Dict[str, Any]] = []
+    text: List[str] = []
+    for line in stderr.splitlines():
+        try:
+            obj = json.loads(line) if line.startswith("{") else None
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            objs.append(obj)
+        else:
+            text.append(line)
+    return objs, "\n".join(text)
 
 
-def parse_field_errors(text: str, files: Sequence[str] = (),
-                       labels: Optional[Dict[str, str]] = None) -> List[FieldError]:
-    """The FieldErrors of the text; `files` are matched whole (": " may be in a name),
-    `labels` rename them."""
+def field_errors(stderr: str, labels: Optional[Mapping[str, str]] = None) -> List[FieldError]:
+    """The FieldErrors of ``jaxset validate --errors=json``'s stderr; `labels` rename files."""
     labels = labels or {}
     out: List[FieldError] = []
-    known = sorted(files, key=len, reverse=True)
-    for line in text.splitlines():
-        line = line.rstrip()
-        if not line or line.startswith("jaxset:") or line.startswith("usage:"):
-            continue
-        line = _CMD_PREFIX.sub("", line)
-        name = next((f for f in known if line.startswith(f + ": ")), None)
-        if name is not None:
-            rest = line[len(name) + 2:]
-        elif ": " in line:
-            name, rest = line.split(": ", 1)
-        else:
-            continue
-        field, message = "", rest
-        if ": " in rest:
-            head, tail = rest.split(": ", 1)
-            if _FIELD.match(head):
-                field, message = head, tail
-        out.append(FieldError(labels.get(name, name), field, message))
+    for e in json_lines(stderr)[0]:
+        if "field" in e and "message" in e and e.get("kind") != "Status":
+            name = str(e.get("file") or "")
+            out.append(FieldError(labels.get(name, name), str(e["field"] or ""),
+                                  str(e["message"]), e.get("type"), e.get("value"),
+                                  e.get("detail")))
     return out

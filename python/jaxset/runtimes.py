@@ -1,8 +1,11 @@
 """Training runtimes read into the SDK's Runtime as Kubeflow's SDK reads them."""
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Tuple
+import functools
+import json
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from . import _binary
 from ._obj import dig
 from .types import Runtime, RuntimeTrainer, TrainerType
 
@@ -21,26 +24,29 @@ TPU_LABEL = "google.com/tpu"
 GPU_MIG_PREFIX = "nvidia.com/mig-"
 
 
-def jax_distributed() -> Dict[str, Any]:
+@functools.lru_cache(maxsize=None)
+def _builtin_json(binary: str) -> str:
+    p = _binary.call(binary, ["crds", "--runtimes", "-o", "json"])
+    if p.returncode != 0:
+        raise RuntimeError(f"{binary} crds --runtimes: "
+                           f"{p.stderr.strip() or f'exit status {p.returncode}'}")
+    return p.stdout
+
+
+def builtin_runtimes(binary: str) -> List[Dict[str, Any]]:
+    """The training runtimes built into the binary: the files of config/runtimes, as
+    ``jaxset crds --runtimes -o json`` prints them (new dicts on every call)."""
+    return [cr for cr in json.loads(_builtin_json(binary)) if isinstance(cr, dict)]
+
+
+def jax_distributed(binary: str) -> Dict[str, Any]:
     """Kubeflow Trainer's built-in JAX runtime (kubeflow/trainer
-    manifests/base/runtimes/jax_distributed.yaml)."""
-    return {
-        "apiVersion": API_VERSION,
-        "kind": CLUSTER_KIND,
-        "metadata": {"name": DEFAULT_RUNTIME, "labels": {FRAMEWORK_LABEL: "jax"}},
-        "spec": {
-            "mlPolicy": {"numNodes": 1, "jax": {}},
-            "template": {"spec": {"replicatedJobs": [{
-                "name": NODE,
-                "template": {
-                    "metadata": {"labels": {ANCESTOR_LABEL: "trainer"}},
-                    "spec": {"template": {"spec": {"containers": [
-                        {"name": NODE, "image": "nvcr.io/nvidia/jax:25.10-py3"},
-                    ]}}},
-                },
-            }]}},
-        },
-    }
+    manifests/base/runtimes/jax_distributed.yaml), written once in config/runtimes and read
+    from the binary, which embeds it."""
+    for cr in builtin_runtimes(binary):
+        if cr.get("kind") == CLUSTER_KIND and dig(cr, "metadata.name") == DEFAULT_RUNTIME:
+            return cr
+    raise RuntimeError(f"the jaxset binary {binary} has no {CLUSTER_KIND} {DEFAULT_RUNTIME}")
 
 
 def trainer_container(cr: Mapping[str, Any]) -> Optional[Dict[str, Any]]:

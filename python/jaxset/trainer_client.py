@@ -252,7 +252,8 @@ class TrainerClient:
             return runtimes.to_runtime(self._runtime_object(rname, (kind,)))
         except (NotFoundError, ValueError):  # gone, or not one this client knows
             return Runtime(name=rname,
-                           trainer=runtimes.to_runtime(runtimes.jax_distributed()).trainer)
+                           trainer=runtimes.to_runtime(
+                               runtimes.jax_distributed(self.backend.binary)).trainer)
 
     def _trainjob(self, tj: Obj, rt: Optional[Runtime] = None) -> TrainJob:
         rt = rt or self._runtime_of(tj)

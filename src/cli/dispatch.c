@@ -1,7 +1,7 @@
 /* dispatch: every command of jaxset, help and version (cli.h, cli_main).  Built alone into
  * the module libjaxset_cluster.so with the rest of the CLI and src/kube (CMakeLists.txt), which
- * the binary (main.c) loads for any command but the local ones it runs itself.  What each
- * command does and takes is described once, in help.c. */
+ * the binary (main.c) loads for any command but the local ones it runs itself.  The commands
+ * are listed once, in cli/util/commands.h; what each does and takes is described in help.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +12,9 @@ static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
-    {"validate", cmd_validate}, {"render", cmd_render},     {"run", cmd_run},
-    {"get", cmd_get},           {"describe", cmd_describe}, {"logs", cmd_logs},
-    {"suspend", cmd_suspend},   {"resume", cmd_resume},
-    {"decode", cmd_decode},     {"controller", cmd_controller},
-    {"crds", cmd_crds},         {"wait", cmd_wait},
-    {"submit", cmd_submit},     {"delete", cmd_delete},
-    {"config", cmd_config},     {"completion", cmd_completion},
-
+#define X(name, fn, where) CLI_COMMAND_ENTRY(name, fn)
+    CLI_COMMANDS(X)
+#undef X
 };
 
 static bool is_help(const char *arg)

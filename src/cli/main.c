@@ -4,7 +4,8 @@
  * module libjaxset_cluster.so (dispatch.c, with src/kube), so that `jaxset run`, the
  * supervisor of a run's pods, maps neither libcurl, libmicrohttpd and libcrypto nor the thirty
  * libraries they bring: loading them took about 20 ms of every start and 6 MiB of resident
- * memory (bench/README.md).  What each command does and takes is described once, in help.c. */
+ * memory (bench/README.md).  Which commands are local is written once, in cli/util/commands.h;
+ * what each does and takes, in help.c. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +18,14 @@
 
 #define CLUSTER_MODULE "libjaxset_cluster.so"
 
+/* The LOCAL commands of the list (cli/util/commands.h). */
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
 } local[] = {
-    {"run", cmd_run},       {"validate", cmd_validate}, {"render", cmd_render},
-    {"decode", cmd_decode}, {"crds", cmd_crds},         {"completion", cmd_completion},
+#define X(name, fn, where) CLI_BINARY_##where(name, fn)
+    CLI_COMMANDS(X)
+#undef X
 };
 
 /* A closed stdin, stdout or stderr would be taken by the next file opened (`jaxset run F >&-`
@@ -41,7 +44,7 @@ static void std_fds_open(void)
 /* Every command but the local ones: cli_main of the module. */
 static int from_module(int argc, char **argv)
 {
-    void *h = mod_open(CLUSTER_MODULE);
+    void *h = module_open(CLUSTER_MODULE);
     int (*fn)(int, char **) = h ? (int (*)(int, char **))dlsym(h, "cli_main") : NULL;
     if (!fn) {
         fprintf(stderr, "jaxset: " CLUSTER_MODULE " (every command but");

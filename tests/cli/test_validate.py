@@ -48,6 +48,7 @@ def main():
     check_jaxjob_admission_is_the_webhooks(suite)
     check_volume_paths_refused_as_the_api_server_refuses_them(suite)
     check_claim_names_that_are_no_claims_refused_by_run(suite)
+    check_errors_json(suite)
     suite.finish()
 
 
@@ -218,6 +219,52 @@ def check_claim_names_that_are_no_claims_refused_by_run(suite):
             suite.check(f"claimName {claim!r}: refused for jaxset run",
                         rc == 2 and f"{POD}.volumes[0].persistentVolumeClaim.claimName: "
                         f"Invalid value: \"{claim}\"" in err, f"rc={rc}\n{err}")
+
+
+def errors_json(*args):
+    """validate --errors=json: (rc, the JSON lines' objects, the other lines of stderr)."""
+    import json
+    rc, out, err = run("validate", "--errors=json", *args)
+    objs = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    return rc, objs, [line for line in err.splitlines() if not line.startswith("{")]
+
+
+def check_errors_json(suite):
+    """validate --errors=json (docs/cli.md, "Errors for programs"): each error's line, as
+    without the flag, then the same error as one JSON object with file, field, type, value,
+    detail and message; a file that cannot be read and what run refuses have field "" and no
+    type; the exit status is the same."""
+    import tempfile
+    keys = ["file", "field", "type", "value", "detail", "message"]
+    rel = "tests/data/invalid/types-and-duplicates.yaml"
+    rc, objs, text = errors_json(rel)
+    _, _, plain = run("validate", rel)
+    suite.check("--errors=json: exit 2, the lines for people as they are",
+                rc == 2 and text == plain.splitlines(), f"rc={rc}\n{text}\n{plain}")
+    suite.check("--errors=json: one object per error line, its keys",
+                len(objs) == sum(line.startswith(rel + ": ") for line in text)
+                and all(list(o) == keys for o in objs), objs)
+    suite.check("--errors=json: the line's parts",
+                objs and objs[0]["file"] == rel and objs[0]["field"] and objs[0]["type"]
+                and f"{rel}: {objs[0]['field']}: {objs[0]['message']}" in text
+                and objs[0]["message"].startswith(objs[0]["type"] + ": "), objs)
+    rc, objs, text = errors_json("tests/data/does-not-exist.yaml")
+    suite.check("--errors=json: a file that cannot be read",
+                rc == 2 and len(objs) == 1 and objs[0]["file"] == "tests/data/does-not-exist.yaml"
+                and objs[0]["field"] == "" and objs[0]["type"] is None
+                and text == [f"{objs[0]['file']}: {objs[0]['message']}"], f"{objs}\n{text}")
+    with tempfile.TemporaryDirectory() as d:
+        path = write_tmp(d, ALWAYS_JOBSET.replace(', command: ["true"]', "")
+                         .replace("restartPolicy: Always", "restartPolicy: Never"))
+        rc, objs, text = errors_json(path)
+        suite.check("--errors=json: what run refuses (a container without command)",
+                    rc == 2 and len(objs) == 1 and objs[0]["file"] == path
+                    and objs[0]["field"] == "" and f"{path}: {objs[0]['message']}" in text,
+                    f"rc={rc}\n{objs}\n{text}")
+    rc, objs, text = errors_json("examples/jaxjob.yaml")
+    suite.check("--errors=json: a valid job prints no object", rc == 0 and not objs, objs)
+    rc, out, err = run("validate", "--errors=yaml", "examples/jaxjob.yaml")
+    suite.check("--errors takes text or json", rc == 2 and "--errors" in err, err)
 
 
 ALWAYS_JOBSET = """apiVersion: jobset.x-k8s.io/v1alpha2

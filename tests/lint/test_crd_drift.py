@@ -82,7 +82,8 @@ def check_rules(suite, crds, upstream):
 
 
 def check_release(suite, crds, tag):
-    with open(os.path.join(SRC, "src", "api", "schema_crd.c"), encoding="utf-8") as f:
+    with open(os.path.join(SRC, "src", "api", "schema", "schema_crd.c"),
+              encoding="utf-8") as f:
         tables = f.read(2000)
     for name, crd in crds.items():
         with open(os.path.join(SRC, "config", "crd", name), encoding="utf-8") as f:

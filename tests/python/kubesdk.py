@@ -36,6 +36,7 @@ CRD_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 KUBEFLOW_CRDS = ("trainer.kubeflow.org_trainjobs.yaml",
                  "trainer.kubeflow.org_trainingruntimes.yaml",
                  "trainer.kubeflow.org_clustertrainingruntimes.yaml", "kubeflow.org_jaxjobs.yaml")
+JAX_RUNTIME = os.path.join(os.path.dirname(CRD_DIR), "runtimes", "jax_distributed.yaml")
 
 
 def test_crds():
@@ -81,19 +82,19 @@ def ok(resp, *codes):
 
 def jax_runtime(name="jax-distributed", kind="ClusterTrainingRuntime", num_nodes=1,
                 framework="jax", limits=None):
-    """Kubeflow's JAX runtime (manifests/base/runtimes/jax_distributed.yaml)."""
-    container = {"name": "node", "image": "nvcr.io/nvidia/jax:25.10-py3"}
+    """Kubeflow's JAX runtime as config/runtimes/jax_distributed.yaml ships it (decoded by
+    `jaxset decode`), under another name, kind, numNodes, framework label or limits."""
+    out = subprocess.run([sdktest.BIN, "decode", JAX_RUNTIME], check=True,
+                         capture_output=True).stdout
+    rt = json.loads(out)[0]
+    rt["kind"], rt["metadata"]["name"] = kind, name
+    rt["metadata"]["labels"] = {"trainer.kubeflow.org/framework": framework} if framework else {}
+    rt["spec"]["mlPolicy"]["numNodes"] = num_nodes
     if limits:
-        container["resources"] = {"limits": limits}
-    labels = {"trainer.kubeflow.org/framework": framework} if framework else {}
-    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": kind,
-            "metadata": {"name": name, "labels": labels},
-            "spec": {"mlPolicy": {"numNodes": num_nodes, "jax": {}},
-                     "template": {"spec": {"replicatedJobs": [{
-                         "name": "node",
-                         "template": {"metadata": {"labels": {
-                             "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
-                             "spec": {"template": {"spec": {"containers": [container]}}}}}]}}}}
+        node = rt["spec"]["template"]["spec"]["replicatedJobs"][0]
+        node["template"]["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+            "limits": limits}
+    return rt
 
 
 class KubeTest(unittest.TestCase):

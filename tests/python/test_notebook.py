@@ -110,7 +110,7 @@ class NotebookTest(sdktest.SdkTest):
         self.assertTrue(base64.b64decode(pngs[0]).startswith(b"\x89PNG\r\n\x1a\n"))
 
         self.assertIn("No Kubernetes cluster is configured, the cluster run is skipped: "
-                      "no kubeconfig", texts(cells["cluster"], "stream"))
+                      "jaxset config: no kubeconfig", texts(cells["cluster"], "stream"))
         self.assertEqual(texts(cells["cleanup"], "execute_result"), "[]")
         self.nothing_started()
         self.assertEqual(left_behind(self.home), [])

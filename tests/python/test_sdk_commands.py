@@ -1,6 +1,6 @@
 """The plain helpers over the binary: jaxset.validate (summary lines, ValidationError with the
-field errors parsed from 'file: field: message'), jaxset.run (Completed, Failed, invalid,
-pod output echoed), jaxset.decode; finding the binary; the package installs with pip
+field errors `validate --errors=json` prints as JSON lines), jaxset.run (Completed, Failed,
+invalid, pod output echoed), jaxset.decode; finding the binary; the package installs with pip
 offline."""
 import io
 import json
@@ -16,7 +16,7 @@ from sdktest import BIN, SRC  # noqa: E402
 
 import jaxset  # noqa: E402
 from jaxset import BinaryNotFoundError, FieldError, ValidationError  # noqa: E402
-from jaxset.errors import parse_field_errors  # noqa: E402
+from jaxset.errors import field_errors, json_lines  # noqa: E402
 
 
 def jobset(name, code=0, pods=2):
@@ -71,16 +71,51 @@ class CommandsTest(sdktest.SdkTest):
         with self.assertRaises(TypeError):
             jaxset.validate(42)
 
-    def test_parse_field_errors(self):
-        text = ("a: b.yaml: spec.x[0].y: Invalid value: \"a: b\": bad\n"
-                "other.yaml: line 3, column 1: did not find expected key\n"
-                "jaxset run: job.yaml: refused: too many pods\n"
-                "jaxset: Normal Started: ignored\n")
-        self.assertEqual(parse_field_errors(text, ["a: b.yaml"]), [
+    def test_field_errors(self):
+        """The errors are the JSON lines (docs/cli.md, "Errors for programs"), whatever the
+        text around them says; labels rename files."""
+        lines = [
+            'a: b.yaml: spec.x[0].y: Invalid value: "a: b": bad',
+            json.dumps({"file": "a: b.yaml", "field": "spec.x[0].y", "type": "Invalid value",
+                        "value": '"a: b"', "detail": "bad",
+                        "message": 'Invalid value: "a: b": bad'}),
+            "other.yaml: line 3, column 1: did not find expected key",
+            json.dumps({"file": "other.yaml", "field": "", "type": None, "value": None,
+                        "detail": None, "message": "line 3, column 1: did not find expected key"}),
+            "{not json: a line for people",
+            json.dumps({"kind": "Status", "message": "x", "field": "", "code": 404}),
+        ]
+        got = field_errors("\n".join(lines) + "\n", {"other.yaml": "<JobSet o>"})
+        self.assertEqual(got, [
             FieldError("a: b.yaml", "spec.x[0].y", 'Invalid value: "a: b": bad'),
-            FieldError("other.yaml", "", "line 3, column 1: did not find expected key"),
-            FieldError("job.yaml", "refused", "too many pods"),
+            FieldError("<JobSet o>", "", "line 3, column 1: did not find expected key"),
         ])
+        self.assertEqual((got[0].type, got[0].value, got[0].detail),
+                         ("Invalid value", '"a: b"', "bad"))
+        objs, text = json_lines("\n".join(lines))
+        self.assertEqual(len(objs), 3)
+        self.assertEqual(text.splitlines(), [lines[0], lines[2], lines[4]])
+
+    def test_validate_errors_json(self):
+        """`jaxset validate --errors=json`: each error line followed by its JSON line, the
+        human lines as they are without it."""
+        bad = os.path.join(self.tmp, "bad.json")
+        doc = jobset("bad")
+        doc["spec"]["replicatedJobs"][0]["replicas"] = -1
+        with open(bad, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        plain = subprocess.run([BIN, "validate", bad], capture_output=True, text=True)
+        p = subprocess.run([BIN, "validate", "--errors=json", bad], capture_output=True,
+                           text=True)
+        self.assertEqual((p.returncode, plain.returncode), (2, 2))
+        objs, text = json_lines(p.stderr)
+        self.assertEqual(text, plain.stderr.rstrip("\n"))
+        self.assertEqual(objs, [{
+            "file": bad, "field": "spec.replicatedJobs[0].replicas", "type": "Invalid value",
+            "value": "-1", "detail": "must be greater than or equal to 0",
+            "message": "Invalid value: -1: must be greater than or equal to 0"}])
+        self.assertEqual(p.stderr.splitlines()[0],
+                         f"{bad}: spec.replicatedJobs[0].replicas: {objs[0]['message']}")
 
     def test_run(self):
         out, err = io.StringIO(), io.StringIO()

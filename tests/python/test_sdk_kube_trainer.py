@@ -76,9 +76,9 @@ class TrainerKubeTest(KubeTest):
         for n in ("jax-distributed", "jax-gpu", "team-jax"):
             self.assertIn(n, names)
         rt = c.get_runtime("jax-distributed")
+        image = jaxset.runtimes.trainer_container(jax_runtime())["image"]
         self.assertEqual((rt.name, rt.trainer.framework, rt.trainer.num_nodes,
-                          rt.trainer.image), ("jax-distributed", "jax", 1,
-                                              "nvcr.io/nvidia/jax:25.10-py3"))
+                          rt.trainer.image), ("jax-distributed", "jax", 1, image))
         self.assertEqual(c.get_runtime("team-jax").trainer.num_nodes, 3)
         self.assertEqual(c.get_runtime("jax-gpu").trainer.num_nodes, 5)
         with self.assertRaises(NotFoundError) as cm:

@@ -4,6 +4,7 @@ logs (whole and followed), events, wait_for_job_status (Complete, Running, Faile
 delete_job of a running job (no process left, nothing kept), and bad input refused with
 nothing started."""
 import io
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,13 @@ from jaxset import (BinaryNotFoundError, CustomTrainer,  # noqa: E402
                     CustomTrainerContainer, KubeConfigError, KubernetesBackendConfig,
                     NotFoundError, TrainerClient, ValidationError)
 from jaxset.errors import JobFailedError  # noqa: E402
+
+
+def shipped_runtime():
+    """config/runtimes/jax_distributed.yaml, the one text of the built-in runtime."""
+    path = os.path.join(sdktest.SRC, "config", "runtimes", "jax_distributed.yaml")
+    return json.loads(subprocess.run([BIN, "decode", path], check=True,
+                                     capture_output=True).stdout)[0]
 
 
 def exchange(go: str = ""):
@@ -199,8 +207,10 @@ class TrainerTest(sdktest.SdkTest):
         self.assertEqual(names, ["stdlib-echo", "jax-distributed"])
         self.assertIn("unlabelled", logs.output[0])
         jd = c.get_runtime("jax-distributed")
+        shipped = shipped_runtime()
+        self.assertEqual(jaxset.runtimes.jax_distributed(BIN), shipped)
         self.assertEqual((jd.trainer.framework, jd.trainer.num_nodes, jd.trainer.image),
-                         ("jax", 1, "nvcr.io/nvidia/jax:25.10-py3"))
+                         ("jax", 1, jaxset.runtimes.trainer_container(shipped)["image"]))
         echo = c.get_runtime("stdlib-echo")
         self.assertEqual((echo.trainer.num_nodes, echo.trainer.device,
                           echo.trainer.device_count), (2, "cpu", "2"))

@@ -1,13 +1,13 @@
 /* backend: where the job verbs (get, describe, logs, wait, delete) read and act, behind one
  * table of operations, as git's transport vtable (git transport.h, struct transport_vtable):
- * the runs this machine keeps (backend_local.c, over the run directories of local/store/rundir.h)
+ * the runs this machine keeps (backend_local.c, over the runs local/store/store_run.h reads)
  * or a cluster (backend_cluster.c, over kube/client).  Each verb parses its arguments once,
  * picks a backend with backend_open, and prints what the backend returns through one code
  * path, so a command line means the same in both places and prints the same shapes.
  *
  * Both backends speak Kubernetes objects: a local run is its JobSet (annotated with the run's
- * state and directory, BACKEND_ANN_*), its Pods (cli/backend/pods.h), its Jobs, and for a JAXJob's run
- * the JAXJob with the status its controller would write. */
+ * state and directory, BACKEND_ANN_*), its Pods (cli/backend/pods.h), its Jobs, and for a JAXJob's
+ * run the JAXJob with the status its controller would write. */
 #ifndef JX_CLI_BACKEND_H
 #define JX_CLI_BACKEND_H
 
@@ -18,11 +18,15 @@
 #include "cli/backend/cluster.h"
 #include "cli/util/table.h"
 
-/* Annotations a local run's JobSet carries: its state (cli/backend/runs.h runs_state), directory and
- * run id (the directory's name, <UTC time>-<pid>). */
+/* Annotations a local run's JobSet carries: its state (cli/backend/runs.h runs_state),
+ * directory and run id (the directory's name, <UTC time>-<pid>); while it runs, the pid of the
+ * process running it (local/store/store_run.h store_live_pid); once a pod failed, the first
+ * failed pod of the run's last failure (run.json's "failure", docs/local.md) as compact JSON. */
 #define BACKEND_ANN_RUN_STATE "jaxset.dev/run-state"
 #define BACKEND_ANN_RUN_DIR "jaxset.dev/run-dir"
 #define BACKEND_ANN_RUN_ID "jaxset.dev/run-id"
+#define BACKEND_ANN_RUN_PID "jaxset.dev/run-pid"
+#define BACKEND_ANN_RUN_FAILURE "jaxset.dev/run-failure"
 
 /* What `logs` asks for, the same in both places. */
 struct backend_logs {
@@ -43,7 +47,7 @@ struct backend_delete {
 };
 
 struct backend;
-struct runs_run;
+struct store_run;
 
 #define BACKEND_COLUMNS_MAX 16
 
@@ -87,7 +91,7 @@ struct backend {
     bool all_runs;      /* local: every run kept, not only the latest of each name */
     bool all_ns;        /* cluster: -A */
     bool quiet;         /* get: no message for an object not found */
-    struct runs_run *runs; /* local: the runs its last read loaded, which its rows show */
+    struct store_run *runs; /* local: the runs its last read loaded, which its rows show */
     size_t n_runs;
 };
 
@@ -101,20 +105,5 @@ void backend_close(struct backend *b);
 
 /* Whether the backend is the cluster. */
 bool backend_is_cluster(const struct backend *b);
-
-/* The state `get`, `describe` and `wait` show for a job of kind k: a local run's
- * (BACKEND_ANN_RUN_STATE), else api/job_state's; "Terminating" while the object is being
- * deleted.  *final: no other state will follow (Completed, Failed; locally also a run
- * that ended without ending its job: Interrupted, Lost, Unknown). */
-const char *backend_state(const struct kc_res *k, const json_t *obj, bool *final);
-
-/* Retention (local_delete.c): how many runs of a name `jaxset run` keeps, $LOCAL_KEEP_ENV
- * (0: every run), else LOCAL_KEEP_DEFAULT; local_prune removes the runs of `name` in
- * runs/<name>/ past the `keep` newest (by their directories' names, which start with the
- * time), but never one still going. */
-#define LOCAL_KEEP_ENV "JAXSET_KEEP_RUNS"
-#define LOCAL_KEEP_DEFAULT 10
-long local_keep(void);
-void local_prune(const char *name, long keep);
 
 #endif

@@ -50,7 +50,7 @@ static int cl_list(struct backend *b, const struct kc_res *k, const char *select
     int rc = EXIT_OK;
     *out = NULL;
     if (!path || (selector && !full)) {
-        fprintf(stderr, "jaxset %s: out of memory\n", b->c->cmd);
+        fprintf(stderr, "jaxset %s: " ERR_OOM_MSG "\n", b->c->cmd);
         rc = EXIT_CLUSTER;
     } else if (cluster_request(b->c, "GET", full ? full : path, NULL, &r) < 0) {
         rc = cluster_fail(b->c, &r);
@@ -78,7 +78,7 @@ static int cl_watch(struct backend *b, const struct kc_res *k, const char *name,
     free(list);
     free(sel);
     if (rc < 0 && rc != -JX_EGONE)
-        fprintf(stderr, "jaxset %s: %s\n", b->c->cmd, e.msg[0] ? e.msg : "out of memory");
+        fprintf(stderr, "jaxset %s: %s\n", b->c->cmd, e.msg[0] ? e.msg : ERR_OOM_MSG);
     return rc;
 }
 
@@ -173,7 +173,7 @@ static void cl_row(struct backend *b, const struct kc_res *k, const json_t *obj,
     char age[RUNS_HUMAN_MAX];
     bool final;
     const json_t *meta = jx_obj(obj, "metadata");
-    const char *state = backend_state(k, obj, &final);
+    const char *state = job_state_shown(k, obj, &final);
     if (job_state_read(k->family, obj, &v) < 0)
         v = (struct job_state){.state = "Unknown", .restarts = -1}; /* out of memory */
     if (b->all_ns)
@@ -201,8 +201,8 @@ const struct backend_ops backend_cluster_ops = {
     .list = cl_list,
     .watch = cl_watch,
     .remove = cl_remove,
-    .logs = cluster_logs,
-    .describe = cluster_describe,
+    .logs = logs_cluster,
+    .describe = describe_cluster,
     .columns = cl_columns,
     .row = cl_row,
 };

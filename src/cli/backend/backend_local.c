@@ -1,10 +1,12 @@
-/* backend_local: the runs this machine keeps (local/store/rundir.h) as Kubernetes objects: a run's
- * JobSet annotated with its state, directory and id; for a JAXJob's or TrainJob's run, that
- * job with the status its controller would write (run.json's "jaxjob" or "trainjob"); its
- * Pods (cli/backend/pods.h), Jobs (jobs.json) and Events (events.log); a TrainJob whose run ended
- * without finishing it is Failed (RunFailed).  A watch reads them again every LOCAL_POLL_MS and
- * reports what changed, until no run it watches is going. */
+/* backend_local: the runs this machine keeps (local/store/store_run.h) as Kubernetes objects: a
+ * run's JobSet annotated with its state, directory, id, pid and failure (BACKEND_ANN_*); for a
+ * JAXJob's or TrainJob's run, that job with the status its controller would write (run.json's
+ * "jaxjob" or "trainjob"); its Pods (cli/backend/pods.h), Jobs (jobs.json) and Events
+ * (events.log); a TrainJob whose run ended without finishing it is Failed (RunFailed).  A
+ * watch reads them again every LOCAL_POLL_MS and reports what changed, until no run it watches
+ * is going. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +19,8 @@
 #include "cli/util/labelsel.h"
 #include "cli/backend/pods.h"
 #include "cli/backend/runs.h"
+#include "local/store/rundir.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
@@ -29,10 +33,10 @@ static int local_open(struct backend *b)
 }
 
 /* Keeps runs v[0..n) (taken) as the runs of the last read, in place of those before. */
-static void keep_runs(struct backend *b, struct runs_run *v, size_t n)
+static void keep_runs(struct backend *b, struct store_run *v, size_t n)
 {
     for (size_t i = 0; i < b->n_runs; i++)
-        runs_free(&b->runs[i]);
+        store_run_free(&b->runs[i]);
     free(b->runs);
     b->runs = v;
     b->n_runs = n;
@@ -43,45 +47,59 @@ static void local_close(struct backend *b)
     keep_runs(b, NULL, 0);
 }
 
+/* `obj` (a run's JobSet, JAXJob or TrainJob; NULL: none) copied and annotated as the run's:
+ * its state, directory and id (pods_run_jobset), the pid of the process running it and its
+ * failure record when there are.  NULL when obj is, or on OOM. */
+static json_t *annotated(const json_t *obj, const struct store_run *r)
+{
+    json_t *o = pods_run_jobset(obj, runs_state(r), r->dir, store_run_id(r));
+    json_t *ann = jx_ensure_obj(jx_ensure_obj(o, "metadata"), "annotations");
+    const json_t *failure = jx_obj(r->run, "failure");
+    long long pid = store_live_pid(r->dir, r->run);
+    char num[24], *f = failure ? json_dumps(failure, JSON_COMPACT) : NULL;
+    int rc = ann && (!failure || f) ? 0 : -ENOMEM;
+    snprintf(num, sizeof(num), "%lld", pid);
+    if (rc == 0 && pid > 0)
+        rc = jx_set_str(ann, BACKEND_ANN_RUN_PID, num);
+    if (rc == 0 && f)
+        rc = jx_set_str(ann, BACKEND_ANN_RUN_FAILURE, f);
+    free(f);
+    if (rc) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* The JAXJob ("jaxjob") or TrainJob ("trainjob") a run of one keeps, created when the run
  * started, annotated with the run as its JobSet is (a wait ends with an Interrupted run, a
  * row names its run); NULL when none. */
-static json_t *run_job(const struct runs_run *r, const char *key)
+static json_t *run_job(const struct store_run *r, const char *key)
 {
-    json_t *jj = pods_run_jobset(jx_obj(r->run, key), runs_state(r), r->dir, runs_id(r));
+    json_t *jj = annotated(jx_obj(r->run, key), r);
     json_t *meta = jx_obj(jj, "metadata");
     if (json_is_object(meta) && jx_str(r->run, "startTime"))
         jx_set_str(meta, "creationTimestamp", jx_str(r->run, "startTime"));
     return jj;
 }
 
-static bool cond_true(const json_t *obj, const char *type)
-{
-    const char *s = jx_str(job_state_condition(obj, type), "status");
-    return s && !strcmp(s, "True");
-}
-
 /* A TrainJob whose run ended without finishing it (interrupted, killed, Lost: neither Complete
  * nor Failed) is Failed, reason RunFailed, so that a wait on it ends (the SDK's among them).
  * 0 or -ENOMEM. */
-static int unfinished(json_t *tj, const struct runs_run *r)
+static int unfinished(json_t *tj, const struct store_run *r)
 {
     char msg[64];
-    json_t *conds;
-    if (runs_live(r) || cond_true(tj, "Complete") || cond_true(tj, "Failed"))
+    const struct cond failed = {.type = "Failed", .status = COND_TRUE, .reason = "RunFailed",
+                                .message = msg};
+    const json_t *st = jx_obj(tj, "status");
+    if (store_live(r) || cond_true(st, "Complete") || cond_true(st, "Failed"))
         return 0;
     snprintf(msg, sizeof(msg), "jaxset run ended: %s", runs_state(r));
-    conds = jx_ensure_arr(jx_ensure_obj(tj, "status"), "conditions");
-    return conds && !json_array_append_new(conds, json_pack("{s:s, s:s, s:s, s:s}", "type",
-                                                            "Failed", "status", "True",
-                                                            "reason", "RunFailed", "message",
-                                                            msg))
-               ? 0
-               : -ENOMEM;
+    return cond_append(jx_ensure_obj(tj, "status"), cond_new(&failed));
 }
 
 /* A copy of every Job of jobs.json, with its apiVersion and kind. */
-static json_t *run_jobs(const struct runs_run *r)
+static json_t *run_jobs(const struct store_run *r)
 {
     json_t *out = json_array(), *j;
     const json_t *e;
@@ -100,12 +118,12 @@ static json_t *run_jobs(const struct runs_run *r)
 }
 
 /* The JobSet of a run that has not written it yet: its name and the run's annotations. */
-static json_t *starting(const struct runs_run *r)
+static json_t *starting(const struct store_run *r)
 {
     json_t *js = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "jobset.x-k8s.io/v1alpha2",
                            "kind", "JobSet", "metadata", "name", r->name, "namespace",
                            "default");
-    json_t *out = js ? pods_run_jobset(js, runs_state(r), r->dir, runs_id(r)) : NULL;
+    json_t *out = js ? annotated(js, r) : NULL;
     json_decref(js);
     return out;
 }
@@ -117,10 +135,9 @@ static bool is_kind(const struct kc_res *k, const char *kind)
 
 /* The run's JobSet as printed: annotated with the run's state, directory and id, and named as
  * the run when it carries no name.  NULL when the run has none (yet) or on OOM. */
-static json_t *run_jobset(const struct runs_run *r)
+static json_t *run_jobset(const struct store_run *r)
 {
-    json_t *js = !r->jobset ? (runs_live(r) ? starting(r) : NULL)
-                            : pods_run_jobset(r->jobset, runs_state(r), r->dir, runs_id(r));
+    json_t *js = !r->jobset ? (store_live(r) ? starting(r) : NULL) : annotated(r->jobset, r);
     json_t *meta = jx_ensure_obj(js, "metadata");
     if (meta && !jx_str(meta, "name"))
         jx_set_str(meta, "name", r->name);
@@ -129,12 +146,12 @@ static json_t *run_jobset(const struct runs_run *r)
 
 /* The objects of kind k that run r holds, appended to items: 0, -ENOMEM, or -EINVAL when a
  * run keeps no object of that kind. */
-static int run_objects(const struct runs_run *r, const struct kc_res *k, json_t *items)
+static int run_objects(const struct store_run *r, const struct kc_res *k, json_t *items)
 {
     json_t *got = NULL, *js;
     if (k->family == JOB_KIND_JOBSET) {
         if (!(got = run_jobset(r)))
-            return r->jobset || runs_live(r) ? -ENOMEM : 0;
+            return r->jobset || store_live(r) ? -ENOMEM : 0;
     } else if (k->family == JOB_KIND_JAXJOB || k->family == JOB_KIND_TRAINJOB) {
         const char *key = k->family == JOB_KIND_JAXJOB ? "jaxjob" : "trainjob";
         if (!jx_obj(r->run, key))
@@ -167,7 +184,7 @@ static int run_objects(const struct runs_run *r, const struct kc_res *k, json_t 
 
 static int oom(const struct backend *b)
 {
-    fprintf(stderr, "jaxset %s: out of memory\n", b->c->cmd);
+    fprintf(stderr, "jaxset %s: " ERR_OOM_MSG "\n", b->c->cmd);
     return EXIT_INVALID;
 }
 
@@ -185,7 +202,7 @@ static const char *or_empty(const char *s)
 
 /* Appends to items the objects of kind k run r holds with the labels of `selector` (and the
  * name `name`, when not NULL): how many, -ENOMEM, or -EINVAL (no such kind, a bad selector). */
-static int run_matching(const struct runs_run *r, const struct kc_res *k, const char *selector,
+static int run_matching(const struct store_run *r, const struct kc_res *k, const char *selector,
                         const char *name, json_t *items)
 {
     json_t *all = json_array(), *o;
@@ -206,14 +223,14 @@ static int run_matching(const struct runs_run *r, const struct kc_res *k, const 
 
 /* run_matching over the runs v[0..n): 0 or a negative errno; *going (when not NULL): whether
  * a run with one of them is still going. */
-static int runs_matching(const struct runs_run *v, size_t n, const struct kc_res *k,
+static int runs_matching(const struct store_run *v, size_t n, const struct kc_res *k,
                          const char *selector, const char *name, json_t *items, bool *going)
 {
     int rc = 0;
     for (size_t i = 0; rc >= 0 && i < n; i++) {
         rc = run_matching(&v[i], k, selector, name, items);
         if (going)
-            *going |= rc > 0 && runs_live(&v[i]);
+            *going |= rc > 0 && store_live(&v[i]);
     }
     return rc < 0 ? rc : 0;
 }
@@ -225,10 +242,13 @@ static int runs_matching(const struct runs_run *v, size_t n, const struct kc_res
 static int collect(struct backend *b, const struct kc_res *k, const char *selector,
                    const char *name, json_t **out, bool *going)
 {
-    struct runs_run *v = NULL;
+    struct store_run *v = NULL;
     size_t n = 0;
     json_t *items = json_array();
-    int rc = items && runs_list(b->all_runs, &v, &n) == 0 ? 0 : -ENOMEM;
+    int rc = items ? store_list(b->all_runs, &v, &n) : -ENOMEM;
+    if (rc == -ENOENT || rc == -ENAMETOOLONG) /* no state home */
+        fprintf(stderr, "jaxset: %s\n", rd_home_error(rc));
+    rc = rc ? -ENOMEM : 0;
     *going = false;
     if (rc == 0)
         rc = runs_matching(v, n, k, selector, name, items, going);
@@ -257,15 +277,12 @@ static int local_list(struct backend *b, const struct kc_res *k, const char *sel
 static int not_found(const struct backend *b, const struct kc_res *k, const char *name)
 {
     if (b->quiet)
-        ;
-    else if (k->family == JOB_KIND_JOBSET)
-        fprintf(stderr, "jaxset %s: no run of \"%s\" found\n", b->c->cmd, name);
-    else if (k->family != JOB_KIND_OTHER)
-        fprintf(stderr, "jaxset %s: no run of %s \"%s\" found\n", b->c->cmd, k->singular, name);
-    else
-        fprintf(stderr, "jaxset %s: %s \"%s\" not found in the runs kept\n", b->c->cmd,
-                k->plural, name);
-    return EXIT_INVALID;
+        return EXIT_INVALID;
+    if (k->family == JOB_KIND_JOBSET)
+        return runs_not_found(b, "no run of \"%s\" found", name);
+    if (k->family != JOB_KIND_OTHER)
+        return runs_not_found(b, "no run of %s \"%s\" found", k->singular, name);
+    return runs_not_found(b, "%s \"%s\" not found in the runs kept", k->plural, name);
 }
 
 /* A pod or Job of any latest run, by name (*going: whether its run is going). */
@@ -283,14 +300,14 @@ static int get_part(struct backend *b, const struct kc_res *k, const char *name,
 static int get_one(struct backend *b, const struct kc_res *k, const char *name, json_t **out,
                    bool *going)
 {
-    struct runs_run r;
+    struct store_run r;
     *out = NULL;
     *going = false;
     if (k->family == JOB_KIND_OTHER)
         return get_part(b, k, name, out, going);
-    if (strchr(name, '/') || runs_load(name, &r) < 0)
+    if (strchr(name, '/') || store_load(name, &r) < 0)
         return not_found(b, k, name);
-    *going = runs_live(&r);
+    *going = store_live(&r);
     json_t *items = json_array();
     int rc = items ? run_objects(&r, k, items) : -ENOMEM;
     if (k->family == JOB_KIND_JOBSET && rc == 0 && !r.jobset)
@@ -298,11 +315,11 @@ static int get_one(struct backend *b, const struct kc_res *k, const char *name, 
     *out = json_incref(json_array_get(items, 0));
     json_decref(items);
     bool had_jobset = r.jobset != NULL;
-    struct runs_run *kept = malloc(sizeof(*kept));
+    struct store_run *kept = malloc(sizeof(*kept));
     if (kept)
         *kept = r;
     else
-        runs_free(&r);
+        store_run_free(&r);
     keep_runs(b, kept, kept ? 1 : 0);
     if (rc < 0)
         return oom(b);
@@ -456,15 +473,15 @@ static long long last_attempt_pods(const json_t *pods)
     return n;
 }
 
-static void run_row(struct table *t, const struct runs_run *r, bool wide, bool ids, int64_t now)
+static void run_row(struct table *t, const struct store_run *r, bool wide, bool ids, int64_t now)
 {
     const json_t *st = jx_obj(r->jobset, "status");
     const char *term = jx_str(st, "terminalState");
-    int64_t start = runs_start_ms(r), end = runs_end_ms(r, now);
+    int64_t start = store_start_ms(r), end = store_end_ms(r, now);
     char age[RUNS_HUMAN_MAX], dur[RUNS_HUMAN_MAX];
     table_cell(t, "%s", r->name);
     if (ids)
-        table_cell(t, "%s", runs_id(r));
+        table_cell(t, "%s", store_run_id(r));
     table_cell(t, "%s", runs_state(r));
     table_cell(t, "%s", term ? term : "-");
     table_cell(t, "%lld", jx_int_or(st, "restarts", 0));
@@ -473,8 +490,8 @@ static void run_row(struct table *t, const struct runs_run *r, bool wide, bool i
     if (!wide)
         return;
     table_cell(t, "%lld", last_attempt_pods(r->pods));
-    if (jx_int_or(r->run, "exitStatus", -1) >= 0)
-        table_cell(t, "%lld", jx_int_or(r->run, "exitStatus", -1));
+    if (store_exit_status(r) >= 0)
+        table_cell(t, "%lld", store_exit_status(r));
     else
         table_cell(t, "-");
     table_cell(t, "%s", r->dir);
@@ -488,18 +505,18 @@ static void local_row(struct backend *b, const struct kc_res *k, const json_t *o
     const json_t *meta = jx_obj(obj, "metadata");
     const char *name = jx_str(meta, "name") ? jx_str(meta, "name") : "?";
     const char *dir = jx_get_meta(meta, "annotations", BACKEND_ANN_RUN_DIR);
-    struct runs_run r = {0};
+    struct store_run r = {0};
     (void)k;
     for (size_t i = 0; dir && i < b->n_runs; i++)
         if (!strcmp(b->runs[i].dir, dir)) {
             run_row(t, &b->runs[i], wide, b->all_runs, kt_now_ms());
             return;
         }
-    if ((dir ? runs_load_dir(name, dir, &r) : runs_load(name, &r)) < 0)
-        r = (struct runs_run){0};
+    if ((dir ? store_load_dir(name, dir, &r) : store_load(name, &r)) < 0)
+        r = (struct store_run){0};
     snprintf(r.name, sizeof(r.name), "%s", name);
     run_row(t, &r, wide, b->all_runs, kt_now_ms());
-    runs_free(&r);
+    store_run_free(&r);
 }
 
 const struct backend_ops backend_local_ops = {
@@ -508,9 +525,9 @@ const struct backend_ops backend_local_ops = {
     .get = local_get,
     .list = local_list,
     .watch = local_watch,
-    .remove = local_remove,
-    .logs = local_logs,
-    .describe = local_describe,
+    .remove = delete_local,
+    .logs = logs_local,
+    .describe = describe_local,
     .columns = local_columns,
     .row = local_row,
 };

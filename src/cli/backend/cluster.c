@@ -129,13 +129,18 @@ void cluster_status_line(const struct cluster *c, const struct kc_cli_resp *r)
     json_decref(st);
 }
 
+int cluster_exit_status(const struct kc_cli_resp *r)
+{
+    return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
+                                                                    : EXIT_CLUSTER;
+}
+
 int cluster_fail(const struct cluster *c, const struct kc_cli_resp *r)
 {
     char buf[1024];
     fprintf(stderr, "jaxset %s: %s\n", c->cmd, kc_cli_message(c->kc, r, buf, sizeof(buf)));
     cluster_status_line(c, r);
-    return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
-                                                                    : EXIT_CLUSTER;
+    return cluster_exit_status(r);
 }
 
 int cluster_get(struct cluster *c, const struct kc_res *r, const char *name, json_t **out)
@@ -145,7 +150,7 @@ int cluster_get(struct cluster *c, const struct kc_res *r, const char *name, jso
     int rc = EXIT_OK;
     *out = NULL;
     if (!path) {
-        fprintf(stderr, "jaxset %s: out of memory\n", c->cmd);
+        fprintf(stderr, "jaxset %s: " ERR_OOM_MSG "\n", c->cmd);
         return EXIT_CLUSTER;
     }
     if (cluster_request(c, "GET", path, NULL, &resp) < 0)

@@ -68,9 +68,13 @@ void cluster_close(struct cluster *c);
 int cluster_request(struct cluster *c, const char *method, const char *path,
                     const json_t *body, struct kc_cli_resp *out);
 
-/* Prints "jaxset CMD: <what went wrong>" for a failed answer; returns the exit status:
- * EXIT_INVALID for NotFound, AlreadyExists and Invalid (the user's input), EXIT_CLUSTER
- * otherwise. */
+/* The exit status of a failed answer, the one map of the CLI's verbs: EXIT_INVALID for
+ * NotFound, AlreadyExists and Invalid (-ENOENT, -EEXIST, -EINVAL: the user's input),
+ * EXIT_CLUSTER otherwise (no answer, or the cluster refused). */
+int cluster_exit_status(const struct kc_cli_resp *r);
+
+/* Prints "jaxset CMD: <what went wrong>" for a failed answer; returns its exit status
+ * (cluster_exit_status). */
 int cluster_fail(const struct cluster *c, const struct kc_cli_resp *r);
 
 /* With --errors=json: the Status of a refused answer on stderr as one JSON line (the server's,

@@ -5,6 +5,7 @@
 
 #include "api/schema/keys.h"
 #include "cli/util/table.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
 static const char *or_dash(const char *s)
@@ -23,7 +24,7 @@ int describe_conditions(const json_t *status)
     size_t i;
     for (size_t k = 0; k < 5; k++)
         table_cell(&t, "%s", cols[k]);
-    json_array_foreach (jx_arr(status, "conditions"), i, c)
+    json_array_foreach (cond_list(status), i, c)
         for (size_t k = 0; k < 5; k++)
             table_cell(&t, "%s", or_dash(jx_str(c, keys[k])));
     return table_section("Conditions:", &t, 2);
@@ -35,7 +36,7 @@ static void job_conditions(struct table *t, const json_t *job)
     char buf[512] = "";
     size_t len = 0, i;
     const json_t *c;
-    json_array_foreach (jx_arr(jx_obj(job, "status"), "conditions"), i, c) {
+    json_array_foreach (cond_list(jx_obj(job, "status")), i, c) {
         const char *reason = jx_str(c, "reason");
         int n = snprintf(buf + len, sizeof(buf) - len, "%s%s=%s%s%s%s", len ? ", " : "",
                          or_dash(jx_str(c, "type")), or_dash(jx_str(c, "status")),

@@ -314,7 +314,7 @@ static int describe(struct desc *d)
     kpods_sort(d->pods, &d->ids);
     if (job_state_read(d->k->family, d->obj, &v) < 0) {
         kpods_ids_release(&d->ids);
-        fprintf(stderr, "jaxset describe: out of memory\n");
+        fprintf(stderr, "jaxset describe: " ERR_OOM_MSG "\n");
         return EXIT_CLUSTER;
     }
     header(d, &v);
@@ -327,11 +327,11 @@ static int describe(struct desc *d)
     bad |= events_section(d);
     kpods_ids_release(&d->ids);
     if (bad)
-        fprintf(stderr, "jaxset describe: out of memory\n");
+        fprintf(stderr, "jaxset describe: " ERR_OOM_MSG "\n");
     return bad ? EXIT_CLUSTER : EXIT_OK;
 }
 
-int cluster_describe(struct backend *b, const struct kc_res *k, const char *name)
+int describe_cluster(struct backend *b, const struct kc_res *k, const char *name)
 {
     struct desc d = {.c = b->c, .k = k, .name = name, .now = kt_now_ms()};
     int rc = describe(&d);

@@ -15,7 +15,6 @@
 #include "cli/backend/describe.h"
 #include "cli/backend/runs.h"
 #include "cli/util/table.h"
-#include "local/store/rundir.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
@@ -40,14 +39,14 @@ static bool jax_run(const json_t *pods)
     return false;
 }
 
-static void header(const struct runs_run *r, int64_t now)
+static void header(const struct store_run *r, int64_t now)
 {
     const json_t *meta = jx_obj(r->jobset, "metadata"), *st = jx_obj(r->jobset, "status");
     const json_t *fp = jx_path(r->jobset, "spec.failurePolicy");
     const char *start = jx_str(r->run, "startTime");
-    int64_t s = runs_start_ms(r), e = runs_end_ms(r, now);
+    int64_t s = store_start_ms(r), e = store_end_ms(r, now);
     char age[RUNS_HUMAN_MAX], dur[RUNS_HUMAN_MAX];
-    long long exit_status = jx_int_or(r->run, "exitStatus", -1);
+    long long exit_status = store_exit_status(r);
     field("Name:", "%s", r->name);
     field("Namespace:", "%s", or_dash(jx_str(meta, "namespace")));
     field("Source:", "%s", or_dash(jx_str(r->run, "source")));
@@ -245,7 +244,7 @@ static int failures_section(const json_t *pods)
 
 /* Events: "<time> <type> <reason>: <message>" lines of events.log, and the runner's
  * "Note <message>" lines (no time). */
-static int events(const struct runs_run *r, int64_t now)
+static int events(const struct store_run *r, int64_t now)
 {
     static const char *const cols[] = {"Type", "Reason", "Age", "Message"};
     char age[RUNS_HUMAN_MAX];
@@ -265,15 +264,12 @@ static int events(const struct runs_run *r, int64_t now)
     return section("Events:", &t, 2) | (all ? 0 : -ENOMEM);
 }
 
-int local_describe(struct backend *b, const struct kc_res *k, const char *name)
+int describe_local(struct backend *b, const struct kc_res *k, const char *name)
 {
-    struct runs_run r;
+    struct store_run r;
     int64_t now = kt_now_ms();
-    (void)b;
-    if (k->family == JOB_KIND_OTHER || runs_load(name, &r) < 0) {
-        fprintf(stderr, "jaxset describe: no run of \"%s\" found\n", name);
-        return EXIT_INVALID;
-    }
+    if (k->family == JOB_KIND_OTHER || store_load(name, &r) < 0)
+        return runs_not_found(b, "no run of \"%s\" found", name);
     const json_t *st = jx_obj(r.jobset, "status");
     header(&r, now);
     int rc = describe_conditions(st);
@@ -282,9 +278,9 @@ int local_describe(struct backend *b, const struct kc_res *k, const char *name)
     rc |= pods_section(r.pods);
     rc |= failures_section(r.pods);
     rc |= events(&r, now);
-    runs_free(&r);
+    store_run_free(&r);
     if (rc) {
-        fprintf(stderr, "jaxset describe: out of memory\n");
+        fprintf(stderr, "jaxset describe: " ERR_OOM_MSG "\n");
         return EXIT_INVALID;
     }
     return EXIT_OK;

@@ -5,24 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/backend/backend.h"
+#include "kube/client/kc_res.h"
+#include "local/store/store_state.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 
 const json_t *job_state_condition(const json_t *obj, const char *type)
 {
-    const json_t *c;
-    size_t i;
-    json_array_foreach (jx_arr(jx_obj(obj, "status"), "conditions"), i, c) {
-        const char *t = jx_str(c, "type");
-        if (t && !strcmp(t, type))
-            return c;
-    }
-    return NULL;
-}
-
-static bool cond_true(const json_t *obj, const char *type)
-{
-    const char *s = jx_str(job_state_condition(obj, type), "status");
-    return s && !strcmp(s, "True");
+    return cond_find(jx_obj(obj, "status"), type, NULL);
 }
 
 /* The entry of replicated job `name` (added when new), or NULL on out of memory. */
@@ -120,18 +111,18 @@ static bool any_active(const struct job_state *s)
 /* The conditions first, in the order a job reaches them; then what runs. */
 static const char *state(const json_t *obj, const struct job_state *s)
 {
-    if (cond_true(obj, "Completed") || cond_true(obj, "Complete") ||
-        cond_true(obj, "Succeeded"))
+    const json_t *st = jx_obj(obj, "status");
+    if (cond_true(st, "Completed") || cond_true(st, "Complete") || cond_true(st, "Succeeded"))
         return "Completed";
-    if (cond_true(obj, "Failed"))
+    if (cond_true(st, "Failed"))
         return "Failed";
-    if (cond_true(obj, "Suspended"))
+    if (cond_true(st, "Suspended"))
         return "Suspended";
-    if (cond_true(obj, "Restarting"))
+    if (cond_true(st, "Restarting"))
         return "Restarting";
-    if (cond_true(obj, "Running") || any_active(s))
+    if (cond_true(st, "Running") || any_active(s))
         return "Running";
-    return cond_true(obj, "Created") ? "Created" : "Pending";
+    return cond_true(st, "Created") ? "Created" : "Pending";
 }
 
 int job_state_read(enum job_kind kind, const json_t *obj, struct job_state *out)
@@ -164,4 +155,26 @@ void job_state_release(struct job_state *s)
 bool job_state_terminal(const struct job_state *s)
 {
     return !strcmp(s->state, "Completed") || !strcmp(s->state, "Failed");
+}
+
+const char *job_state_shown(const struct kc_res *k, const json_t *obj, bool *final)
+{
+    const json_t *meta = jx_obj(obj, "metadata");
+    const char *run = jx_get_meta(meta, "annotations", BACKEND_ANN_RUN_STATE);
+    struct job_state v;
+    enum store_state rs;
+    const char *st = "Unknown";
+    *final = false;
+    if (run) { /* a live run's JobSet state (Suspended...) is in no table: not final */
+        *final = store_state_parse(run, &rs) == 0 && store_state_final(rs);
+        return run;
+    }
+    if (job_state_read(k->family, obj, &v) == 0) { /* else out of memory: Unknown */
+        st = v.state;
+        *final = job_state_terminal(&v);
+        job_state_release(&v);
+    }
+    if (jx_str(meta, "deletionTimestamp"))
+        return "Terminating";
+    return st;
 }

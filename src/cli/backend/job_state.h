@@ -35,4 +35,12 @@ const json_t *job_state_condition(const json_t *obj, const char *type);
 /* Whether the state is final (Completed or Failed). */
 bool job_state_terminal(const struct job_state *s);
 
+struct kc_res;
+
+/* The state `get`, `describe` and `wait` show for a job of kind k: a local run's
+ * (BACKEND_ANN_RUN_STATE, cli/backend/backend.h), else job_state_read's; "Terminating" while
+ * the object is being deleted.  *final: no other state will follow (Completed, Failed;
+ * locally also a run that ended without ending its job: Interrupted, Lost, Unknown). */
+const char *job_state_shown(const struct kc_res *k, const json_t *obj, bool *final);
+
 #endif

@@ -314,7 +314,7 @@ static int start(struct lc *l)
     return rc;
 }
 
-int cluster_logs(struct backend *b, const struct backend_logs *a)
+int logs_cluster(struct backend *b, const struct backend_logs *a)
 {
     struct lc l = {.a = a, .c = b->c, .k = a->k, .name = a->name};
     int rc;

@@ -1,8 +1,9 @@
-/* logs_local: `logs` of a local run: the latest run of NAME, its pods' logs, finished or
- * running, selected by pod (a pod name, a hostname or a prefix of one), JAX process id,
- * replicated job, container and restart attempt (--previous: each pod's restart attempt
- * before its last), the last --tail lines of each, or only the logs written since --since (a
- * local log keeps no time per line: a log is taken whole when it was written to since then).
+/* logs_local: `logs` of a local run: the latest run of NAME, its pods' logs (local/store/
+ * store_logs.h lists them), finished or running, selected by pod (a pod name, a hostname or a
+ * prefix of one), JAX process id, replicated job, container and restart attempt (--previous:
+ * each pod's restart attempt before its last), the last --tail lines of each, or only the logs
+ * written since --since (a local log keeps no time per line: a log is taken whole when it was
+ * written to since then).
  *
  * Each line is prefixed as the run printed it, "[<hostname>] " or "[<hostname>/<container>] "
  * for pods of several containers, unless a single log of a selection matches.  The run's
@@ -17,7 +18,6 @@
  * or unreadable once the run had written it. */
 #include "cli/util/cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -31,6 +31,8 @@
 #include "cli/backend/backend_int.h"
 #include "cli/backend/runs.h"
 #include "local/store/rundir.h"
+#include "local/store/store_logs.h"
+#include "local/store/store_run.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
@@ -64,8 +66,7 @@ struct logs {
 /* Reads pods.json again; decides whether headers are printed. */
 static void reload_pods(struct logs *l)
 {
-    char path[PATH_MAX + 16];
-    json_t *p = json_load_file(rd_file(path, sizeof(path), l->dir, RD_PODS), 0, NULL);
+    json_t *p = store_read(l->dir, RD_PODS);
     const json_t *e;
     size_t i;
     if (!p)
@@ -87,15 +88,12 @@ static bool map_file(const struct logs *l, struct logfile *f, const json_t **pod
     json_array_foreach (l->pods, i, p) {
         const char *name = jx_str(p, "name"), *host = jx_str(p, "hostname");
         const json_t *cs = jx_arr(p, "containers");
-        size_t len = name ? strlen(name) : 0;
-        if (!name || strncmp(f->name, name, len) || (f->name[len] && f->name[len] != '.'))
+        if (!name)
             continue;
-        bool one = json_array_size(cs) == 1; /* logs/<pod>.log, else <pod>.<container>.log */
+        bool one = json_array_size(cs) == 1; /* the log of a pod, or of each container */
         json_array_foreach (cs, k, c) {
             const char *cn = jx_str(c, "name");
-            bool match = one ? !f->name[len]
-                             : cn && f->name[len] == '.' && !strcmp(f->name + len + 1, cn);
-            if (!match)
+            if ((!one && !cn) || !store_log_is(f->name, name, one ? NULL : cn))
                 continue;
             if (one)
                 snprintf(f->prefix, sizeof(f->prefix), "%s", host ? host : name);
@@ -221,7 +219,7 @@ static int consider(struct logs *l, const char *name, bool ended, bool *reloaded
         return 0; /* pods.json will list it: print it then, under its right prefix */
     if (!selected(l, f, pod, cn))
         return 0;
-    snprintf(path, sizeof(path), "%s/%s" RD_LOG_SUFFIX, l->logs, name);
+    rd_log(path, sizeof(path), l->dir, name, NULL);
     if (stat(path, &st) == 0 && l->since_ms &&
         st.st_mtim.tv_sec * 1000LL + st.st_mtim.tv_nsec / 1000000 < l->since_ms)
         return 0;
@@ -235,34 +233,33 @@ static int consider(struct logs *l, const char *name, bool ended, bool *reloaded
     return 1;
 }
 
+struct scanning {
+    struct logs *l;
+    bool ended, reloaded;
+};
+
+/* Adds log `name` when it matches and was not seen yet; -ENOMEM or 0. */
+static int scan_one(void *arg, const char *name)
+{
+    struct scanning *sc = arg;
+    struct logs *l = sc->l;
+    struct logfile f;
+    if (known(l, name) || !consider(l, name, sc->ended, &sc->reloaded, &f))
+        return 0;
+    struct logfile *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
+    if (!nv)
+        return -ENOMEM;
+    l->v = nv;
+    l->v[l->n++] = f;
+    return 0;
+}
+
 /* Adds the matching log files not seen yet, in printing order; returns -ENOMEM or 0. */
 static int scan(struct logs *l, bool ended)
 {
-    DIR *d = opendir(l->logs);
-    struct dirent *de;
-    size_t first_new = l->n, sfx = strlen(RD_LOG_SUFFIX);
-    bool reloaded = false;
-    int rc = 0;
-    while (d && (de = readdir(d))) {
-        char name[NAME_MAX + 1];
-        size_t len = strlen(de->d_name);
-        struct logfile f;
-        if (len <= sfx || strcmp(de->d_name + len - sfx, RD_LOG_SUFFIX) ||
-            (l->pod && strncmp(de->d_name, l->pod, strlen(l->pod))))
-            continue;
-        snprintf(name, sizeof(name), "%.*s", (int)(len - sfx), de->d_name);
-        if (known(l, name) || !consider(l, name, ended, &reloaded, &f))
-            continue;
-        struct logfile *nv = realloc(l->v, (l->n + 1) * sizeof(*nv));
-        if (!nv) {
-            rc = -ENOMEM;
-            break;
-        }
-        l->v = nv;
-        l->v[l->n++] = f;
-    }
-    if (d)
-        closedir(d);
+    struct scanning sc = {.l = l, .ended = ended};
+    size_t first_new = l->n;
+    int rc = store_logs_each(l->dir, l->pod, scan_one, &sc);
     if (l->n > first_new)
         qsort(l->v + first_new, l->n - first_new, sizeof(*l->v), by_attempt);
     return rc;
@@ -351,7 +348,7 @@ static void line_start(struct logs *l, const struct logfile *f)
 static void drain(struct logs *l, struct logfile *f, bool all)
 {
     char path[PATH_MAX + NAME_MAX + 16];
-    snprintf(path, sizeof(path), "%s/%s" RD_LOG_SUFFIX, l->logs, f->name);
+    rd_log(path, sizeof(path), l->dir, f->name, NULL);
     struct window w = {.fd = open(path, O_RDONLY | O_CLOEXEC), .buf = malloc(LOGS_CHUNK)};
     bool whole = false;
     off_t end;
@@ -381,27 +378,23 @@ out:
  * gone).  Says why on stderr when it is gone. */
 static bool run_ended(struct logs *l)
 {
-    char path[PATH_MAX + 16];
-    json_t *j = json_load_file(rd_file(path, sizeof(path), l->dir, RD_RUN), 0, NULL);
-    struct stat st;
-    if (!j) {
-        bool wrote = l->seen_run ||
-                     stat(rd_file(path, sizeof(path), l->dir, RD_JOBSET), &st) == 0;
-        if (!wrote && !runs_pid_gone(runs_dir_pid(l->dir)))
+    struct store_run r = {.run = store_read(l->dir, RD_RUN)};
+    snprintf(r.dir, sizeof(r.dir), "%s", l->dir);
+    if (!r.run) {
+        bool wrote = l->seen_run || store_wrote_jobset(l->dir);
+        if (!wrote && store_live_pid(l->dir, NULL))
             return false; /* not written yet: the run is starting */
         fprintf(stderr, "jaxset logs: %s/" RD_RUN " is missing or unreadable: the run is gone\n",
                 l->dir);
         return true;
     }
     l->seen_run = true;
-    const char *state = jx_str(j, "state");
-    long long pid = jx_int_or(j, "pid", 0);
-    bool running = !state || !strcmp(state, "Running"), gone = running && runs_pid_gone(pid);
-    if (gone)
-        fprintf(stderr, "jaxset logs: the run's process (pid %lld) is gone: the run is Lost\n",
-                pid);
-    json_decref(j);
-    return !running || gone;
+    enum store_state st = store_run_state(&r);
+    if (st == STORE_LOST)
+        fprintf(stderr, "jaxset logs: the run's process (pid %lld) is gone: the run is %s\n",
+                jx_int_or(r.run, "pid", 0), store_state_name(st));
+    json_decref(r.run);
+    return st != STORE_RUNNING;
 }
 
 /* Prints everything there is; following, goes on until the run has ended. */
@@ -410,7 +403,7 @@ static int print_logs(struct logs *l, bool follow)
     for (bool decided = false;;) {
         bool ended = !follow || run_ended(l); /* before the drain: it then sees all */
         if (scan(l, ended) < 0) {
-            fprintf(stderr, "jaxset logs: out of memory\n");
+            fprintf(stderr, "jaxset logs: " ERR_OOM_MSG "\n");
             return EXIT_INVALID;
         }
         if (!decided && (l->n || ended)) { /* on the first scan that finds a log */
@@ -442,15 +435,12 @@ static int print_logs(struct logs *l, bool follow)
     }
 }
 
-int local_logs(struct backend *b, const struct backend_logs *a)
+int logs_local(struct backend *b, const struct backend_logs *a)
 {
     struct logs l = {.a = a, .attempt = a->attempt, .shown = -1, .pod = a->pod};
     int rc;
-    (void)b;
-    if (a->k->family == JOB_KIND_OTHER || rd_latest(a->name, l.dir, sizeof(l.dir)) < 0) {
-        fprintf(stderr, "jaxset logs: no run of \"%s\" found\n", a->name);
-        return EXIT_INVALID;
-    }
+    if (a->k->family == JOB_KIND_OTHER || rd_latest(a->name, l.dir, sizeof(l.dir)) < 0)
+        return runs_not_found(b, "no run of \"%s\" found", a->name);
     rd_file(l.logs, sizeof(l.logs), l.dir, RD_LOGS);
     if (a->since_s >= 0)
         l.since_ms = kt_now_ms() - a->since_s * 1000;

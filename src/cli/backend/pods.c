@@ -8,6 +8,7 @@
 
 #include "api/schema/keys.h"
 #include "cli/backend/backend.h"
+#include "local/store/store_state.h"
 #include "obj/tree/jx.h"
 
 /* Sets label (or annotation) `key` to integer field `field` of `pod` when it has one. */
@@ -131,7 +132,8 @@ static json_t *run_pod(const json_t *p, const char *ns, const char *jobset, cons
     json_t *o = pods_object(p, ns, jobset);
     json_t *spec = json_is_object(tmpl) ? json_deep_copy(tmpl) : json_object();
     const char *phase = jx_str(jx_obj(o, "status"), "phase");
-    bool gone = state && (!strcmp(state, "Lost") || !strcmp(state, "Unknown"));
+    enum store_state rs;
+    bool gone = store_state_parse(state, &rs) == 0 && store_state_abandoned(rs);
     int rc = o && spec ? 0 : -ENOMEM;
     if (rc == 0 && jx_str(p, "hostname"))
         rc = jx_set_str(spec, "hostname", jx_str(p, "hostname"));

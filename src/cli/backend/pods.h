@@ -16,8 +16,8 @@ json_t *pods_object(const json_t *pod, const char *ns, const char *jobset);
 
 /* A local run's JobSet as `get` prints it: a copy of `jobset` annotated with the run's state
  * (cli/backend/runs.h runs_state: Starting, Running, Completed, Failed, Interrupted, Lost...), its
- * directory and its id (cli/backend/backend.h BACKEND_ANN_*; any may be NULL: not set).  New reference,
- * or NULL when out of memory. */
+ * directory and its id (cli/backend/backend.h BACKEND_ANN_*; any may be NULL: not set).  New
+ * reference, or NULL when out of memory. */
 json_t *pods_run_jobset(const json_t *jobset, const char *state, const char *dir,
                         const char *id);
 

@@ -1,6 +1,6 @@
 /* jaxset completion bash|zsh: shell completion of the commands and of each command's options,
- * generated from help.c's table (the one list of commands and options), so that a new option
- * in the help is completed without a second list to keep. */
+ * generated from help.c's table (every command of cli/util/commands.h and its options), so
+ * that a new command or option is completed without a second list to keep. */
 #include <stdio.h>
 #include <string.h>
 
@@ -36,18 +36,18 @@ static void flags_of(FILE *out, const struct cli_help *h)
 static void bash(FILE *out)
 {
     size_t n;
-    const struct cli_help *h = cli_help_table(&n);
+    const struct cli_help *const *h = cli_help_table(&n);
     fputs("# bash completion for jaxset: source <(jaxset completion bash)\n"
           "_jaxset() {\n"
           "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" words=\"\"\n"
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
           "        COMPREPLY=($(compgen -W \"", out);
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%s", i ? " " : "", h[i].name);
+        fprintf(out, "%s%s", i ? " " : "", h[i]->name);
     fputs("\" -- \"$cur\"))\n        return\n    fi\n    case \"${COMP_WORDS[1]}\" in\n", out);
     for (size_t i = 0; i < n; i++) {
-        fprintf(out, "    %s) words=\"", h[i].name);
-        flags_of(out, &h[i]);
+        fprintf(out, "    %s) words=\"", h[i]->name);
+        flags_of(out, h[i]);
         fputs("\" ;;\n", out);
     }
     fputs("    esac\n"
@@ -76,14 +76,14 @@ static void zsh_item(FILE *out, const struct cli_help *h)
 static void zsh(FILE *out)
 {
     size_t n;
-    const struct cli_help *h = cli_help_table(&n);
+    const struct cli_help *const *h = cli_help_table(&n);
     fputs("#compdef jaxset kubectl-jaxset\n"
           "# zsh completion for jaxset: source <(jaxset completion zsh)\n"
           "_jaxset() {\n"
           "    local -a cmds opts\n"
           "    cmds=(\n", out);
     for (size_t i = 0; i < n; i++)
-        zsh_item(out, &h[i]);
+        zsh_item(out, h[i]);
     fputs("    )\n"
           "    if (( CURRENT == 2 )); then\n"
           "        _describe 'command' cmds\n"
@@ -91,8 +91,8 @@ static void zsh(FILE *out)
           "    fi\n"
           "    case $words[2] in\n", out);
     for (size_t i = 0; i < n; i++) {
-        fprintf(out, "    %s) opts=(", h[i].name);
-        flags_of(out, &h[i]);
+        fprintf(out, "    %s) opts=(", h[i]->name);
+        flags_of(out, h[i]);
         fputs(" ) ;;\n", out);
     }
     fputs("    esac\n"

@@ -3,8 +3,8 @@
  * controller needs no change of arguments. */
 #include "cli/util/cli.h"
 
-#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +29,7 @@ struct ctl_args {
 
 static int number(const char *opt, const char *arg, double *out)
 {
-    char *end;
-    errno = 0;
-    *out = strtod(arg, &end);
-    if (!*arg || *end || errno || *out < 0) {
+    if (cli_number(arg, true, 0, HUGE_VAL, out) < 0) {
         char msg[128];
         snprintf(msg, sizeof(msg), "%s takes a non-negative number", opt);
         return cli_usage_error("controller", msg);

@@ -1,7 +1,7 @@
 /* jaxset delete [KIND/]NAME... | --all [--cascade=background|foreground|orphan] [--force]:
  * deletes jobs from either backend (cli/backend/backend.h): from a cluster as `kubectl delete` does
  * (the propagation policy decides what happens to its child Jobs and pods), or, locally,
- * every kept run of each NAME (local_delete.c; a run still going only with --force, which
+ * every kept run of each NAME (delete_local.c; a run still going only with --force, which
  * stops it first).  --all deletes every job of KIND (jobset by default), every run kept. */
 #include <stdlib.h>
 #include <string.h>

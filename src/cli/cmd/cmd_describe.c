@@ -1,7 +1,7 @@
 /* jaxset describe [KIND/]NAME...: what happened to a job, as `kubectl describe` shows an
- * object, from either backend (cli/backend/backend.h): on a cluster its conditions, replicated jobs,
- * restart history, Jobs, pods and events (describe_cluster.c); locally the latest run of NAME
- * with its Jobs, every pod of every restart attempt, its first failures and events
+ * object, from either backend (cli/backend/backend.h): on a cluster its conditions, replicated
+ * jobs, restart history, Jobs, pods and events (describe_cluster.c); locally the latest run of
+ * NAME with its Jobs, every pod of every restart attempt, its first failures and events
  * (describe_local.c). */
 #include "cli/util/cli.h"
 

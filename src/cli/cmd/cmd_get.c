@@ -92,7 +92,7 @@ static int print_object(struct get *g, const struct kc_res *k, json_t *obj)
             putchar('\n');
     } else {
         if (!(s = yaml_encode(obj))) {
-            fprintf(stderr, "jaxset get: out of memory\n");
+            fprintf(stderr, "jaxset get: " ERR_OOM_MSG "\n");
             return EXIT_INVALID;
         }
         printf("%s%s", g->first ? "" : "---\n", s);
@@ -106,7 +106,7 @@ static int print_object(struct get *g, const struct kc_res *k, json_t *obj)
 static int flush_rows(struct get *g)
 {
     if (table_print_from(&g->tab, stdout, 0, 3, g->printed) < 0) {
-        fprintf(stderr, "jaxset get: out of memory\n");
+        fprintf(stderr, "jaxset get: " ERR_OOM_MSG "\n");
         return EXIT_INVALID;
     }
     g->printed = g->tab.n / g->tab.ncol;

@@ -7,8 +7,7 @@
  * "--- restart attempt N ---" lines when several attempts are printed. */
 #include "cli/util/cli.h"
 
-#include <errno.h>
-#include <stdlib.h>
+#include <limits.h>
 
 #include "cli/backend/backend.h"
 
@@ -23,11 +22,12 @@ struct logs_args {
 
 static int count(const char *opt, const char *arg, long long *out)
 {
-    char *end, msg[96];
-    errno = 0;
-    *out = strtoll(arg, &end, 10);
-    if (*arg && !*end && !errno && *out >= 0)
+    char msg[96];
+    double v;
+    if (cli_number(arg, false, 0, (double)LLONG_MAX, &v) == 0) {
+        *out = v < (double)LLONG_MAX ? (long long)v : LLONG_MAX; /* it is 2^63 as a double */
         return EXIT_OK;
+    }
     snprintf(msg, sizeof(msg), "%s takes a number: 0, 1, ...", opt);
     return cli_usage_error("logs", msg);
 }

@@ -135,7 +135,7 @@ int cmd_render(int argc, char **argv)
     if (one == 0 && print_items(items, a.json_out) < 0)
         one = -1;
     if (one == -1)
-        fprintf(stderr, "jaxset render: out of memory\n");
+        fprintf(stderr, "jaxset render: " ERR_OOM_MSG "\n");
     rc = one ? EXIT_INVALID : EXIT_OK;
     json_decref(items);
     manifest_set_release(&s);

@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "local/store/rundir.h"
+#include "local/store/store_prune.h"
 #include "local/run/runner.h"
 
 struct run_args {
@@ -16,22 +18,13 @@ struct run_args {
     size_t n;
     const char *run_dir, *filter;
     int quiet, no_color, grace, restart_grace, gpus;
+    bool json;                 /* --errors=json: stderr also says where the run is kept */
     long restart_ms;
     struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
     enum runner_volumes volumes;
     const char **pvc;          /* --pvc CLAIM=PATH, n_pvc of them */
     size_t n_pvc;
 };
-
-static int number(const char *s, long min, long max, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 enum {
     OPT_RUN_DIR = 256,
@@ -42,7 +35,8 @@ enum {
     OPT_RESTART_BACKOFF,
     OPT_NO_COLOR,
     OPT_VOLUMES,
-    OPT_PVC
+    OPT_PVC,
+    OPT_ERRORS
 };
 
 static const struct option longopts[] = {
@@ -56,6 +50,7 @@ static const struct option longopts[] = {
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"volumes", required_argument, NULL, OPT_VOLUMES},
     {"pvc", required_argument, NULL, OPT_PVC},
+    {"errors", required_argument, NULL, OPT_ERRORS},
     CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
     CLI_FEATURE_GATES_LONGOPT,
     {0},
@@ -64,8 +59,8 @@ static const struct option longopts[] = {
 /* A numeric option's value into a; -1 when it is not a number in range. */
 static int number_opt(struct run_args *a, int code, const char *s)
 {
-    long v;
-    if (number(s, 0, code == OPT_RESTART_BACKOFF ? 600000 : 100000, &v) < 0)
+    double v;
+    if (cli_number(s, false, 0, code == OPT_RESTART_BACKOFF ? 600000 : 100000, &v) < 0)
         return -1;
     if (code == OPT_GRACE)
         a->grace = (int)v;
@@ -74,7 +69,7 @@ static int number_opt(struct run_args *a, int code, const char *s)
     else if (code == OPT_GPUS)
         a->gpus = (int)v;
     else
-        a->restart_ms = v;
+        a->restart_ms = (long)v;
     return 0;
 }
 
@@ -113,6 +108,11 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_PVC:
         a->pvc[a->n_pvc++] = arg;
         return EXIT_OK;
+    case OPT_ERRORS:
+        if (strcmp(arg, "text") && strcmp(arg, "json"))
+            return cli_usage_error("run", "--errors must be text or json");
+        a->json = !strcmp(arg, "json");
+        return EXIT_OK;
     default:
         return cli_usage_error("run", "unknown option");
     }
@@ -141,6 +141,17 @@ static int run_dir_error(const struct run_args *a, const char *dir, int rc)
     return EXIT_INVALID;
 }
 
+/* With --errors=json, where the run is kept, for programs (docs/cli.md, "Errors for
+ * programs"): one line of JSON on stderr before the first pod starts. */
+static void say_run_dir(const struct manifest *m, const char *dir)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s}", "kind", "Run", "name", m->view.name, "runDir", dir);
+    char *line = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    fprintf(stderr, "%s\n", line ? line : "{\"kind\":\"Run\"}");
+    free(line);
+    json_decref(o);
+}
+
 static int run_one(const struct manifest *m, const struct run_args *a)
 {
     char dir[PATH_MAX], prev[PATH_MAX] = "";
@@ -148,12 +159,13 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     if (a->run_dir) {
         snprintf(dir, sizeof(dir), "%s", a->run_dir); /* at most RD_DIR_MAX: rd_claim */
         made = rd_claim(a->run_dir);
-    } else if ((made = rd_new(m->view.name, dir, sizeof(dir))) == 0) {
-        rd_mark_latest(m->view.name, dir, prev, sizeof(prev));
-        local_prune(m->view.name, local_keep()); /* the new run is the newest: kept */
+    } else {
+        made = store_begin(m->view.name, dir, sizeof(dir), prev, sizeof(prev));
     }
     if (made < 0)
         return run_dir_error(a, dir, made);
+    if (a->json)
+        say_run_dir(m, dir);
     struct runner_opts o = {.run_dir = dir, .out_fd = 1, .status_fd = 2,
                             .color = cli_color(1, a->no_color), .live = !a->quiet && isatty(2),
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
@@ -163,7 +175,7 @@ static int run_one(const struct manifest *m, const struct run_args *a)
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
     if (!a->run_dir && rc < 0) /* refused before it started: no trace left */
-        rd_discard(m->view.name, dir, prev);
+        store_abandon(m->view.name, dir, prev);
     if (rc < 0) {
         fprintf(stderr, "jaxset run: %s: %s\n", m->source, e.msg);
         return EXIT_INVALID;

@@ -147,8 +147,7 @@ static int refused(struct submit *s, const struct item *it, const struct kc_cli_
     }
     fprintf(stderr, "jaxset submit: %s: %s\n", it->source,
             kc_cli_message(s->c.kc, r, buf, sizeof(buf)));
-    return r->rc == -ENOENT || r->rc == -EEXIST || r->rc == -EINVAL ? EXIT_INVALID
-                                                                    : EXIT_CLUSTER;
+    return cluster_exit_status(r);
 }
 
 /* POSTs one object (`dry`: with dryRun=All, saying nothing unless --dry-run=server). */
@@ -219,18 +218,18 @@ static int send_all(struct submit *s)
 /* --wait: every job sent, until Completed (1 when one failed). */
 static int wait_all(struct submit *s)
 {
-    struct wait_for f;
+    struct backend_wait_for f;
     int worst = EXIT_OK;
     int64_t deadline = s->timeout_ms > 0 ? kt_mono_ms() + s->timeout_ms : 0;
-    wait_for_parse("submit", "Completed", &f);
+    backend_wait_for_parse("submit", "Completed", &f);
     for (size_t i = 0; i < s->n; i++) {
         const struct item *it = &s->items[i];
         if (!it->job)
             continue;
         struct cluster c = s->c;
         c.ns = ns_of(s, it);
-        int rc = wait_cluster_job(&c, it->kind, jx_str(jx_obj(it->obj, "metadata"), "name"),
-                                  &f, deadline, false);
+        const char *name = jx_str(jx_obj(it->obj, "metadata"), "name");
+        int rc = backend_wait_cluster_job(&c, it->kind, name, &f, deadline, false);
         if (rc != EXIT_OK && (worst == EXIT_OK || rc > worst))
             worst = rc;
     }
@@ -311,7 +310,8 @@ int cmd_submit(int argc, char **argv)
         CLUSTER_LONGOPTS, CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
         CLI_FEATURE_GATES_LONGOPT, {"dry-run", optional_argument, NULL, 'D'},
         {"wait", no_argument, NULL, 'W'}, {"timeout", required_argument, NULL, 'T'}, {0}};
-    struct submit s = {.c = cluster_new("submit"), .files = calloc((size_t)argc + 1, sizeof(char *))};
+    struct submit s = {.c = cluster_new("submit"),
+                       .files = calloc((size_t)argc + 1, sizeof(char *))};
     int rc = s.files ? cli_parse(argc, argv, CLUSTER_SHORTOPTS, longopts, on_arg, &s)
                      : EXIT_INVALID;
     if (rc == EXIT_OK && s.n_files == 0)

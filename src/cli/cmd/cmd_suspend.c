@@ -13,41 +13,23 @@
 #include <unistd.h>
 
 #include "local/store/rundir.h"
+#include "local/store/store_run.h"
 #include "obj/tree/jx.h"
 
 #define SUSPEND_WAIT_MS 10000
 
-static json_t *load(const char *dir, const char *file)
-{
-    char path[PATH_MAX + 64];
-    return json_load_file(rd_file(path, sizeof(path), dir, file), 0, NULL);
-}
-
-/* The pid of the run's supervisor when the run is still going, else -1. */
+/* The pid of the run's supervisor when the run is still going (it wrote run.json), else -1. */
 static pid_t running_pid(const char *dir)
 {
-    json_t *run = load(dir, RD_RUN);
-    const char *st = jx_str(run, "state");
-    pid_t pid = (pid_t)jx_int_or(run, "pid", 0);
-    bool going = st && !strcmp(st, "Running") && pid > 0 && kill(pid, 0) == 0;
+    json_t *run = store_read(dir, RD_RUN);
+    long long pid = run ? store_live_pid(dir, run) : 0;
     json_decref(run);
-    return going ? pid : -1;
-}
-
-static int write_control(const char *dir, bool suspend)
-{
-    char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
-    rd_file(path, sizeof(path), dir, RD_CONTROL);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    json_t *ctl = json_pack("{s:b}", "suspend", suspend);
-    int rc = ctl && json_dump_file(ctl, tmp, 0) == 0 && rename(tmp, path) == 0 ? 0 : -1;
-    json_decref(ctl);
-    return rc;
+    return pid > 0 ? (pid_t)pid : -1;
 }
 
 static bool suspended_now(const char *dir, bool want)
 {
-    json_t *js = load(dir, RD_JOBSET);
+    json_t *js = store_read(dir, RD_JOBSET);
     bool ok = js && jx_bool_or(jx_obj(js, "spec"), "suspend", false) == want;
     json_decref(js);
     return ok;
@@ -61,8 +43,11 @@ static int flip(const char *cmd, const char *name, bool suspend)
         fprintf(stderr, "jaxset %s: no running run of \"%s\"\n", cmd, name);
         return EXIT_INVALID;
     }
-    if (write_control(dir, suspend) < 0 || kill(pid, SIGUSR1) < 0) {
-        fprintf(stderr, "jaxset %s: %s: %s\n", cmd, dir, strerror(errno));
+    int rc = store_control(dir, suspend);
+    if (rc == 0 && kill(pid, SIGUSR1) < 0)
+        rc = -errno;
+    if (rc < 0) {
+        fprintf(stderr, "jaxset %s: %s: %s\n", cmd, dir, strerror(-rc));
         return EXIT_INVALID;
     }
     for (int waited = 0; waited < SUSPEND_WAIT_MS; waited += 20) {

@@ -2,153 +2,12 @@
  * until a job reaches a state, as `kubectl wait` (exit 0 when met), but also ends at once, with
  * 1, when the job reached the other terminal state (a Failed job will never be Completed), and
  * with 124 (timeout(1)'s status) when the time limit passed.  One front end over both backends
- * (cli/backend/backend.h): it reads the job, then follows the backend's watch (a cluster's watch, or
- * the run directory read again until the run ends). */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-
+ * (cli/backend/backend.h); the waiting itself is cli/backend/backend.c's (verbs.h), which
+ * `submit --wait` shares. */
 #include "cli/util/cli.h"
-#include "cli/backend/job_state.h"
 #include "cli/backend/backend.h"
 #include "cli/backend/verbs.h"
-#include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
-
-int wait_for_parse(const char *cmd, const char *arg, struct wait_for *out)
-{
-    memset(out, 0, sizeof(*out));
-    snprintf(out->status, sizeof(out->status), "True");
-    if (!strcasecmp(arg, "Completed") || !strcasecmp(arg, "Complete") ||
-        !strcasecmp(arg, "Succeeded")) {
-        out->state = "Completed";
-        return EXIT_OK;
-    }
-    if (!strcasecmp(arg, "Failed")) {
-        out->state = "Failed";
-        return EXIT_OK;
-    }
-    if (strncmp(arg, "condition=", 10) || !arg[10])
-        return cli_usage_error(cmd, "--for takes Completed, Failed or condition=TYPE[=STATUS]");
-    const char *type = arg + 10, *eq = strchr(type, '=');
-    size_t n = eq ? (size_t)(eq - type) : strlen(type);
-    if (!n || n >= sizeof(out->cond) || (eq && (!eq[1] || strlen(eq + 1) >= sizeof(out->status))))
-        return cli_usage_error(cmd, "--for=condition=TYPE[=STATUS]: a bad TYPE or STATUS");
-    memcpy(out->cond, type, n);
-    if (eq)
-        snprintf(out->status, sizeof(out->status), "%s", eq + 1);
-    return EXIT_OK;
-}
-
-/* -1 not yet, 0 met, 1 the other terminal state reached (or a run ended without it). */
-static int verdict(const struct kc_res *k, const json_t *obj, const struct wait_for *f,
-                   const char **state)
-{
-    bool final;
-    *state = backend_state(k, obj, &final);
-    if (f->state && !strcmp(*state, f->state))
-        return 0;
-    if (!f->state) {
-        const char *st = jx_str(job_state_condition(obj, f->cond), "status");
-        if (st && !strcasecmp(st, f->status))
-            return 0;
-    }
-    return final ? 1 : -1;
-}
-
-struct waiting {
-    const struct kc_res *k;
-    const struct wait_for *f;
-    const char *state;
-    char state_buf[32]; /* the state seen last (an event's object goes with the event) */
-    int verdict;
-    bool deleted;
-};
-
-static void judge(struct waiting *w, const json_t *obj)
-{
-    const char *st;
-    w->verdict = verdict(w->k, obj, w->f, &st);
-    snprintf(w->state_buf, sizeof(w->state_buf), "%s", st);
-    w->state = w->state_buf;
-}
-
-static int on_event(void *arg, const char *type, json_t *obj)
-{
-    struct waiting *w = arg;
-    if (!strcmp(type, "DELETED")) {
-        w->deleted = true;
-        return 1;
-    }
-    judge(w, obj);
-    return w->verdict >= 0;
-}
-
-static void want(const struct wait_for *f, char *buf, size_t len)
-{
-    if (f->state)
-        snprintf(buf, len, "%s", f->state);
-    else
-        snprintf(buf, len, "condition %s=%s", f->cond, f->status);
-}
-
-static int report(const struct backend *b, const struct kc_res *k, const char *name,
-                  const struct waiting *w, bool quiet)
-{
-    char q[KC_RES_QUALIFIED_MAX], what[200];
-    const char *cmd = b->c->cmd;
-    want(w->f, what, sizeof(what));
-    kc_res_qualified(k, q);
-    if (w->deleted) {
-        fprintf(stderr, "jaxset %s: %s/%s was deleted before it was %s\n", cmd, q, name, what);
-        return EXIT_JOB_FAILED;
-    }
-    if (w->verdict == 0) {
-        if (!quiet)
-            printf("%s/%s condition met\n", q, name);
-        return EXIT_OK;
-    }
-    if (w->verdict == 1) {
-        fprintf(stderr, "jaxset %s: %s/%s is %s, it will never be %s\n", cmd, q, name,
-                w->state, what);
-        return EXIT_JOB_FAILED;
-    }
-    fprintf(stderr, "jaxset %s: timed out waiting for %s/%s to be %s (it is %s)\n", cmd, q,
-            name, what, w->state ? w->state : "unknown");
-    return EXIT_TIMEOUT;
-}
-
-int wait_job(struct backend *b, const struct kc_res *k, const char *name,
-             const struct wait_for *f, int64_t deadline_ms, bool quiet)
-{
-    struct waiting w = {.k = k, .f = f, .verdict = -1};
-    int rc = 0;
-    for (;;) { /* read, then watch from there; again when the watch ends undecided */
-        json_t *obj = NULL;
-        int st = b->ops->get(b, k, name, &obj);
-        if (st != EXIT_OK)
-            return st;
-        judge(&w, obj);
-        const char *rv = jx_str(jx_obj(obj, "metadata"), "resourceVersion");
-        rc = w.verdict >= 0 ? 1 : b->ops->watch(b, k, name, NULL, rv, deadline_ms, on_event, &w);
-        json_decref(obj);
-        if (rc != 0 && rc != -JX_EGONE)
-            break;
-        if (rc == 0 && deadline_ms && kt_mono_ms() >= deadline_ms)
-            break;
-    }
-    if (rc < 0)
-        return backend_is_cluster(b) ? EXIT_CLUSTER : EXIT_INVALID;
-    return report(b, k, name, &w, quiet);
-}
-
-int wait_cluster_job(struct cluster *c, const struct kc_res *k, const char *name,
-                     const struct wait_for *f, int64_t deadline_ms, bool quiet)
-{
-    struct backend b = {.ops = &backend_cluster_ops, .c = c};
-    return wait_job(&b, k, name, f, deadline_ms, quiet);
-}
 
 #define WAIT_MAX_NAMES 64
 
@@ -156,7 +15,7 @@ struct wait_args {
     struct cluster c;
     const char *names[WAIT_MAX_NAMES];
     size_t n;
-    struct wait_for f;
+    struct backend_wait_for f;
     bool have_for;
     long long timeout_ms;
 };
@@ -170,7 +29,7 @@ static int on_arg(void *ctx, int code, const char *arg)
     switch (code) {
     case 'F':
         a->have_for = true;
-        return wait_for_parse("wait", arg, &a->f);
+        return backend_wait_for_parse("wait", arg, &a->f);
     case 'T':
         if ((a->timeout_ms = cli_duration_ms(arg)) < 0)
             return cli_usage_error("wait", "--timeout takes a duration such as 30s, 10m or 0 "
@@ -202,12 +61,12 @@ int cmd_wait(int argc, char **argv)
     if ((rc = cluster_job_args("wait", a.names, a.n, k, name)))
         return rc;
     if (!a.have_for)
-        wait_for_parse("wait", "Completed", &a.f);
+        backend_wait_for_parse("wait", "Completed", &a.f);
     int64_t deadline = a.timeout_ms > 0 ? kt_mono_ms() + a.timeout_ms : 0;
     if ((rc = backend_open(&b, &a.c)) != EXIT_OK)
         return rc;
     for (size_t i = 0; i < a.n; i++) { /* as kubectl: each in turn, the worst status */
-        rc = wait_job(&b, k[i], name[i], &a.f, deadline, false);
+        rc = backend_wait_job(&b, k[i], name[i], &a.f, deadline, false);
         worst = rc > worst ? rc : worst;
     }
     backend_close(&b);

@@ -1,5 +1,6 @@
-/* The CustomResourceDefinitions of config/crd, compiled into the binary: the build turns
- * the .yaml files of config/crd (but kustomization.yaml) into a C source of its build directory
+/* The files jaxset ships for a cluster, compiled into the binary: the build turns the .yaml
+ * files of config/crd (the CustomResourceDefinitions) and of config/runtimes (the training
+ * runtimes), kustomization.yaml aside, into C sources of its build directory
  * (scripts/embed_files.cmake, run by CMakeLists.txt), so `jaxset crds` prints them byte for
  * byte without reading the source tree. */
 #ifndef JX_CLI_CRDS_H
@@ -17,5 +18,9 @@ struct cli_file {
 /* The CRD files, in file-name order. */
 extern const struct cli_file cli_crds[];
 extern const size_t cli_crds_n;
+
+/* The training runtime files (the ClusterTrainingRuntime jax-distributed), in file-name order. */
+extern const struct cli_file cli_runtimes[];
+extern const size_t cli_runtimes_n;
 
 #endif

@@ -1,6 +1,7 @@
 /* args: option parsing, --help and usage errors shared by the subcommands. */
 #include "cli/util/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,7 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
     int code, rc = 0, li;
     struct option *all = with_help(longopts);
     if (!all) {
-        fprintf(stderr, "jaxset %s: out of memory\n", argv[0]);
+        fprintf(stderr, "jaxset %s: " ERR_OOM_MSG "\n", argv[0]);
         return EXIT_INVALID;
     }
     /* '-': operands come back in order as code 1; ':': a missing value is ':', not '?' */
@@ -165,6 +166,21 @@ int cli_usage_error(const char *cmd, const char *msg)
 {
     fprintf(stderr, "jaxset %s: %s\nSee `jaxset %s --help`.\n", cmd, msg, cmd);
     return EXIT_INVALID;
+}
+
+int cli_number(const char *s, bool real, double min, double max, double *out)
+{
+    char *end;
+    double v;
+    errno = 0;
+    if (real)
+        v = strtod(s, &end);
+    else
+        v = (double)strtoll(s, &end, 10);
+    if (!*s || *end || errno || !(v >= min && v <= max)) /* NaN is in no range */
+        return -1;
+    *out = v;
+    return 0;
 }
 
 /* One or more <number><unit> (ns us ms s m h), or a bare number of seconds. */

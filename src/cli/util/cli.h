@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "api/convert/manifest.h"
+#include "cli/util/commands.h"
 
 /* Exit statuses shared by every subcommand (docs/design.md, "Conventions"). */
 enum {
@@ -19,22 +20,11 @@ enum {
     EXIT_TERMINATED = 143,
 };
 
-int cmd_validate(int argc, char **argv);
-int cmd_render(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_get(int argc, char **argv);
-int cmd_logs(int argc, char **argv);
-int cmd_suspend(int argc, char **argv);
-int cmd_resume(int argc, char **argv);
-int cmd_describe(int argc, char **argv);
-int cmd_decode(int argc, char **argv);
-int cmd_controller(int argc, char **argv);
-int cmd_crds(int argc, char **argv);
-int cmd_wait(int argc, char **argv);
-int cmd_completion(int argc, char **argv);
-int cmd_submit(int argc, char **argv);
-int cmd_delete(int argc, char **argv);
-int cmd_config(int argc, char **argv);
+/* The commands (commands.h): int cmd_<verb>(int argc, char **argv), argv[0] the verb; each
+ * returns an exit status, or CLI_HELP_SHOWN. */
+#define CLI_DECLARE(name, fn, where) int fn(int argc, char **argv);
+CLI_COMMANDS(CLI_DECLARE)
+#undef CLI_DECLARE
 
 /* Runs the command line argv[1..] (a command, help or version) and returns the exit status.
  * Defined by dispatch.c in the module libjaxset_cluster.so only, which the binary (main.c)
@@ -53,8 +43,9 @@ struct cli_help {
     } opts[CLI_HELP_MAX_OPTS]; /* up to the first without flags; -h, --help is implied */
 };
 
-/* Every command's help, in `jaxset help`'s order (static); *n gets how many. */
-const struct cli_help *cli_help_table(size_t *n);
+/* Every command's help, in `jaxset help`'s order (static): the list of cli/util/commands.h,
+ * then help and version; *n gets how many. */
+const struct cli_help *const *cli_help_table(size_t *n);
 /* The help of `cmd` (static), or NULL when there is no such command. */
 const struct cli_help *cli_help_find(const char *cmd);
 /* The usage synopsis of `cmd` (static). */
@@ -76,8 +67,8 @@ int cli_load(const char *const *files, size_t n, const struct manifest_opts *o,
 enum { CLI_OPT_STRICT_KINDS = 1001 };
 #define CLI_STRICT_KINDS_LONGOPT {"strict-kinds", no_argument, NULL, CLI_OPT_STRICT_KINDS}
 
-/* --feature-gates=A=true,B=false: the JobSet controller's feature gates (api/jobset/features.h), as a
- * Kubernetes component takes them; the option may be repeated, values add up. */
+/* --feature-gates=A=true,B=false: the JobSet controller's feature gates (api/jobset/features.h),
+ * as a Kubernetes component takes them; the option may be repeated, values add up. */
 enum { CLI_OPT_FEATURE_GATES = 1002 };
 #define CLI_FEATURE_GATES_LONGOPT {"feature-gates", required_argument, NULL, CLI_OPT_FEATURE_GATES}
 #define CLI_FEATURE_GATES_HELP                                                                 \
@@ -131,6 +122,13 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
 #define CLI_OUTPUT_LONGOPT {"output", required_argument, NULL, 'o'}
 /* FMT from the value getopt gives -o ("=FMT" for "-o=FMT"). */
 const char *cli_output_value(const char *arg);
+
+/* The value of a numeric option, the whole of `s`: a decimal integer (strtoll's: leading
+ * blanks and a sign allowed), or with `real` any number strtod reads (2.5, 1e3); within
+ * [min, max] (integers exact up to 2^53).  Returns 0 with *out set, -1 when `s` is empty, has
+ * more after the number, is out of range or not a number: the caller says why, in its
+ * command's words. */
+int cli_number(const char *s, bool real, double min, double max, double *out);
 
 /* A Go duration ("1m30s", "250ms", "2h") or a bare number of seconds, as kubectl's
  * --request-timeout and --timeout take them: milliseconds, or -1 when unreadable. */

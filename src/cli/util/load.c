@@ -12,7 +12,7 @@ static bool print_errs(const char *prefix, const char *source, const struct ferr
     bool unknown = false;
     for (size_t k = 0; k < l->n; k++) {
         char *line = ferr_format(&l->v[k]);
-        fprintf(stderr, "%s%s: %s\n", prefix, source, line ? line : "(out of memory)");
+        fprintf(stderr, "%s%s: %s\n", prefix, source, line ? line : "(" ERR_OOM_MSG ")");
         free(line);
         unknown |= l->v[k].type == FERR_UNKNOWN_FIELD;
     }

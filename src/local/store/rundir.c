@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "obj/base/fs.h"
+#include "obj/base/sbuf.h"
 
 int rd_home(char *out, size_t n)
 {
@@ -54,6 +56,16 @@ char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *
     return out;
 }
 
+char *store_claim_dir(const char *dir, const char *claim)
+{
+    return sb_fmt("%s/" RD_VOLUMES "/%s", dir, claim);
+}
+
+char *store_pod_volumes(const char *dir, const char *pod)
+{
+    return pod ? sb_fmt("%s/" RD_POD_VOLUMES "/%s", dir, pod) : sb_fmt("%s/" RD_POD_VOLUMES, dir);
+}
+
 int rd_dir_check(const char *dir)
 {
     if (!*dir)
@@ -78,35 +90,81 @@ int rd_claim(const char *dir)
     return rc ? rc : fs_dir_new_or_empty(dir, 0700);
 }
 
+/* A run directory's name: the UTC time it was made, "-", the pid of the jaxset that made it.
+ * By name is by age: the time comes first, of a fixed width. */
+#define RD_STAMP "%Y%m%dT%H%M%SZ"
+#define RD_STAMP_LEN 16 /* 20261123T210420Z */
+
 int rd_new(const char *name, char *out, size_t n)
 {
-    char home[PATH_MAX], stamp[32], parent[PATH_MAX];
+    char stamp[32], parent[PATH_MAX];
     struct timespec ts;
     struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-    int rc = rd_home(home, sizeof(home));
+    strftime(stamp, sizeof(stamp), RD_STAMP, &tm);
+    int rc = store_name_dir(name, parent, sizeof(parent));
     if (rc < 0)
         return rc;
-    int len = snprintf(parent, sizeof(parent), "%s/" RD_RUNS "/%s", home, name);
     int dlen = snprintf(out, n, "%s/%s-%ld", parent, stamp, (long)getpid());
-    if (len < 0 || (size_t)len >= sizeof(parent) || dlen < 0 || (size_t)dlen >= n ||
-        (size_t)dlen > RD_DIR_MAX)
+    if (dlen < 0 || (size_t)dlen >= n || (size_t)dlen > RD_DIR_MAX)
         return -ENAMETOOLONG;
     if ((rc = fs_mkdir_p(parent, 0700)) < 0)
         return rc;
     return mkdir(out, 0700) < 0 ? -errno : 0; /* a new directory, never an existing one */
 }
 
-static int latest_path(const char *name, char *out, size_t n)
+int store_runs_dir(char *out, size_t n)
 {
     char home[PATH_MAX];
     int rc = rd_home(home, sizeof(home));
     if (rc < 0)
         return rc;
-    int len = snprintf(out, n, "%s/" RD_RUNS "/%s/" RD_LATEST, home, name);
+    int len = snprintf(out, n, "%s/" RD_RUNS, home);
     return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+int store_name_dir(const char *name, char *out, size_t n)
+{
+    char runs[PATH_MAX];
+    int rc = store_runs_dir(runs, sizeof(runs));
+    if (rc < 0)
+        return rc;
+    int len = snprintf(out, n, "%s/%s", runs, name);
+    return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+static int latest_path(const char *name, char *out, size_t n)
+{
+    char dir[PATH_MAX];
+    int rc = store_name_dir(name, dir, sizeof(dir));
+    if (rc < 0)
+        return rc;
+    int len = snprintf(out, n, "%s/" RD_LATEST, dir);
+    return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : 0;
+}
+
+/* Whether s[0..RD_STAMP_LEN) is a time as RD_STAMP writes it: 8 digits, T, 6 digits, Z. */
+static bool is_stamp(const char *s)
+{
+    for (size_t i = 0; i < RD_STAMP_LEN; i++) {
+        char want = i == 8 ? 'T' : i == RD_STAMP_LEN - 1 ? 'Z' : '0';
+        if (want == '0' ? (s[i] < '0' || s[i] > '9') : s[i] != want)
+            return false;
+    }
+    return true;
+}
+
+pid_t store_dir_pid(const char *dir)
+{
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    if (strlen(base) <= RD_STAMP_LEN + 1 || !is_stamp(base) || base[RD_STAMP_LEN] != '-')
+        return 0;
+    const char *digits = base + RD_STAMP_LEN + 1;
+    char *end;
+    long pid = strtol(digits, &end, 10);
+    return *end || *digits < '1' || *digits > '9' || pid > INT_MAX ? 0 : (pid_t)pid;
 }
 
 /* Atomically points `link` at `target` (a name in the same directory); "" removes it. */

@@ -1,6 +1,7 @@
 /* rundir: where the local backend keeps its runs and what a run directory holds.  The one
  * owner of these names, for the runner (which fills a run directory) and the CLI (which
- * creates, finds and reads run directories).
+ * creates, finds and reads run directories through store_prune.h and store_run.h; the states
+ * of a run are store_state.h's, its pods' logs store_logs.h's).
  *
  *   <home>/runs/<name>/<UTC time>-<pid>/   a run directory
  *   <home>/runs/<name>/latest              symlink to the newest run directory of <name>
@@ -10,7 +11,8 @@
  *
  *   jobset.json   the JobSet with its status, rewritten on every change
  *   jobs.json     the child Jobs with their status
- *   pods.json     every pod, of every restart attempt: labels, phase, times, restarts, container states;
+ *   pods.json     every pod, of every restart attempt: labels, phase, times, restarts, container
+ * states;
  *                 the pod named first failed at a restart or at the end: "firstFailure", and its
  *                 failed container's "message" (runner_excerpt.c)
  *   run.json      name, source, state, pid, start and update times, coordinator port, exit
@@ -30,6 +32,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define RD_RUNS "runs"
 #define RD_LATEST "latest"
@@ -65,6 +68,12 @@ char *rd_file(char *out, size_t n, const char *dir, const char *name);
  * fit in n bytes. */
 char *rd_log(char *out, size_t n, const char *dir, const char *pod, const char *container);
 
+/* The directory of PersistentVolumeClaim `claim` in run directory `dir` (volumes/<claim>), and
+ * the folder of pod `pod`'s own volumes (pod-volumes/<pod>; pod NULL: pod-volumes itself).
+ * Malloc'd, NULL on OOM. */
+char *store_claim_dir(const char *dir, const char *claim);
+char *store_pod_volumes(const char *dir, const char *pod);
+
 /* A directory given with --run-dir: -EINVAL for "", -ENAMETOOLONG past RD_DIR_MAX, else 0. */
 int rd_dir_check(const char *dir);
 
@@ -88,5 +97,14 @@ void rd_discard(const char *name, const char *dir, const char *prev);
 
 /* The latest run directory of `name` into out; -ENOENT when there is none. */
 int rd_latest(const char *name, char *out, size_t n);
+
+/* <home>/runs, and <home>/runs/<name> (the runs of `name` rd_new made), into out: 0, or
+ * rd_home's error (-ENAMETOOLONG also when out is too short). */
+int store_runs_dir(char *out, size_t n);
+int store_name_dir(const char *name, char *out, size_t n);
+
+/* The pid of the jaxset that made run directory `dir`, read from its name (<UTC time>-<pid>,
+ * rd_new); 0 when the name is no such name (a --run-dir). */
+pid_t store_dir_pid(const char *dir);
 
 #endif

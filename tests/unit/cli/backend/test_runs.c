@@ -6,7 +6,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* k8s.io/apimachinery pkg/util/duration HumanDuration, case by case. */
 static void test_human(void **state)
@@ -32,19 +31,6 @@ static void test_human(void **state)
     assert_string_equal(runs_age("2026-11-22T10:00:00Z", 1795341600000LL + 90000, out), "90s");
     assert_string_equal(runs_age("yesterday", 0, out), "-");
     assert_string_equal(runs_age(NULL, 0, out), "-");
-}
-
-static void test_dir_pid(void **state)
-{
-    (void)state;
-    assert_int_equal(runs_dir_pid("/x/runs/a/20261123T210420Z-21268"), 21268);
-    assert_int_equal(runs_dir_pid("20261123T210420Z-7"), 7);
-    assert_int_equal(runs_dir_pid("/x/my-run-dir"), 0);
-    assert_int_equal(runs_dir_pid("/x/dir-"), 0);
-    assert_int_equal(runs_dir_pid("/x/dir"), 0);
-    assert_false(runs_pid_gone(getpid()));
-    assert_true(runs_pid_gone(0));
-    assert_true(runs_pid_gone(-5));
 }
 
 static void test_table(void **state)
@@ -126,7 +112,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_human),
-        cmocka_unit_test(test_dir_pid),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_pod_object),
     };

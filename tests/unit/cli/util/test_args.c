@@ -144,16 +144,23 @@ static void test_help(void **state)
     assert_int_equal(rc, 0);
 }
 
-/* Every command has its help; the usage synopsis comes from it. */
+/* Every command of the list (commands.h), then help and version, has its help under its own
+ * name, in the list's order; the usage synopsis comes from it. */
 static void test_help_table(void **state)
 {
     (void)state;
-    static const char *const cmds[] = {"validate", "render", "run", "get",
-                                       "describe", "logs",   "help", "version"};
-    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+#define X(name, fn, where) #name,
+    static const char *const cmds[] = {CLI_COMMANDS(X) "help", "version"};
+#undef X
+    size_t n;
+    const struct cli_help *const *table = cli_help_table(&n);
+    assert_int_equal(n, sizeof(cmds) / sizeof(cmds[0]));
+    for (size_t i = 0; i < n; i++) {
         const struct cli_help *h = cli_help_find(cmds[i]);
         char want[64];
         assert_non_null(h);
+        assert_ptr_equal(table[i], h);
+        assert_string_equal(h->name, cmds[i]);
         snprintf(want, sizeof(want), "jaxset %s", cmds[i]);
         assert_memory_equal(h->usage, want, strlen(want));
         assert_ptr_equal(cli_usage_of(cmds[i]), h->usage);
@@ -163,6 +170,29 @@ static void test_help_table(void **state)
     }
     assert_null(cli_help_find("nope"));
     assert_null(cli_help_find(NULL));
+}
+
+/* Numeric option values: the whole string, in range; integers unless `real`. */
+static void test_number(void **state)
+{
+    (void)state;
+    double v = -1;
+    assert_int_equal(cli_number("30", false, 0, 100, &v), 0);
+    assert_true(v == 30);
+    assert_int_equal(cli_number("0", false, 0, 100, &v), 0);
+    assert_true(v == 0);
+    assert_int_equal(cli_number("2.5", true, 0, 100, &v), 0);
+    assert_true(v == 2.5);
+    assert_int_equal(cli_number("1e3", true, 0, 1e9, &v), 0);
+    assert_true(v == 1000);
+    static const char *const bad_int[] = {"", "abc", "5x", "2.5", "1e3", "-1", "101",
+                                          "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad_int) / sizeof(bad_int[0]); i++)
+        assert_int_equal(cli_number(bad_int[i], false, 0, 100, &v), -1);
+    static const char *const bad_real[] = {"", "x", "1.5s", "-0.5", "nan", "1e999"};
+    for (size_t i = 0; i < sizeof(bad_real) / sizeof(bad_real[0]); i++)
+        assert_int_equal(cli_number(bad_real[i], true, 0, 1e300, &v), -1);
+    assert_true(v == 1000); /* untouched by a refusal */
 }
 
 /* Go durations and bare seconds, as --request-timeout, --timeout and --since take them. */
@@ -192,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_nearest),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_help_table),
+        cmocka_unit_test(test_number),
         cmocka_unit_test(test_durations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

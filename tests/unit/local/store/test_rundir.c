@@ -1,5 +1,5 @@
-/* rundir: the state home, the paths in a run directory, and a run directory's life (new,
- * latest, discard). */
+/* rundir: the state home, the paths in a run directory, a run directory's life (new, latest,
+ * discard) and the reading of its name. */
 #include "local/store/rundir.h"
 #include "testutil.h"
 
@@ -63,12 +63,55 @@ static void test_life(void **state)
     assert_int_equal(rmdir(home), 0);
 }
 
+/* The one reading of a run directory's name: <UTC time>-<pid>, as rd_new makes it. */
+static void test_dir_pid(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/jaxset-test-rundir-XXXXXX", dir[PATH_MAX];
+    assert_int_equal(store_dir_pid("/x/runs/a/20261123T210420Z-21268"), 21268);
+    assert_int_equal(store_dir_pid("20261123T210420Z-7"), 7);
+    assert_int_equal(store_dir_pid("/x/my-run-dir"), 0);
+    assert_int_equal(store_dir_pid("/x/dir-"), 0);
+    assert_int_equal(store_dir_pid("/x/dir"), 0);
+    assert_int_equal(store_dir_pid("/x/dir-123"), 0);            /* a --run-dir */
+    assert_int_equal(store_dir_pid("/x/20261123T210420Z-"), 0);
+    assert_int_equal(store_dir_pid("/x/20261123T210420Z-0"), 0);
+    assert_int_equal(store_dir_pid("/x/20261123T210420Z-12x"), 0);
+    assert_int_equal(store_dir_pid("/x/20261123T210420Z-99999999999"), 0);
+    assert_int_equal(store_dir_pid("/x/2026112XT210420Z-5"), 0);
+    assert_non_null(mkdtemp(home));
+    setenv("JAXSET_HOME", home, 1);
+    assert_int_equal(rd_new("js", dir, sizeof(dir)), 0); /* what rd_new makes reads back */
+    assert_int_equal(store_dir_pid(dir), getpid());
+    rd_discard("js", dir, "");
+    unsetenv("JAXSET_HOME");
+    assert_int_equal(rmdir(home), 0);
+}
+
+static void test_dirs(void **state)
+{
+    (void)state;
+    char out[PATH_MAX];
+    setenv("JAXSET_HOME", "/x/home", 1);
+    assert_int_equal(store_runs_dir(out, sizeof(out)), 0);
+    assert_string_equal(out, "/x/home/runs");
+    assert_int_equal(store_name_dir("js", out, sizeof(out)), 0);
+    assert_string_equal(out, "/x/home/runs/js");
+    assert_int_equal(store_name_dir("js", out, 12), -ENAMETOOLONG);
+    unsetenv("JAXSET_HOME");
+    unsetenv("XDG_STATE_HOME");
+    unsetenv("HOME");
+    assert_int_equal(store_runs_dir(out, sizeof(out)), -ENOENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_home),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_life),
+        cmocka_unit_test(test_dir_pid),
+        cmocka_unit_test(test_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
