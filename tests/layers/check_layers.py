@@ -36,18 +36,23 @@ GRAPH = os.path.join(SRC, "layers.txt")
 
 
 def read_graph(path=GRAPH):
-    """[(room, [rooms it stands on])] from src/layers.txt, in its order."""
-    rooms = []
+    """[(room, [rooms it stands on])] from src/layers.txt, in its order, and {room: [stems]}:
+    the prefixes a room's names may start with besides its name ("core (rec): ...")."""
+    rooms, stems = [], {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.split("#")[0].strip()
             if line:
-                room, _, on = line.partition(":")
-                rooms.append((room.strip(), on.split()))
-    return rooms
+                head, _, on = line.partition(":")
+                m = re.match(r"^([a-z/]+)\s*(?:\(([^)]*)\))?\s*$", head)
+                if not m:
+                    raise SystemExit(f"{path}: cannot read the line {line!r}")
+                rooms.append((m.group(1), on.split()))
+                stems[m.group(1)] = (m.group(2) or "").split()
+    return rooms, stems
 
 
-GRAPH_ROOMS = read_graph()
+GRAPH_ROOMS, STEMS = read_graph()
 ROOMS = [r for r, _ in GRAPH_ROOMS]
 BELOW = {}
 for _room, _on in GRAPH_ROOMS:
@@ -283,8 +288,9 @@ def objects(build):
                     rel = os.path.relpath(full, top)
                     marker = "src" + os.sep
                     if rel.startswith(marker):
-                        src = re.sub(r"\.(c|cc)\.o$", "", rel[len(marker):])
-                        out[src] = full
+                        name = rel[len(marker):-2]
+                        if os.path.exists(os.path.join(SRC, name)):  # not a stale object
+                            out[re.sub(r"\.(c|cc)$", "", name)] = full
     return out
 
 
@@ -347,8 +353,10 @@ def names_file(sym, stem, room):
         p = "_".join(parts[:i])
         if s == p or s.startswith(p + "_"):
             return True
-    leaf = room.split("/")[-1]
-    return s == leaf or s.startswith(leaf + "_")
+    for p in [room.split("/")[-1]] + STEMS.get(room, []):
+        if s == p or s.startswith(p + "_"):
+            return True
+    return False
 
 
 def check_files(build):
