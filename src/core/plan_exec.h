@@ -22,7 +22,8 @@
  *
  * "Already exists" is not a failure: a backend's create_service returns 0 when a Service of
  * that name exists (whoever owns it), create_pvc for a claim that exists, and create_job for a
- * Job that exists. */
+ * Job that exists, save the cluster backend's for a Job another owner controls (a name two
+ * JobSets' Jobs share: kube/ctl ctl_ops.c, the condition JobNameConflict of core/status.h). */
 #ifndef JX_PLAN_EXEC_H
 #define JX_PLAN_EXEC_H
 

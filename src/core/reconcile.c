@@ -112,6 +112,8 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
     c->conds = json_object();
     if (!c->conds || (old_conds && cond_list_set(c->conds, json_deep_copy(old_conds))))
         return err_oom(c->e);
+    while (cond_remove(c->conds, REC_COND_JOB_NAME_CONFLICT) == 1) /* the backend's (status.h) */
+        ;
     return ctx_jobs(c, jobs);
 }
 

@@ -25,6 +25,12 @@
 #define REC_COND_STARTUP_IN_PROGRESS "StartupPolicyInProgress"
 #define REC_COND_STARTUP_COMPLETED "StartupPolicyCompleted"
 #define REC_COND_RESTARTING "RestartingJobSet"
+/* Not upstream's: a child Job's name is taken by a Job another owner controls (JobSet "a-b" with
+ * replicated job "c" and JobSet "a" with "b-c" both name their first Job "a-b-c-0").  The cluster
+ * backend sets it when a create finds such a Job (kube/ctl); every pass clears it (rec_reconcile
+ * starts from the observed conditions without it), so that a pass that creates all its Jobs, or
+ * needs none, writes the status without it. */
+#define REC_COND_JOB_NAME_CONFLICT "JobNameConflict"
 
 struct rec_cond {
     const char *type;

@@ -8,7 +8,10 @@ against jaxset:
 - "render" cases: `jaxset render -o json FILE`, the given paths looked up in the rendered JobSet
   ("kind_of_render": "jobset") or in the list of its child Jobs ("job");
 - "update" cases: the stored object, then the new one, through the controller's webhooks on the
-  project's test API server (tests/kube), or kube-apiserver when KUBEBUILDER_ASSETS is set.
+  project's test API server (tests/kube), or kube-apiserver when KUBEBUILDER_ASSETS is set;
+- "create" cases: the same server and webhooks for a create whose outcome depends on what the
+  cluster holds (upstream's `existingObjs`): the manifests before the last are created first in
+  a fresh namespace, then the last one.
 
 A case marked "deliberate" passes when jaxset differs from upstream's expectation (and its
 reason is in README.md's list of deliberate differences); one marked "cluster_only" is
@@ -179,7 +182,7 @@ def run_render(case, d):
 
 
 class Updates:
-    """Update cases through the webhooks of `jaxset controller` on the test API server (or
+    """Update (and "create") cases through the webhooks of `jaxset controller` on the test API server (or
     kube-apiserver), started once on the first update case (tests/kube/upstream_updates.py).
     When that environment does not start (a CRD the server refuses, a controller that exits),
     every update case fails with the reason: none passes unrun."""
@@ -188,7 +191,7 @@ class Updates:
         self.env = None
         self.error = None
 
-    def run(self, case):
+    def run(self, case, create=False):
         if not self.env and not self.error:
             try:
                 sys.path.insert(0, os.path.join(SRC, "tests", "kube"))
@@ -199,12 +202,40 @@ class Updates:
                 print(self.error, flush=True)
         if self.error:
             return [one_line(self.error, 200)], None
-        admitted, text, warnings = self.env.apply(case)
+        if create:
+            admitted, text, warnings = create_case(self.env, case)
+        else:
+            admitted, text, warnings = self.env.apply(case)
         return check_admission(case["expect"], admitted, text, warnings), None
 
     def close(self):
         if self.env:
             self.env.close()
+
+
+def rest_collection(obj, ns):
+    """The REST collection of a namespaced object (the core group under /api/v1)."""
+    api = obj["apiVersion"]
+    base = "/api/v1" if api == "v1" else f"/apis/{api}"
+    return f"{base}/namespaces/{ns}/{obj['kind'].lower()}s"
+
+
+def create_case(uenv, case):
+    """(admitted, message, warnings) of a "create" case through the controller's webhooks
+    (tests/kube/upstream_updates.py's environment)."""
+    import upstream_updates
+    from test_webhooks import warning_text
+    uenv.controller(case.get("feature_gates"))
+    ns = uenv.env.namespace()
+    *pre, obj = [upstream_updates.placed(m, ns) for m in case["manifests"]]
+    for p in pre:
+        r = uenv.env.server.post(rest_collection(p, ns), p)
+        if r.status != 201:
+            return False, f"{p['kind']} {p['metadata'].get('name')} was refused " \
+                          f"({r.status}): {upstream_updates.message(r)}", []
+    r = uenv.env.server.post(rest_collection(obj, ns), obj)
+    return (r.status == 201, "" if r.status == 201 else upstream_updates.message(r),
+            [warning_text(w) for w in r.warnings()])
 
 
 def run_case(case, d, updates):
@@ -216,8 +247,8 @@ def run_case(case, d, updates):
         return run_validate(case, d), None
     if op == "render":
         return run_render(case, d), None
-    if op == "update":
-        return updates.run(case)
+    if op in ("update", "create"):
+        return updates.run(case, create=op == "create")
     return [f"unknown op {op!r}"], None
 
 

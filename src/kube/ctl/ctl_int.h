@@ -59,6 +59,11 @@ char *ctl__path(const char *prefix, const char *resource, const char *ns, const 
                 const char *sub);
 /* Splits "ns/name" (a key less its kind prefix); false when malformed. */
 bool ctl__split_key(const char *key, char *ns, size_t ns_n, const char **name);
+/* The objects of informer `inf` in namespace `ns` whose controller owner reference has `uid`
+ * (a new array, NULL on OOM).  An owner reference names an owner in the object's own
+ * namespace (apimachinery OwnerReference: "the referent must be in the same namespace"), so an
+ * object of another namespace that carries the uid is not that owner's, whatever it says. */
+json_t *ctl__owned(const struct cache_inf *inf, const char *ns, const char *uid);
 /* Queues "<prefix>ns/name" (prefix "" for a JobSet, CTL_KEY_* for the other kinds); a key
  * not queued already counts in the queue's metrics. */
 void ctl__enqueue(struct ctl *c, const char *prefix, const char *ns, const char *name);
@@ -146,6 +151,9 @@ struct ctl_pass {
 /* [yields] each operation sends its request and waits for the answer (kc_call): a plan
  * executed with these yields at every write. */
 extern const struct rec_ops ctl__ops;
+/* Job `job` (the Job informer's object) went: the JobSets that wanted its name, which another
+ * owner's Job held, are queued (their creates failed; ctl_ops.c "jobs whose name is taken"). */
+void ctl__conflict_gone(struct ctl *c, const json_t *job);
 
 /* ---- ctl_pods.c: exclusive placement.  informers: the pod and Node caches (0 or -ENOMEM);
  * pods_named and node_get: the struct place_src lookups over them (arg: the ctl). */
@@ -211,6 +219,8 @@ struct ctl {
     const char *identity;
     json_t *invalid_seen; /* "ns/name" -> "uid@generation" of invalid JobSets logged */
     json_t *status_inflight; /* "ns/name" of JobSets whose status write is in flight */
+    json_t *name_waiters; /* "ns/job" -> {"ns/name": true}: the JobSets that want the name of a
+                           * Job another owner controls, queued when it goes (ctl_ops.c) */
     unsigned long reconciles, reconcile_errors;
     struct ctl_obs *obs;
     struct ctl_wh *wh;          /* ctl_webhook.c; NULL without --enable-webhooks */

@@ -106,7 +106,7 @@ static int observe(struct jj_pass *p)
     if (!p->js && !foreign && !jjs_finished(jx_obj(p->jj, "status")))
         rc = create_jobset(p);
     const char *uid = jx_str(jx_obj(p->js, "metadata"), "uid");
-    p->jobs = uid ? cache_store_owned(cache_inf_store(p->c->jobs), uid) : json_array();
+    p->jobs = ctl__owned(p->c->jobs, p->ns, uid);
     return rc < 0 ? rc : p->jobs ? 0 : -ENOMEM;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kube/cache/cache_store.h"
 #include "kube/ctl/ctl_int.h"
 #include "obj/tree/jx.h"
 #include "obj/base/sbuf.h"
@@ -37,6 +38,17 @@ bool ctl__split_key(const char *key, char *ns, size_t ns_n, const char **name)
     snprintf(ns, ns_n, "%.*s", (int)(slash - key), key);
     *name = slash + 1;
     return true;
+}
+
+json_t *ctl__owned(const struct cache_inf *inf, const char *ns, const char *uid)
+{
+    json_t *all = uid ? cache_store_owned(cache_inf_store(inf), uid) : json_array();
+    for (size_t i = json_array_size(all); i-- > 0;) {
+        const char *ons = jx_str(jx_obj(json_array_get(all, i), "metadata"), "namespace");
+        if (!ns || !ons || strcmp(ons, ns) != 0)
+            json_array_remove(all, i);
+    }
+    return all;
 }
 
 void ctl__enqueue(struct ctl *c, const char *prefix, const char *ns, const char *name)

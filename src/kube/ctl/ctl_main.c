@@ -94,6 +94,15 @@ static void owned_changed(void *arg, const char *type, const json_t *obj)
     }
 }
 
+/* A Job: as owned_changed; a Job that goes also queues the JobSets that wanted its name
+ * (ctl_ops.c). */
+static void job_changed(void *arg, const char *type, const json_t *obj)
+{
+    owned_changed(arg, type, obj);
+    if (type && strcmp(type, "DELETED") == 0)
+        ctl__conflict_gone(arg, obj);
+}
+
 static void jaxjob_changed(void *arg, const char *type, const json_t *obj)
 {
     (void)type;
@@ -198,7 +207,7 @@ static int make_informers(struct ctl *c)
     jobs.path = CTL_JOBS;
     jobs.selector = LBL_JOBSET_NAME;
     jobs.slim = ctl_slim_job;
-    jobs.changed = owned_changed;
+    jobs.changed = job_changed;
     svcs.name = "services";
     svcs.path = CTL_SERVICES;
     svcs.slim = ctl_slim_service;
@@ -393,6 +402,7 @@ static void ctl_release(struct ctl *c)
     kc_free(c->kc);
     json_decref(c->invalid_seen);
     json_decref(c->status_inflight);
+    json_decref(c->name_waiters);
     json_decref(c->pod_index);
 }
 
@@ -414,8 +424,9 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
     c.q = cache_queue_new();
     c.invalid_seen = json_object();
     c.status_inflight = json_object();
-    if (!c.q || !c.invalid_seen || !c.status_inflight || make_informers(&c) < 0 ||
-        ctl__workers_start(&c) < 0) {
+    c.name_waiters = json_object();
+    if (!c.q || !c.invalid_seen || !c.status_inflight || !c.name_waiters ||
+        make_informers(&c) < 0 || ctl__workers_start(&c) < 0) {
         rc = err_oom(e);
         goto out;
     }

@@ -9,9 +9,12 @@
 #include "api/schema/keys.h"
 #include "api/jobset/local_ann.h"
 #include "kube/ctl/ctl_int.h"
+#include "core/status.h"
 #include "kube/client/kc_log.h"
+#include "obj/tree/cond.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
+#include "obj/base/sbuf.h"
 
 #define LOGGER "jobset"
 
@@ -98,6 +101,141 @@ static void free_wreqs(struct wreq *w, size_t n)
     free(w);
 }
 
+/* ---- jobs whose name is taken ---------------------------------------------------------------
+ * Child Jobs are named "<jobset>-<replicated job>-<index>"
+ * (kubernetes-sigs/jobset pkg/util/placement GenJobName), so JobSet "a-b" with replicated job
+ * "c" and JobSet "a" with "b-c" both want "a-b-c-0": whichever comes second finds it existing.
+ * Upstream's createJobs ignores AlreadyExists (the cache may lag behind its own create), and the
+ * second JobSet then waits for a Job that never comes while its log says it was created.  Here
+ * the Job found is read: when its controller is the JobSet itself, the create is done (the
+ * cache was behind, as upstream assumes); otherwise the create fails (a Warning event
+ * JobCreationFailed, core/plan_exec.h, and a retry with backoff) and the JobSet gets the
+ * condition JobNameConflict (core/status.h) naming the Job's controller; the JobSet is queued
+ * again as soon as that Job goes (its owner deleted, say), not only when the backoff ends. */
+
+/* The controller owner reference of `m` (borrowed), or NULL. */
+static const json_t *controller_of(const json_t *m)
+{
+    const json_t *ref;
+    size_t i;
+    json_array_foreach (jx_arr(m, "ownerReferences"), i, ref)
+        if (jx_bool_or(ref, "controller", false))
+            return ref;
+    return NULL;
+}
+
+/* [yields] Job ns/name, which a create found existing, is read: 0 when its controller has `uid`
+ * (the cache was behind), 1 with `e` naming its controller when it is another's, -errno with
+ * `e` when it cannot be read (-EAGAIN: deleted since). */
+static int job_owner(struct ctl *c, const char *ns, const char *name, const char *uid,
+                     struct err *e)
+{
+    char *path = ctl__path("/apis/batch/v1", "jobs", ns, name, NULL);
+    json_t *job = NULL;
+    int rc = path ? kc_call(c->kc, "GET", path, NULL, NULL, &job, e) : err_oom(e);
+    const json_t *ref = controller_of(jx_obj(job, "metadata"));
+    const char *ruid = jx_str(ref, "uid");
+    if (rc == -ENOENT) /* gone again since: the next pass creates it */
+        rc = err_set(e, -EAGAIN, "jobs.batch \"%s\" existed, then was deleted", name);
+    if (rc < 0)
+        goto out;
+    if (ruid && uid && strcmp(ruid, uid) == 0)
+        rc = 0;
+    else if (ref)
+        rc = err_set(e, 1, "jobs.batch \"%s\" already exists and is controlled by %s %s (uid %s), "
+                     "not by this JobSet", name, jx_str(ref, "kind") ? jx_str(ref, "kind") : "",
+                     jx_str(ref, "name") ? jx_str(ref, "name") : "", ruid ? ruid : "");
+    else
+        rc = err_set(e, 1, "jobs.batch \"%s\" already exists and has no controller, not this "
+                     "JobSet", name);
+out:
+    json_decref(job);
+    free(path);
+    return rc;
+}
+
+/* [yields] Sets the JobSet's (`js`, as observed) JobNameConflict condition to `message` unless
+ * it says so already; a failure is logged (the pass fails anyway and is retried). */
+static void conflict_condition(struct ctl *c, const json_t *js, const char *message)
+{
+    const json_t *m = jx_obj(js, "metadata");
+    char now[KT_RFC3339_MAX];
+    struct err e = {{0}};
+    json_t *status = json_deep_copy(json_object_get(js, "status"));
+    status = status ? status : json_object();
+    const struct cond k = {.type = REC_COND_JOB_NAME_CONFLICT, .status = COND_TRUE,
+                           .reason = "JobNameTaken", .message = message, .transition = now,
+                           .transition_first = true};
+    int rc = status && kt_format(kt_now_ms(), now) == 0 ? cond_set(status, &k) : -ENOMEM;
+    if (rc > 0)
+        rc = ctl__kind_put_status(c, &ctl__kind_js, c->jobsets, js, status, &e);
+    if (rc < 0)
+        kc_log(rc == -JX_ECONFLICT ? KC_LOG_DEBUG : KC_LOG_ERROR, LOGGER, jx_str(m, "namespace"),
+               "%s: writing the %s condition: %s", jx_str(m, "name"), REC_COND_JOB_NAME_CONFLICT,
+               rc == -ENOMEM ? ERR_OOM_MSG : e.msg);
+    json_decref(status);
+}
+
+/* JobSet `key` ("ns/name") waits for Job ns/job to go. */
+static void conflict_wait(struct ctl *c, const char *ns, const char *job, const char *key)
+{
+    char name[600];
+    snprintf(name, sizeof(name), "%s/%s", ns ? ns : "", job ? job : "");
+    json_t *keys = json_object_get(c->name_waiters, name);
+    if (!keys && json_object_set_new(c->name_waiters, name, keys = json_object()) < 0)
+        return; /* out of memory: the backoff retries it */
+    json_object_set_new(keys, key, json_true());
+}
+
+void ctl__conflict_gone(struct ctl *c, const json_t *job)
+{
+    const json_t *m = jx_obj(job, "metadata");
+    char name[600], ns[256];
+    const char *k, *jsname;
+    json_t *v;
+    snprintf(name, sizeof(name), "%s/%s", jx_str(m, "namespace") ? jx_str(m, "namespace") : "",
+             jx_str(m, "name") ? jx_str(m, "name") : "");
+    json_t *keys = json_object_get(c->name_waiters, name);
+    json_object_foreach (keys, k, v)
+        if (ctl__split_key(k, ns, sizeof(ns), &jsname))
+            ctl__enqueue(c, "", ns, jsname);
+    json_object_del(c->name_waiters, name);
+}
+
+/* A Job that exists already is the JobSet's own (its cache was behind) or another owner's
+ * (above): only the first counts as done.  The log says what was made. */
+static void created_or_taken(struct ctl_pass *ps, json_t *const *jobs, size_t n, int *rcs,
+                             struct err *errs)
+{
+    size_t made = 0, existed = 0, taken = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rcs[i] != -EEXIST) {
+            made += rcs[i] == 0;
+            continue;
+        }
+        const char *name = jx_str(jx_obj(jobs[i], "metadata"), "name");
+        int o = job_owner(ps->c, ps->ns, name, ps->uid, &errs[i]);
+        rcs[i] = o > 0 ? -EEXIST : o;
+        existed += o == 0;
+        if (o > 0)
+            conflict_wait(ps->c, ps->ns, name, ps->key);
+        if (o > 0 && taken++ == 0)
+            first = i;
+    }
+    if (taken)
+        conflict_condition(ps->c, ps->raw, errs[first].msg);
+    struct sbuf b = SBUF_INIT;
+    sb_printf(&b, "created %zu of %zu jobs", made, n);
+    if (existed)
+        sb_printf(&b, ", %zu found existing as this JobSet's", existed);
+    if (taken)
+        sb_printf(&b, "; %zu not created, the name being another owner's: %s", taken,
+                  errs[first].msg);
+    kc_log(taken ? KC_LOG_ERROR : KC_LOG_INFO, LOGGER, ps->ns, "%s: %s", ps->name,
+           sb_failed(&b) ? ERR_OOM_MSG : sb_str(&b));
+    sb_free(&b);
+}
+
 /* ---- jobs ------------------------------------------------------------------------------- */
 
 static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, struct err *errs)
@@ -110,7 +248,7 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
          * the garbage collector gets it too (api/jobset/local_ann.h) */
         oom = oom || local_ann_cap_job_grace(jobs[i], ps->grace) < 0;
         w[i] = (struct wreq){"POST", ctl__path("/apis/batch/v1", "jobs", ps->ns, NULL, NULL),
-                             json_incref(jobs[i]), true, false, false, ps->c->jobs};
+                             json_incref(jobs[i]), false, false, false, ps->c->jobs};
     }
     if (!w || oom) {
         free_wreqs(w, w ? n : 0);
@@ -119,10 +257,7 @@ static void op_create_jobs(void *ctx, json_t *const *jobs, size_t n, int *rcs, s
         return;
     }
     run_batch(ps->c, w, n, rcs, errs);
-    size_t ok = 0;
-    for (size_t i = 0; i < n; i++)
-        ok += rcs[i] == 0;
-    kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: created %zu of %zu jobs", ps->name, ok, n);
+    created_or_taken(ps, jobs, n, rcs, errs);
     free_wreqs(w, n);
 }
 

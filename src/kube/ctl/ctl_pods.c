@@ -275,7 +275,7 @@ int ctl__pod_reconcile(struct ctl *c, const char *key, bool *requeued)
     if (rc < 0 || !leader || !(c->kinds & CTL_KIND_JOBSET) || !place_reconcile_wanted(leader))
         goto out;
     const char *uid = cache_store_owner_uid(leader);
-    pods = uid ? cache_store_owned(cache_inf_store(c->pods), uid) : json_array();
+    pods = ctl__owned(c->pods, ns, uid);
     kt_format(kt_now_ms(), now);
     rc = pods ? place_reconcile_plan(leader, pods, &src, now, &deletions, &pe) : -ENOMEM;
     if (rc == PLACE_NO) {

@@ -89,7 +89,7 @@ static int run_plan(struct ctl *c, const char *key, json_t *js, const json_t *ra
 {
     const json_t *m = jx_obj(raw, "metadata");
     const char *uid = jx_str(m, "uid");
-    json_t *jobs = uid ? cache_store_owned(cache_inf_store(c->jobs), uid) : json_array();
+    json_t *jobs = ctl__owned(c->jobs, jx_str(m, "namespace"), uid);
     json_t *pods = NULL;
     struct rec_plan plan;
     struct err e = {{0}};

@@ -77,6 +77,55 @@ static int runtime_get(void *arg, bool cluster, const char *ns, const char *name
     return 0;
 }
 
+/* The JobSet webhook's look-up of existing claims (wh_ctx.pvcs_get), made when the review
+ * comes, as upstream's client Get reads the claim (kubernetes-sigs/jobset
+ * pkg/webhooks/jobset_webhook.go validateVolumeClaimPolicies; RBAC persistentvolumeclaims
+ * `get`, `list`).  A few claims are read by name; more (a JobSet may name 2500) with one list of
+ * the namespace's claims, so that one review costs at most one request per few claims. */
+#define PVC_GETS_MAX 8
+
+static int pvc_list(struct ctl *c, const char *ns, const char *const *names, size_t n,
+                    json_t **outs, struct err *e)
+{
+    char *path = ctl__path("/api/v1", "persistentvolumeclaims", ns, NULL, NULL);
+    json_t *list = NULL, *item, *index = json_object(); /* name -> its place in names */
+    int rc = path && index ? kc_call(c->kc, "GET", path, NULL, NULL, &list, e) : err_oom(e);
+    size_t i;
+    for (i = 0; rc == 0 && i < n; i++)
+        rc = json_object_set_new(index, names[i], json_integer((json_int_t)i)) < 0 ? err_oom(e)
+                                                                                : 0;
+    json_array_foreach (rc == 0 ? jx_arr(list, "items") : NULL, i, item) {
+        const char *name = jx_str(jx_obj(item, "metadata"), "name");
+        json_t *at = name ? json_object_get(index, name) : NULL;
+        if (at && !outs[json_integer_value(at)])
+            outs[json_integer_value(at)] = json_incref(item);
+    }
+    json_decref(index);
+    json_decref(list);
+    free(path);
+    return rc;
+}
+
+static int pvcs_get(void *arg, const char *ns, const char *const *names, size_t n, json_t **outs,
+                    struct err *e)
+{
+    struct ctl *c = arg;
+    int rc = 0;
+    if (n > PVC_GETS_MAX)
+        rc = pvc_list(c, ns, names, n, outs, e);
+    for (size_t i = 0; n <= PVC_GETS_MAX && rc == 0 && i < n; i++) {
+        char *path = ctl__path("/api/v1", "persistentvolumeclaims", ns, names[i], NULL);
+        rc = path ? kc_call(c->kc, "GET", path, NULL, NULL, &outs[i], e) : err_oom(e);
+        rc = rc == -ENOENT ? 0 : rc;
+        free(path);
+    }
+    for (size_t i = 0; rc < 0 && i < n; i++) {
+        json_decref(outs[i]);
+        outs[i] = NULL;
+    }
+    return rc;
+}
+
 /* The host of "https://host[:port][/path]" (brackets of an IPv6 literal removed); caller
  * frees. */
 static char *url_host(const char *url)
@@ -387,7 +436,7 @@ int ctl__wh_start(struct ctl *c, struct err *e)
     int64_t validity_s = o->webhook_cert_validity_ms / 1000;
     w->lookahead_s = validity_s / 4 < LOOKAHEAD_MAX_S ? validity_s / 4 : LOOKAHEAD_MAX_S;
     w->ctx = (struct wh_ctx){.gates = &o->gates, .jobset_get = jobset_get,
-                             .runtime_get = runtime_get, .arg = c};
+                             .runtime_get = runtime_get, .pvcs_get = pvcs_get, .arg = c};
     if (c->pods)
         w->ctx.place = (struct place_src){ctl__pods_named, ctl__node_get, c};
     const wh_adm_fn fns[6] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,

@@ -4,7 +4,10 @@
  * `request`, and answers with the same uid, `allowed`, a `status` (metav1.Status) when refused,
  * and for a mutation a base64 JSONPatch (patchType "JSONPatch") computed from the object the
  * handler returns.  A body that is not an AdmissionReview v1 is answered as controller-runtime
- * does: HTTP 200 with allowed false and status code 400. */
+ * does: HTTP 200 with allowed false and status code 400; so is a review whose operation is not
+ * one of admission.k8s.io/v1's (`unknown operation request "FROB"`, as its validators answer).
+ * A review holding a number no 64 bits hold (which jansson does not decode) is answered with its
+ * uid and a field error at the number's place. */
 #ifndef JX_KUBE_WEBHOOK_WH_ADM_H
 #define JX_KUBE_WEBHOOK_WH_ADM_H
 

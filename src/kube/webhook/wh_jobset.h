@@ -2,7 +2,9 @@
  * JobSet's pkg/webhooks serve them:
  *   /mutate-jobset-x-k8s-io-v1alpha2-jobset    JobSet defaults (js_default), on CREATE
  *   /validate-jobset-x-k8s-io-v1alpha2-jobset  CREATE: what `jaxset validate` checks
- *                                              (js_validate_admission); UPDATE: immutability
+ *                                              (js_validate_admission), and the claims of
+ *                                              volumeClaimPolicies that exist already
+ *                                              (wh_ctx.pvcs_get); UPDATE: immutability
  *                                              (js_validate_update)
  *   /mutate--v1-pod                            exclusive placement's Default and the JAX
  *                                              process id of a JobSet's pod (wh_pod.c)
@@ -21,6 +23,7 @@
 #include "api/jobset/features.h"
 #include "api/child/placement.h"
 #include "kube/webhook/wh_adm.h"
+#include "obj/base/err.h"
 
 #define WH_PATH_MUTATE_JOBSET "/mutate-jobset-x-k8s-io-v1alpha2-jobset"
 #define WH_PATH_VALIDATE_JOBSET "/validate-jobset-x-k8s-io-v1alpha2-jobset"
@@ -38,6 +41,12 @@ struct wh_ctx {
      * controller's caches: 0 with *out a new tree or NULL (not found), -ENOSYS (no cache), or
      * -errno.  May be NULL (no cache). */
     int (*runtime_get)(void *arg, bool cluster, const char *ns, const char *name, json_t **out);
+    /* The PersistentVolumeClaims names[0..n) of namespace `ns` as the API server has them now
+     * (the JobSet webhook's look-up of the claims its volumeClaimPolicies would create): 0 with
+     * outs[i] a new tree or NULL (not found), or -errno with `e` (the look-up failed; outs all
+     * NULL).  May be NULL (no look-up: nothing is found). */
+    int (*pvcs_get)(void *arg, const char *ns, const char *const *names, size_t n, json_t **outs,
+                    struct err *e);
     void *arg;
     /* The pods and Nodes exclusive placement reads (the controller's caches); pods_named NULL:
      * no placement. */
