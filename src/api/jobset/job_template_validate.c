@@ -348,6 +348,7 @@ static void check_pod_spec(struct jsv *c, const json_t *jspec, const char *sp)
     check_containers(c, ps, psp);
     check_volumes(c, ps, psp);
     js__volumes(c, ps, psp);
+    js__quantities(c, ps, psp);
 }
 
 void js__job_template(struct jsv *c, const json_t *tmpl, const char *path)

@@ -37,6 +37,15 @@ void js__meta_maps(struct jsv *c, const json_t *meta, const char *meta_path);
 /* The pod spec `ps` (at path psp)'s volumes and volumeMounts. */
 void js__volumes(struct jsv *c, const json_t *ps, const char *psp);
 
+/* ---- job_template_quantities.c ------------------------------------------------------------- */
+
+/* The pod spec `ps` (at path psp)'s quantities: containers' resources, emptyDir sizeLimits,
+ * resourceFieldRef divisors, ephemeral volumes' claims. */
+void js__quantities(struct jsv *c, const json_t *ps, const char *psp);
+/* The quantities of a PersistentVolumeClaim template `tmpl` (spec.volumeClaimPolicies[i]
+ * .templates[j], at tp). */
+void js__claim_quantities(struct jsv *c, const json_t *tmpl, const char *tp);
+
 /* ---- job_template_validate.c --------------------------------------------------------------- */
 
 /* The schema table of batch/v1 JobTemplateSpec, as far as jaxset reads or checks it. */

@@ -485,6 +485,7 @@ static void check_volume_claims(struct jsv *c)
         for (size_t j = 0; j < json_array_size(jx_arr(pol, "templates")); j++) {
             fpath_index(tp, pp, "templates", j);
             check_claim_template(c, vcps, i, j, tp);
+            js__claim_quantities(c, json_array_get(jx_arr(pol, "templates"), j), tp);
         }
     }
 }

@@ -77,7 +77,7 @@ static int res_max(struct res *r, const struct res *o)
         struct qty *slot = res_slot(r, o->name[i]);
         if (!slot)
             return -ERANGE;
-        if (slot->milli < o->q[i].milli)
+        if (qty_cmp(slot, &o->q[i]) < 0)
             *slot = o->q[i];
     }
     return 0;

@@ -14,6 +14,7 @@
 #include "local/podenv/podenv.h"
 #include "local/store/rundir.h"
 #include "obj/tree/jx.h"
+#include "obj/base/qty.h"
 #include "obj/base/sbuf.h"
 
 extern char **environ;
@@ -81,11 +82,16 @@ long long runner__gpu_request(const json_t *c)
 {
     const json_t *res = jx_obj(c, "resources");
     const json_t *v = json_object_get(jx_obj(res, "limits"), "nvidia.com/gpu");
+    struct qty q;
+    long long n;
     if (!v)
         v = json_object_get(jx_obj(res, "requests"), "nvidia.com/gpu");
-    if (json_is_integer(v))
-        return json_integer_value(v);
-    return json_is_string(v) ? strtoll(json_string_value(v), NULL, 10) : 0;
+    /* a quantity ("2k" is 2000, "1e1" 10), as the device plugin is given Quantity.Value();
+     * validation refused what is none, negative or not whole (kubernetes pkg/apis/core/
+     * validation ValidateResourceQuantityValue): none of it counts, nothing cancels a count */
+    if (!v || qty_parse(v, &q) < 0 || qty_sign(&q) <= 0)
+        return 0;
+    return qty_scaled_value(&q, 0, &n) < 0 ? LLONG_MAX : n;
 }
 
 static void gpus_take(struct run *r, struct rpod *p, long long want)
@@ -293,7 +299,8 @@ static long long pod_gpus(const json_t *spec)
     long long n = 0;
     const json_t *main = jx_arr(spec, "containers");
     for (size_t i = 0; i < json_array_size(main); i++)
-        n += runner__gpu_request(json_array_get(main, i));
+        if (__builtin_add_overflow(n, runner__gpu_request(json_array_get(main, i)), &n))
+            n = LLONG_MAX; /* more than any machine has: check_gpus refused it */
     return n;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "local/store/rundir.h"
+#include "obj/tree/ferr.h"
 #include "obj/tree/jx.h"
 #include "obj/base/sbuf.h"
 
@@ -28,21 +29,28 @@ bool vol_spec_mounts(const json_t *pod_spec)
 }
 
 /* hostPaths of type DirectoryOrCreate and FileOrCreate (and unset: a directory, as container
- * runtimes make a missing bind source) made before the template's root is planned. */
-static int make_host_paths(const json_t *pod_spec, struct err *err)
+ * runtimes make a missing bind source), the directories first: a FileOrCreate's parent may be
+ * one of them. */
+int vol_host_paths(const json_t *pod_spec, const char *psp, struct err *err)
 {
     size_t i;
     const json_t *v;
-    json_array_foreach (jx_arr(pod_spec, "volumes"), i, v) {
-        const json_t *hp = jx_obj(v, "hostPath");
-        int rc = hp ? vol__host_path_check(hp, true, err) : 0;
-        if (rc < 0) {
-            char what[320];
-            snprintf(what, sizeof(what), "volume \"%s\" (hostPath)", jx_str(v, "name"));
+    for (int files = 0; files < 2; files++)
+        json_array_foreach (jx_arr(pod_spec, "volumes"), i, v) {
+            const json_t *hp = jx_obj(v, "hostPath");
+            const char *type = jx_str(hp, "type");
+            bool file = type && !strcmp(type, "FileOrCreate");
+            int rc = hp && file == files ? vol__host_path_check(hp, true, err) : 0;
+            char what[FPATH_MAX + 320];
+            if (rc == 0)
+                continue;
+            if (psp)
+                snprintf(what, sizeof(what), "%s.volumes[%zu].hostPath", psp, i);
+            else
+                snprintf(what, sizeof(what), "volume \"%s\" (hostPath)", jx_str(v, "name"));
             err_prefix(err, what);
             return rc;
         }
-    }
     return 0;
 }
 
@@ -91,7 +99,8 @@ int vol_tmpl_new(const struct vol_run *vr, json_t *pod_spec, const char *ns,
         return err_oom(err);
     t->ns = NSR_NS_NONE;
     t->spec = json_incref(pod_spec);
-    if ((rc = check_fd_limit(pod_spec, err)) < 0 || (rc = make_host_paths(pod_spec, err)) < 0 ||
+    if ((rc = check_fd_limit(pod_spec, err)) < 0 ||
+        (rc = vol_host_paths(pod_spec, NULL, err)) < 0 ||
         (rc = vol__ctrs_new(pod_spec, vr, ns, &t->ctr, &t->n_ctr, err)) < 0 ||
         (rc = vol__plan(t, &plan, err)) < 0)
         goto out;

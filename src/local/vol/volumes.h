@@ -66,6 +66,12 @@ int vol_pvc_check(const char *arg, struct err *err);
  * OOM. */
 char *vol_claim_dir(const struct vol_run *vr, const char *claim);
 
+/* Makes the hostPaths of type DirectoryOrCreate and FileOrCreate (and of no type: a directory)
+ * of pod spec `pod_spec` that are missing, the directories first, as vol_tmpl_new does before
+ * it plans the namespace.  0, or a negative errno with err set, naming the volume:
+ * "<psp>.volumes[i].hostPath: ...", or without psp (NULL) "volume \"NAME\" (hostPath): ...". */
+int vol_host_paths(const json_t *pod_spec, const char *psp, struct err *err);
+
 struct vol_tmpl;
 
 /* Builds the namespace of a pod template, `pod_spec` as child Jobs give it to their pods

@@ -4,8 +4,10 @@
 #include "local/vol/volumes_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "obj/tree/dns.h"
@@ -66,6 +68,15 @@ static int check_object(const struct manifest *m, const json_t *s, bool secret,
     return 0;
 }
 
+/* Whether resourceFieldRef rf's value can be written (or, out of memory, might be). */
+static bool resource_given(const json_t *pod_spec, const json_t *rf)
+{
+    errno = 0;
+    char *v = vol__resource_value(pod_spec, rf);
+    free(v);
+    return v != NULL || errno == ENOMEM;
+}
+
 static int check_downward(const json_t *pod_spec, const json_t *items, const char *p,
                           struct err *err)
 {
@@ -90,11 +101,85 @@ static int check_downward(const json_t *pod_spec, const json_t *items, const cha
         if (rf && !cn_ok)
             return err_set(err, -EINVAL, "%s.items[%zu].resourceFieldRef.containerName: Not "
                                          "found: \"%s\"", p, i, cn ? cn : "");
+        if (rf && !resource_given(pod_spec, rf))
+            return err_set(err, -EINVAL, "%s.items[%zu].resourceFieldRef: Invalid value: "
+                                         "\"%s\": in units of its divisor, more than a 64-bit "
+                                         "count holds (jaxset run writes the exact value)", p, i,
+                           res);
         if (!fp && !rf)
             return err_set(err, -EINVAL, "%s.items[%zu]: Required value: fieldRef or "
                                          "resourceFieldRef", p, i);
     }
     return 0;
+}
+
+static const char *const source_kinds[] = {"configMap", "secret", "downwardAPI"};
+
+/* The files a projected volume's configMap and secret sources without items give: their
+ * objects' keys, each with the index of its source.  A new object, NULL on OOM. */
+static json_t *key_files(const struct manifest *m, const json_t *pr)
+{
+    static const char *const maps[2][2] = {{"data", "binaryData"}, {"data", "stringData"}};
+    json_t *files = json_object();
+    bool ok = files != NULL;
+    size_t i;
+    const json_t *s;
+    json_t *v;
+    const char *key;
+    json_array_foreach (jx_arr(pr, "sources"), i, s) {
+        bool secret = !jx_obj(s, "configMap");
+        const json_t *src = jx_obj(s, secret ? "secret" : "configMap");
+        const char *name = jx_arr(src, "items") ? NULL : jx_str(src, "name");
+        const json_t *o = name ? podenv_object(m->objects, secret ? "Secret" : "ConfigMap",
+                                               m->view.ns, name) : NULL;
+        for (size_t k = 0; ok && o && k < 2; k++)
+            json_object_foreach ((json_t *)jx_obj(o, maps[secret][k]), key, v)
+                ok = ok && json_object_set_new(files, key, json_integer((json_int_t)i)) == 0;
+    }
+    if (!ok)
+        json_decref(files);
+    return ok ? files : NULL;
+}
+
+static int key_dir_error(const json_t *pr, const json_t *file, const char *path,
+                         const char *key, size_t n, const char *ip, struct err *err)
+{
+    size_t at = (size_t)json_integer_value(file);
+    const json_t *s = json_array_get(jx_arr(pr, "sources"), at);
+    const char *kind = jx_obj(s, "configMap") ? "configMap" : "secret";
+    return err_set(err, -EINVAL, "%s.path: Invalid value: \"%s\": sources[%zu].%s \"%s\" has "
+                                 "no items: its key \"%.*s\" is a file: it cannot also be this "
+                                 "path's directory",
+                   ip, path, at, kind, jx_str(jx_obj(s, kind), "name"), (int)n, key);
+}
+
+/* A key of a source without items is a file at the top of the volume: no other source's item
+ * may have its path below it (the kubelet's atomic writer, kubernetes
+ * pkg/volume/util/atomic_writer.go, would fail the pod: "not a directory").  The API server
+ * refuses what items[].path alone makes impossible (js_validate); the keys are in the
+ * objects of the manifest files. */
+static int check_key_dirs(const struct manifest *m, const json_t *pr, const char *p,
+                          struct err *err)
+{
+    json_t *files = key_files(m, pr);
+    int rc = files ? 0 : err_oom(err);
+    size_t i, k;
+    const json_t *s, *it;
+    char ip[FPATH_MAX];
+    json_array_foreach (jx_arr(pr, "sources"), i, s)
+        for (size_t kind = 0; kind < 3; kind++)
+            json_array_foreach (jx_arr(jx_obj(s, source_kinds[kind]), "items"), k, it) {
+                const char *path = jx_str(it, "path"), *c = path ? path : "";
+                while (*c == '/' || (c[0] == '.' && c[1] == '/'))
+                    c += *c == '/' ? 1 : 2; /* "./a", ".//a": a */
+                size_t n = strcspn(c, "/");
+                const json_t *file = c[n] && files ? json_object_getn(files, c, n) : NULL;
+                fpath_fmt(ip, "%s.sources[%zu].%s.items[%zu]", p, i, source_kinds[kind], k);
+                if (file && rc == 0)
+                    rc = key_dir_error(pr, file, path, c, n, ip, err);
+            }
+    json_decref(files);
+    return rc;
 }
 
 static int check_projected(const struct manifest *m, const json_t *pod_spec, const json_t *pr,
@@ -118,24 +203,62 @@ static int check_projected(const struct manifest *m, const json_t *pod_spec, con
         if (rc < 0)
             return rc;
     }
-    return 0;
+    return check_key_dirs(m, pr, p, err);
 }
 
 static int check_empty_dir(const json_t *ed, const char *p, struct err *err)
 {
     const char *medium = jx_str(ed, "medium");
     const json_t *limit = json_object_get(ed, "sizeLimit");
-    double size;
+    long long size;
     if (medium && *medium && strcmp(medium, "Memory"))
         return err_set(err, -EINVAL, "%s.medium: Unsupported value: \"%s\": jaxset run makes "
                                      "\"\" (a directory) and \"Memory\" (a tmpfs)", p, medium);
-    if (limit && vol__quantity(limit, &size) < 0)
+    if (limit && vol__size_limit(limit, &size) < 0)
         return err_set(err, -EINVAL, "%s.sizeLimit: Invalid value: not a quantity", p);
     return 0;
 }
 
-static int check_volume(const struct manifest *m, const json_t *pod_spec, const json_t *vol,
-                        const char *vp, struct err *err)
+/* Whether pod spec ps has a hostPath that makes directory `dir` (DirectoryOrCreate, or no
+ * type: mkdir -p of its path makes each directory above it too). */
+static bool dir_made_in(const json_t *ps, const char *dir)
+{
+    size_t i, n = strlen(dir);
+    const json_t *v;
+    json_array_foreach (jx_arr(ps, "volumes"), i, v) {
+        const char *path = jx_str(jx_obj(v, "hostPath"), "path");
+        const char *type = jx_str(jx_obj(v, "hostPath"), "type");
+        if (path && (!type || !*type || !strcmp(type, "DirectoryOrCreate")) &&
+            !strncmp(path, dir, n) && (!path[n] || path[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+/* A FileOrCreate hostPath of replicated job rj's pod spec ps whose parent directory is missing
+ * and made by no hostPath before it: those of the same pod (made first, volumes.c) and of the
+ * replicated jobs before (their pods' volumes are made first). */
+static int check_host_path(const struct manifest *m, size_t rj, const json_t *ps,
+                           const json_t *hp, const char *p, struct err *err)
+{
+    const char *type = jx_str(hp, "type"), *path = jx_str(hp, "path");
+    char parent[PATH_MAX];
+    int rc = vol__host_path_check(hp, false, err);
+    bool made = false;
+    if (rc == 0 && type && !strcmp(type, "FileOrCreate") &&
+        vol__host_missing_parent(path, parent)) {
+        made = dir_made_in(ps, parent);
+        for (size_t r = 0; !made && r < rj; r++)
+            made = dir_made_in(jx_path(m->view.rj[r].tmpl, "spec.template.spec"), parent);
+        rc = made ? 0 : vol__host_parent_error(path, parent, err);
+    }
+    if (rc < 0)
+        err_prefix(err, p);
+    return rc;
+}
+
+static int check_volume(const struct manifest *m, size_t rj, const json_t *pod_spec,
+                        const json_t *vol, const char *vp, struct err *err)
 {
     const char *key;
     enum vol__kind k = vol__kind(vol, &key);
@@ -149,12 +272,8 @@ static int check_volume(const struct manifest *m, const json_t *pod_spec, const 
         return check_object(m, src, false, "name", p, err);
     case VK_SECRET:
         return check_object(m, src, true, "secretName", p, err);
-    case VK_HOST_PATH: {
-        int rc = vol__host_path_check(src, false, err);
-        if (rc < 0)
-            err_prefix(err, p);
-        return rc;
-    }
+    case VK_HOST_PATH:
+        return check_host_path(m, rj, pod_spec, src, p, err);
     case VK_PVC:
         return vol__claim_name_check(jx_str(src, "claimName"), p, err);
     case VK_DOWNWARD_API:
@@ -196,7 +315,7 @@ int vol__check_mount(const json_t *vm, const char *p, struct err *err)
     return 0;
 }
 
-static int check_pod(const struct manifest *m, const json_t *ps, const char *base,
+static int check_pod(const struct manifest *m, size_t rj, const json_t *ps, const char *base,
                      struct err *err)
 {
     char p[FPATH_MAX];
@@ -204,7 +323,7 @@ static int check_pod(const struct manifest *m, const json_t *ps, const char *bas
     const json_t *v, *c;
     json_array_foreach (jx_arr(ps, "volumes"), i, v) {
         fpath_fmt(p, "%s.volumes[%zu]", base, i);
-        int rc = check_volume(m, ps, v, p, err);
+        int rc = check_volume(m, rj, ps, v, p, err);
         if (rc < 0)
             return rc;
     }
@@ -224,7 +343,7 @@ int vol_check(const struct manifest *m, struct err *err)
     char base[FPATH_MAX];
     for (size_t i = 0; i < m->view.n_rj; i++) {
         fpath_fmt(base, "spec.replicatedJobs[%zu].template.spec.template.spec", i);
-        int rc = check_pod(m, jx_path(m->view.rj[i].tmpl, "spec.template.spec"), base, err);
+        int rc = check_pod(m, i, jx_path(m->view.rj[i].tmpl, "spec.template.spec"), base, err);
         if (rc < 0)
             return rc;
     }

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "obj/base/fs.h"
+#include "obj/base/qty.h"
 #include "obj/base/sbuf.h"
 #include "obj/tree/jx.h"
 
@@ -219,67 +219,65 @@ static const json_t *find_container(const json_t *pod_spec, const char *name)
     return NULL;
 }
 
-int vol__quantity(const json_t *v, double *out)
+int vol__size_limit(const json_t *v, long long *bytes)
 {
-    static const struct {
-        const char *sfx;
-        double mul;
-    } units[] = {{"Ki", 0x1p10}, {"Mi", 0x1p20}, {"Gi", 0x1p30}, {"Ti", 0x1p40},
-                 {"Pi", 0x1p50}, {"Ei", 0x1p60}, {"m", 1e-3}, {"k", 1e3},
-                 {"M", 1e6},     {"G", 1e9},     {"T", 1e12}, {"P", 1e15},
-                 {"E", 1e18},    {"", 1}};
-    const char *s = json_string_value(v);
-    if (json_is_number(v)) {
-        *out = json_number_value(v);
-        return *out >= 0 ? 0 : -EINVAL;
-    }
-    if (!s || !*s || !strchr("0123456789.+", *s) || strpbrk(s, "xX"))
+    struct qty q;
+    if (qty_parse(v, &q) < 0 || qty_sign(&q) < 0)
         return -EINVAL;
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s)
-        return -EINVAL;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-        if (!strcmp(end, units[i].sfx) && isfinite(x) && x >= 0) {
-            *out = x * units[i].mul;
-            return 0;
-        }
-    return -EINVAL;
+    if (qty_scaled_value(&q, 0, bytes) < 0)
+        *bytes = LLONG_MAX; /* past 64 bits: no tmpfs is that large anyway */
+    return 0;
 }
 
-/* A resourceFieldRef's value as the kubelet gives it (kubernetes pkg/api/v1/resource,
- * ExtractContainerResourceValue): in units of the divisor, rounded up (cpu counted in
- * millicores); an unset limit is this machine's capacity, an unset request the limit, else 0.
- * Malloc'd, NULL when it cannot be given. */
-static char *resource_value(const json_t *pod_spec, const json_t *ref)
+/* The quantity a resourceFieldRef names (kubernetes pkg/api/v1/resource/helpers.go,
+ * ExtractContainerResourceValue): limits.<what> or requests.<what> of the container; an
+ * unset request is its limit, an unset limit this machine's capacity (the kubelet's node
+ * allocatable), an unset request without limit 0.  -EINVAL when it is no quantity. */
+static int ref_quantity(const json_t *c, const char *res, struct qty *out)
 {
-    const char *res = jx_str(ref, "resource");
-    const json_t *c = find_container(pod_spec, jx_str(ref, "containerName"));
-    if (!c || !vol__resource_ok(res))
-        return NULL;
     bool cpu = strstr(res, ".cpu") != NULL, limits = !strncmp(res, "limits.", 7);
     const json_t *r = jx_obj(c, "resources");
     const char *what = strchr(res, '.') + 1; /* cpu, memory */
     const json_t *q = json_object_get(jx_obj(r, limits ? "limits" : "requests"), what);
     if (!q && !limits) /* requests default to the limits */
         q = json_object_get(jx_obj(r, "limits"), what);
-    double v = 0, div = 1, scale = cpu ? 1000 : 1;
+    if (q)
+        return qty_parse(q, out) < 0 ? -EINVAL : 0;
+    long long cap = cpu ? sysconf(_SC_NPROCESSORS_ONLN)
+                        : (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    qty_from_int(limits ? cap : 0, QTY_DECIMAL_SI, out);
+    return 0;
+}
+
+/* A resourceFieldRef's value as the kubelet writes it (helpers.go, convertResourceCPUToString
+ * and convertResourceMemoryToString): ceil(value / divisor), cpu in millicores (MilliValue),
+ * memory in bytes (Value), a divisor unset or 0 being 1.  The kubelet divides in float64 and
+ * converts back to int64, which wraps past 2^53's precision and past 2^63; this is exact, and
+ * what does not fit an int64 cannot be given. */
+char *vol__resource_value(const json_t *pod_spec, const json_t *ref)
+{
+    const char *res = jx_str(ref, "resource");
+    const json_t *c = find_container(pod_spec, jx_str(ref, "containerName"));
     const json_t *d = json_object_get(ref, "divisor");
-    if ((q && vol__quantity(q, &v) < 0) || (d && vol__quantity(d, &div) < 0))
+    struct qty v, div;
+    long long vi, di;
+    if (!c || !vol__resource_ok(res) || ref_quantity(c, res, &v) < 0 ||
+        (d && qty_parse(d, &div) < 0))
         return NULL;
-    if (!q && limits)
-        v = cpu ? (double)sysconf(_SC_NPROCESSORS_ONLN)
-                : (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    unsigned long long vi = (unsigned long long)(v * scale + 0.5);
-    unsigned long long di = (unsigned long long)(div * scale + 0.5);
-    return di ? sb_fmt("%llu", (vi + di - 1) / di) : NULL;
+    if (!d || qty_sign(&div) == 0)
+        qty_from_int(1, QTY_DECIMAL_SI, &div);
+    int scale = strstr(res, ".cpu") ? -3 : 0;
+    if (qty_scaled_value(&v, scale, &vi) < 0 || qty_scaled_value(&div, scale, &di) < 0 ||
+        vi < 0 || di <= 0)
+        return NULL;
+    return sb_fmt("%lld", vi / di + (vi % di != 0));
 }
 
 static char *field_value(const struct src *x, const json_t *it)
 {
     const char *path = jx_str(jx_obj(it, "fieldRef"), "fieldPath"), *v = NULL;
     if (!path)
-        return resource_value(x->pod_spec, jx_obj(it, "resourceFieldRef"));
+        return vol__resource_value(x->pod_spec, jx_obj(it, "resourceFieldRef"));
     if (!strcmp(path, "metadata.labels") || !strcmp(path, "metadata.annotations"))
         return format_map(jx_obj(x->pod->meta, path + strlen("metadata.")));
     return podenv_field(path, x->pod, &v) == 0 ? strdup(v) : NULL;

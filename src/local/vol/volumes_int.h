@@ -83,6 +83,13 @@ void vol__src_release(struct vol__src *s);
 /* hostPath's `type` check on this machine's files; with `create`, DirectoryOrCreate and
  * FileOrCreate make what is missing.  0 or a negative errno with err set. */
 int vol__host_path_check(const json_t *host_path, bool create, struct err *err);
+/* The parent directory of hostPath `path` into out[PATH_MAX] when it is missing (out), else
+ * NULL.  FileOrCreate makes the file only, never its parent directory (the kubelet's makeFile,
+ * kubernetes pkg/volume/hostpath/host_path.go, opens the path with O_CREATE; the Kubernetes
+ * documentation, concepts/storage/volumes, hostPath: "FileOrCreate mode does not create the
+ * parent directory of the file"): vol__host_parent_error says so, -ENOENT. */
+const char *vol__host_missing_parent(const char *path, char *out);
+int vol__host_parent_error(const char *path, const char *parent, struct err *err);
 /* A volumeMount's mountPath as jaxset run can mount it: absolute, with no "..", not the root
  * itself ("/", "/."), not under NSR_HOST; no subPathExpr.  0, or -EINVAL with err set, the field
  * path `p` first. */
@@ -106,10 +113,15 @@ bool vol__files_has(const struct vol_run *vr, const json_t *vol, enum vol__kind 
  * machine's files say before the pod starts. */
 bool vol__src_dir(const struct vol_run *vr, const json_t *pod_spec, const json_t *vm,
                   const char *ns);
-/* A Kubernetes quantity ("1Gi", "500m", "2", 1.5e3, or a JSON number) in base units
- * (volumes_files.c, for a resourceFieldRef; volumes_src.c and volumes_check.c read emptyDir's
- * sizeLimit with it).  0 or -EINVAL. */
-int vol__quantity(const json_t *v, double *out);
+/* An emptyDir's sizeLimit `v` (a Kubernetes quantity, obj/base/qty.h) in bytes, rounded up
+ * (Quantity.Value(), the size the kubelet gives a Memory emptyDir's tmpfs); LLONG_MAX past 64
+ * bits (volumes_files.c; volumes_src.c and volumes_check.c read sizeLimit with it).  0, or
+ * -EINVAL for no quantity or a negative one. */
+int vol__size_limit(const json_t *v, long long *bytes);
+/* A downwardAPI item's resourceFieldRef `ref` as the kubelet writes it (volumes_files.c):
+ * malloc'd, NULL when it cannot be given (a value past 64 bits in units of its divisor;
+ * volumes_check.c refuses those before anything starts) or on OOM. */
+char *vol__resource_value(const json_t *pod_spec, const json_t *ref);
 /* Whether fieldPath p is one a downwardAPI volume item may name. */
 bool vol__field_ok(const char *p);
 /* Whether resourceFieldRef resource r is supported (limits/requests of cpu and memory). */

@@ -111,14 +111,12 @@ static int make_empty_dir(struct vol_pod *vp, const json_t *ed, struct vol__src 
 {
     const char *medium = jx_str(ed, "medium");
     const json_t *limit = json_object_get(ed, "sizeLimit");
-    double size = 0;
+    long long bytes = 0;
     s->memory = medium && !strcmp(medium, "Memory");
-    if (limit && vol__quantity(limit, &size) < 0)
+    if (limit && vol__size_limit(limit, &bytes) < 0)
         return err_set(err, -EINVAL, "sizeLimit: not a quantity");
-    unsigned long long bytes = size < 0x1p63 ? (unsigned long long)size : 0;
-    bytes += (double)bytes < size; /* rounded up */
     if (bytes)
-        snprintf(s->tmpfs, sizeof(s->tmpfs), "mode=0777,size=%llu", bytes);
+        snprintf(s->tmpfs, sizeof(s->tmpfs), "mode=0777,size=%lld", bytes);
     else
         snprintf(s->tmpfs, sizeof(s->tmpfs), "mode=0777");
     return pod_dir(vp, s, 0777, err); /* as the kubelet makes an emptyDir */
@@ -135,6 +133,42 @@ static int host_type_ok(const char *type, mode_t m)
     if (!strcmp(type, "CharDevice"))
         return S_ISCHR(m);
     return !strcmp(type, "BlockDevice") ? S_ISBLK(m) : 1;
+}
+
+const char *vol__host_missing_parent(const char *path, char *out)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--; /* "/a/f/": the parent of f */
+    while (n > 0 && path[n - 1] != '/')
+        n--;
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    struct stat st;
+    if (n == 0 || n >= PATH_MAX)
+        return NULL;
+    snprintf(out, PATH_MAX, "%.*s", (int)n, path);
+    return stat(out, &st) < 0 && errno == ENOENT ? out : NULL;
+}
+
+int vol__host_parent_error(const char *path, const char *parent, struct err *err)
+{
+    return err_set(err, -ENOENT, "%s (type FileOrCreate): the parent directory %s does not "
+                                 "exist: FileOrCreate does not create the parent directory of "
+                                 "the file (make it first, or mount a hostPath of type "
+                                 "DirectoryOrCreate)", path, parent);
+}
+
+/* An empty file at path, as the kubelet's makeFile makes one (kubernetes
+ * pkg/volume/hostpath/host_path.go); its missing parent said so. */
+static int make_host_file(const char *path, struct err *err)
+{
+    char parent[PATH_MAX];
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = fd < 0 ? -errno : close(fd);
+    if (rc == -ENOENT && vol__host_missing_parent(path, parent))
+        return vol__host_parent_error(path, parent, err);
+    return rc < 0 ? err_set(err, rc, "%s (type FileOrCreate): %s", path, strerror(-rc)) : 0;
 }
 
 int vol__host_path_check(const json_t *hp, bool create, struct err *err)
@@ -154,11 +188,9 @@ int vol__host_path_check(const json_t *hp, bool create, struct err *err)
         return err_set(err, -errno, "%s (type %s): %s", path, type, strerror(errno));
     if (!create)
         return 0; /* made before the run starts */
-    int rc = dir ? fs_mkdir_p(path, 0755) : 0;
-    if (file) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        rc = fd < 0 ? -errno : close(fd);
-    }
+    if (file)
+        return make_host_file(path, err);
+    int rc = fs_mkdir_p(path, 0755);
     return rc < 0 ? err_set(err, rc, "%s (type %s): %s", path, type, strerror(-rc)) : 0;
 }
 

@@ -17,21 +17,59 @@ static void test_quantity(void **state)
     (void)state;
     static const struct {
         const char *s; /* a string quantity, or NULL: the number `want` */
-        double want;   /* < 0: invalid */
+        long long want; /* < 0: invalid */
     } cases[] = {
-        {"1Gi", 1073741824.0}, {"500m", 0.5}, {"2", 2},     {"1e3", 1000}, {"1.5Mi", 1572864.0},
-        {"64M", 64e6},         {NULL, 100},   {"abc", -1},  {"1Zi", -1},   {"-1", -1},
-        {"0x10", -1},          {"", -1},
+        {"1Gi", 1073741824}, {"500m", 1}, {"2", 2},       {"1e3", 1000},  {"1.5Mi", 1572864},
+        {"64M", 64000000},   {NULL, 100}, {"abc", -1},    {"1Zi", -1},    {"-1", -1},
+        {"0x10", -1},        {"", -1},    {"1e3Mi", -1},  {"1e30", LLONG_MAX},
+        {"100000000000000000000Ei", LLONG_MAX},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_t *v = cases[i].s ? json_string(cases[i].s) : json_integer((json_int_t)cases[i].want);
-        double got = -2;
-        int rc = vol__quantity(v, &got);
+        long long got = -2;
+        int rc = vol__size_limit(v, &got);
         if (cases[i].want < 0)
             assert_int_equal(rc, -EINVAL);
-        else
-            assert_true(rc == 0 && got == cases[i].want);
+        else if (rc != 0 || got != cases[i].want)
+            fail_msg("%s: rc %d, %lld", cases[i].s ? cases[i].s : "(number)", rc, got);
         json_decref(v);
+    }
+}
+
+/* What the kubelet writes for a resourceFieldRef: ceil(value / divisor), cpu in millicores,
+ * exact past float64's precision; nothing past 64 bits. */
+static void test_resource_value(void **state)
+{
+    (void)state;
+    static const char *const cases[][4] = {
+        /* limits.memory, limits.cpu, the ref's resource and divisor, want */
+        {"100000000000000000000Ei", "1", "limits.memory", "9223372036854775807"},
+        {"100000000000000000000Ei", "1", "limits.memory:1Mi", "8796093022208"},
+        {"1.5", "1500m", "requests.memory", "2"},
+        {"1Gi", "1500m", "limits.cpu:1m", "1500"},
+        {"1Gi", "1500m", "limits.cpu", "2"},
+        {"1Gi", "1500m", "limits.memory:0", "1073741824"},
+        {"9007199254740993", "1", "limits.memory", "9007199254740993"},
+        {"1e30", "1", "limits.memory", NULL},
+        {"1Gi", "100000000000000000000Ei", "limits.cpu:1m", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char res[64];
+        snprintf(res, sizeof(res), "%s", cases[i][2]);
+        char *div = strchr(res, ':');
+        if (div)
+            *div++ = '\0';
+        json_t *ps = json_pack("{s:[{s:s,s:{s:{s:s,s:s}}}]}", "containers", "name", "c",
+                               "resources", "limits", "memory", cases[i][0], "cpu", cases[i][1]);
+        json_t *ref = json_pack("{s:s,s:s}", "containerName", "c", "resource", res);
+        if (div)
+            json_object_set_new(ref, "divisor", json_string(div));
+        char *got = vol__resource_value(ps, ref);
+        if (cases[i][3] ? !got || strcmp(got, cases[i][3]) : got != NULL)
+            fail_msg("%s %s %s: got %s", cases[i][0], cases[i][1], cases[i][2], got);
+        free(got);
+        json_decref(ref);
+        json_decref(ps);
     }
 }
 
@@ -278,6 +316,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantity),
+        cmocka_unit_test(test_resource_value),
         cmocka_unit_test(test_kind),
         cmocka_unit_test(test_files_has),
         cmocka_unit_test(test_plan_points),
