@@ -21,10 +21,11 @@ static void cannot_remove(const char *path, int err)
     fprintf(stderr, "jaxset delete: cannot remove %s: %s\n", path, strerror(err));
 }
 
-/* SIGTERM to a run's process, then until it is gone. */
-static int stop_run(const char *name, long long pid)
+/* SIGTERM to the process running the run in `dir` (pid), then until it is gone; only to the
+ * one holding the run's lock (store_stop), never to one that took a dead run's pid. */
+static int stop_run(const char *name, const char *dir, long long pid)
 {
-    int rc = store_stop(pid, DELETE_STOP_MS);
+    int rc = store_stop(dir, DELETE_STOP_MS);
     if (rc == 0 || rc == -ESRCH)
         return EXIT_OK;
     if (rc == -ETIMEDOUT)
@@ -46,7 +47,7 @@ static int stop_all(const char *name, bool force, char **dirs, size_t n)
                             "--force stops it first\n", name, dirs[i], pid);
             return EXIT_INVALID;
         }
-        if (pid && stop_run(name, pid) != EXIT_OK)
+        if (pid && stop_run(name, dirs[i], pid) != EXIT_OK)
             return EXIT_JOB_FAILED;
     }
     return EXIT_OK;

@@ -152,13 +152,24 @@ static void say_run_dir(const struct manifest *m, const char *dir)
     json_decref(o);
 }
 
+/* A run kept with --run-dir is found by `get` and `delete` through a link in runs/<name>/
+ * (best effort: without a state home it is where --run-dir says, as before). */
+static int run_dir_claim(const struct manifest *m, const char *dir, char *link, size_t n,
+                         char *prev, size_t prev_n)
+{
+    int rc = rd_claim(dir);
+    if (rc == 0 && store_begin_at(m->view.name, dir, link, n, prev, prev_n) < 0)
+        link[0] = 0;
+    return rc;
+}
+
 static int run_one(const struct manifest *m, const struct run_args *a)
 {
-    char dir[PATH_MAX], prev[PATH_MAX] = "";
+    char dir[PATH_MAX], prev[PATH_MAX] = "", link[PATH_MAX] = "";
     int made;
     if (a->run_dir) {
         snprintf(dir, sizeof(dir), "%s", a->run_dir); /* at most RD_DIR_MAX: rd_claim */
-        made = rd_claim(a->run_dir);
+        made = run_dir_claim(m, a->run_dir, link, sizeof(link), prev, sizeof(prev));
     } else {
         made = store_begin(m->view.name, dir, sizeof(dir), prev, sizeof(prev));
     }
@@ -174,13 +185,25 @@ static int run_one(const struct manifest *m, const struct run_args *a)
                             .pvc = a->pvc, .n_pvc = a->n_pvc};
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
-    if (!a->run_dir && rc < 0) /* refused before it started: no trace left */
-        store_abandon(m->view.name, dir, prev);
+    if (rc < 0 && (!a->run_dir || *link)) /* refused before it started: no trace left */
+        store_abandon(m->view.name, a->run_dir ? link : dir, prev);
     if (rc < 0) {
         fprintf(stderr, "jaxset run: %s: %s\n", m->source, e.msg);
         return EXIT_INVALID;
     }
     return rc;
+}
+
+/* $JAXSET_KEEP_RUNS is read before anything starts: a value that is no count is refused, not
+ * taken for the default or for the digits it starts with. */
+static int keep_check(void)
+{
+    long keep;
+    if (store_keep(&keep) == 0)
+        return EXIT_OK;
+    fprintf(stderr, "jaxset run: %s must be a number of runs to keep, 0 to %d (0 keeps every "
+                    "run), not \"%s\"\n", STORE_KEEP_ENV, STORE_KEEP_MAX, getenv(STORE_KEEP_ENV));
+    return EXIT_INVALID;
 }
 
 int cmd_run(int argc, char **argv)
@@ -195,6 +218,8 @@ int cmd_run(int argc, char **argv)
     }
     struct manifest_set s = {0};
     int rc = parse(&a, argc, argv);
+    if (rc == EXIT_OK)
+        rc = keep_check();
     if (rc == EXIT_OK)
         rc = cli_load(a.files, a.n, &a.load, &s);
     if (rc == EXIT_OK && s.n != 1) {

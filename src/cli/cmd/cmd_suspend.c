@@ -1,7 +1,8 @@
 /* jaxset suspend NAME / jaxset resume NAME: flips spec.suspend of a running local run, as
  * `kubectl patch jobset NAME --type merge -p '{"spec":{"suspend":true}}'` does on a cluster.
- * Writes the run's control file, signals its supervisor (SIGUSR1) and waits until the JobSet
- * in jobset.json says so. */
+ * Writes the run's control file, signals its supervisor (SIGUSR1: only the process holding the
+ * run's lock, local/store/store_run.h store_signal) and waits until the JobSet in jobset.json
+ * says so. */
 #include "cli/util/cli.h"
 
 #include <errno.h>
@@ -18,13 +19,18 @@
 
 #define SUSPEND_WAIT_MS 10000
 
-/* The pid of the run's supervisor when the run is still going (it wrote run.json), else -1. */
-static pid_t running_pid(const char *dir)
+/* Why `name` has no run to flip, its latest run (in dir, "" when none) not going: 2. */
+static int not_running(const char *cmd, const char *name, const char *dir)
 {
-    json_t *run = store_read(dir, RD_RUN);
-    long long pid = run ? store_live_pid(dir, run) : 0;
-    json_decref(run);
-    return pid > 0 ? (pid_t)pid : -1;
+    struct store_run r;
+    if (!*dir || store_load_dir(name, dir, &r) < 0) {
+        fprintf(stderr, "jaxset %s: no running run of \"%s\"\n", cmd, name);
+        return EXIT_INVALID;
+    }
+    fprintf(stderr, "jaxset %s: no running run of \"%s\": its latest run is %s, not running\n",
+            cmd, name, store_state_name(store_run_state(&r)));
+    store_run_free(&r);
+    return EXIT_INVALID;
 }
 
 static bool suspended_now(const char *dir, bool want)
@@ -38,14 +44,15 @@ static bool suspended_now(const char *dir, bool want)
 static int flip(const char *cmd, const char *name, bool suspend)
 {
     char dir[PATH_MAX];
-    pid_t pid;
-    if (rd_latest(name, dir, sizeof(dir)) < 0 || (pid = running_pid(dir)) < 0) {
-        fprintf(stderr, "jaxset %s: no running run of \"%s\"\n", cmd, name);
-        return EXIT_INVALID;
-    }
+    if (rd_latest(name, dir, sizeof(dir)) < 0)
+        return not_running(cmd, name, "");
+    if (!store_dir_live_pid(dir))
+        return not_running(cmd, name, dir);
+    /* only to the process that holds the run's lock (store_signal): never to one that took
+     * the pid run.json names after the run's process died */
     int rc = store_control(dir, suspend);
-    if (rc == 0 && kill(pid, SIGUSR1) < 0)
-        rc = -errno;
+    if (rc == 0 && (rc = store_signal(dir, SIGUSR1)) == -ESRCH)
+        return not_running(cmd, name, dir);
     if (rc < 0) {
         fprintf(stderr, "jaxset %s: %s: %s\n", cmd, dir, strerror(-rc));
         return EXIT_INVALID;

@@ -18,6 +18,7 @@
 #include "core/reconcile.h"
 #include "local/podenv/podenv.h"
 #include "local/store/rundir.h"
+#include "local/store/store_run.h"
 #include "local/store/store_state.h"
 #include "obj/base/fs.h"
 #include "obj/tree/jx.h"
@@ -556,6 +557,19 @@ static void clear_live(void *ctx)
     runner__live_clear(ctx);
 }
 
+/* a + b and a * b of counts >= 0, LLONG_MAX past 64 bits (a count no machine has). */
+static long long count_add(long long a, long long b)
+{
+    long long r;
+    return __builtin_add_overflow(a, b, &r) ? LLONG_MAX : r;
+}
+
+static long long count_mul(long long a, long long b)
+{
+    long long r;
+    return __builtin_mul_overflow(a, b, &r) ? LLONG_MAX : r;
+}
+
 /* Pods asking for GPUs get disjoint ones; more than the machine has cannot all run. */
 static int check_gpus(const struct run *r, struct err *err)
 {
@@ -565,14 +579,16 @@ static int check_gpus(const struct run *r, struct err *err)
         const json_t *spec = jx_path(v->rj[i].tmpl, "spec.template.spec");
         long long per = 0;
         for (size_t k = 0; k < json_array_size(jx_arr(spec, "containers")); k++)
-            per += runner__gpu_request(json_array_get(jx_arr(spec, "containers"), k));
-        want += per * v->rj[i].replicas * v->rj[i].parallelism;
+            per = count_add(per, runner__gpu_request(json_array_get(jx_arr(spec, "containers"),
+                                                                    k)));
+        want = count_add(want, count_mul(per, count_mul(v->rj[i].replicas,
+                                                        v->rj[i].parallelism)));
     }
     if (want > r->n_gpus)
         return err_set(err, -EINVAL,
-                       "the pods request %lld nvidia.com/gpu in all, this machine has %d "
+                       "the pods request %s%lld nvidia.com/gpu in all, this machine has %d "
                        "(--gpus N overrides the count)",
-                       want, r->n_gpus);
+                       want == LLONG_MAX ? "at least " : "", want, r->n_gpus);
     return 0;
 }
 
@@ -616,6 +632,18 @@ static int check_fds(const struct js_view *v, struct err *err)
     return 0;
 }
 
+/* What says the run is going, for `get`, `suspend`, `delete` and retention: the run's lock,
+ * held from before the first pod starts until this process has recorded the end (teardown)
+ * or dies (local/store/store_run.h store_lock_take). */
+static int take_lock(struct run *r, struct err *err)
+{
+    int rc = store_lock_take(r->o->run_dir);
+    if (rc < 0)
+        return err_set(err, rc, "%s: cannot lock the run directory: %s", r->o->run_dir,
+                       rc == -EAGAIN ? "another process runs a run there" : strerror(-rc));
+    return 0;
+}
+
 static int setup(struct run *r, const struct manifest *m, const struct runner_opts *o,
                  struct err *err)
 {
@@ -649,6 +677,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
         rc = check_fds(&m->view, err);
     if (rc == 0)
         rc = runner__volumes_setup(r, err);
+    if (rc == 0)
+        rc = take_lock(r, err);
     if (rc < 0 || (rc = runner__state_open(r, err)) < 0 || (rc = runner__hosts_setup(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
@@ -686,6 +716,7 @@ static void teardown(struct run *r)
     free(r->failure_event);
     free(r->job_backoff);
     runner__volumes_release(r);
+    store_lock_release(); /* its end recorded, nothing of it left: the run is over */
 }
 
 /* The image of a container means nothing on one machine: say so once. */

@@ -96,6 +96,9 @@ struct run {
     bool restart_kill_noted;     /* said once that a restart waited for SIGKILL */
     bool idle_noted;             /* said why the run waits with nothing running */
     int state_errno;             /* first failure to write the run directory, 0 none */
+    bool reserved;               /* reserve_fd holds the space of the final records */
+    int reserve_fd;              /* RD_RESERVE, reserve_size bytes allocated (runner_state.c) */
+    long long reserve_size;
     /* crash-loop backoff of gang restarts (runner.c) */
     long long attempt;           /* the newest restart attempt whose Jobs were created */
     int64_t attempt_started_ms;  /* when its first Job was (or may be) created */
@@ -208,7 +211,12 @@ int64_t runner__next_kill(const struct run *r);
 
 /* The run's clock: wall-clock times that advance monotonically (r->clock). */
 int64_t runner__now(const struct run *r);
+/* Opens events.log and reserves the disk space of the final records (RD_RESERVE), before the
+ * first pod starts: refused (-ENOSPC) when the disk has not even that. */
 int runner__state_open(struct run *r, struct err *err);
+/* Writes pods.json, jobs.json, jobset.json and run.json (state: store_state.h's name).  Any
+ * state but Running is the final one: the reserve is given back right before, and each record
+ * that still cannot be written is said on the terminal. */
 void runner__state_write(struct run *r, const char *state, int exit_status);
 void runner__event(struct run *r, const char *type, const char *reason, const char *msg);
 void runner__live(struct run *r, bool force);
@@ -282,7 +290,8 @@ void runner__kill_job(struct run *r, struct rjob *j, int64_t now);
 void runner__job_free(struct rjob *j);
 /* Appends {name, value} to an env array. 0 or -ENOMEM. */
 int runner__env_add(json_t *extra, const char *name, const char *value);
-/* nvidia.com/gpu a container asks for (limits, else requests), 0 when none. */
+/* nvidia.com/gpu a container asks for (limits, else requests), 0 when none (or when not a
+ * positive quantity), LLONG_MAX when past 64 bits. */
 long long runner__gpu_request(const json_t *container);
 
 /* ---- runner_ipr_agents.c: InPlaceRestart, the agents' side ----------------------------------- */

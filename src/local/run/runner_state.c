@@ -23,6 +23,86 @@ int64_t runner__now(const struct run *r)
     return kt_steady_now(&r->clock);
 }
 
+/* The final records must be written when the run ends, also after its pods filled the disk
+ * (a run that says Running with its process gone is Lost): from before the first pod starts
+ * until right before they are written, RD_RESERVE holds space allocated for them
+ * (posix_fallocate: blocks, never a hole), twice what they took when last written (each is
+ * written beside the old one, then renamed over it; the last ones are larger), and at least
+ * RESERVE_MIN. */
+#define RESERVE_MIN (64 * 1024)
+#define RESERVE_PAGE 4096LL
+
+static const char *const final_records[] = {RD_PODS, RD_JOBS, RD_JOBSET, RD_RUN};
+
+static long long json_size(const json_t *v)
+{
+    return (long long)json_dumpb(v, NULL, 0, JSON_COMPACT);
+}
+
+/* Before anything was written: the JobSet and each Job (its template) three times their
+ * compact size (indented, with a status), two pages a pod. */
+static long long reserve_guess(const struct run *r)
+{
+    const struct js_view *v = &r->m->view;
+    long long n = RESERVE_MIN + 3 * json_size(r->js);
+    for (size_t i = 0; i < v->n_rj; i++)
+        n += v->rj[i].replicas * (3 * json_size(v->rj[i].tmpl) + RESERVE_PAGE +
+                                  v->rj[i].pods_per_job * 2 * RESERVE_PAGE);
+    return n;
+}
+
+/* Twice what the records take now, each in whole pages. */
+static long long reserve_measure(const struct run *r)
+{
+    long long n = RESERVE_MIN;
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    struct stat st;
+    for (size_t i = 0; i < sizeof(final_records) / sizeof(final_records[0]); i++)
+        if (stat(rd_file(path, sizeof(path), r->o->run_dir, final_records[i]), &st) == 0)
+            n += 2 * (((long long)st.st_size + RESERVE_PAGE - 1) / RESERVE_PAGE * RESERVE_PAGE);
+    return n;
+}
+
+/* The reserve made `want` bytes: grown (kept as it is when the disk has no more), or shrunk
+ * once it is more than twice that.  0 or a negative errno. */
+static int reserve_resize(struct run *r, long long want)
+{
+    int rc = 0;
+    if (want > r->reserve_size && (rc = posix_fallocate(r->reserve_fd, 0, (off_t)want)) == 0)
+        r->reserve_size = want;
+    else if (want * 2 < r->reserve_size && ftruncate(r->reserve_fd, (off_t)want) == 0)
+        r->reserve_size = want;
+    return -rc;
+}
+
+static int reserve(struct run *r, struct err *err)
+{
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    rd_file(path, sizeof(path), r->o->run_dir, RD_RESERVE);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return err_set(err, -errno, "%s: %s", path, strerror(errno));
+    r->reserved = true;
+    r->reserve_fd = fd;
+    long long want = reserve_guess(r);
+    int rc = reserve_resize(r, want);
+    if (rc == -ENOSPC || rc == -EDQUOT)
+        return err_set(err, rc, "%s: cannot reserve %lld bytes for the run's final records: %s",
+                       path, want, strerror(-rc));
+    return 0; /* EOPNOTSUPP...: a file system that allocates nothing ahead */
+}
+
+/* Gives the reserve back: its space is the final records'. */
+static void reserve_release(struct run *r)
+{
+    char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    if (!r->reserved)
+        return;
+    close(r->reserve_fd);
+    unlink(rd_file(path, sizeof(path), r->o->run_dir, RD_RESERVE));
+    r->reserved = false;
+}
+
 int runner__state_open(struct run *r, struct err *err)
 {
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
@@ -40,11 +120,39 @@ int runner__state_open(struct run *r, struct err *err)
             close(fd);
         return err_set(err, -e, "%s: %s", path, strerror(e));
     }
-    return 0;
+    return reserve(r, err);
+}
+
+/* A record that could not be written: during the run the first failure is noted
+ * (runner__state_failed); at the end, each final record, by name. */
+static void record_failed(struct run *r, const char *name, int rc, bool final)
+{
+    if (!final) {
+        runner__state_failed(r, name, rc);
+        return;
+    }
+    if (!r->state_errno)
+        r->state_errno = rc;
+    runner__note(r, "cannot write the run's final %s in %s: %s; it keeps an earlier state of "
+                    "the run%s", name, r->o->run_dir, strerror(-rc),
+                 strcmp(name, RD_RUN) ? "" : ", not how it ended");
+}
+
+/* A final record the disk has no room for beside the old one (its reserve was taken from
+ * it): rewritten in place, in the old one's blocks.  Not atomic, and only at the end. */
+static int rewrite_in_place(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = fs_write_all(fd, text, strlen(text));
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    return rc;
 }
 
 /* Writes `v` to dir/name atomically, 0600, never through a symbolic link. */
-static void write_json(struct run *r, const char *name, const json_t *v)
+static void write_json(struct run *r, const char *name, const json_t *v, bool final)
 {
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
     char *text = json_dumps(v, JSON_INDENT(2));
@@ -52,9 +160,11 @@ static void write_json(struct run *r, const char *name, const json_t *v)
              : !*rd_file(path, sizeof(path), r->o->run_dir, name)
                  ? -ENAMETOOLONG
                  : fs_write_private(path, text, strlen(text));
+    if (final && (rc == -ENOSPC || rc == -EDQUOT) && rewrite_in_place(path, text) == 0)
+        rc = 0;
     free(text);
     if (rc < 0)
-        runner__state_failed(r, name, rc);
+        record_failed(r, name, rc, final);
 }
 
 /* A JAXJob's run: its status as the Training Operator's controller would write it from the
@@ -91,6 +201,7 @@ void runner__state_write(struct run *r, const char *state, int exit_status)
     char started[KT_RFC3339_MAX], now[KT_RFC3339_MAX];
     json_t *jobs = json_array();
     char path[PATH_MAX]; /* the run dir is at most RD_DIR_MAX (rundir.h) */
+    bool final = strcmp(state, store_state_name(STORE_RUNNING)) != 0;
     for (size_t i = 0; jobs && i < r->n_jobs; i++)
         json_array_append(jobs, r->jobs[i]->obj);
     kt_format(r->started_ms, started);
@@ -109,17 +220,21 @@ void runner__state_write(struct run *r, const char *state, int exit_status)
         json_object_set(run, "failure", r->failure);
     /* Pods and Jobs before the JobSet, run.json last: a reader that reads them in the
      * opposite order never sees a JobSet status newer than the pods and Jobs behind it. */
+    if (final)
+        reserve_release(r);
     int rc = *rd_file(path, sizeof(path), r->o->run_dir, RD_PODS) ? runner__pods_write(r, path)
                                                                    : -ENAMETOOLONG;
     if (rc < 0)
-        runner__state_failed(r, RD_PODS, rc);
+        record_failed(r, RD_PODS, rc, final);
     if (jobs)
-        write_json(r, RD_JOBS, jobs);
-    write_json(r, RD_JOBSET, r->js);
+        write_json(r, RD_JOBS, jobs, final);
+    write_json(r, RD_JOBSET, r->js, final);
     if (run)
-        write_json(r, RD_RUN, run);
+        write_json(r, RD_RUN, run, final);
     json_decref(jobs);
     json_decref(run);
+    if (r->reserved)
+        reserve_resize(r, reserve_measure(r));
     r->status_dirty = false;
 }
 

@@ -81,8 +81,14 @@ static int build_templates(struct run *r, struct err *err)
         char what[FPATH_MAX + 512];
         struct err why = {{0}};
         json_t *ps = child_pod_spec(m, i);
-        int rc = ps ? vol_tmpl_new(&r->vr, ps, m->view.ns, &r->vol_tmpl[i], &why)
-                    : err_oom(&why);
+        /* the hostPaths made first: what fails there is no namespace's fault */
+        fpath_fmt(what, "spec.replicatedJobs[%zu].template.spec.template.spec", i);
+        int rc = ps ? vol_host_paths(ps, what, err) : 0;
+        if (rc < 0) {
+            json_decref(ps);
+            return rc;
+        }
+        rc = ps ? vol_tmpl_new(&r->vr, ps, m->view.ns, &r->vol_tmpl[i], &why) : err_oom(&why);
         json_decref(ps);
         if (rc == 0 && r->vol_tmpl[i] && !probed) {
             rc = vol_tmpl_probe(r->vol_tmpl[i], &why);

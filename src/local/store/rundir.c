@@ -95,7 +95,9 @@ int rd_claim(const char *dir)
 #define RD_STAMP "%Y%m%dT%H%M%SZ"
 #define RD_STAMP_LEN 16 /* 20261123T210420Z */
 
-int rd_new(const char *name, char *out, size_t n)
+/* A new entry's path, runs/<name>/<UTC time>-<pid>, into out and its parent made: 0 or a
+ * negative errno. */
+static int new_entry(const char *name, char *out, size_t n)
 {
     char stamp[32], parent[PATH_MAX];
     struct timespec ts;
@@ -109,9 +111,24 @@ int rd_new(const char *name, char *out, size_t n)
     int dlen = snprintf(out, n, "%s/%s-%ld", parent, stamp, (long)getpid());
     if (dlen < 0 || (size_t)dlen >= n || (size_t)dlen > RD_DIR_MAX)
         return -ENAMETOOLONG;
-    if ((rc = fs_mkdir_p(parent, 0700)) < 0)
+    return fs_mkdir_p(parent, 0700);
+}
+
+int rd_new(const char *name, char *out, size_t n)
+{
+    int rc = new_entry(name, out, n);
+    if (rc < 0)
         return rc;
     return mkdir(out, 0700) < 0 ? -errno : 0; /* a new directory, never an existing one */
+}
+
+int rd_link_new(const char *name, const char *dir, char *out, size_t n)
+{
+    char real[PATH_MAX];
+    int rc = realpath(dir, real) ? new_entry(name, out, n) : -errno;
+    if (rc < 0)
+        return rc;
+    return symlink(real, out) < 0 ? -errno : 0; /* a new entry, never an existing one */
 }
 
 int store_runs_dir(char *out, size_t n)
@@ -197,7 +214,9 @@ void rd_mark_latest(const char *name, const char *dir, char *prev, size_t n)
 void rd_discard(const char *name, const char *dir, const char *prev)
 {
     char link[PATH_MAX + 64];
-    if (rmdir(dir) < 0 || latest_path(name, link, sizeof(link)) < 0)
+    struct stat st;
+    bool is_link = lstat(dir, &st) == 0 && S_ISLNK(st.st_mode); /* rd_link_new's */
+    if ((is_link ? unlink(dir) : rmdir(dir)) < 0 || latest_path(name, link, sizeof(link)) < 0)
         return; /* something was written there: it is a run to keep */
     set_link(link, prev);
     *strrchr(link, '/') = 0; /* runs/<name>, then runs: removed only when empty */

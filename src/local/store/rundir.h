@@ -4,6 +4,8 @@
  * of a run are store_state.h's, its pods' logs store_logs.h's).
  *
  *   <home>/runs/<name>/<UTC time>-<pid>/   a run directory
+ *   <home>/runs/<name>/<UTC time>-<pid>    or a symlink to one kept elsewhere (--run-dir,
+ *                                          an absolute path): `get` and `delete` find it
  *   <home>/runs/<name>/latest              symlink to the newest run directory of <name>
  *
  * <home> is $JAXSET_HOME, else $XDG_STATE_HOME/jaxset, else ~/.local/state/jaxset.  A run
@@ -26,6 +28,11 @@
  *   pod-volumes/  <pod>/<volume>: a running pod's emptyDir, configMap, secret, downwardAPI and
  *                 projected volumes, removed with the pod
  *   control.json  what `jaxset suspend|resume` asks of the running run (then SIGUSR1)
+ *   reserve       the disk space of the final jobset.json, jobs.json, pods.json and run.json,
+ *                 held while the run runs and removed right before they are written: a disk
+ *                 the pods filled does not lose how the run ended
+ *   lock          empty; the jaxset running the run holds a POSIX record lock on it for its
+ *                 whole life (store_run.h: what says a run is going, never a pid alone)
  */
 #ifndef JX_RUNDIR_H
 #define JX_RUNDIR_H
@@ -48,6 +55,8 @@
 #define RD_VOLUMES "volumes"
 #define RD_POD_VOLUMES "pod-volumes"
 #define RD_CONTROL "control.json" /* {"suspend": bool}: written by jaxset suspend|resume */
+#define RD_RESERVE "reserve"
+#define RD_LOCK "lock"
 
 /* The longest run directory path taken: what a run directory holds adds at most a few hundred
  * bytes (pod and container names are DNS labels), and every path must fit in PATH_MAX. */
@@ -86,13 +95,18 @@ int rd_claim(const char *dir);
  * one), its parents too.  0 or a negative errno (rd_home's among them). */
 int rd_new(const char *name, char *out, size_t n);
 
+/* A new entry of runs/<name>/ for the run kept in `dir` (--run-dir, claimed: rd_claim): a
+ * symbolic link named as rd_new names a directory, to dir's absolute path, its path into out.
+ * 0 or a negative errno (rd_home's among them; nothing made). */
+int rd_link_new(const char *name, const char *dir, char *out, size_t n);
+
 /* Points runs/<name>/latest at `dir` (best effort, as soon as the run starts, so that `get`
  * and `logs` find a running run); its previous target ("" when none) into prev. */
 void rd_mark_latest(const char *name, const char *dir, char *prev, size_t n);
 
-/* Undoes rd_new and rd_mark_latest for a run refused before it wrote anything: removes the
- * empty `dir` (and runs/<name>, runs when empty) and points latest back at `prev`.  A
- * directory with something in it is kept. */
+/* Undoes rd_new (or rd_link_new) and rd_mark_latest for a run refused before it wrote
+ * anything: removes the empty `dir` (the link, for rd_link_new's; and runs/<name>, runs when
+ * empty) and points latest back at `prev`.  A directory with something in it is kept. */
 void rd_discard(const char *name, const char *dir, const char *prev);
 
 /* The latest run directory of `name` into out; -ENOENT when there is none. */

@@ -5,30 +5,50 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "local/store/rundir.h"
 #include "local/store/store_run.h"
 #include "obj/base/sbuf.h"
 
-long store_keep(void)
+/* Digits only: strtol would take a sign, spaces, and clamp 20 digits to LONG_MAX. */
+int store_keep(long *out)
 {
     const char *env = getenv(STORE_KEEP_ENV);
-    char *end;
-    long n = env && *env ? strtol(env, &end, 10) : STORE_KEEP_DEFAULT;
-    return env && *env && (*end || n < 0) ? STORE_KEEP_DEFAULT : n;
+    long n = 0;
+    *out = STORE_KEEP_DEFAULT;
+    if (!env || !*env)
+        return 0;
+    for (const char *c = env; *c; c++) {
+        if (*c < '0' || *c > '9' || (n = n * 10 + (*c - '0')) > STORE_KEEP_MAX)
+            return -EINVAL;
+    }
+    *out = n;
+    return 0;
 }
 
 int store_begin(const char *name, char *out, size_t n, char *prev, size_t prev_n)
 {
-    int rc = rd_new(name, out, n);
-    if (rc < 0)
+    long keep;
+    int rc = store_keep(&keep);
+    if (rc < 0 || (rc = rd_new(name, out, n)) < 0)
         return rc;
     rd_mark_latest(name, out, prev, prev_n);
-    store_prune(name, store_keep()); /* the new run is the newest: kept */
+    store_prune(name, keep); /* the new run is the newest: kept */
     return 0;
+}
+
+int store_begin_at(const char *name, const char *dir, char *link, size_t n, char *prev,
+                   size_t prev_n)
+{
+    int rc = rd_link_new(name, dir, link, n);
+    if (rc == 0)
+        rd_mark_latest(name, link, prev, prev_n);
+    return rc;
 }
 
 void store_abandon(const char *name, const char *dir, const char *prev)
@@ -56,8 +76,21 @@ static int push(char ***v, size_t *n, char *path)
     return 0;
 }
 
-/* Every entry of runs/<name>/ but its latest link, appended to *v. */
-static int name_entries(const char *name, char ***v, size_t *n)
+/* The path of entry `base` of `name_dir`, malloc'd: with `resolve`, the directory a link to a
+ * run kept elsewhere points at (store_begin_at's), when there is one. */
+static char *entry_path(const char *name_dir, const char *base, bool resolve)
+{
+    char *path = sb_fmt("%s/%s", name_dir, base), real[PATH_MAX];
+    struct stat st;
+    if (!resolve || !path || lstat(path, &st) < 0 || !S_ISLNK(st.st_mode) ||
+        !realpath(path, real))
+        return path;
+    free(path);
+    return strdup(real);
+}
+
+/* Every entry of runs/<name>/ but its latest link, appended to *v (resolved: entry_path). */
+static int name_entries(const char *name, bool resolve, char ***v, size_t *n)
 {
     char name_dir[PATH_MAX];
     if (store_name_dir(name, name_dir, sizeof(name_dir)) < 0)
@@ -67,7 +100,7 @@ static int name_entries(const char *name, char ***v, size_t *n)
     int rc = 0;
     while (rc == 0 && d && (de = readdir(d)))
         if (de->d_name[0] != '.' && strcmp(de->d_name, RD_LATEST))
-            rc = push(v, n, sb_fmt("%s/%s", name_dir, de->d_name));
+            rc = push(v, n, entry_path(name_dir, de->d_name, resolve));
     if (d)
         closedir(d);
     return rc;
@@ -82,7 +115,7 @@ int store_dirs(const char *name, char ***out, size_t *n)
     if (rd_latest(name, latest, sizeof(latest)) < 0)
         return -ENOENT;
     if ((rc = push(out, n, strdup(latest))) == 0)
-        rc = name_entries(name, out, n);
+        rc = name_entries(name, true, out, n);
     if (rc < 0) {
         store_dirs_free(*out, *n);
         *out = NULL;
@@ -100,7 +133,7 @@ void store_prune(const char *name, long keep)
 {
     char **v = NULL;
     size_t n = 0;
-    if (keep <= 0 || name_entries(name, &v, &n) < 0) {
+    if (keep <= 0 || name_entries(name, false, &v, &n) < 0) {
         store_dirs_free(v, n);
         return;
     }

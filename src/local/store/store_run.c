@@ -3,12 +3,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "local/store/rundir.h"
 #include "obj/base/ktime.h"
@@ -171,13 +175,81 @@ static bool pid_gone(long long pid)
            zombie(pid);
 }
 
+/* The lock this process holds on the run it runs (store_lock_take): fd -1 when none.  A forked
+ * child inherits this, not the lock: pid says whose it is. */
+static struct {
+    int fd;
+    pid_t pid;
+    dev_t dev;
+    ino_t ino;
+} held = {.fd = -1};
+
+int store_lock_take(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET}; /* the whole file */
+    struct stat st;
+    if (held.fd >= 0 && held.pid == getpid())
+        return -EBUSY;
+    int fd = open(rd_file(path, sizeof(path), dir, RD_LOCK),
+                  O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    if (fcntl(fd, F_SETLK, &fl) < 0 || fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        if (e != ENOLCK && e != EINVAL && e != EOPNOTSUPP)
+            return e == EACCES ? -EAGAIN : -e;
+        unlink(path); /* no record locks here: known by its pid, as an older jaxset's run */
+        return 0;
+    }
+    held.fd = fd;
+    held.pid = getpid();
+    held.dev = st.st_dev;
+    held.ino = st.st_ino;
+    return 0;
+}
+
+void store_lock_release(void)
+{
+    if (held.fd >= 0)
+        close(held.fd);
+    held.fd = -1;
+}
+
+/* Who holds the lock of the run kept in `dir`: its pid (this process's for its own run,
+ * without opening the file: closing it would release the lock), 0 when nobody does, -1 when
+ * the directory has no lock file one can read (a run of an older jaxset) or the holder's pid
+ * is not known here (another pid namespace). */
+static long long lock_holder(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    struct stat st;
+    if (stat(rd_file(path, sizeof(path), dir, RD_LOCK), &st) < 0)
+        return -1;
+    if (held.fd >= 0 && held.pid == getpid() && st.st_dev == held.dev && st.st_ino == held.ino)
+        return getpid();
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    long long pid = fcntl(fd, F_GETLK, &fl) < 0 ? -1
+                    : fl.l_type == F_UNLCK   ? 0
+                    : fl.l_pid > 0           ? fl.l_pid
+                                             : -1;
+    close(fd);
+    return pid;
+}
+
 long long store_live_pid(const char *dir, const json_t *run)
 {
     enum store_state st;
-    long long pid = !run ? store_dir_pid(dir)
-                    : store_state_parse(jx_str(run, "state"), &st) == 0 && st == STORE_RUNNING
-                        ? jx_int_or(run, "pid", 0)
-                        : 0;
+    if (run && (store_state_parse(jx_str(run, "state"), &st) < 0 || st != STORE_RUNNING))
+        return 0;
+    long long holder = lock_holder(dir);
+    if (holder >= 0)
+        return holder;
+    long long pid = !run ? store_dir_pid(dir) : jx_int_or(run, "pid", 0);
     return pid_gone(pid) ? 0 : pid;
 }
 
@@ -208,17 +280,90 @@ int store_control(const char *dir, bool suspend)
     return rc;
 }
 
-int store_stop(long long pid, int64_t timeout_ms)
+/* Whether process `pid` has the file `want` open (/proc/PID/fd): the lock's holder has, for its
+ * whole life; a process that only took its pid has not (nor one a file system's F_GETLK names
+ * on another machine). */
+static bool has_open(pid_t pid, const struct stat *want)
 {
-    if (pid <= 0 || pid > INT_MAX)
+    char path[64];
+    struct stat st;
+    struct dirent *de;
+    bool found = false;
+    snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    while (!found && d && (de = readdir(d)))
+        found = de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, 0) == 0 &&
+                st.st_dev == want->st_dev && st.st_ino == want->st_ino;
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* The process running the run in `dir`, to signal: its pid into *pid and, where the run has
+ * a lock, a pidfd of it into *pidfd (-1 otherwise, or on a kernel without pidfds), opened
+ * before that process is found holding the lock's file open and the lock held by its pid
+ * still: the pidfd is then of the holder, and a process that takes the pid after it never
+ * gets the signal.  0 or -ESRCH (not going). */
+static int open_run(const char *dir, pid_t *pid, int *pidfd)
+{
+    char path[PATH_MAX + 64];
+    struct stat lock;
+    long long p = store_dir_live_pid(dir);
+    *pidfd = -1;
+    if (p <= 0 || p > INT_MAX)
         return -ESRCH;
-    if (kill((pid_t)pid, SIGTERM) < 0 && errno != ESRCH)
-        return -errno;
+    *pid = (pid_t)p;
+    if (lock_holder(dir) < 0 || stat(rd_file(path, sizeof(path), dir, RD_LOCK), &lock) < 0)
+        return 0; /* a run of an older jaxset: by its pid, as it was */
+    *pidfd = (int)syscall(SYS_pidfd_open, *pid, 0);
+    if ((*pidfd >= 0 || errno == ENOSYS) && has_open(*pid, &lock) &&
+        store_dir_live_pid(dir) == p)
+        return 0;
+    if (*pidfd >= 0)
+        close(*pidfd);
+    *pidfd = -1;
+    return -ESRCH;
+}
+
+static int send_signal(pid_t pid, int pidfd, int sig)
+{
+    long rc = pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) : kill(pid, sig);
+    return rc < 0 ? -errno : 0;
+}
+
+int store_signal(const char *dir, int sig)
+{
+    pid_t pid;
+    int fd, rc = open_run(dir, &pid, &fd);
+    if (rc == 0)
+        rc = send_signal(pid, fd, sig);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* Whether the process signalled is gone: its pidfd readable (it exited), else pid_gone. */
+static bool gone(pid_t pid, int pidfd)
+{
+    struct pollfd p = {.fd = pidfd, .events = POLLIN};
+    return pidfd >= 0 ? poll(&p, 1, 0) > 0 : pid_gone(pid);
+}
+
+int store_stop(const char *dir, int64_t timeout_ms)
+{
     const struct timespec tick = {0, 50 * 1000 * 1000};
     int64_t end = kt_mono_ms() + timeout_ms;
-    while (!pid_gone(pid) && kt_mono_ms() < end)
+    pid_t pid;
+    int fd, rc = open_run(dir, &pid, &fd);
+    if (rc == 0)
+        rc = send_signal(pid, fd, SIGTERM);
+    while (rc == 0 && !gone(pid, fd) && kt_mono_ms() < end)
         nanosleep(&tick, NULL);
-    return pid_gone(pid) ? 0 : -ETIMEDOUT;
+    if (rc == 0 && !gone(pid, fd))
+        rc = -ETIMEDOUT;
+    if (fd >= 0)
+        close(fd);
+    return rc;
 }
 
 enum store_state store_run_state(const struct store_run *r)
@@ -244,11 +389,39 @@ int64_t store_start_ms(const struct store_run *r)
     return time_of(r->run, "startTime");
 }
 
+static int64_t mtime_ms(const struct stat *st)
+{
+    return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+}
+
+/* When the run in `dir` last recorded something: the newest change of its events.log and of
+ * its pods' logs (0: none).  run.json is rewritten only when the JobSet changes: a run killed
+ * while its pods ran steadily would seem to have ended where it started. */
+static int64_t last_record_ms(const char *dir)
+{
+    char path[PATH_MAX + 64];
+    struct stat st;
+    int64_t last = stat(rd_file(path, sizeof(path), dir, RD_EVENTS), &st) == 0 ? mtime_ms(&st)
+                                                                              : 0;
+    DIR *d = opendir(rd_file(path, sizeof(path), dir, RD_LOGS));
+    struct dirent *de;
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            mtime_ms(&st) > last)
+            last = mtime_ms(&st);
+    if (d)
+        closedir(d);
+    return last;
+}
+
 int64_t store_end_ms(const struct store_run *r, int64_t now)
 {
-    if (store_live(r))
+    enum store_state st = store_run_state(r);
+    if (st == STORE_RUNNING || st == STORE_STARTING)
         return now;
-    return time_of(r->run, "updateTime");
+    int64_t end = time_of(r->run, "updateTime"), last = st == STORE_LOST ? last_record_ms(r->dir)
+                                                                         : 0;
+    return last > end ? last : end;
 }
 
 long long store_exit_status(const struct store_run *r)

@@ -40,11 +40,27 @@ int store_list(bool all, struct store_run **out, size_t *n);
  * into r->dir. */
 const char *store_run_id(const struct store_run *r);
 
+/* The lock that says a run is going, never a pid alone (a pid is reused once its process is
+ * gone; run.json keeps one after a SIGKILL, an OOM kill or a reboot): the process running
+ * the run kept in `dir` (the `jaxset run` supervisor) takes it before its first pod starts
+ * and holds it until it has recorded the run's end (store_lock_release) or dies, when the
+ * kernel releases it.  A POSIX record lock (fcntl F_SETLK, a write lock) on the run's
+ * RD_LOCK, opened O_CLOEXEC: record locks are not inherited by forked children (the pods, the
+ * watchdog).  Closing any descriptor of that file in this process would release it, so the
+ * store never opens the file of the lock this process holds (it knows it by device and
+ * inode).  One run a process.  0, or a negative errno (-EAGAIN: another process holds it,
+ * -EBUSY: this process holds one already).  On a file system that takes no record locks
+ * (ENOLCK): 0, the file removed, the run known by its pid as a run of an older jaxset is. */
+int store_lock_take(const char *dir);
+void store_lock_release(void);
+
 /* Whether a run is going: the pid of the process running the run kept in `dir`, whose run.json
- * is `run` (NULL before it wrote one: then the process that made the directory, from its
- * name), while it runs; 0 otherwise.  The one place that decides it: today the process named
- * is alive (kill(pid, 0); a zombie is gone, one of another user still counts) and run.json
- * says Running. */
+ * is `run` (NULL before it wrote one), while it runs; 0 otherwise.  The one place that decides
+ * it: run.json says Running (or is not written yet) and a process holds the run's lock
+ * (store_lock_take; F_GETLK names it, this process for its own run).  A run directory without
+ * a lock file (an older jaxset's) falls back to the pid recorded (run.json's, else the one in
+ * the directory's name) naming a live process (kill(pid, 0); a zombie is gone, one of another
+ * user still counts). */
 long long store_live_pid(const char *dir, const json_t *run);
 
 /* store_live_pid of the run kept in `dir`, its run.json read; and of a run loaded. */
@@ -56,8 +72,9 @@ bool store_live(const struct store_run *r);
  * that made the directory lives, Unknown otherwise. */
 enum store_state store_run_state(const struct store_run *r);
 
-/* When the run started, and when it ended (its last update; `now` while it runs); 0 when
- * unknown.  Milliseconds since the epoch. */
+/* When the run started, and when it ended (its last update; `now` while it runs; for a Lost
+ * run, the last thing it recorded: the newest change of its events.log and pods' logs, when
+ * later than run.json's update); 0 when unknown.  Milliseconds since the epoch. */
 int64_t store_start_ms(const struct store_run *r);
 int64_t store_end_ms(const struct store_run *r, int64_t now);
 
@@ -78,11 +95,18 @@ bool store_wrote_jobset(const char *dir);
 json_t *store_events(const char *dir, bool notes);
 
 /* Asks the run in `dir` to suspend its JobSet or to resume it: writes its control file
- * (RD_CONTROL, atomically); its supervisor reads it on SIGUSR1.  0 or a negative errno. */
+ * (RD_CONTROL, atomically); its supervisor reads it on SIGUSR1 (store_signal).  0 or a
+ * negative errno. */
 int store_control(const char *dir, bool suspend);
 
-/* Sends SIGTERM to `pid`, the process of a run (store_live_pid), and waits until it is gone,
- * at most timeout_ms: 0, -ETIMEDOUT, or kill's -errno. */
-int store_stop(long long pid, int64_t timeout_ms);
+/* Sends `sig` to the process running the run kept in `dir`, only while it is going
+ * (store_live_pid): where the run holds its lock, through a pidfd (pidfd_open) of the holder
+ * found holding it still once opened, so that a process that took its pid after it is never
+ * signalled.  0, -ESRCH when the run is not going, or another negative errno. */
+int store_signal(const char *dir, int sig);
+
+/* store_signal(dir, SIGTERM), then waits until that process is gone, at most timeout_ms: 0,
+ * -ESRCH (not going), -ETIMEDOUT, or the signal's -errno. */
+int store_stop(const char *dir, int64_t timeout_ms);
 
 #endif

@@ -63,6 +63,39 @@ static void test_life(void **state)
     assert_int_equal(rmdir(home), 0);
 }
 
+/* A run kept elsewhere (--run-dir): a link in runs/<name>/ named as rd_new names a directory,
+ * to its absolute path; latest through it finds the directory; discarded, the link goes. */
+static void test_link(void **state)
+{
+    (void)state;
+    char home[] = "/tmp/jaxset-test-rundir-XXXXXX", away[] = "/tmp/jaxset-test-away-XXXXXX";
+    char link[PATH_MAX], got[PATH_MAX], real[PATH_MAX], prev[PATH_MAX];
+    struct stat st;
+    assert_non_null(mkdtemp(home));
+    assert_non_null(mkdtemp(away));
+    assert_non_null(realpath(away, real));
+    setenv("JAXSET_HOME", home, 1);
+    assert_int_equal(rd_link_new("js", "/nonexistent/dir", link, sizeof(link)), -ENOENT);
+    assert_int_equal(rd_link_new("js", away, link, sizeof(link)), 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(store_dir_pid(link), getpid()); /* named as rd_new names a directory */
+    ssize_t len = readlink(link, got, sizeof(got) - 1);
+    assert_true(len > 0);
+    got[len] = 0;
+    assert_string_equal(got, real);
+    rd_mark_latest("js", link, prev, sizeof(prev));
+    assert_int_equal(rd_latest("js", got, sizeof(got)), 0);
+    assert_string_equal(got, real);
+    rd_discard("js", link, prev); /* the link goes, the directory stays */
+    assert_int_not_equal(lstat(link, &st), 0);
+    assert_int_equal(stat(away, &st), 0);
+    assert_int_equal(rd_latest("js", got, sizeof(got)), -ENOENT);
+    unsetenv("JAXSET_HOME");
+    assert_int_equal(rmdir(away), 0);
+    assert_int_equal(rmdir(home), 0);
+}
+
 /* The one reading of a run directory's name: <UTC time>-<pid>, as rd_new makes it. */
 static void test_dir_pid(void **state)
 {
@@ -110,6 +143,7 @@ int main(void)
         cmocka_unit_test(test_home),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_life),
+        cmocka_unit_test(test_link),
         cmocka_unit_test(test_dir_pid),
         cmocka_unit_test(test_dirs),
     };

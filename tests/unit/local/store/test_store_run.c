@@ -1,16 +1,20 @@
 /* store_run: runs read back from a state home written here: loaded, listed newest first, their
- * state (Lost when the process is gone, Starting before run.json), liveness, times, events,
- * the control file. */
+ * state (Lost when the process is gone, Starting before run.json), liveness (the run's lock,
+ * never a pid alone, where the run has one), signals only to the lock's holder, times (a
+ * Lost run's end: its last record), events, the control file. */
 #include "local/store/store_run.h"
 #include "local/store/rundir.h"
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A pid no process has any more (a child, reaped). */
@@ -183,11 +187,144 @@ static void test_control(void **state)
     free(dir);
 }
 
+/* A run directory whose run.json says Running with pid `pid`. */
+static char *running_dir(const char *name, long long pid)
+{
+    char *dir = tu_tmpdir(name);
+    run_json(dir, RD_RUN, "Running", pid, "2026-01-03T00:00:00Z");
+    return dir;
+}
+
+static int usr1_seen;
+static void on_usr1(int sig)
+{
+    (void)sig;
+    usr1_seen++;
+}
+
+/* The run's lock held here: this process runs it, whatever pid run.json names, and the store's
+ * own readers leave the lock held (a child finds it held by this process). */
+static void test_lock_own(void **state)
+{
+    (void)state;
+    char *dir = running_dir("store-lock-own", dead_pid());
+    json_t *run = store_read(dir, RD_RUN);
+    assert_int_equal(store_lock_take(dir), 0);
+    assert_int_equal(store_lock_take(dir), -EBUSY); /* one run a process */
+    assert_int_equal(store_live_pid(dir, run), getpid());
+    assert_int_equal(store_dir_live_pid(dir), getpid());
+    pid_t child = fork();
+    if (child == 0)
+        _exit(store_dir_live_pid(dir) == getppid() ? 0 : 1);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    store_lock_release();
+    assert_int_equal(store_dir_live_pid(dir), 0); /* released: not going */
+    json_decref(run);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A lock file nobody holds: the run is not going though run.json names a live process (this
+ * one, as a pid reused by a stranger), which gets no signal from store_signal or store_stop. */
+static void test_lock_dead_pid_reused(void **state)
+{
+    (void)state;
+    char *dir = running_dir("store-lock-dead", getpid());
+    struct store_run r;
+    tu_write(dir, RD_LOCK, "");
+    assert_int_equal(store_dir_live_pid(dir), 0);
+    assert_int_equal(store_load_dir("js", dir, &r), 0);
+    assert_int_equal(store_run_state(&r), STORE_LOST);
+    store_run_free(&r);
+    void (*was)(int) = signal(SIGUSR1, on_usr1);
+    usr1_seen = 0;
+    assert_int_equal(store_signal(dir, SIGUSR1), -ESRCH);
+    assert_int_equal(store_stop(dir, 1000), -ESRCH);
+    assert_int_equal(usr1_seen, 0);
+    signal(SIGUSR1, was);
+    unlink(tu_path(dir, RD_LOCK)); /* no lock file: an older jaxset's run, by its pid */
+    assert_int_equal(store_dir_live_pid(dir), getpid());
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A child holds the run's lock: it runs the run (Starting before run.json, then Running, even
+ * with another pid in run.json), gets the signals, and once it is gone the run is not going. */
+static void test_lock_held_by_child(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir("store-lock-child"), byte = 0;
+    int ready[2];
+    struct store_run r;
+    assert_int_equal(pipe(ready), 0);
+    pid_t child = fork();
+    if (child == 0) {
+        signal(SIGTERM, SIG_DFL);
+        if (store_lock_take(dir) == 0 && write(ready[1], "x", 1) == 1)
+            pause();
+        _exit(1);
+    }
+    close(ready[1]); /* the child failing to lock ends the read */
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    assert_int_equal(store_live_pid(dir, NULL), child);
+    assert_int_equal(store_load_dir("js", dir, &r), 0);
+    assert_int_equal(store_run_state(&r), STORE_STARTING);
+    store_run_free(&r);
+    run_json(dir, RD_RUN, "Running", getpid(), "2026-01-03T00:00:00Z");
+    assert_int_equal(store_dir_live_pid(dir), child);
+    assert_int_equal(store_stop(dir, 10000), 0); /* SIGTERM to the holder, until it is gone */
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    assert_int_equal(store_dir_live_pid(dir), 0);
+    close(ready[0]);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void set_mtime(const char *path, time_t t)
+{
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* A Lost run ended with the last thing it recorded (events.log, a pod's log), not with its
+ * last run.json (written when it started). */
+static void test_lost_duration(void **state)
+{
+    (void)state;
+    char *dir = running_dir("store-lost-end", dead_pid());
+    struct store_run r;
+    const time_t start = 1767398400; /* 2026-01-03T00:00:00Z */
+    assert_int_equal(store_load_dir("js", dir, &r), 0);
+    assert_int_equal(store_end_ms(&r, 42), start * 1000LL); /* nothing but run.json */
+    store_run_free(&r);
+    tu_write(dir, RD_EVENTS, "Note up\n");
+    set_mtime(tu_path(dir, RD_EVENTS), start + 5);
+    tu_write(dir, "logs/js-w-0-0.log", "hi\n");
+    set_mtime(tu_path(dir, "logs/js-w-0-0.log"), start + 7);
+    tu_write(dir, RD_LOCK, "");
+    assert_int_equal(store_load_dir("js", dir, &r), 0);
+    assert_int_equal(store_run_state(&r), STORE_LOST);
+    assert_int_equal(store_end_ms(&r, 42), (start + 7) * 1000LL);
+    store_run_free(&r);
+    run_json(dir, RD_RUN, "Completed", 1, "2026-01-03T00:00:00Z"); /* its end recorded */
+    assert_int_equal(store_load_dir("js", dir, &r), 0);
+    assert_int_equal(store_end_ms(&r, 42), start * 1000LL);
+    store_run_free(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list),    cmocka_unit_test(test_state),
         cmocka_unit_test(test_events),  cmocka_unit_test(test_control),
+        cmocka_unit_test(test_lock_own), cmocka_unit_test(test_lock_dead_pid_reused),
+        cmocka_unit_test(test_lock_held_by_child), cmocka_unit_test(test_lost_duration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
