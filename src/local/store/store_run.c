@@ -191,17 +191,27 @@ int store_lock_take(const char *dir)
     struct stat st;
     if (held.fd >= 0 && held.pid == getpid())
         return -EBUSY;
-    int fd = open(rd_file(path, sizeof(path), dir, RD_LOCK),
-                  O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* Locked under a name of its own, then renamed: a reader never finds the lock file
+     * unlocked while the run goes (a record lock belongs to the inode, which rename keeps). */
+    char tmp[PATH_MAX + 80];
+    rd_file(path, sizeof(path), dir, RD_LOCK);
+    snprintf(tmp, sizeof(tmp), "%s.new", path);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
     if (fcntl(fd, F_SETLK, &fl) < 0 || fstat(fd, &st) < 0) {
         int e = errno;
         close(fd);
+        unlink(tmp);
         if (e != ENOLCK && e != EINVAL && e != EOPNOTSUPP)
             return e == EACCES ? -EAGAIN : -e;
-        unlink(path); /* no record locks here: known by its pid, as an older jaxset's run */
-        return 0;
+        return 0; /* no record locks here: known by its pid, as an older jaxset's run */
+    }
+    if (rename(tmp, path) < 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return -e;
     }
     held.fd = fd;
     held.pid = getpid();
@@ -366,6 +376,18 @@ int store_stop(const char *dir, int64_t timeout_ms)
     return rc;
 }
 
+/* A run read as Running whose lock nobody holds: Lost, unless it recorded its end (and then let
+ * its lock go) after its run.json was read; then the state it recorded. */
+static enum store_state ended_since(const char *dir)
+{
+    json_t *now = store_read(dir, RD_RUN);
+    enum store_state st;
+    bool ended = now && store_state_parse(jx_str(now, "state"), &st) == 0 &&
+                 store_state_recorded(st) && st != STORE_RUNNING;
+    json_decref(now);
+    return ended ? st : STORE_LOST;
+}
+
 enum store_state store_run_state(const struct store_run *r)
 {
     enum store_state st;
@@ -373,8 +395,8 @@ enum store_state store_run_state(const struct store_run *r)
         return store_live(r) ? STORE_STARTING : STORE_UNKNOWN;
     if (store_state_parse(jx_str(r->run, "state"), &st) < 0 || !store_state_recorded(st))
         return STORE_UNKNOWN;
-    if (st == STORE_RUNNING)
-        return store_live(r) ? STORE_RUNNING : STORE_LOST;
+    if (st == STORE_RUNNING && !store_live(r))
+        return ended_since(r->dir);
     return st;
 }
 

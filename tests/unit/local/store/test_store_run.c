@@ -250,6 +250,27 @@ static void test_lock_dead_pid_reused(void **state)
     free(dir);
 }
 
+/* A run read as Running that then recorded its end and let its lock go before the lock was
+ * asked about: the state it recorded, not Lost (the race of a reader with a run's end). */
+static void test_ended_after_read(void **state)
+{
+    (void)state;
+    char *dir = running_dir("store-ended", getpid());
+    struct store_run r;
+    assert_int_equal(store_lock_take(dir), 0);
+    assert_int_equal(store_load_dir("js", dir, &r), 0); /* read while it runs */
+    run_json(dir, RD_RUN, "Completed", getpid(), "2026-01-03T00:00:00Z");
+    store_lock_release();
+    assert_int_equal(store_run_state(&r), STORE_COMPLETED);
+    store_run_free(&r);
+    run_json(dir, RD_RUN, "Running", getpid(), "2026-01-03T00:00:00Z"); /* died: no end */
+    assert_int_equal(store_load_dir("js", dir, &r), 0);
+    assert_int_equal(store_run_state(&r), STORE_LOST);
+    store_run_free(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 /* A child holds the run's lock: it runs the run (Starting before run.json, then Running, even
  * with another pid in run.json), gets the signals, and once it is gone the run is not going. */
 static void test_lock_held_by_child(void **state)
@@ -325,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_events),  cmocka_unit_test(test_control),
         cmocka_unit_test(test_lock_own), cmocka_unit_test(test_lock_dead_pid_reused),
         cmocka_unit_test(test_lock_held_by_child), cmocka_unit_test(test_lost_duration),
+        cmocka_unit_test(test_ended_after_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
