@@ -8,7 +8,6 @@
 #include "cli/util/cli.h"
 #include "cli/backend/job_state.h"
 #include "cli/backend/verbs.h"
-#include "local/store/store_state.h"
 #include "obj/tree/jx.h"
 #include "obj/base/ktime.h"
 
