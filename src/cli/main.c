@@ -2,7 +2,7 @@
  * manifests.  The binary runs the commands of one machine itself and loads every other one
  * (get, describe, logs, wait, delete, submit, controller..., help and version too) from the
  * module libjaxset_cluster.so (dispatch.c, with src/kube), so that `jaxset run`, the
- * supervisor of a run's pods, maps neither libcurl, libmicrohttpd and libcrypto nor the thirty
+ * supervisor of a run's pods, maps neither libcurl, libmicrohttpd and GnuTLS nor the thirty
  * libraries they bring: loading them took about 20 ms of every start and 6 MiB of resident
  * memory (bench/README.md).  Which commands are local is written once, in cli/util/commands.h;
  * what each does and takes, in help.c. */

@@ -19,7 +19,7 @@ includes: a file of a room includes headers of its own room and of the rooms bel
 the programs in src/cli/ (main.c, dispatch.c) stand on every room of cli; a private header
 (*_int.h) is included only from its own room, or by a unit test of that room
 (tests/unit/<room>/) or a fuzz target that links it; libyaml's header only in obj/tree, RE2's
-only in obj/base, libcurl's only in kube/client, libmicrohttpd's only in kube/serve, OpenSSL's
+only in obj/base, libcurl's only in kube/client, libmicrohttpd's only in kube/serve, GnuTLS's
 only in kube/webhook; src/ holds no folder that is not a layer or a room.
 links: each room's library links only rooms below it, and each external library only where its
 header may be included.  (That a room calls nothing above it is checked by the link checks of
@@ -76,14 +76,14 @@ EXTERNAL = [(re.compile(r"yaml\.h$"), {"obj/tree"}),
             (re.compile(r"^re2/"), {"obj/base"}),
             (re.compile(r"curl/"), {"kube/client"}),
             (re.compile(r"microhttpd\.h$"), {"kube/serve"}),
-            (re.compile(r"^openssl/"), {"kube/webhook"})]
+            (re.compile(r"^(gnutls|openssl)/"), {"kube/webhook"})]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 # External libraries that only some rooms may link.
 EXTERNAL_LIBS = [(re.compile(r"yaml", re.I), {"obj/tree"}),
                  (re.compile(r"re2", re.I), {"obj/base"}),
                  (re.compile(r"curl", re.I), {"kube/client"}),
                  (re.compile(r"microhttpd|mhd", re.I), {"kube/serve"}),
-                 (re.compile(r"crypto|ssl", re.I), {"kube/webhook"})]
+                 (re.compile(r"crypto|ssl|gnutls|tls", re.I), {"kube/webhook"})]
 
 
 def may_use(room, other):

@@ -63,6 +63,7 @@ void kc_free(struct kc *c)
     while (c->n_spare)
         curl_easy_cleanup(c->spare[--c->n_spare]);
     curl_multi_cleanup(c->m);
+    kc__pemfiles_free(c);
     free(c->socks);
     free(c->waitset);
     kc_cfg_free(c->cfg);

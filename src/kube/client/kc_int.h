@@ -18,6 +18,14 @@
  * buffers), and making one per request showed in the controller's profile. */
 #define KC_SPARE_EASY 64
 
+/* Distinct PEM texts (CA, client certificate, client key) kept as memfds (kc_pemfile.c). */
+#define KC_PEMFILES 8
+struct kc_pemfile {
+    char *pem;
+    size_t len;
+    int fd;
+};
+
 struct kc {
     struct kc_cfg *cfg;
     CURLM *m;
@@ -37,6 +45,8 @@ struct kc {
     size_t cap_waitset;
     long timer_ms;              /* curl's timeout (CURLMOPT_TIMERFUNCTION): -1 none */
     int64_t timer_at_ms;        /* when curl set it */
+    struct kc_pemfile pemfiles[KC_PEMFILES]; /* kc__pemfile's, oldest first */
+    size_t n_pemfiles;
     int refuse;                 /* kc_refuse: new requests end with this */
     char refuse_msg[128];
 };
@@ -88,6 +98,11 @@ void kc__poll_timer(struct kc *c);
 int64_t kc__poll_timer_left(const struct kc *c);
 void kc__poll_wait(struct kc *c, struct pollfd *extra, size_t n_extra, int timeout_ms);
 /* Fills *out from the answer (out->body owned by the caller; msg points into r). */
+/* A path libcurl can open for `pem` (/proc/self/fd/N of a sealed memfd kept by `c`), in `path`
+ * of `size` bytes.  0 or -errno. */
+int kc__pemfile(struct kc *c, const char *pem, size_t len, char *path, size_t size);
+void kc__pemfiles_free(struct kc *c);
+
 void kc__decode(struct kc_req *r, CURLcode cc, long code, struct kc_resp *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* kc (the REST client): one transfer (an easy handle) per request or watch: URL, headers, TLS
- * material from the kubeconfig (in memory: CURLOPT_*_BLOB, never a file), and the watch line
- * splitter. */
+ * material from the kubeconfig (in memory: sealed memfds, never a file on disk, kc_pemfile.c),
+ * and the watch line splitter. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +53,16 @@ void kc__req_refuse(struct kc_req *r)
 
 static size_t on_data(char *p, size_t sz, size_t n, void *arg);
 
-static void set_blob(CURL *h, CURLoption opt, const char *data, size_t len)
+/* Sets a file option of libcurl's to a path holding `data` (kc__pemfile). */
+static int set_pemfile(struct kc_req *r, CURL *h, CURLoption opt, const char *data, size_t len)
 {
-    struct curl_blob b = {.data = (void *)data, .len = len, .flags = CURL_BLOB_COPY};
-    curl_easy_setopt(h, opt, &b);
+    char path[64];
+    int rc = kc__pemfile(r->c, data, len, path, sizeof(path));
+    if (rc < 0) {
+        snprintf(r->errbuf, sizeof(r->errbuf), "TLS material: %s", strerror(-rc));
+        return rc;
+    }
+    return curl_easy_setopt(h, opt, path) == CURLE_OK ? 0 : -EINVAL;
 }
 
 static int set_auth(struct kc_req *r, CURL *h)
@@ -80,24 +86,32 @@ static int set_auth(struct kc_req *r, CURL *h)
         curl_easy_setopt(h, CURLOPT_PASSWORD, cfg->password);
     }
     if (cr.cert_pem && cr.key_pem) {
-        set_blob(h, CURLOPT_SSLCERT_BLOB, cr.cert_pem, cr.cert_len);
+        int rc = set_pemfile(r, h, CURLOPT_SSLCERT, cr.cert_pem, cr.cert_len);
+        if (rc == 0)
+            rc = set_pemfile(r, h, CURLOPT_SSLKEY, cr.key_pem, cr.key_len);
+        if (rc < 0)
+            return rc;
         curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-        set_blob(h, CURLOPT_SSLKEY_BLOB, cr.key_pem, cr.key_len);
         curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
     }
     return 0;
 }
 
-static void set_tls(const struct kc_cfg *cfg, CURL *h)
+/* The kubeconfig's CA replaces the system's trust store, as client-go's does. */
+static int set_tls(struct kc_req *r, CURL *h)
 {
+    const struct kc_cfg *cfg = r->c->cfg;
+    int rc = 0;
     if (cfg->insecure) {
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
     } else if (cfg->ca_pem) {
-        set_blob(h, CURLOPT_CAINFO_BLOB, cfg->ca_pem, cfg->ca_len);
+        rc = set_pemfile(r, h, CURLOPT_CAINFO, cfg->ca_pem, cfg->ca_len);
+        curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
     }
     if (cfg->proxy_url)
         curl_easy_setopt(h, CURLOPT_PROXY, cfg->proxy_url);
+    return rc;
 }
 
 /* tls-server-name: the TLS name (SNI and verification) differs from the server's address, as
@@ -195,9 +209,10 @@ int kc__req_start(struct kc_req *r)
     int rc = set_request(r, r->easy);
     if (rc == 0)
         rc = set_auth(r, r->easy);
+    if (rc == 0)
+        rc = set_tls(r, r->easy);
     if (rc < 0)
         return rc;
-    set_tls(r->c->cfg, r->easy);
     curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, r->hdrs);
     if (curl_multi_add_handle(r->c->m, r->easy) != CURLM_OK)
         return -ENOMEM;

@@ -3,7 +3,7 @@
  * open-policy-agent/cert-controller's rotator): a self-signed CA and a serving certificate it
  * signs for the webhook Service's DNS names (or the addresses of --webhook-url-base), kept in a
  * Secret under ca.crt, ca.key, tls.crt and tls.key, and made again before they expire.
- * Keys are ECDSA P-256 (OpenSSL); everything is PEM in memory, nothing is written to disk. */
+ * Keys are ECDSA P-256 (GnuTLS); everything is PEM in memory, nothing is written to disk. */
 #ifndef JX_KUBE_WEBHOOK_WH_CERT_H
 #define JX_KUBE_WEBHOOK_WH_CERT_H
 

@@ -1,6 +1,6 @@
 /* module: the shared objects jaxset loads with dlopen instead of linking them, so that a run
  * maps only what it uses: libjaxset_rx.so (RE2, obj/base/rx.c) and libjaxset_cluster.so (the
- * commands that reach a cluster, with libcurl, libmicrohttpd and libcrypto; cli/main.c).  They
+ * commands that reach a cluster, with libcurl, libmicrohttpd and GnuTLS; cli/main.c).  They
  * are built beside the jaxset binary and installed into the library folder of GNUInstallDirs
  * (CMakeLists.txt). */
 #ifndef JX_OBJ_MODULE_H
