@@ -1,7 +1,7 @@
 /* dispatch: every command of jaxset, help and version (cli.h, cli_main).  Built alone into
  * the module libjaxset_cluster.so with the rest of the CLI and src/kube (CMakeLists.txt), which
  * the binary (main.c) loads for any command but the local ones it runs itself.  The commands
- * are listed once, in cli/util/commands.h; what each does and takes is described in help.c. */
+ * are listed once, in cli/util/commands.h (the binary's own, LOCAL, by name only); what each does and takes is described in help.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@ static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
-#define X(name, fn, where) CLI_COMMAND_ENTRY(name, fn)
+#define X(name, fn, where) CLI_MODULE_##where(name, fn)
     CLI_COMMANDS(X)
 #undef X
 };
@@ -74,6 +74,10 @@ int cli_main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
         if (!strcmp(commands[i].name, cmd)) {
+            if (!commands[i].fn) {
+                fprintf(stderr, "jaxset: %s is run by the jaxset binary, not its module\n", cmd);
+                return EXIT_INVALID;
+            }
             int rc = commands[i].fn(argc - 1, argv + 1);
             return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
         }
