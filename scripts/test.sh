@@ -7,14 +7,21 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --no-build
 jobs=$(nproc 2>/dev/null || echo 2)
 
+echo "== build (Release: -O3 warnings are errors too)"
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-release
+
+echo "== the image (scripts/image.sh from build-release; tests/image runs it)"
+if [ "$(id -u)" -eq 0 ] && command -v buildah >/dev/null; then
+    scripts/image.sh --build-dir build-release --no-build
+else
+    echo "image: not built (needs root and buildah); tests/image will be Skipped"
+fi
+
 echo "== build (RelWithDebInfo) and test"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build
 (cd build && ctest --output-on-failure -j "$jobs")
-
-echo "== build (Release: -O3 warnings are errors too)"
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release
 
 echo "== build (MinSizeRel: -Os finds truncation and uninitialized warnings of its own)"
 cmake -S . -B build-minsize -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel >/dev/null
