@@ -33,6 +33,8 @@ BIN = os.environ.get("JAXSET_BIN", os.path.join(SRC, "build", "jaxset"))
 CONFIG = os.path.join(SRC, "config")
 CRD_DIR = os.path.join(CONFIG, "crd")
 NS = "jaxset-system"
+with open(os.path.join(SRC, "VERSION"), encoding="utf-8") as _f:
+    VERSION = _f.readline().strip()
 
 # The controller's ClusterRole (config/rbac/role.yaml), rule by rule, verbs in file order.
 CLUSTER_RULES = [
@@ -191,6 +193,10 @@ def rbac_rules_are_the_listed_ones():
 
 @test
 def deployment_is_hardened():
+    with open(os.path.join(CONFIG, "default", "kustomization.yaml"), encoding="utf-8") as f:
+        images = decode(text=f.read())[0]["images"]
+    check(images == [{"name": "localhost/jaxset", "newName": "localhost/jaxset",
+                      "newTag": VERSION}], f"config/default images {images}: not VERSION's")
     docs = decode(os.path.join(CONFIG, "manager", "manager.yaml"))
     d = docs[0]
     check(d["kind"] == "Deployment" and d["metadata"]["name"] == "jaxset-controller", d)
@@ -202,7 +208,7 @@ def deployment_is_hardened():
           pod["securityContext"]["runAsUser"] == 65532 and
           pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, pod)
     (c,) = pod["containers"]
-    check(c["image"] == "ghcr.io/jaxset/jaxset:latest", c["image"])
+    check(c["image"] == f"localhost/jaxset:{VERSION}", f"{c['image']}: not the VERSION's image")
     check(c["args"] == ["controller", "--leader-elect", "--health-probe-bind-address=:8081",
                         "--metrics-bind-address=:8080", "--enable-webhooks",
                         "--webhook-port=9443"], c["args"])
@@ -331,6 +337,39 @@ def jobset_columns(k, s):
                    r"train\s+Completed\s+2\s+True\s+false\s+\d+s\n$", out), out)
     check(k.ok("get", "jobsets", "-A", "-o", "name").strip() == "jobset.jobset.x-k8s.io/train")
     k.ok("delete", "jobset", "train", "-n", "default")
+
+
+@test
+def release_manifests_are_config_default():
+    """scripts/release.sh: manifests.yaml is `kubectl kustomize config/default`, the
+    Deployment naming localhost/jaxset:<VERSION> (or --image's reference), runtimes.yaml
+    config/runtimes."""
+    if shutil.which("kubectl") is None:
+        print("skip release_manifests_are_config_default: kubectl is not installed")
+        return
+    out = tempfile.mkdtemp(prefix="jaxset-release-")
+    try:
+        script = os.path.join(SRC, "scripts", "release.sh")
+        subprocess.run([script, "--out", out], check=True, capture_output=True)
+        with open(os.path.join(out, "manifests.yaml"), encoding="utf-8") as f:
+            text = f.read()
+        want = subprocess.run(["kubectl", "kustomize", os.path.join(CONFIG, "default")],
+                              check=True, capture_output=True, text=True).stdout
+        check(text.split("\n", 1)[1] == want, "manifests.yaml is not config/default's build")
+        deploy = [d for d in decode(text=text) if d["kind"] == "Deployment"]
+        check([c["image"] for c in deploy[0]["spec"]["template"]["spec"]["containers"]] ==
+              [f"localhost/jaxset:{VERSION}"], deploy)
+        with open(os.path.join(out, "runtimes.yaml"), encoding="utf-8") as f:
+            kinds = [d["kind"] for d in decode(text=f.read())]
+        check("ClusterTrainingRuntime" in kinds, kinds)
+        subprocess.run([script, "--out", out, "--image", "reg.example:5000/team/jaxset:v9"],
+                       check=True, capture_output=True)
+        with open(os.path.join(out, "manifests.yaml"), encoding="utf-8") as f:
+            deploy = [d for d in decode(text=f.read()) if d["kind"] == "Deployment"]
+        c = deploy[0]["spec"]["template"]["spec"]["containers"][0]
+        check(c["image"] == "reg.example:5000/team/jaxset:v9", c["image"])
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 @test
