@@ -1,10 +1,15 @@
 """jaxset: run distributed JAX training on N processes, locally or on a Kubernetes cluster, with
 the Kubeflow SDKs' shape and names (docs/sdk.md): Trainer v2's TrainerClient and the Training
 Operator's TrainingClient for JAXJob, both over the jaxset binary; ``jaxset.validate``,
-``jaxset.run`` and ``jaxset.decode`` are plain helpers over it."""
+``jaxset.run`` and ``jaxset.decode`` are plain helpers over it; ``jaxset.options`` has
+kubeflow/sdk's training options for ``TrainerClient.train(options=[...])``."""
 from .commands import RunResult, decode, run, validate
 from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, BinaryNotFoundError,
                      FieldError, JobFailedError, KubeConfigError, NotFoundError, ValidationError)
+from .options import (ActiveDeadlineSeconds, Annotations, ContainerPatch, JobSetSpecPatch,
+                      JobSetTemplatePatch, JobSpecPatch, JobTemplatePatch, Labels, Name,
+                      PodSpecPatch, PodTemplatePatch, ReplicatedJobPatch, RuntimePatch,
+                      TrainerArgs, TrainerCommand, TrainerEnvFrom, TrainingRuntimeSpecPatch)
 from .trainer_client import TrainerClient
 from .training_client import TrainingClient
 from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
@@ -35,4 +40,9 @@ __all__ = [
     "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event", "run", "validate", "decode",
     "RunResult", "ValidationError", "FieldError", "JobFailedError", "BinaryNotFoundError",
     "NotFoundError", "KubeConfigError", "ApiError", "ApiNotFoundError", "ApiConnectionError",
+    # training options (kubeflow.trainer.options' names): jaxset.options
+    "Name", "Labels", "Annotations", "TrainerCommand", "TrainerArgs", "TrainerEnvFrom",
+    "ActiveDeadlineSeconds", "RuntimePatch", "TrainingRuntimeSpecPatch", "JobSetTemplatePatch",
+    "JobSetSpecPatch", "ReplicatedJobPatch", "JobTemplatePatch", "JobSpecPatch",
+    "PodTemplatePatch", "PodSpecPatch", "ContainerPatch",
 ]

@@ -15,6 +15,7 @@ from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, attempt, completion_index, condition, created,
                    dig, labels, name_of, newest, rank, stopped_on_interrupt)
 from .errors import JobFailedError, NotFoundError
+from .options import apply_options
 from .runtimes import NODE
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
                     UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
@@ -132,6 +133,36 @@ def _print_packages():
     print(pip.stdout if pip.returncode == 0 else "pip is not available")
 
 
+def _override_trainer(spec: Dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    """The options' spec.trainer, as kubeflow/sdk's KubernetesBackend applies it: command and
+    args replace the trainer's, env (TrainerEnvFrom) goes after the trainer's env."""
+    for key in ("command", "args"):
+        if key in overrides:
+            spec[key] = list(overrides[key])
+    if overrides.get("env"):
+        spec["env"] = [*spec.get("env", []), *overrides["env"]]
+
+
+def _trainjob(job_spec: Obj, ns: str, rt_name: str, cr: Obj, spec: Dict[str, Any]) -> Obj:
+    """The TrainJob: the options' name (else one as Kubeflow's SDK names a TrainJob: a letter
+    and 11 hex digits), labels, annotations, runtime patches and deadline."""
+    meta = job_spec.get("metadata", {})
+    name = meta.get("name") or random.choice(string.ascii_lowercase) + uuid.uuid4().hex[:11]
+    tj: Obj = {"apiVersion": runtimes.API_VERSION, "kind": TRAINJOB,
+               "metadata": {"name": name, "namespace": ns},
+               "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
+                                       "kind": cr.get("kind")}}}
+    for key in ("labels", "annotations"):
+        if meta.get(key):
+            tj["metadata"][key] = dict(meta[key])
+    if spec:
+        tj["spec"]["trainer"] = spec
+    for key in ("runtimePatches", "activeDeadlineSeconds"):
+        if dig(job_spec, f"spec.{key}") is not None:
+            tj["spec"][key] = job_spec["spec"][key]
+    return tj
+
+
 class TrainerClient:
     """Creates and manages TrainJobs, as Kubeflow's TrainerClient (docs/sdk.md)."""
 
@@ -210,22 +241,17 @@ class TrainerClient:
 
     def train(self, runtime: RuntimeRef = None, initializer: Any = None,
               trainer: Trainer = None, options: Optional[list] = None) -> str:
-        """Creates a TrainJob, checked before anything starts, and returns its name."""
-        if options:
-            raise ValueError("options are not supported by jaxset's TrainerClient yet")
+        """Creates a TrainJob, checked before anything starts, and returns its name.
+        `options`: kubeflow/sdk's training options (jaxset.options), applied first."""
+        job_spec = apply_options(options or [], trainer, self.backend)
         rt_name = runtime_name(runtime)
         spec = self._trainer_spec(trainer)
+        _override_trainer(spec, dig(job_spec, "spec.trainer", {}))
         cr = self._runtime_object(rt_name)
         rt = runtimes.to_runtime(cr)  # a runtime the SDK cannot read is refused here
         ns = self.backend.namespace
-        # as Kubeflow's SDK names a TrainJob: a letter and 11 hex digits
-        name = random.choice(string.ascii_lowercase) + uuid.uuid4().hex[:11]
-        tj: Obj = {"apiVersion": runtimes.API_VERSION, "kind": TRAINJOB,
-                   "metadata": {"name": name, "namespace": ns},
-                   "spec": {"runtimeRef": {"name": rt_name, "apiGroup": runtimes.GROUP,
-                                           "kind": cr.get("kind")}}}
-        if spec:
-            tj["spec"]["trainer"] = spec
+        tj = _trainjob(job_spec, ns, rt_name, cr, spec)
+        name = name_of(tj)
         if initializer is not None:
             tj["spec"]["initializer"] = initializer_spec(initializer)
         if isinstance(self.backend, Kube):
@@ -234,7 +260,8 @@ class TrainerClient:
             if "command" not in spec and not rt.trainer.command:
                 raise ValueError(f"runtime {rt.name}'s node container has no command, and "
                                  "images are not run on this machine: use CustomTrainer(func="
-                                 "...), or a runtime whose node container has a command")
+                                 "...), the option TrainerCommand([...]), or a runtime whose "
+                                 "node container has a command")
             if cr.get("kind") == runtimes.NAMESPACED_KIND:
                 cr.setdefault("metadata", {})["namespace"] = ns
             self.backend.start(name, TRAINJOB, [tj, cr])
