@@ -8,11 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_PKGS=(build-essential cmake ninja-build pkg-config python3 ca-certificates
-      libyaml-dev libjansson-dev libre2-dev libcurl4-gnutls-dev libmicrohttpd-dev libgnutls28-dev)
+      libyaml-dev libjansson-dev libre2-dev libcurl4-gnutls-dev libmicrohttpd-dev libgnutls28-dev
+      zlib1g-dev)
 PKGS=("${BUILD_PKGS[@]}" openssl libcmocka-dev clang libclang-rt-14-dev libnss-wrapper
       python3-pip python3-setuptools python3-wheel
       python3-nbclient python3-nbformat python3-ipykernel python3-matplotlib
-      buildah podman skopeo runc)
+      buildah podman skopeo runc busybox-static)
 build=1
 for arg in "$@"; do
     case "$arg" in

@@ -19,6 +19,7 @@ struct run_args {
     const char *run_dir, *filter;
     int quiet, no_color, grace, restart_grace, gpus;
     bool json;                 /* --errors=json: stderr also says where the run is kept */
+    bool images;               /* --images, or JAXSET_IMAGES=1 */
     long restart_ms;
     struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
     enum runner_volumes volumes;
@@ -36,6 +37,7 @@ enum {
     OPT_NO_COLOR,
     OPT_VOLUMES,
     OPT_PVC,
+    OPT_IMAGES,
     OPT_ERRORS
 };
 
@@ -50,6 +52,7 @@ static const struct option longopts[] = {
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
     {"volumes", required_argument, NULL, OPT_VOLUMES},
     {"pvc", required_argument, NULL, OPT_PVC},
+    {"images", no_argument, NULL, OPT_IMAGES},
     {"errors", required_argument, NULL, OPT_ERRORS},
     CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
     CLI_FEATURE_GATES_LONGOPT,
@@ -107,6 +110,9 @@ static int on_arg(void *ctx, int code, const char *arg)
         return EXIT_OK;
     case OPT_PVC:
         a->pvc[a->n_pvc++] = arg;
+        return EXIT_OK;
+    case OPT_IMAGES:
+        a->images = true;
         return EXIT_OK;
     case OPT_ERRORS:
         if (strcmp(arg, "text") && strcmp(arg, "json"))
@@ -182,7 +188,7 @@ static int run_one(const struct manifest *m, const struct run_args *a)
                             .quiet = a->quiet, .filter = a->filter, .grace_s = a->grace,
                             .restart_base_ms = a->restart_ms, .gpus = a->gpus,
                             .restart_grace_s = a->restart_grace, .volumes = a->volumes,
-                            .pvc = a->pvc, .n_pvc = a->n_pvc};
+                            .pvc = a->pvc, .n_pvc = a->n_pvc, .images = a->images};
     struct err e = {{0}};
     int rc = runner_run(m, &o, &e);
     if (rc < 0 && (!a->run_dir || *link)) /* refused before it started: no trace left */
@@ -208,7 +214,9 @@ static int keep_check(void)
 
 int cmd_run(int argc, char **argv)
 {
-    struct run_args a = {.grace = -1, .restart_grace = -1, .gpus = -1, .restart_ms = 100};
+    const char *img_env = getenv("JAXSET_IMAGES");
+    struct run_args a = {.grace = -1, .restart_grace = -1, .gpus = -1, .restart_ms = 100,
+                         .images = img_env && strcmp(img_env, "1") == 0};
     a.files = calloc((size_t)argc, sizeof(*a.files));
     a.pvc = calloc((size_t)argc, sizeof(*a.pvc));
     if (!a.files || !a.pvc) {

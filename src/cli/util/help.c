@@ -68,7 +68,8 @@ static const struct cli_help help_run = {
              "[--restart-backoff MS] [--no-color]\n"
              "                  [--validate[=strict|warn|ignore]]\n"
              "                  [--strict-kinds] [--feature-gates A=BOOL,...]\n"
-             "                  [--volumes=mount|skip] [--pvc CLAIM=PATH]... [--errors=json]",
+             "                  [--volumes=mount|skip] [--pvc CLAIM=PATH]... [--errors=json]\n"
+             "                  [--images]",
     .text = "Validates fully (nothing starts if anything is invalid), then runs the job "
             "here as the JobSet controller, the Job controller and the kubelet would: every "
             "container a supervised process group with the pod's hostname, environment and "
@@ -108,6 +109,11 @@ static const struct cli_help help_run = {
                                 "files (one warning per volumeMount)"},
              {"--pvc CLAIM=PATH", "the persistentVolumeClaim CLAIM is the directory PATH "
                                   "(default: <run dir>/volumes/CLAIM); repeatable"},
+             {"--images", "every container runs in its image's root filesystem, with "
+                          "the image's entrypoint, cmd, env, workingDir and user applied "
+                          "as the kubelet applies them; images from the local "
+                          "containers store (podman), pulled by imagePullPolicy; needs "
+                          "root and podman (also JAXSET_IMAGES=1; docs/local.md)"},
              {"--errors=json", "for programs (the Python SDK): before the first pod "
                                "starts, one line of JSON on stderr names the run directory "
                                "({\"kind\":\"Run\",\"name\":...,\"runDir\":...}); "

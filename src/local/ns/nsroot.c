@@ -330,10 +330,114 @@ NSR_CHILD static int fds_room(size_t n, struct rlimit *old)
     return r.rlim_cur == old->rlim_cur ? 0 : setrlimit(RLIMIT_NOFILE, &r);
 }
 
+/* The image root's mounts (nsr_root): the overlay at merged, the binds into it. */
+NSR_CHILD static int root_mount(const struct nsr_root *r)
+{
+    if (unshare(CLONE_NEWNS | CLONE_NEWUTS) < 0 ||
+        sethostname(r->hostname, strlen(r->hostname)) < 0 ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount("overlay", r->merged, "overlay", 0, r->opts) < 0)
+        return -1;
+    for (size_t i = 0; i < r->n_binds; i++) {
+        const struct nsr_bind *b = &r->binds[i];
+        int fd = b->file ? open(b->dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+        if (b->file && fd < 0)
+            return -1;
+        if (fd >= 0)
+            close(fd);
+        if (!b->file && mkdir(b->dst, 0755) < 0 && errno != EEXIST)
+            return -1;
+        if (mount(b->src, b->dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The image root made the root: pivot_root(".", ".") in it and the old root detached. */
+NSR_CHILD static int root_pivot(const struct nsr_root *r)
+{
+    if (chdir(r->merged) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+        umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+        return -1;
+    return 0;
+}
+
+/* A volume's mount point in the image root (whose layer is the container's own): the
+ * directories of `dst` made, and dst itself, a file when the tree at fd is one. */
+NSR_CHILD static int root_mount_point(const char *dst, int fd)
+{
+    char p[PATH_MAX];
+    size_t n = strlen(dst);
+    struct stat st;
+    if (n >= sizeof(p) || fstat(fd, &st) < 0)
+        return -1;
+    memcpy(p, dst, n + 1);
+    for (size_t i = 1; i < n; i++) {
+        if (p[i] != '/')
+            continue;
+        p[i] = '\0';
+        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+            return -1;
+        p[i] = '/';
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        int f = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (f < 0)
+            return -1;
+        close(f);
+        return 0;
+    }
+    return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Who the process runs as: raw system calls, which change this task alone (glibc's setuid
+ * would signal every thread of the process this child shares memory with). */
+NSR_CHILD static int root_user(const struct nsr_root *r)
+{
+    gid_t g = r->gid;
+    if (syscall(SYS_setgroups, 1, &g) < 0 || syscall(SYS_setresgid, r->gid, r->gid, r->gid) < 0 ||
+        syscall(SYS_setresuid, r->uid, r->uid, r->uid) < 0)
+        return -1;
+    return 0;
+}
+
+NSR_CHILD static int enter_root(const struct nsr_enter *e, int *fds, long *failed)
+{
+    struct rlimit old;
+    *failed = NSR_FAILED_ROOT;
+    if (root_mount(e->root) < 0 || fds_room(e->n, &old) < 0)
+        return -1;
+    for (size_t i = 0; i < e->n; i++) { /* the volumes' trees, from this machine's root */
+        *failed = (long)i;
+        fds[i] = open_tree(AT_FDCWD, e->m[i].src,
+                           OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+        unsigned rec = e->m[i].flags & NSR_RECURSIVE ? AT_RECURSIVE : 0;
+        if (fds[i] < 0 || ((e->m[i].flags & NSR_RDONLY) &&
+                           mount_setattr(fds[i], "", AT_EMPTY_PATH | rec, &ro, sizeof(ro)) < 0))
+            return -1;
+    }
+    *failed = NSR_FAILED_ROOT;
+    if (root_pivot(e->root) < 0)
+        return -1;
+    for (size_t i = 0; i < e->n; i++) {
+        *failed = (long)i;
+        if (root_mount_point(e->m[i].dst, fds[i]) < 0 ||
+            move_mount(fds[i], "", AT_FDCWD, e->m[i].dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+            return -1;
+    }
+    *failed = NSR_FAILED_ROOT;
+    if (root_user(e->root) < 0)
+        return -1;
+    return setrlimit(RLIMIT_NOFILE, &old);
+}
+
 NSR_CHILD int nsr__enter(const struct nsr_enter *e, int *fds, long *failed)
 {
     struct rlimit old;
     *failed = -1;
+    if (e->root)
+        return enter_root(e, fds, failed);
     if (e->ns.user_fd >= 0 && setns(e->ns.user_fd, CLONE_NEWUSER) < 0)
         return -1;
     if (setns(e->ns.mnt_fd, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0 ||
@@ -385,7 +489,7 @@ NSR_CHILD static int probe_main(void *arg)
 int nsr_probe_enter(const struct nsr_ns *ns, struct err *err)
 {
     struct nsr_mount m = {"/", "/", NSR_RDONLY};
-    struct nsr_enter e = {*ns, &m, 1};
+    struct nsr_enter e = {*ns, &m, 1, NULL};
     struct probe p = {.e = &e};
     char stack[NSR_STACK] __attribute__((aligned(16)));
     int status = 0;

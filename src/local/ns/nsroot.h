@@ -110,19 +110,47 @@ struct nsr_mount {
     unsigned flags;
 };
 
-/* What a container's process enters before it execs. */
+/* A path made in a container's image root before it is entered: this machine's `src` bound
+ * (recursively) at `dst`, a host path under nsr_root.merged; `file`: a file, not a directory. */
+struct nsr_bind {
+    const char *src, *dst;
+    bool file;
+};
+
+/* A container's own root from its image (`jaxset run --images`), as runc builds one: an
+ * overlay of the image's unpacked root filesystem (`lower`, shared and never written) under a
+ * writable layer of the container's own (`upper`, `work`), mounted at `merged` in the
+ * container's private mount namespace (so it goes with the process: nothing stays mounted on
+ * the host, whatever kills jaxset), this machine's /proc, /dev and /sys and the pod's hosts
+ * file bound into it (`binds`), then made the root; the volumeMounts are attached in it, and
+ * the process runs as uid:gid (groups: gid alone) with the pod's hostname. */
+struct nsr_root {
+    const char *hostname; /* the pod's, in a UTS namespace of its own */
+    const char *merged;
+    const char *opts; /* "lowerdir=...,upperdir=...,workdir=..." */
+    const struct nsr_bind *binds;
+    size_t n_binds;
+    unsigned uid, gid;
+};
+
+/* What a container's process enters before it execs: the namespaces of its pod template
+ * (ns), or (root) an image root of its own, then its volumeMounts. */
 struct nsr_enter {
     struct nsr_ns ns;
     const struct nsr_mount *m; /* in order: a mount inside another comes after it */
     size_t n;
+    const struct nsr_root *root; /* NULL: none; ns is then not joined */
 };
+
+/* nsr__enter's *failed while it builds an image root (not a volume's index). */
+#define NSR_FAILED_ROOT (-2)
 
 /* Descriptors a container's process may hold besides its trees' while it enters: nsr__enter
  * raises the soft limit of open files by e->n + NSR_FD_RESERVE, up to the hard limit. */
 #define NSR_FD_RESERVE 64
 
-/* In a spawned child, system calls only: joins e's namespaces, unshares the mount namespace
- * and mounts (a read-only mount's source on this machine covered read-only too); `fds` is
+/* In a spawned child, system calls only: joins e's namespaces (or builds its image root),
+ * unshares the mount namespace and mounts (a read-only mount's source on this machine covered read-only too); `fds` is
  * scratch for e->n descriptors, the soft limit of open files raised while they are open.  0, or -1
  * with errno set and *failed the index of the mount that failed (-1 when joining failed). */
 int nsr__enter(const struct nsr_enter *e, int *fds, long *failed);

@@ -502,9 +502,10 @@ static int loop(struct run *r, struct err *err)
 }
 
 /* Every container runs locally only with a command and env sources one machine can give (an
- * in-place restart agent with the command runner_agent.c gives it). */
+ * in-place restart agent with the command runner_agent.c gives it); with --images (`images`)
+ * the image may give the command (checked when the image is resolved: runner_images.c). */
 static int precheck_list(const struct manifest *m, const json_t *tmpl, const char *field,
-                         size_t rj, struct err *err)
+                         size_t rj, bool images, struct err *err)
 {
     const json_t *list = jx_arr(jx_path(tmpl, "spec.template.spec"), field);
     struct podenv_pod pod = {.meta = jx_path(tmpl, "spec.template.metadata"),
@@ -512,6 +513,8 @@ static int precheck_list(const struct manifest *m, const json_t *tmpl, const cha
     for (size_t k = 0; k < json_array_size(list); k++) {
         struct podenv_strv env = {0}, argv = {0};
         json_t *c = runner__agent_container(json_array_get(list, k));
+        if (c && images && !json_array_size(jx_arr(c, "command")))
+            json_object_set_new(c, "command", json_pack("[s]", "(the image's entrypoint)"));
         int rc = c ? podenv_build(c, &pod, NULL, NULL, &env, &argv, err)
                    : err_oom(err);
         json_decref(c);
@@ -529,7 +532,7 @@ static int precheck_list(const struct manifest *m, const json_t *tmpl, const cha
     return 0;
 }
 
-int runner_check(const struct manifest *m, struct err *err)
+static int check_run(const struct manifest *m, bool images, struct err *err)
 {
     if (runner__total_pods(&m->view) > RUNNER_MAX_PODS)
         return err_set(err, -E2BIG,
@@ -538,9 +541,9 @@ int runner_check(const struct manifest *m, struct err *err)
                        runner__total_pods(&m->view), RUNNER_MAX_PODS);
     for (size_t i = 0; i < m->view.n_rj; i++) {
         struct jobctl_spec js;
-        int rc = precheck_list(m, m->view.rj[i].tmpl, "initContainers", i, err);
+        int rc = precheck_list(m, m->view.rj[i].tmpl, "initContainers", i, images, err);
         if (rc == 0)
-            rc = precheck_list(m, m->view.rj[i].tmpl, "containers", i, err);
+            rc = precheck_list(m, m->view.rj[i].tmpl, "containers", i, images, err);
         /* what the Job API would refuse when the Job is created (successPolicy, FailIndex
          * without backoffLimitPerIndex...): the template is a Job's metadata and spec */
         struct err job_err = {{0}}; /* "spec.<field>: ...", a path inside the template */
@@ -550,6 +553,11 @@ int runner_check(const struct manifest *m, struct err *err)
             return rc;
     }
     return vol_check(m, err);
+}
+
+int runner_check(const struct manifest *m, struct err *err)
+{
+    return check_run(m, false, err);
 }
 
 static void clear_live(void *ctx)
@@ -670,7 +678,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->ipr_noted = -1;
     if (!r->js || r->coord_port < 0)
         return err_set(err, -ENOMEM, "cannot set up the run (memory or a free port)");
-    int rc = runner_check(m, err);
+    int rc = check_run(m, o->images, err);
     if (rc == 0)
         rc = check_gpus(r, err);
     if (rc == 0)
@@ -680,6 +688,8 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     if (rc == 0)
         rc = take_lock(r, err);
     if (rc < 0 || (rc = runner__state_open(r, err)) < 0 || (rc = runner__hosts_setup(r, err)) < 0)
+        return rc;
+    if (o->images && (rc = runner__images_setup(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
     sigaddset(&ss, SIGINT);
@@ -716,6 +726,7 @@ static void teardown(struct run *r)
     free(r->failure_event);
     free(r->job_backoff);
     runner__volumes_release(r);
+    runner__images_free(r);
     store_lock_release(); /* its end recorded, nothing of it left: the run is over */
 }
 
@@ -779,7 +790,8 @@ int runner_run(const struct manifest *m, const struct runner_opts *o, struct err
     int rc = setup(&r, m, o, err);
     if (rc == 0) {
         r.status_dirty = true; /* first written once the first pods are started */
-        note_images(&r);
+        if (!o->images)
+            note_images(&r);
         note_placement(&r);
         runner__volumes_notes(&r);
         rc = loop(&r, err);

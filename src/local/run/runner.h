@@ -44,6 +44,7 @@ struct runner_opts {
     enum runner_volumes volumes;
     const char *const *pvc;  /* --pvc CLAIM=PATH: claims mapped to directories, n_pvc of them */
     size_t n_pvc;
+    bool images;             /* --images: every container in its image (local/image/img.h) */
 };
 
 /* The most pods (replicas x pods per Job, over every replicated job) one local run takes: more

@@ -130,7 +130,7 @@ static int merged_hosts(const struct run *r, const char *own, char *out, size_t 
 int runner__hosts_env(const struct run *r, const json_t *container, json_t *extra)
 {
     char hosts[PATH_MAX]; /* run dir: at most RD_DIR_MAX (rundir.h) */
-    if (!r->nss_lib)
+    if (!r->nss_lib || r->o->images) /* in an image, /etc/hosts is the run's (runner_images.c) */
         return 0;
     const char *own = own_hosts_file(container);
     rd_file(hosts, sizeof(hosts), r->o->run_dir, RD_HOSTS);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "local/image/img.h"
 #include "local/jobctl/jobctl.h"
 #include "local/run/runner.h"
 #include "local/sup/sup.h"
@@ -31,6 +32,7 @@ struct rcont {
     int code, sig;
     char *message;               /* what it said last when it failed (runner_excerpt.c), owned;
                                   * NULL: not looked at */
+    struct run_root *root;       /* --images: its root, made at each start (runner_images.c) */
 };
 
 struct rpod {
@@ -121,6 +123,8 @@ struct run {
     char *failure_event;         /* the message of the failure event already shown in this
                                   * pass: its twin (the condition's event) is not shown again */
     int signals;                 /* SIGINT/SIGTERM/SIGHUP received */
+    struct img *imgs;            /* --images: every image of the run, resolved (runner_images.c) */
+    size_t n_imgs;
 };
 
 /* One Job's restarts by the RestartJob actions, for their crash-loop backoff. */
@@ -261,6 +265,23 @@ int runner__hosts_setup(struct run *r, struct err *err);
  * with the container's own hosts file when it sets one) to `extra`.  0, -ENOMEM, or -EINVAL
  * when the container's hosts file cannot be read. */
 int runner__hosts_env(const struct run *r, const json_t *container, json_t *extra);
+
+/* ---- runner_images.c: containers in their images (--images) ------------------------------ */
+
+struct run_root;
+/* Resolves every image of the run (local/image/img.h) before anything starts.  0, or a
+ * negative errno with err naming the container's field path. */
+int runner__images_setup(struct run *r, struct err *err);
+void runner__images_free(struct run *r);
+const struct img *runner__image(const struct run *r, const char *ref);
+/* Container c's root for a start: a fresh layer over its image, the pod's hosts, its user;
+ * `vol` its volumeMounts (NULL: none).  0, or a negative errno with err set. */
+int runner__root_new(const struct run *r, const struct rpod *p, const struct rcont *c,
+                     const json_t *pod_spec, const struct nsr_enter *vol, struct run_root **out,
+                     struct err *err);
+/* What its process enters (borrowed from rr). */
+const struct nsr_enter *runner__root_enter(const struct run_root *rr);
+void runner__root_free(struct run_root *rr);
 
 /* ---- runner_ipr.c: InPlaceRestart, the pods' side -------------------------------------------- */
 

@@ -221,6 +221,27 @@ static char *work_dir(const struct run *r, const json_t *container)
 /* Starts one container's process.  A failure to start is the container failing to start: it
  * is reported and counted as an exit with status 127, here or, when the supervisor finds it
  * after sup_spawn returned, by runner__pod_exited. */
+/* With --images: the container as its image makes it (command, env, workingDir) in *eff, and
+ * its root in c->root, what the process enters in *enter. */
+static int image_view(struct run *r, struct rpod *p, struct rcont *c, const json_t *pod_spec,
+                      json_t **eff, const struct nsr_enter **enter, struct err *e)
+{
+    const struct img *im = runner__image(r, jx_str(c->spec, "image"));
+    runner__root_free(c->root);
+    c->root = NULL;
+    if (!im)
+        return err_set(e, -ENOENT, "image %s was not resolved", jx_str(c->spec, "image"));
+    if (!(*eff = img_container(c->spec, im->config, e)))
+        return -EINVAL;
+    int rc = runner__root_new(r, p, c, pod_spec, *enter, &c->root, e);
+    if (rc == 0)
+        *enter = runner__root_enter(c->root);
+    return rc;
+}
+
+/* Starts one container's process.  A failure to start is the container failing to start: it
+ * is reported and counted as an exit with status 127, here or, when the supervisor finds it
+ * after sup_spawn returned, by runner__pod_exited. */
 static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c, int64_t now)
 {
     struct podenv_pod pod = {.meta = p->meta, .hostname = p->hostname, .pod_ip = "127.0.0.1",
@@ -230,23 +251,32 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     struct podenv_strv env = {0}, argv = {0};
     struct err e = {{0}};
     char log[PATH_MAX], prefix[RUN_NAME_MAX + 128]; /* run dir: at most RD_DIR_MAX */
-    json_t *extra = NULL;
-    int rc = extra_env(r, j, p, c, &extra, &e);
+    json_t *extra = NULL, *eff = NULL;
+    const struct nsr_enter *enter = vol_pod_enter(p->vol, jx_str(c->spec, "name"));
+    int rc = p->vol_err ? err_set(&e, -EINVAL, "%s", p->vol_err) : 0;
+    if (rc == 0 && r->o->images)
+        rc = image_view(r, p, c, pod.pod_spec, &eff, &enter, &e);
+    const json_t *spec_c = eff ? eff : c->spec;
     if (rc == 0)
-        rc = podenv_build(c->spec, &pod, (const char *const *)environ, extra, &env, &argv, &e);
+        rc = extra_env(r, j, p, c, &extra, &e);
+    /* in an image, nothing of this machine's environment: the runtime's PATH, then the image's
+     * and the container's variables (containerd's defaults) */
+    static const char *const image_base[] = {
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+    const char *const *base = eff ? image_base : (const char *const *)environ;
+    if (rc == 0)
+        rc = podenv_build(spec_c, &pod, base, extra, &env, &argv, &e);
     log_path(r, p, c, log, sizeof(log));
     make_prefix(r, p, c, (size_t)(j->index * 131 + (p->jp.index > 0 ? p->jp.index : 0)), prefix,
                 sizeof(prefix));
-    char *cwd = work_dir(r, c->spec);
+    char *cwd = work_dir(r, spec_c);
     struct sup_spec spec = {.argv = (const char *const *)argv.v,
                             .envp = (const char *const *)env.v, .cwd = cwd, .log_path = log,
-                            .prefix = forwarded(r, j, p) ? prefix : NULL,
-                            .ns = vol_pod_enter(p->vol, jx_str(c->spec, "name"))};
-    if (rc == 0 && p->vol_err)
-        rc = err_set(&e, -EINVAL, "%s", p->vol_err);
+                            .prefix = forwarded(r, j, p) ? prefix : NULL, .ns = enter};
     if (rc == 0)
         rc = sup_spawn(r->sup, &spec, &c->sup_id, &e);
     json_decref(extra);
+    json_decref(eff);
     podenv_strv_free(&env);
     podenv_strv_free(&argv);
     free(cwd);
@@ -311,8 +341,10 @@ static void pod_free(struct rpod *p)
     vol_pod_free(p->vol);
     free(p->vol_err);
     json_decref(p->meta);
-    for (size_t i = 0; p->c && i < p->n_c; i++)
+    for (size_t i = 0; p->c && i < p->n_c; i++) {
         free(p->c[i].message);
+        runner__root_free(p->c[i].root);
+    }
     free(p->c);
     free(p);
 }

@@ -435,6 +435,9 @@ int sup__spawn_result(const struct sup__spawn *sp, bool *in_cg, struct err *err)
     *in_cg = c->in_cg;
     if (!rc)
         return 0;
+    if (c->step == STEP_NS && c->failed == NSR_FAILED_ROOT)
+        return err_set(err, -rc, "the container's image root (overlay, pivot_root, user): %s",
+                       strerror(rc));
     if (c->step == STEP_NS && c->failed < 0)
         return err_set(err, -rc, "joining the pod's namespaces: %s", strerror(rc));
     if (c->step == STEP_NS)

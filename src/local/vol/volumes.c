@@ -278,7 +278,7 @@ static int ctr_mounts(const struct vol_pod *vp, const struct vol_tmpl *t, struct
             return rc;
         c->nm[i] = (struct nsr_mount){m->src, m->dst, m->flags};
     }
-    c->enter = (struct nsr_enter){t->ns, c->nm, c->n};
+    c->enter = (struct nsr_enter){t->ns, c->nm, c->n, NULL};
     return 0;
 }
 
