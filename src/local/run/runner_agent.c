@@ -18,7 +18,7 @@
 #define AGENT_NAME "in-place-restart-agent"
 
 /* The image's repository ends in /in-place-restart-agent (any registry, tag or digest). */
-static bool agent_image(const char *image)
+bool runner__agent_image(const char *image)
 {
     if (!image)
         return false;
@@ -37,7 +37,7 @@ static bool is_agent(const json_t *c)
     const char *name = jx_str(c, "name");
     if (json_array_size(jx_arr(c, "command")) || json_array_size(jx_arr(c, "args")))
         return false;
-    return (name && strcmp(name, AGENT_NAME) == 0) || agent_image(jx_str(c, "image"));
+    return (name && strcmp(name, AGENT_NAME) == 0) || runner__agent_image(jx_str(c, "image"));
 }
 
 /* The literal value of env variable `name` of container c, NULL when unset or not literal. */

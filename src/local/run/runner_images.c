@@ -44,7 +44,7 @@ static int resolve_one(struct run *r, const json_t *c, const char *where, const 
     if (!ref || !*ref)
         return err_set(err, -EINVAL, "%s.image: --images runs every container in its image, "
                        "and this one names none", where);
-    if (runner__image(r, ref))
+    if (runner__image(r, ref) || runner__agent_image(ref))
         return 0;
     struct img *grown = realloc(r->imgs, (r->n_imgs + 1) * sizeof(*grown));
     if (!grown)

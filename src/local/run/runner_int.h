@@ -192,6 +192,9 @@ int runner__agent_commands(json_t *pod_spec);
 /* Container c as runner__agent_commands leaves it: a new reference (c itself when it is no
  * agent), NULL on OOM. */
 json_t *runner__agent_container(const json_t *c);
+/* Whether `image` is upstream's agent image (its repository ends in /in-place-restart-agent):
+ * jaxset plays it, with --images too (it is never looked up). */
+bool runner__agent_image(const char *image);
 
 /* ---- runner_signal.c: signals to pods and their grace ---------------------------------------- */
 

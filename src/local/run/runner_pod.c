@@ -254,7 +254,7 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     json_t *extra = NULL, *eff = NULL;
     const struct nsr_enter *enter = vol_pod_enter(p->vol, jx_str(c->spec, "name"));
     int rc = p->vol_err ? err_set(&e, -EINVAL, "%s", p->vol_err) : 0;
-    if (rc == 0 && r->o->images)
+    if (rc == 0 && r->o->images && !runner__agent_image(jx_str(c->spec, "image")))
         rc = image_view(r, p, c, pod.pod_spec, &eff, &enter, &e);
     const json_t *spec_c = eff ? eff : c->spec;
     if (rc == 0)
