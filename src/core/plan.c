@@ -67,7 +67,7 @@ int rec__create(struct rec_ctx *c, json_t *job)
 int rec__patch(struct rec_ctx *c, const char *name, bool suspend, bool clear_start, json_t *job)
 {
     struct rec_plan *p = c->plan;
-    struct rec_patch pa = {strdup(name), suspend, clear_start, job};
+    struct rec_patch pa = {strdup(name), suspend, clear_start, job, false};
     if (!pa.name || !job || plan_grow((void **)&p->patches, p->n_patches, sizeof(*p->patches))) {
         free(pa.name);
         json_decref(job);
@@ -75,6 +75,14 @@ int rec__patch(struct rec_ctx *c, const char *name, bool suspend, bool clear_sta
     }
     p->patches[p->n_patches++] = pa;
     return 0;
+}
+
+int rec__patch_scale(struct rec_ctx *c, const char *name, bool suspend, json_t *job)
+{
+    int rc = rec__patch(c, name, suspend, false, job);
+    if (rc == 0)
+        c->plan->patches[c->plan->n_patches - 1].scale = true;
+    return rc;
 }
 
 void rec_plan_release(struct rec_plan *p)

@@ -28,6 +28,10 @@ static int classify_one(struct rec_ctx *c, const json_t *job)
     if (rec_job_classify(job, c->v.restarts, &j->bucket, &j->failed_cond))
         return err_set(c->e, -EINVAL, "job %s: invalid value for label %s, must be integer",
                        j->name, LBL_RESTART_ATTEMPT);
+    if (j->bucket != REC_BUCKET_PREVIOUS && rec_elastic_excess(c, j)) {
+        j->excess = true; /* scaled away: neither counted nor restarted */
+        j->bucket = REC_BUCKET_PREVIOUS;
+    }
     if (j->bucket != REC_BUCKET_PREVIOUS && c->job_restarts) {
         int rc = rec_job_restart_check(c, j);
         if (rc)
@@ -106,7 +110,8 @@ static int ctx_init(struct rec_ctx *c, const json_t *js, const json_t *jobs, int
                                                           : "";
     c->ipr_previous = status_int(c, "previousInPlaceRestartAttempt");
     c->ipr_current = status_int(c, "currentInPlaceRestartAttempt");
-    if (fg_enabled(c->gates, FG_RESTART_JOB) && rec_job_restarts_load(c) < 0)
+    if (fg_enabled(c->gates, FG_RESTART_JOB) &&
+        (rec_job_restarts_load(c) < 0 || rec_elastic_fit_restarts(c) < 0))
         return err_oom(c->e);
     old_conds = cond_list(c->old_status);
     c->conds = json_object();
@@ -130,11 +135,15 @@ static void ctx_release(struct rec_ctx *c)
 
 /* ---- steps --------------------------------------------------------------------------------- */
 
+/* The Jobs of bucket `b` not yet terminating, after the excess ones (elastic.c), which go
+ * first, highest index first. */
 static int delete_bucket(struct rec_ctx *c, enum rec_bucket b)
 {
+    if (rec_elastic_delete(c))
+        return -ENOMEM;
     for (size_t i = 0; i < c->n_jobs; i++) {
         const struct rec_job *j = &c->jobs[i];
-        if (j->bucket == b && !j->terminating && rec__delete(c, j->name))
+        if (j->bucket == b && !j->terminating && !j->excess && rec__delete(c, j->name))
             return -ENOMEM;
     }
     return 0;
@@ -166,6 +175,8 @@ static int reconcile_running(struct rec_ctx *c)
         return -ENOMEM;
     if (json_array_size(jx_arr(c->spec, "volumeClaimPolicies")) &&
         !(c->plan->pvcs = construct_pvcs(c->js, &c->v)))
+        return -ENOMEM;
+    if (rec_elastic_sync(c))
         return -ENOMEM;
     rc = rec_create_jobs(c);
     if (rc)

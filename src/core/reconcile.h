@@ -7,7 +7,8 @@
  *
  *   1. deletes      (child Jobs, Foreground propagation when `foreground`)
  *   2. creates      (the headless Service first when `service` is set, then `pvcs`)
- *   3. patches      (full Job updates that suspend or resume existing Jobs)
+ *   3. patches      (full Job updates that suspend or resume existing Jobs, and scale
+ *                   patches of their parallelism and completions)
  *   4. status       (PUT .../status when `status_changed`), then, only if that succeeded,
  *   5. events       (in order)
  *   6. delete_jobset (Foreground) / requeue after `requeue_after_ms`
@@ -24,6 +25,11 @@
  *     and moves status.previousInPlaceRestartAttempt / currentInPlaceRestartAttempt, which the
  *     in-pod agents act on; no Job is touched for it (core/in_place.c).  A backend running such
  *     JobSets lists (and watches) the Pods labelled jobset.sigs.k8s.io/jobset-name=<name>.
+ *   - ElasticJobSet: an active Job whose parallelism/completions differ from its replicated
+ *     job's (changed in the JobSet, both equal) gets a scale patch (upstream syncJobScaling);
+ *     a replicated job whose replicas changed gets the Jobs of its new indexes, and its Jobs
+ *     at an index >= replicas are deleted, highest first, and no longer counted (jaxset's
+ *     Job-level scaling, KEP-463's future work; core/elastic.c).
  *
  * Ownership: the inputs are borrowed for the duration of the call; everything reachable from a
  * plan is owned by the plan and freed by rec_plan_release(). */
@@ -55,15 +61,19 @@ struct rec_delete {
     bool foreground; /* propagationPolicy: Foreground (always true today) */
 };
 
-/* An update of an existing child Job (spec.suspend flip: upstream suspendJobs, resumeJob). */
+/* An update of an existing child Job (spec.suspend flip: upstream suspendJobs, resumeJob; or,
+ * with `scale`, the ElasticJobSet gate's syncJobScaling). */
 struct rec_patch {
     char *name;            /* owned */
-    bool suspend;          /* desired spec.suspend */
+    bool suspend;          /* desired spec.suspend (a scale patch: the Job's own) */
     bool clear_start_time; /* resume only: first clear status.startTime with a status update */
     json_t *job;           /* owned: the full object to PUT — the observed Job with spec.suspend
                             * set and, on resume, the RJ pod template's labels, annotations,
                             * nodeSelector, tolerations and schedulingGates merged in (and
-                            * status.startTime removed when clear_start_time) */
+                            * status.startTime removed when clear_start_time); a scale patch:
+                            * the observed Job with the new parallelism and completions */
+    bool scale;            /* only spec.parallelism and spec.completions change, to `job`'s
+                            * (absent there: removed), as upstream's merge patch */
 };
 
 struct rec_plan {

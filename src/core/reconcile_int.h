@@ -2,8 +2,8 @@
  * its unit tests).  Sectioned by the file that defines what follows, as libuv's internal.h.
  *
  * The files stand on each other in one direction: reconcile.c, the pass itself, on the steps
- * (failure.c, restart_job.c, in_place.c, suspend.c, startup.c, success.c, ttl.c), and every
- * step on plan.c and status.c; nothing calls up into reconcile.c. */
+ * (failure.c, restart_job.c, in_place.c, elastic.c, suspend.c, startup.c, success.c, ttl.c),
+ * and every step on plan.c and status.c; nothing calls up into reconcile.c. */
 #ifndef JX_RECONCILE_INT_H
 #define JX_RECONCILE_INT_H
 
@@ -32,6 +32,8 @@ struct rec_job {
     const json_t *failed_cond; /* the Failed=True condition (bucket FAILED) */
     bool terminating;          /* metadata.deletionTimestamp set */
     bool suspended;            /* spec.suspend == true */
+    bool excess;               /* ElasticJobSet: job index >= its RJ's replicas (bucket
+                                * PREVIOUS: not counted, deleted by rec_elastic_delete) */
 };
 
 struct rec_ctx {
@@ -69,6 +71,9 @@ int rec__delete(struct rec_ctx *c, const char *name);
 int rec__create(struct rec_ctx *c, json_t *job); /* steals job (also on failure) */
 int rec__patch(struct rec_ctx *c, const char *name, bool suspend, bool clear_start,
                json_t *job); /* steals job (also on failure) */
+/* A scale patch (struct rec_patch `scale`) of Job `name` whose spec.suspend is `suspend`. */
+int rec__patch_scale(struct rec_ctx *c, const char *name, bool suspend,
+                     json_t *job); /* steals job (also on failure) */
 
 /* Applies condition `cond` (rec_cond_set) to the status being built and queues its event when
  * it changed something.  Returns 0 or -ENOMEM. */
@@ -178,6 +183,35 @@ void rec_job_restarts_release(struct rec_ctx *c);
  * (an annotation that is not a non-negative integer; a replicated job whose completions and
  * parallelism are not set and equal) or -ENOMEM. */
 int rec_in_place_restart(struct rec_ctx *c) __attribute__((warn_unused_result));
+
+/* ---- elastic.c: the ElasticJobSet feature gate ----------------------------------------------
+ * kubernetes-sigs/jobset v0.12.0 pkg/controllers/jobset_controller.go syncJobScaling and
+ * jobScalingNeedsPatch (pod-level scaling, KEP-463), and jaxset's Job-level scaling of
+ * spec.replicatedJobs[].replicas, which KEP-463 leaves to future work and describes there:
+ * new indexes created in order (rec_create_jobs does it, for every missing name), Jobs at an
+ * index >= replicas deleted highest index first (Foreground), not counted in the status from the
+ * pass that deletes them, and never taken for failures or successes.  Every function here is a
+ * no-op with the gate off. */
+
+/* True when Job `j` (of a known RJ) carries a job-index label >= its RJ's replicas. */
+bool rec_elastic_excess(const struct rec_ctx *c, const struct rec_job *j);
+
+/* Fits the RestartJob gate's per-Job lists loaded from the status to each RJ's replicas (a
+ * list is as long as the replicas were when it was written): cut, or padded with zeros.  0 or
+ * -ENOMEM. */
+int rec_elastic_fit_restarts(struct rec_ctx *c) __attribute__((warn_unused_result));
+
+/* Queues the deletion of every excess Job not yet terminating, highest job index first, RJ by
+ * RJ in spec order.  0 or -ENOMEM. */
+int rec_elastic_delete(struct rec_ctx *c) __attribute__((warn_unused_result));
+
+/* syncJobScaling: a scale patch for every active Job not terminating whose parallelism or
+ * completions differ from its RJ template's, when the template's two are equal (both unset
+ * counts as equal, as upstream's ptr.Equal).  The Job's values are compared as the Job API
+ * defaults them (both unset: 1 and 1; parallelism unset: 1), so that a template that sets
+ * neither asks nothing of Jobs the API server gave 1 and 1 (upstream patches those on every
+ * pass, to no effect).  0 or -ENOMEM. */
+int rec_elastic_sync(struct rec_ctx *c) __attribute__((warn_unused_result));
 
 /* ---- suspend.c: suspending and resuming the child Jobs -------------------------------------
  * kubernetes-sigs/jobset pkg/controllers/jobset_controller.go, suspendJobs and

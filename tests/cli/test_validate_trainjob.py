@@ -166,8 +166,52 @@ def runtime_alone(suite):
                 in err and out.endswith("valid: ClusterTrainingRuntime\n"), out + err)
 
 
+OPT_OUT = "trainer.kubeflow.org/webhook-validation"
+
+
+def webhook_validation_disabled(suite):
+    """kubeflow/trainer v2.3.0 (#3683): a runtime labelled webhook-validation: disabled is not
+    sent to the runtime webhooks (their objectSelector), so nothing of theirs is said of it:
+    not its jobs' rules, not the deprecation warning of its creation; its CRD's rules and the
+    TrainJob webhook's still are."""
+    rt = runtime()
+    rt["metadata"]["labels"] = {OPT_OUT: "disabled"}
+    rt["spec"]["template"]["spec"]["replicatedJobs"][1]["replicas"] = 2
+    rc, out, err = validate([rt, trainjob()], "--cluster")
+    suite.check("--cluster: an opted-out runtime's jobs are not checked",
+                rc == 0 and "always must be 1" not in err and "Warning" not in err,
+                f"rc={rc}\n{out}{err}")
+    rc, out, err = validate([rt, trainjob()])  # refused locally for other reasons (no command)
+    suite.check("an opted-out runtime's jobs are not checked locally either",
+                "always must be 1" not in err and "container dataset-initializer has no command"
+                in err, f"rc={rc}\n{out}{err}")
+    rc, out, err = validate([rt], "--cluster")
+    suite.check("--cluster: an opted-out runtime alone is admitted", rc == 0 and
+                out.endswith("valid: ClusterTrainingRuntime\n") and not err, out + err)
+    rt["metadata"]["labels"][OPT_OUT] = "enabled"  # any other value: validated
+    refused(suite, "--cluster: webhook-validation other than disabled is validated", [rt],
+            "replicatedJobs[1].replicas: Invalid value: 2: always must be 1", "--cluster")
+    rt = runtime()
+    rt["metadata"]["labels"] = {OPT_OUT: "disabled", "trainer.kubeflow.org/support": "deprecated"}
+    rc, out, err = validate([rt, trainjob()], "--cluster")
+    suite.check("opted out and deprecated: only the TrainJob webhook's warning",
+                rc == 0 and err.count('ClusterTrainingRuntime "rt" is deprecated') == 1 and
+                'Referenced ClusterTrainingRuntime "rt" is deprecated' in err, err)
+    rt = runtime({"torch": {}, "jax": {}})
+    rt["metadata"]["labels"] = {OPT_OUT: "disabled"}
+    refused(suite, "opted out: the CRD's rules still hold", [rt, trainjob()],
+            "Only one of the policy can be configured", "--cluster")
+    rt = runtime()
+    rt["metadata"]["labels"] = {OPT_OUT: "disabled"}
+    refused(suite, "opted out: the TrainJob webhook still checks the TrainJob",
+            [rt, trainjob(initializer={"model": {"storageUri": "hf://m"}})],
+            "must have model-initializer job when trainJob is configured with input modelConfig",
+            "--cluster")
+
+
 def main():
     suite = Suite()
+    webhook_validation_disabled(suite)
     runtime_alone(suite)
     plugin_rules(suite)
     crd_rules(suite)

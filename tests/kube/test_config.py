@@ -242,6 +242,14 @@ def deployment_is_hardened():
             check(w["failurePolicy"] == "Fail" and w["sideEffects"] == "None" and
                   w["admissionReviewVersions"] == ["v1"], w)
             hooks[w["name"]] = (cfg["kind"], svc["path"], w["rules"][0]["operations"])
+            # kubeflow/trainer v2.3.0 charts/kubeflow-trainer/tests/webhook/
+            # validating_webhook_configuration_test.yaml, "Should skip validation for runtimes
+            # labeled trainer.kubeflow.org/webhook-validation=disabled": the two runtime
+            # webhooks select NotIn [disabled], the TrainJob one has no objectSelector
+            if "trainer.kubeflow.org" in w["name"]:
+                want = [{"key": "trainer.kubeflow.org/webhook-validation", "operator": "NotIn",
+                         "values": ["disabled"]}] if "runtime" in w["name"] else None
+                check((w.get("objectSelector") or {}).get("matchExpressions") == want, w)
     check(hooks == {
         "mjobset.kb.io": ("MutatingWebhookConfiguration",
                           "/mutate-jobset-x-k8s-io-v1alpha2-jobset", ["CREATE"]),
@@ -255,6 +263,12 @@ def deployment_is_hardened():
         "validator.trainjob.trainer.kubeflow.org": (
             "ValidatingWebhookConfiguration", "/validate-trainer-kubeflow-org-v1alpha1-trainjob",
             ["CREATE", "UPDATE"]),
+        "validator.clustertrainingruntime.trainer.kubeflow.org": (
+            "ValidatingWebhookConfiguration",
+            "/validate-trainer-kubeflow-org-v1alpha1-clustertrainingruntime", ["CREATE", "UPDATE"]),
+        "validator.trainingruntime.trainer.kubeflow.org": (
+            "ValidatingWebhookConfiguration",
+            "/validate-trainer-kubeflow-org-v1alpha1-trainingruntime", ["CREATE", "UPDATE"]),
     }, hooks)
 
 

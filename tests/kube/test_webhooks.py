@@ -134,7 +134,7 @@ def wait_serving(env):
         if not ca or not crt:
             return False, "no Secret yet"
         b = ca_bundles(env)
-        if len(b) != 6 or any(norm(x) != norm(ca) for x in b):
+        if len(b) != 8 or any(norm(x) != norm(ca) for x in b):
             return False, f"{len(b)} webhooks, CA bundles not yet the Secret's"
         got = served_cert(env, ca)
         return (norm(got) == norm(crt)) or (False, "served certificate differs")
@@ -508,6 +508,72 @@ def trainjobs_are_validated_with_the_trainers_messages(env):
     poll(lambda: not failed_reason() and
          node_pod(env.server.get(jp).json).get("nodeSelector") == {"zone": "c"},
          "the Failed condition cleared once the JobSet takes the patch")
+
+
+def runtime(kind, name, replicas, labels=None):
+    """A runtime whose trainer job has `replicas` (Trainer's runtime webhook wants 1)."""
+    meta = {"name": name, "labels": dict({"trainer.kubeflow.org/framework": "jax"},
+                                         **(labels or {}))}
+    node = {"name": "node", "replicas": replicas, "template": {
+        "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+        "spec": {"template": {"spec": {"containers": [{"name": "node", "image": "jax"}]}}}}}
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": kind, "metadata": meta,
+            "spec": {"mlPolicy": {"numNodes": 1, "jax": {}},
+                     "template": {"spec": {"replicatedJobs": [node]}}}}
+
+
+OPT_OUT = {"trainer.kubeflow.org/webhook-validation": "disabled"}
+
+
+@test
+def runtimes_are_validated_unless_labelled_webhook_validation_disabled(env):
+    """kubeflow/trainer v2.3.0 (#3683): the runtime webhooks validate a runtime's trainer and
+    initializer jobs on create (and a ClusterTrainingRuntime's update); their configuration's
+    objectSelector skips a runtime labelled trainer.kubeflow.org/webhook-validation:
+    disabled, which is stored as it is."""
+    trainer_crds(env)
+    ns = env.namespace()
+    for kind, hook, coll in (
+            ("ClusterTrainingRuntime", "validator.clustertrainingruntime.trainer.kubeflow.org",
+             f"{TR_API}/clustertrainingruntimes"),
+            ("TrainingRuntime", "validator.trainingruntime.trainer.kubeflow.org",
+             f"{TR_API}/namespaces/{ns}/trainingruntimes")):
+        name = f"rt-{ns}-{kind.lower()}"
+        r = env.server.post(coll, runtime(kind, name, 2))
+        check(r.status == 403 and r.json["message"] ==
+              f'admission webhook "{hook}" denied the request: spec.template.spec.'
+              'replicatedJobs[0].replicas: Invalid value: 2: always must be 1', r.raw[:500])
+        expect(env.server.post(coll, runtime(kind, name, 2, OPT_OUT)), 201, f"{kind} opted out")
+        # an update keeps it out of the webhooks while it carries the label
+        cur = expect(env.server.get(f"{coll}/{name}"), 200, "get")
+        cur["spec"]["mlPolicy"]["numNodes"] = 2
+        expect(env.server.put(f"{coll}/{name}", cur), 200, f"{kind} updated")
+        # without it, Trainer's ClusterTrainingRuntime webhook checks the update (its
+        # TrainingRuntime webhook admits every update)
+        cur = expect(env.server.get(f"{coll}/{name}"), 200, "get")
+        del cur["metadata"]["labels"]["trainer.kubeflow.org/webhook-validation"]
+        cur["spec"]["mlPolicy"]["numNodes"] = 3
+        r = env.server.put(f"{coll}/{name}", cur)
+        if kind == "ClusterTrainingRuntime":
+            check(r.status == 403 and "always must be 1" in r.json["message"], r.raw[:500])
+            env.server.delete(f"{coll}/{name}")
+        else:
+            check(r.status == 200, r.raw[:500])
+        expect(env.server.post(coll, runtime(kind, name + "-ok", 1)), 201, f"a valid {kind}")
+        env.server.delete(f"{coll}/{name}-ok")
+    # `jaxset validate --cluster` of the runtime alone says the same
+    d = tempfile.mkdtemp(prefix="jaxset-rt-")
+    try:
+        for labels, rc in ((None, 2), (OPT_OUT, 0)):
+            path = os.path.join(d, "rt.yaml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(yaml_of(runtime("ClusterTrainingRuntime", "v", 2, labels)))
+            p = subprocess.run([BIN, "validate", "--cluster", path], capture_output=True,
+                               text=True)
+            check(p.returncode == rc, p.stdout + p.stderr)
+            check(("always must be 1" in p.stderr) == (rc == 2), p.stderr)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------- process ids

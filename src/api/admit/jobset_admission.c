@@ -6,8 +6,10 @@
 #include <errno.h>
 
 #include "api/child/jaxrt.h"
+#include "api/jobset/features.h"
 #include "api/jobset/jobset.h"
 #include "api/jobset/local_ann.h"
+#include "obj/tree/jx.h"
 
 int js_validate_admission(const json_t *js, const struct feature_gates *g,
                           struct ferr_list *errs, struct ferr_list *later)
@@ -34,4 +36,33 @@ int js_validate_admission(const json_t *js, const struct feature_gates *g,
         js_view_release(&v);
     json_decref(copy);
     return rc < 0 ? rc : (int)(errs->n - n0);
+}
+
+/* A replicated job of `new_js` whose replicas differ from the one of the same name in
+ * `old_js`. */
+static bool replicas_changed(const json_t *old_js, const json_t *new_js)
+{
+    const json_t *orjs = jx_arr(jx_obj(old_js, "spec"), "replicatedJobs"), *r;
+    size_t i;
+    json_array_foreach (jx_arr(jx_obj(new_js, "spec"), "replicatedJobs"), i, r) {
+        const json_t *o = jx_named(orjs, jx_str(r, "name"));
+        if (o && jx_int_or(o, "replicas", 1) != jx_int_or(r, "replicas", 1))
+            return true;
+    }
+    return false;
+}
+
+int js_admit_update(const json_t *old_js, const json_t *new_js, const struct feature_gates *g,
+                    struct ferr_list *errs)
+{
+    struct ferr_list later;
+    int rc = js_validate_update(old_js, new_js, g, errs);
+    if (rc != 0 || !fg_enabled(g, FG_ELASTIC_JOBSET) || !replicas_changed(old_js, new_js))
+        return rc;
+    ferr_list_init(&later);
+    rc = js_validate_admission(new_js, g, errs, &later);
+    if (rc >= 0 && later.rc < 0)
+        rc = later.rc;
+    ferr_list_release(&later);
+    return rc;
 }

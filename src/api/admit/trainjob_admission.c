@@ -282,6 +282,12 @@ int tja_runtime_webhook_rules(const json_t *rt, struct ferr_list *errs)
     return 0;
 }
 
+bool tja_webhook_validation_disabled(const json_t *rt)
+{
+    const char *v = jx_get_meta(jx_obj(rt, "metadata"), "labels", TJA_LABEL_WEBHOOK_VALIDATION);
+    return v && strcmp(v, "disabled") == 0;
+}
+
 char *tja_deprecation_warning(const json_t *rt, bool referenced, bool *oom)
 {
     const char *s = jx_get_meta(jx_obj(rt, "metadata"), "labels", TJA_GROUP "/support");
@@ -589,7 +595,7 @@ static int runtime_rules(const json_t *rt, bool cluster, struct ferr_list *errs,
     int rc = tja_runtime_crd_rules(rt, errs);
     if (rc == 0)
         rc = in_runtime(errs, from, rt);
-    if (rc == 0)
+    if (rc == 0 && !tja_webhook_validation_disabled(rt)) /* the runtime webhook never saw it */
         rc = tja_runtime_webhook_rules(rt, cluster ? warnings : errs);
     if (rc == 0)
         rc = cluster ? in_runtime(warnings, wfrom, rt) : in_runtime(errs, from, rt);
@@ -636,7 +642,9 @@ int tja_admit_create(const json_t *tj, const json_t *rt, bool cluster, struct fe
         rc = tja_runtime_missing(tj, !kind || strcmp(kind, "TrainingRuntime") != 0, errs);
     if (rc < 0 || !rt)
         return rc;
-    if ((rc = add_warning(warnings, rt, false)) == 0)
+    if (!tja_webhook_validation_disabled(rt)) /* the creation's, from the runtime webhook */
+        rc = add_warning(warnings, rt, false);
+    if (rc == 0)
         rc = add_warning(warnings, rt, true);
     if (rc == 0)
         rc = runtime_rules(rt, cluster, errs, warnings);

@@ -10,7 +10,9 @@
  *   - tja_runtime_crd_rules: the TrainingRuntime/ClusterTrainingRuntime CRDs' rules on mlPolicy
  *     (only one policy; mpi's mpiImplementation; flux numProcPerNode >= 1);
  *   - tja_runtime_webhook_rules: pkg/webhooks/trainingruntime_webhook.go validateReplicatedJobs
- *     (ancestor jobs have replicas 1 and their required container), checked on CREATE only;
+ *     (ancestor jobs have replicas 1 and their required container), checked on CREATE (and a
+ *     ClusterTrainingRuntime's UPDATE), not for a runtime labelled
+ *     trainer.kubeflow.org/webhook-validation: disabled (tja_webhook_validation_disabled);
  *   - tja_plugin_rules: the TrainJob webhook's plugins (pkg/runtime/framework/plugins: jobset's
  *     initializer and runtime-patch rules with their immutability, torch's and mpi's reserved
  *     env, flux's numProcPerNode and reserved init container; jax checks nothing);
@@ -42,6 +44,18 @@ int tja_plugin_rules(const json_t *tj, const json_t *old, const json_t *rt, cons
  * trainingruntime.go, clustertrainingruntime.go ValidateObjects; the latter spells the path
  * "spec.RuntimeRef"), the runtime's kind ClusterTrainingRuntime when `cluster`.  0 or -ENOMEM. */
 int tja_runtime_missing(const json_t *tj, bool cluster, struct ferr_list *errs);
+
+/* The label with which a runtime opts out of the runtime webhooks (kubeflow/trainer v2.3.0,
+ * #3683): their ValidatingWebhookConfiguration selects only the objects whose label is not
+ * "disabled" (objectSelector NotIn), so the API server never calls them for such a runtime, on
+ * create or update.  The TrainJob webhook still checks a TrainJob that names it, and the CRD's
+ * own rules still apply. */
+#define TJA_LABEL_WEBHOOK_VALIDATION TJA_GROUP "/webhook-validation"
+
+/* True when `rt` carries trainer.kubeflow.org/webhook-validation: disabled: what the runtime
+ * webhook checks (tja_runtime_webhook_rules, the creation's deprecation warning) is skipped
+ * wherever jaxset plays it. */
+bool tja_webhook_validation_disabled(const json_t *rt);
 
 /* Upstream's warning for ClusterTrainingRuntime `rt` when it is labelled
  * trainer.kubeflow.org/support=deprecated, as a TrainJob naming it (`referenced`) or its own

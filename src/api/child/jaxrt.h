@@ -60,6 +60,12 @@ bool jaxrt_is_reserved(enum jaxrt_flavor f, const char *name);
  * jaxjob, JAXOPERATOR_PROCESS_ID for aichor): what the pod webhook sets per pod. */
 bool jaxrt_is_id_var(enum jaxrt_flavor f, const char *name);
 
+/* True when `name` carries the number of processes in this flavour (JAX_NUM_PROCESSES, and
+ * NUM_PROCESSES for jaxjob, JAXOPERATOR_NUM_PROCESSES for aichor): what the pod webhook sets
+ * per pod from the JobSet as it is then, so that a pod created after an ElasticJobSet scaling
+ * counts the new size, whatever its Job's template says. */
+bool jaxrt_is_num_var(enum jaxrt_flavor f, const char *name);
+
 /* Process id of pod (rj, job, pod), or -1 when rj is not a JAX replicated job. */
 long long jaxrt_process_id(const struct jaxrt *rt, const struct js_view *v, size_t rj,
                            long long job, long long pod);

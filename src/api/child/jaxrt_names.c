@@ -68,3 +68,12 @@ bool jaxrt_is_id_var(enum jaxrt_flavor f, const char *name)
            (f == JAXRT_JAXJOB && strcmp(name, "PROCESS_ID") == 0) ||
            (f == JAXRT_AICHOR && strcmp(name, "JAXOPERATOR_PROCESS_ID") == 0);
 }
+
+bool jaxrt_is_num_var(enum jaxrt_flavor f, const char *name)
+{
+    if (f == JAXRT_OFF || !name)
+        return false;
+    return strcmp(name, "JAX_NUM_PROCESSES") == 0 ||
+           (f == JAXRT_JAXJOB && strcmp(name, "NUM_PROCESSES") == 0) ||
+           (f == JAXRT_AICHOR && strcmp(name, "JAXOPERATOR_NUM_PROCESSES") == 0);
+}

@@ -359,14 +359,16 @@ static int make_trainjob(struct manifest *m, const struct doc *d, const struct d
 }
 
 /* A runtime created on its own (cluster mode only: runtime_alone): its CRD's and webhook's
- * rules, the deprecation warning. */
+ * rules, the deprecation warning; the webhook's not for a runtime labelled
+ * trainer.kubeflow.org/webhook-validation: disabled, which the API server does not send it. */
 static int make_runtime(struct manifest *m, const struct doc *d)
 {
+    bool hook = !tja_webhook_validation_disabled(d->obj);
     int rc = tja_runtime_crd_rules(d->obj, &m->errs);
-    if (rc == 0)
+    if (rc == 0 && hook)
         rc = tja_runtime_webhook_rules(d->obj, &m->errs);
     bool oom = false;
-    char *w = rc == 0 ? tja_deprecation_warning(d->obj, false, &oom) : NULL;
+    char *w = rc == 0 && hook ? tja_deprecation_warning(d->obj, false, &oom) : NULL;
     if (w && ferr_add_str(&m->warnings, FERR_INVALID, "metadata.labels", "deprecated", "%s",
                           w) < 0)
         oom = true;

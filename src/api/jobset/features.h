@@ -7,7 +7,9 @@
  *   InPlaceRestart  alpha  false    failurePolicy.restartStrategy InPlaceRestart
  *   RestartJob      alpha  false    failure-policy actions RestartJob,
  * RestartJobAndIgnoreMaxRestarts
- *   ElasticJobSet   alpha  false    accepted; changes only spec updates, which jaxset never makes
+ *   ElasticJobSet   alpha  false    JobSet updates of parallelism/completions (upstream) and
+ *                                   replicas (jaxset's): the webhook admits them, the reconcile
+ *                                   scales the Jobs (core/elastic.c); a local run never updates
  *   TLSOptions      GA     true     locked to true (the controller's TLS settings)
  *   AllAlpha, AllBeta               every alpha (beta) gate not set by name, as component-base
  *

@@ -3,7 +3,10 @@
  * that while the old or the new object is suspended each replicated job's pod template may
  * change its labels, annotations, nodeSelector, tolerations and schedulingGates (what Kueue
  * writes), and that with the ElasticJobSet gate an Indexed replicated job may change its
- * parallelism and completions together.  The other immutable fields (network, successPolicy,
+ * parallelism and completions together.  With that gate jaxset also lets a replicated job change
+ * its replicas (Job-level scaling, which upstream v0.12.0 still refuses as immutable: KEP-463
+ * leaves it to future work), under the rules upstream gives parallelism: not once the JobSet is
+ * Completed or Failed, and not below 1.  The other immutable fields (network, successPolicy,
  * failurePolicy, startupPolicy, volumeClaimPolicies, dependsOn) are CEL rules of the CRD, which
  * the API server enforces. */
 #include <errno.h>
@@ -105,6 +108,34 @@ static int elastic(json_t *munged_rj, const json_t *old_rj, const json_t *old_js
     return 0;
 }
 
+/* ElasticJobSet, jaxset's Job-level scaling: a change of replicas is checked as upstream checks
+ * one of parallelism (terminal state, at least 1), at spec.replicatedJobs[i].replicas, and the
+ * old value copied into `munged_rj`. */
+static int elastic_replicas(json_t *munged_rj, const json_t *old_rj, const json_t *old_js,
+                            size_t i, struct ferr_list *errs)
+{
+    const json_t *n = json_object_get(munged_rj, "replicas"), *o = json_object_get(old_rj,
+                                                                                  "replicas");
+    long long v = jx_int_or(munged_rj, "replicas", 1);
+    char path[FPATH_MAX];
+    int rc = 0;
+    if (jx_int_or(old_rj, "replicas", 1) == v)
+        return 0;
+    fpath_fmt(path, "spec.replicatedJobs[%zu].replicas", i);
+    if (terminal(old_js))
+        rc = ferr_add(errs, FERR_FORBIDDEN, path, NULL, "Cannot mutate replicas when JobSet is "
+                      "in a terminal state (Completed or Failed)");
+    else if (v < 1)
+        rc = ferr_add(errs, FERR_INVALID, path, n, "replicas must be >= 1");
+    if (rc < 0)
+        return rc;
+    if (!o) {
+        json_object_del(munged_rj, "replicas");
+        return 0;
+    }
+    return json_object_set(munged_rj, "replicas", (json_t *)o) == 0 ? 0 : -ENOMEM;
+}
+
 static int munge(json_t *mrjs, const json_t *orjs, const json_t *old_js, bool suspended,
                  const struct feature_gates *g, struct ferr_list *errs)
 {
@@ -119,7 +150,8 @@ static int munge(json_t *mrjs, const json_t *orjs, const json_t *old_js, bool su
         for (size_t k = 0; suspended && pt && opt && k < 5; k++)
             if (copy_field(pt, opt, kueue_mutable[k]) < 0)
                 return -ENOMEM;
-        if (fg_enabled(g, FG_ELASTIC_JOBSET) && elastic(r, o, old_js, i, errs) < 0)
+        if (fg_enabled(g, FG_ELASTIC_JOBSET) && (elastic(r, o, old_js, i, errs) < 0 ||
+                                                 elastic_replicas(r, o, old_js, i, errs) < 0))
             return -ENOMEM;
     }
     return 0;

@@ -394,12 +394,35 @@ static void merge_field(json_t *dst, const json_t *src, const char *key)
     }
 }
 
+/* The ElasticJobSet gate's scale patch: a JSON merge patch of spec.parallelism and
+ * spec.completions, as upstream's syncJobScaling sends it (client.MergeFrom; an absent value is
+ * a null, which removes it). */
+static int scale_job(struct ctl_pass *ps, const struct rec_patch *pa, struct err *e)
+{
+    const json_t *want = jx_obj(pa->job, "spec");
+    json_t *p = json_object_get(want, "parallelism"), *c = json_object_get(want, "completions");
+    json_t *patch = json_pack("{s:{s:O,s:O}}", "spec", "parallelism", p ? p : json_null(),
+                              "completions", c ? c : json_null());
+    char *path = ctl__path("/apis/batch/v1", "jobs", ps->ns, pa->name, NULL);
+    int rc = path && patch ? kc_call(ps->c->kc, "PATCH", path, patch,
+                                     "application/merge-patch+json", NULL, e)
+                           : err_oom(e);
+    if (rc == 0)
+        kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: job %s scaled to its template's parallelism "
+               "and completions", ps->name, pa->name);
+    json_decref(patch);
+    free(path);
+    return rc;
+}
+
 /* The suspend/resume Update on the whole Job: the cache holds only part of it, so the Job is
  * read, the fields the core changed are applied, and it is written back with its
  * resourceVersion (a Conflict fails the pass, which is retried). */
 static int op_update_job(void *ctx, const struct rec_patch *pa, struct err *e)
 {
     struct ctl_pass *ps = ctx;
+    if (pa->scale)
+        return scale_job(ps, pa, e);
     char *path = ctl__path("/apis/batch/v1", "jobs", ps->ns, pa->name, NULL);
     char *spath = ctl__path("/apis/batch/v1", "jobs", ps->ns, pa->name, "status");
     json_t *job = NULL;

@@ -48,7 +48,7 @@ struct wh_route {
 struct ctl_wh {
     struct srv_http *srv;
     struct wh_ctx ctx;
-    struct wh_route routes[6];
+    struct wh_route routes[8];
     /* controller-runtime's webhook series (pkg/webhook/internal/metrics) */
     struct srv_mx_fam *requests, *latency, *in_flight;
     struct wh_cert served;
@@ -356,17 +356,19 @@ static int serve(struct ctl *c, const struct wh_cert *cert, struct err *e)
         char bind[300];
         snprintf(bind, sizeof(bind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
                  c->o->webhook_port);
-        struct srv_http_route r[6] = {
+        struct srv_http_route r[8] = {
             {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], serve_hook},
             {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], serve_hook},
             {WH_PATH_MUTATE_POD, NULL, &w->routes[2], serve_hook},
             {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], serve_hook},
             {WH_PATH_VALIDATE_TRAINJOB, NULL, &w->routes[4], serve_hook},
             {WH_PATH_VALIDATE_POD, NULL, &w->routes[5], serve_hook},
+            {WH_PATH_VALIDATE_TRAININGRUNTIME, NULL, &w->routes[6], serve_hook},
+            {WH_PATH_VALIDATE_CLUSTERTRAININGRUNTIME, NULL, &w->routes[7], serve_hook},
         };
         struct srv_http_limits l = {.tls_cert = cert->tls_crt, .tls_key = cert->tls_key,
                                   .max_conns = 256, .timeout_s = 30};
-        rc = srv_http_start_with(bind, r, 6, &l, &w->srv, e);
+        rc = srv_http_start_with(bind, r, 8, &l, &w->srv, e);
         if (rc == 0)
             kc_log(KC_LOG_INFO, LOGGER, NULL, "serving webhooks over HTTPS on port %d",
                  srv_http_port(w->srv));
@@ -439,9 +441,10 @@ int ctl__wh_start(struct ctl *c, struct err *e)
                              .runtime_get = runtime_get, .pvcs_get = pvcs_get, .arg = c};
     if (c->pods)
         w->ctx.place = (struct place_src){ctl__pods_named, ctl__node_get, c};
-    const wh_adm_fn fns[6] = {wh_jobset_default, wh_jobset_validate, wh_pod_default,
-                           wh_jaxjob_validate, wh_trainjob_validate, wh_pod_validate};
-    for (size_t i = 0; i < 6; i++)
+    const wh_adm_fn fns[8] = {wh_jobset_default,   wh_jobset_validate,   wh_pod_default,
+                              wh_jaxjob_validate,  wh_trainjob_validate, wh_pod_validate,
+                              wh_runtime_validate, wh_runtime_validate};
+    for (size_t i = 0; i < 8; i++)
         w->routes[i] = (struct wh_route){{fns[i], &w->ctx}, w};
     metrics_init(w, ctl__obs_registry(c));
     w->next_ms = kt_mono_ms() + sync_all(c);

@@ -5,29 +5,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/admit/trainjob_admission.h"
 #include "api/schema/keys.h"
 #include "kube/webhook/wh_jobset.h"
 #include "obj/tree/jx.h"
 #include "obj/base/sbuf.h"
 
+/* What a webhook's objectSelector selects. */
+enum sel {
+    SEL_ALL,
+    SEL_JOBSET_PODS,  /* the jobset-name label exists */
+    SEL_VALIDATED,    /* trainer.kubeflow.org/webhook-validation NotIn [disabled] (kubeflow/
+                       * trainer v2.3.0 manifests/base/webhook/patch_validating.yaml, #3683) */
+};
+
 static const struct hook {
     bool mutating;
     const char *name, *path, *group, *version, *resource, *ops[2];
-    bool jobset_pods; /* objectSelector: the jobset-name label exists */
+    enum sel sel;
 } hooks[] = {
     {true, "mjobset.kb.io", WH_PATH_MUTATE_JOBSET, "jobset.x-k8s.io", "v1alpha2", "jobsets",
-     {"CREATE", NULL}, false},
-    {true, "mpod.kb.io", WH_PATH_MUTATE_POD, "", "v1", "pods", {"CREATE", NULL}, true},
+     {"CREATE", NULL}, SEL_ALL},
+    {true, "mpod.kb.io", WH_PATH_MUTATE_POD, "", "v1", "pods", {"CREATE", NULL}, SEL_JOBSET_PODS},
     {false, "vjobset.kb.io", WH_PATH_VALIDATE_JOBSET, "jobset.x-k8s.io", "v1alpha2", "jobsets",
-     {"CREATE", "UPDATE"}, false},
+     {"CREATE", "UPDATE"}, SEL_ALL},
     /* exclusive placement's ValidateCreate (upstream pkg/webhooks/pod_webhook.go) */
-    {false, "vpod.kb.io", WH_PATH_VALIDATE_POD, "", "v1", "pods", {"CREATE", NULL}, true},
+    {false, "vpod.kb.io", WH_PATH_VALIDATE_POD, "", "v1", "pods", {"CREATE", NULL},
+     SEL_JOBSET_PODS},
     /* kubeflow/training-operator's name; harmless while no JAXJob CRD is installed */
     {false, "validator.jaxjob.training-operator.kubeflow.org", WH_PATH_VALIDATE_JAXJOB,
-     "kubeflow.org", "v1", "jaxjobs", {"CREATE", "UPDATE"}, false},
+     "kubeflow.org", "v1", "jaxjobs", {"CREATE", "UPDATE"}, SEL_ALL},
     /* kubeflow/trainer's name; harmless while no TrainJob CRD is installed */
     {false, "validator.trainjob.trainer.kubeflow.org", WH_PATH_VALIDATE_TRAINJOB,
-     "trainer.kubeflow.org", "v1alpha1", "trainjobs", {"CREATE", "UPDATE"}, false},
+     "trainer.kubeflow.org", "v1alpha1", "trainjobs", {"CREATE", "UPDATE"}, SEL_ALL},
+    /* kubeflow/trainer's runtime webhooks, which a runtime labelled disabled opts out of */
+    {false, "validator.clustertrainingruntime.trainer.kubeflow.org",
+     WH_PATH_VALIDATE_CLUSTERTRAININGRUNTIME, "trainer.kubeflow.org", "v1alpha1",
+     "clustertrainingruntimes", {"CREATE", "UPDATE"}, SEL_VALIDATED},
+    {false, "validator.trainingruntime.trainer.kubeflow.org", WH_PATH_VALIDATE_TRAININGRUNTIME,
+     "trainer.kubeflow.org", "v1alpha1", "trainingruntimes", {"CREATE", "UPDATE"},
+     SEL_VALIDATED},
 };
 
 static char *url_of(const char *base, const char *path)
@@ -51,6 +68,16 @@ static json_t *client_config(const struct hook *h, const char *svc_ns, const cha
                      "path", h->path, "port", 443);
 }
 
+static json_t *selector(enum sel sel)
+{
+    if (sel == SEL_JOBSET_PODS)
+        return json_pack("{s:[{s:s,s:s}]}", "matchExpressions", "key", LBL_JOBSET_NAME,
+                         "operator", "Exists");
+    return json_pack("{s:[{s:s,s:s,s:[s]}]}", "matchExpressions", "key",
+                     TJA_LABEL_WEBHOOK_VALIDATION, "operator", "NotIn", "values",
+                     "disabled");
+}
+
 static json_t *webhook(const struct hook *h, const char *svc_ns, const char *svc_name,
                        const char *url_base)
 {
@@ -64,10 +91,7 @@ static json_t *webhook(const struct hook *h, const char *svc_ns, const char *svc
         "None", "timeoutSeconds", 10, "matchPolicy", "Equivalent", "rules", "apiGroups",
         h->group, "apiVersions", h->version, "operations", ops, "resources", h->resource,
         "scope", "*");
-    if (w && h->jobset_pods &&
-        jx_set_new(w, "objectSelector",
-                   json_pack("{s:[{s:s,s:s}]}", "matchExpressions", "key", LBL_JOBSET_NAME,
-                             "operator", "Exists")) < 0) {
+    if (w && h->sel != SEL_ALL && jx_set_new(w, "objectSelector", selector(h->sel)) < 0) {
         json_decref(w);
         return NULL;
     }

@@ -207,7 +207,7 @@ int wh_jobset_validate(void *arg, const json_t *req, struct wh_adm_result *r)
     ferr_list_init(&errs);
     ferr_list_init(&later);
     int rc = create ? js_validate_admission(obj, x->gates, &errs, &later)
-                    : js_validate_update(jx_obj(req, "oldObject"), obj, x->gates, &errs);
+                    : js_admit_update(jx_obj(req, "oldObject"), obj, x->gates, &errs);
     if (rc == 0 && create && errs.n == 0 && (rc = check_claims(x, req, obj, &errs)) == 0)
         rc = (int)errs.n;
     if (rc == 0 && later.n > 0)

@@ -5,7 +5,7 @@
  *                                              (js_validate_admission), and the claims of
  *                                              volumeClaimPolicies that exist already
  *                                              (wh_ctx.pvcs_get); UPDATE: immutability
- *                                              (js_validate_update)
+ *                                              and ElasticJobSet scaling (js_admit_update)
  *   /mutate--v1-pod                            exclusive placement's Default and the JAX
  *                                              process id of a JobSet's pod (wh_pod.c)
  *   /validate--v1-pod                          exclusive placement's ValidateCreate (wh_pod.c)
@@ -13,6 +13,10 @@
  *                                              messages (wh_kubeflow.c)
  *   /validate-trainer-kubeflow-org-v1alpha1-trainjob  Kubeflow Trainer v2 TrainJob validation,
  *                                              kubeflow/trainer's messages (wh_trainer.c)
+ *   /validate-trainer-kubeflow-org-v1alpha1-trainingruntime, ...-clustertrainingruntime
+ *                                              Trainer's runtime webhooks (wh_trainer.c), which
+ *                                              a runtime labelled trainer.kubeflow.org/
+ *                                              webhook-validation: disabled never reaches
  * Refusals carry the field errors `jaxset validate` prints, in apierrors.NewInvalid's form. */
 #ifndef JX_KUBE_WEBHOOK_WH_JOBSET_H
 #define JX_KUBE_WEBHOOK_WH_JOBSET_H
@@ -31,6 +35,9 @@
 #define WH_PATH_VALIDATE_POD "/validate--v1-pod"
 #define WH_PATH_VALIDATE_JAXJOB "/validate-kubeflow-org-v1-jaxjob"
 #define WH_PATH_VALIDATE_TRAINJOB "/validate-trainer-kubeflow-org-v1alpha1-trainjob"
+#define WH_PATH_VALIDATE_TRAININGRUNTIME "/validate-trainer-kubeflow-org-v1alpha1-trainingruntime"
+#define WH_PATH_VALIDATE_CLUSTERTRAININGRUNTIME                                                 \
+    "/validate-trainer-kubeflow-org-v1alpha1-clustertrainingruntime"
 
 /* What the handlers read: the feature gates, and for pods the JobSet as the controller's cache
  * holds it (a new tree the caller decrefs, or NULL when not cached). */
@@ -60,5 +67,6 @@ int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_pod_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_jaxjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 int wh_trainjob_validate(void *arg, const json_t *req, struct wh_adm_result *r);
+int wh_runtime_validate(void *arg, const json_t *req, struct wh_adm_result *r);
 
 #endif

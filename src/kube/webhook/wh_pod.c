@@ -7,7 +7,10 @@
  * the handler reads the pod's JobSet labels (jobset-name, replicatedjob-name, job-index) and
  * completion index, the JobSet from the controller's cache, and numbers the pod as `jaxset run`
  * does (jaxrt_process_id): every container gets the flavour's id variables as literal values
- * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation.
+ * (replacing the template's), and the pod the jaxset.dev/jax-process-id annotation.  The
+ * flavour's process count variables are set the same way from the JobSet as cached: the same
+ * value as the template's, unless the ElasticJobSet gate let the JobSet change size since the
+ * Job was made, when a new pod counts the new size (and its id is numbered in it).
  *
  * After that, a JAXJob Worker pod gets the Training Operator's per-pod labels (replica-index,
  * job-role=master on index 0: api/kubeflow/jaxjob_status.h jjs_pod_index_labels).
@@ -63,8 +66,9 @@ static int set_ids(json_t *pod, const json_t *vars, enum jaxrt_flavor f, long lo
     for (size_t c = 0; c < json_array_size(ctrs); c++) {
         for (size_t k = 0; k < json_array_size(vars); k++) {
             const json_t *e = json_array_get(vars, k);
-            if (jaxrt_is_id_var(f, jx_str(e, "name")) &&
-                env_set(json_array_get(ctrs, c), jx_str(e, "name"), jx_str(e, "value")) < 0)
+            const char *n = jx_str(e, "name");
+            if ((jaxrt_is_id_var(f, n) || jaxrt_is_num_var(f, n)) &&
+                env_set(json_array_get(ctrs, c), n, jx_str(e, "value")) < 0)
                 return -ENOMEM;
         }
     }

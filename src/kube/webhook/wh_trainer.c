@@ -1,4 +1,5 @@
-/* The TrainJob validating webhook (kubeflow/trainer pkg/webhooks/trainjob_webhook.go), at
+/* The TrainJob validating webhook (kubeflow/trainer pkg/webhooks/trainjob_webhook.go), and the
+ * runtimes' (below, "the runtime webhooks").  The TrainJob webhook is at
  * /validate-trainer-kubeflow-org-v1alpha1-trainjob for CREATE and UPDATE, with upstream's
  * messages:
  *   - the runtime registry (pkg/runtime/runtime.go RuntimeRefToRuntimeRegistryKey): a runtimeRef
@@ -138,6 +139,50 @@ int wh_trainjob_validate(void *arg, const json_t *req, struct wh_adm_result *r)
     if (rc == 0 && errs.n > 0)
         rc = deny_aggregate(r, &errs);
 out:
+    ferr_list_release(&errs);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- the runtime webhooks ------------------------------------------------------------------
+ * kubeflow/trainer v2.3.0 pkg/webhooks/trainingruntime_webhook.go and
+ * clustertrainingruntime_webhook.go, at /validate-trainer-kubeflow-org-v1alpha1-trainingruntime
+ * and ...-clustertrainingruntime: validateReplicatedJobs (tja_runtime_webhook_rules) on CREATE
+ * of either kind and on UPDATE of a ClusterTrainingRuntime (a TrainingRuntime's UPDATE is
+ * admitted as it is), refused as a plain error (403 with the aggregate, as the TrainJob's); the
+ * creation of a ClusterTrainingRuntime labelled trainer.kubeflow.org/support=deprecated gets
+ * upstream's warning.  Like upstream's, the handler does not read
+ * trainer.kubeflow.org/webhook-validation: the webhook configurations' objectSelector keeps the
+ * runtimes labelled "disabled" away from it (wh_config.c, config/webhook). */
+
+static int warn(struct wh_adm_result *r, char *w)
+{
+    if (!r->warnings)
+        r->warnings = json_array();
+    int rc = r->warnings ? json_array_append_new(r->warnings, json_string(w)) : -1;
+    free(w);
+    return rc < 0 ? -ENOMEM : 0;
+}
+
+int wh_runtime_validate(void *arg, const json_t *req, struct wh_adm_result *r)
+{
+    (void)arg;
+    const json_t *rt = jx_obj(req, "object");
+    const char *op = jx_str(req, "operation"), *kind = jx_str(jx_obj(req, "kind"), "kind");
+    bool cluster = kind && strcmp(kind, "ClusterTrainingRuntime") == 0;
+    bool create = op && strcmp(op, "CREATE") == 0, update = op && strcmp(op, "UPDATE") == 0;
+    struct ferr_list errs;
+    bool oom = false;
+    if (!rt || !(create || (update && cluster)))
+        return 0;
+    ferr_list_init(&errs);
+    char *w = create && cluster ? tja_deprecation_warning(rt, false, &oom) : NULL;
+    int rc = oom ? -ENOMEM : w ? warn(r, w) : 0;
+    if (rc == 0)
+        rc = tja_runtime_webhook_rules(rt, &errs);
+    if (rc == 0 && errs.rc < 0)
+        rc = errs.rc;
+    if (rc == 0 && errs.n > 0)
+        rc = deny_aggregate(r, &errs);
     ferr_list_release(&errs);
     return rc < 0 ? rc : 0;
 }

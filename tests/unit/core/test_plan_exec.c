@@ -117,7 +117,8 @@ static void full_plan(struct rec_plan *p)
     p->creates[1] = named("Job", "js-w-1");
     p->n_creates = 2;
     p->patches = calloc(1, sizeof(*p->patches));
-    p->patches[0] = (struct rec_patch){strdup("js-l-0"), true, false, named("Job", "js-l-0")};
+    p->patches[0] =
+        (struct rec_patch){strdup("js-l-0"), true, false, named("Job", "js-l-0"), false};
     p->n_patches = 1;
     p->status = json_pack("{s:s}", "terminalState", "Failed");
     p->status_changed = true;

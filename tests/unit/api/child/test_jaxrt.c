@@ -517,6 +517,13 @@ static void test_reserved_names(void **state)
     assert_false(jaxrt_is_reserved(JAXRT_JOBSET, "PROCESS_ID"));
     assert_true(jaxrt_is_reserved(JAXRT_AICHOR, "JAXOPERATOR_PROCESS_ID"));
     assert_false(jaxrt_is_reserved(JAXRT_OFF, "JAX_PROCESS_ID"));
+    /* the count, which the pod webhook sets per pod (an elastic JobSet's new size) */
+    assert_true(jaxrt_is_num_var(JAXRT_JOBSET, "JAX_NUM_PROCESSES"));
+    assert_true(jaxrt_is_num_var(JAXRT_JAXJOB, "NUM_PROCESSES"));
+    assert_true(jaxrt_is_num_var(JAXRT_AICHOR, "JAXOPERATOR_NUM_PROCESSES"));
+    assert_false(jaxrt_is_num_var(JAXRT_JOBSET, "NUM_PROCESSES"));
+    assert_false(jaxrt_is_num_var(JAXRT_TRAINJOB, "JAX_PROCESS_ID"));
+    assert_false(jaxrt_is_num_var(JAXRT_OFF, "JAX_NUM_PROCESSES"));
 }
 
 int main(void)

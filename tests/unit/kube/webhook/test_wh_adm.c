@@ -255,8 +255,8 @@ static void apply_patch(json_t *doc, const json_t *ops)
     }
 }
 
-/* The value of variable `name` in container `c` of the pod the webhook made, or -1 when the
- * webhook leaves the pod alone. */
+/* The value of variable `name` (an id, or the process count) in the containers of the pod the
+ * webhook made, or -1 when the webhook leaves the pod alone. */
 static long long pod_id(const char *rj, const char *job, const char *idx, const char *name)
 {
     struct wh_ctx ctx = {.jobset_get = get_js};
@@ -288,7 +288,8 @@ static long long pod_id(const char *rj, const char *job, const char *idx, const 
             id = got;
         }
         assert_non_null(ann);
-        assert_int_equal(strtoll(ann, NULL, 10), id);
+        if (strstr(name, "PROCESS_ID")) /* not for the process count */
+            assert_int_equal(strtoll(ann, NULL, 10), id);
         /* the other variables are kept */
         assert_string_equal(jx_str(json_array_get(jx_arr(json_array_get(ctrs, 0), "env"), 0),
                                    "name"), "A");
@@ -319,6 +320,8 @@ static void test_pod_ids(void **state)
     assert_int_equal(pod_id("a", "1", "1", "JAXOPERATOR_PROCESS_ID"), 5);
     assert_int_equal(pod_id("b", "0", "0", "JAXOPERATOR_PROCESS_ID"), 6);
     assert_int_equal(pod_id("b", "1", "0", "JAX_PROCESS_ID"), 9);
+    assert_int_equal(pod_id("b", "1", "0", "JAX_NUM_PROCESSES"), 10);
+    assert_int_equal(pod_id("a", "0", "1", "JAXOPERATOR_NUM_PROCESSES"), 10);
 
     /* a pod naming no pod of the JobSet is refused; an unknown JobSet is refused (retried) */
     struct wh_ctx ctx = {.jobset_get = get_js};
@@ -341,6 +344,14 @@ static void test_pod_ids(void **state)
     json_decref(resp);
     json_decref(req);
     json_decref(p);
+    /* ElasticJobSet: b scaled to 3 Jobs; a new pod, of a new Job or an old one, counts 13
+     * whatever its template said, and is numbered among them */
+    json_object_set_new(json_array_get(jx_arr(jx_obj(cached_js, "spec"), "replicatedJobs"), 1),
+                        "replicas", json_integer(3));
+    assert_int_equal(pod_id("b", "2", "0", "JAX_NUM_PROCESSES"), 13);
+    assert_int_equal(pod_id("b", "2", "0", "JAXOPERATOR_PROCESS_ID"), 2);
+    assert_int_equal(pod_id("a", "0", "0", "JAX_PROCESS_ID"), 5);
+    assert_int_equal(pod_id("a", "0", "0", "JAXOPERATOR_NUM_PROCESSES"), 13);
     json_decref(cached_js);
     cached_js = NULL;
 }
@@ -512,6 +523,68 @@ static int no_node(void *arg, const char *name, json_t **out)
 /* Exclusive placement through the AdmissionReview: the leader's affinities as a patch, a
  * follower refused by the validating path with upstream's 403 message, a leader's missing
  * Node a 404 NotFound, and a pod the webhook leaves alone answered without a patch. */
+/* The runtime webhooks (kubeflow/trainer v2.3.0 pkg/webhooks trainingruntime_webhook.go,
+ * clustertrainingruntime_webhook.go): one review of `op` for a runtime of `kind` whose trainer
+ * job has `replicas`, labelled `labels` (JSON text). */
+static json_t *rt_review(const char *op, const char *kind, int replicas, const char *labels)
+{
+    char text[1024];
+    snprintf(text, sizeof(text),
+             "{'apiVersion':'trainer.kubeflow.org/v1alpha1','kind':'%s','metadata':{'name':'jax',"
+             "'labels':%s},'spec':{'template':{'spec':{'replicatedJobs':[{'name':'node',"
+             "'replicas':%d,'template':{'metadata':{'labels':{"
+             "'trainer.kubeflow.org/trainjob-ancestor-step':'trainer'}},'spec':{'template':{"
+             "'spec':{'containers':[{'name':'node','image':'i'}]}}}}}]}}}}",
+             kind, labels, replicas);
+    json_t *rt = tu_qjson(text);
+    json_t *req = json_pack("{s:s,s:s,s:{s:s,s:s,s:s},s:O}", "uid", "u", "operation", op, "kind",
+                            "group", "trainer.kubeflow.org", "version", "v1alpha1", "kind", kind,
+                            "object", rt);
+    if (strcmp(op, "UPDATE") == 0)
+        json_object_set(req, "oldObject", rt);
+    json_t *resp = review(wh_runtime_validate, NULL, req);
+    json_decref(req);
+    json_decref(rt);
+    return resp;
+}
+
+static void test_runtime_webhooks(void **state)
+{
+    (void)state;
+    static const char *const bad = "spec.template.spec.replicatedJobs[0].replicas: Invalid value: "
+                                   "2: always must be 1";
+    static const char *const kinds[] = {"TrainingRuntime", "ClusterTrainingRuntime"};
+    for (size_t k = 0; k < 2; k++) {
+        json_t *resp = rt_review("CREATE", kinds[k], 1, "{}");
+        assert_true(jx_bool_or(resp, "allowed", false));
+        assert_null(jx_arr(resp, "warnings"));
+        json_decref(resp);
+        assert_denied(rt_review("CREATE", kinds[k], 2, "{}"), 403, bad);
+        /* the handler does not read the opt-out label: the objectSelector keeps such runtimes
+         * away from it, as upstream's */
+        assert_denied(rt_review("CREATE", kinds[k], 2,
+                                "{'trainer.kubeflow.org/webhook-validation':'disabled'}"),
+                      403, bad);
+    }
+    /* UPDATE: upstream's ClusterTrainingRuntime validator checks it, the TrainingRuntime one
+     * admits it */
+    assert_denied(rt_review("UPDATE", "ClusterTrainingRuntime", 2, "{}"), 403, bad);
+    json_t *resp = rt_review("UPDATE", "TrainingRuntime", 2, "{}");
+    assert_true(jx_bool_or(resp, "allowed", false));
+    json_decref(resp);
+    /* a deprecated ClusterTrainingRuntime is created with upstream's warning */
+    resp = rt_review("CREATE", "ClusterTrainingRuntime", 1,
+                     "{'trainer.kubeflow.org/support':'deprecated'}");
+    assert_true(jx_bool_or(resp, "allowed", false));
+    assert_non_null(strstr(json_string_value(json_array_get(jx_arr(resp, "warnings"), 0)),
+                           "ClusterTrainingRuntime \"jax\" is deprecated and will be removed"));
+    json_decref(resp);
+    resp = rt_review("CREATE", "TrainingRuntime", 1,
+                     "{'trainer.kubeflow.org/support':'deprecated'}");
+    assert_null(jx_arr(resp, "warnings"));
+    json_decref(resp);
+}
+
 static void test_pod_placement_reviews(void **state)
 {
     (void)state;
@@ -559,7 +632,23 @@ static void test_whconfig(void **state)
     json_t *m = wh_config_new(true, "mwc", "sys", "svc", NULL);
     json_t *v = wh_config_new(false, "vwc", "sys", "svc", "https://127.0.0.1:9443/");
     assert_int_equal(json_array_size(jx_arr(m, "webhooks")), 2);
-    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 4);
+    assert_int_equal(json_array_size(jx_arr(v, "webhooks")), 6);
+    /* the runtime webhooks, which a runtime labelled webhook-validation: disabled opts out of */
+    for (size_t i = 4; i < 6; i++) {
+        const json_t *w = json_array_get(jx_arr(v, "webhooks"), i);
+        char *sel = json_dumps(json_object_get(w, "objectSelector"), JSON_COMPACT);
+        assert_string_equal(sel, "{\"matchExpressions\":[{\"key\":\"trainer.kubeflow.org/"
+                                 "webhook-validation\",\"operator\":\"NotIn\",\"values\":"
+                                 "[\"disabled\"]}]}");
+        free(sel);
+    }
+    assert_string_equal(jx_str(json_array_get(jx_arr(v, "webhooks"), 4), "name"),
+                        "validator.clustertrainingruntime.trainer.kubeflow.org");
+    assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 5), "clientConfig"),
+                               "url"),
+                        "https://127.0.0.1:9443/validate-trainer-kubeflow-org-v1alpha1-"
+                        "trainingruntime");
+    assert_null(json_object_get(json_array_get(jx_arr(v, "webhooks"), 3), "objectSelector"));
     assert_string_equal(jx_str(jx_path(json_array_get(jx_arr(v, "webhooks"), 1), "clientConfig"),
                                "url"),
                         "https://127.0.0.1:9443/validate--v1-pod");
@@ -744,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_admission_is_linear_in_replicated_jobs),
         cmocka_unit_test(test_jaxjob),
         cmocka_unit_test(test_trainjob),
+        cmocka_unit_test(test_runtime_webhooks),
         cmocka_unit_test(test_pod_placement_reviews),
         cmocka_unit_test(test_whconfig),
         cmocka_unit_test(test_certs),
