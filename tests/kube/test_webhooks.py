@@ -808,6 +808,26 @@ def webhook_requests_are_counted_on_metrics(env):
         check(m and int(m.group(1)) >= 1, f"{hook} not timed")
         check(f'controller_runtime_webhook_requests_in_flight{{webhook="{hook}"}} 0' in text,
               "in flight")
+    # Pods that are not a JobSet's never reach the pod webhooks: the configurations'
+    # objectSelector (jobset.sigs.k8s.io/jobset-name Exists) leaves them to the API server
+    def pod_hook_count():
+        with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
+            t = r.read().decode()
+        return sum(int(n) for n in re.findall(
+            r'^controller_runtime_webhook_requests_total\{code="\d+",webhook="/(?:mutate|'
+            r'validate)--v1-pod"\} (\d+)$', t, re.M))
+    before = pod_hook_count()
+    for i in range(5):
+        plain = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"plain-{i}"},
+                 "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+        expect(env.server.post(f"/api/v1/namespaces/{ns}/pods", plain), 201, "plain pod")
+    check(pod_hook_count() == before, f"plain pods reached the pod webhook: {before} -> "
+          f"{pod_hook_count()}")
+    labelled = {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "of-a-jobset", "labels": {L_JOBSET: "nope"}},
+                "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+    expect(env.server.post(f"/api/v1/namespaces/{ns}/pods", labelled), 201, "JobSet pod")
+    check(pod_hook_count() > before, "a JobSet's pod did not reach the pod webhook")
     env.stop()
     env.start()
 
