@@ -20,8 +20,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ctltest import Case, poll  # noqa: E402
 from kubetest import TESTS, check, expect, main, test  # noqa: E402
-from test_webhooks import (ADMREG, MWC, VWC, Env, env_value, jobset, make_pod,  # noqa: E402
-                           rj)
+from test_webhooks import (Env, env_value, jobset, make_pod, on_failure, rj,  # noqa: E402
+                           teardown)
 
 del TESTS[:]  # test_webhooks' own, registered by the import above
 
@@ -211,25 +211,6 @@ def setup():
 
 def before_each(env, name):
     env.cases = []
-
-
-def teardown(env):
-    try:
-        env.stop()
-    finally:
-        for kind, name in (("mutatingwebhookconfigurations", MWC),
-                           ("validatingwebhookconfigurations", VWC)):
-            env.server.delete(f"{ADMREG}/{kind}/{name}")
-        env.server.stop()
-        if not os.environ.get("JAXSET_KEEP_LOGS"):
-            for c in env.controllers:
-                c.cleanup()
-
-
-def on_failure(env, name):
-    for c in env.controllers[-2:]:
-        print(f"--- controller log ({c.log_path}):")
-        print(c.log()[-4000:])
 
 
 if __name__ == "__main__":
