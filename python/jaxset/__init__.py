@@ -12,9 +12,9 @@ from .options import (ActiveDeadlineSeconds, Annotations, ContainerPatch, JobSet
                       TrainerArgs, TrainerCommand, TrainerEnvFrom, TrainingRuntimeSpecPatch)
 from .trainer_client import TrainerClient
 from .training_client import TrainingClient
-from .types import (CustomTrainer, CustomTrainerContainer, Event, KubernetesBackendConfig,
-                    LocalBackendConfig, LocalProcessBackendConfig, Runtime, RuntimeTrainer, Step,
-                    TrainerType, TrainJob)
+from .types import (ContainerBackendConfig, CustomTrainer, CustomTrainerContainer, Event,
+                    KubernetesBackendConfig, LocalBackendConfig, LocalProcessBackendConfig,
+                    Runtime, RuntimeTrainer, Step, TrainerType, TrainingRuntimeSource, TrainJob)
 
 
 def _version() -> str:
@@ -36,7 +36,8 @@ __version__ = _version()
 
 __all__ = [
     "TrainerClient", "TrainingClient", "CustomTrainer", "CustomTrainerContainer",
-    "LocalBackendConfig", "LocalProcessBackendConfig", "KubernetesBackendConfig", "Runtime",
+    "LocalBackendConfig", "LocalProcessBackendConfig", "KubernetesBackendConfig",
+    "ContainerBackendConfig", "TrainingRuntimeSource", "Runtime",
     "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event", "run", "validate", "decode",
     "RunResult", "ValidationError", "FieldError", "JobFailedError", "BinaryNotFoundError",
     "NotFoundError", "KubeConfigError", "ApiError", "ApiNotFoundError", "ApiConnectionError",

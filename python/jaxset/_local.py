@@ -44,6 +44,8 @@ def _ended(js: Obj) -> Optional[Obj]:
 class Local(Verbs):
     """The jobs of one state home."""
     quiet = (400,)  # a pod that wrote no log before its run ended
+    display = "LocalProcessBackend (jaxset's LocalBackendConfig)"  # in upstream's messages
+    images = False  # whether containers run in their images (`jaxset run --images`)
 
     def __init__(self, cfg: LocalBackendConfig, namespace: Optional[str] = None):
         self.cfg = cfg
@@ -156,9 +158,17 @@ class Local(Verbs):
             return f"interrupted: {kind} {name} was sent SIGTERM and is still stopping"
         return f"interrupted: {kind} {name} was stopped, no process left (delete_job removes it)"
 
+    def job_runtime(self, cr: Obj, name: str, trainer: Any) -> Obj:
+        """The runtime document a TrainJob `name` of `trainer` runs with: `cr` as it is."""
+        return cr
+
+    def _run_flags(self) -> List[str]:
+        """`jaxset run`'s options beyond the config's grace, backoff and GPUs."""
+        return []
+
     def _spawn(self, paths: List[str], err: Any) -> subprocess.Popen:
         c = self.cfg
-        args = [self.binary, "run", *paths, "-q", "--no-color",
+        args = [self.binary, "run", *paths, "-q", "--no-color", *self._run_flags(),
                 *_binary.run_options(c.grace_period_seconds, c.restart_backoff_ms, c.gpus)]
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err, cwd=c.cwd or None, env=self._env(),

@@ -26,8 +26,7 @@ VALUE_FROM_KEYS = ("configMapKeyRef", "secretKeyRef", "fieldRef", "resourceField
 
 def backend_name(backend: Any) -> str:
     """The backend as upstream's messages name it (type(backend).__name__ there)."""
-    return "LocalProcessBackend (jaxset's LocalBackendConfig)" if isinstance(backend, Local) \
-        else "KubernetesBackend"
+    return backend.display if isinstance(backend, Local) else "KubernetesBackend"
 
 
 def kubernetes_only(option: str, backend: Any) -> None:

@@ -10,6 +10,7 @@ import uuid
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Union
 
 from . import _func, _notebook, runtimes
+from ._containers import Containers
 from ._kube import Kube
 from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, attempt, completion_index, condition, created,
@@ -18,8 +19,8 @@ from .errors import JobFailedError, NotFoundError
 from .options import apply_options
 from .runtimes import NODE
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
-                    UNKNOWN, CustomTrainer, CustomTrainerContainer, Event,
-                    KubernetesBackendConfig, LocalBackendConfig, Runtime, Step, TrainJob)
+                    UNKNOWN, ContainerBackendConfig, CustomTrainer, CustomTrainerContainer,
+                    Event, KubernetesBackendConfig, LocalBackendConfig, Runtime, Step, TrainJob)
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ def backend_of(cfg: Any, namespace: Optional[str] = None) -> Union[Local, Kube]:
         return Kube(cfg, namespace)
     if isinstance(cfg, LocalBackendConfig):
         return Local(cfg, namespace)
+    if isinstance(cfg, ContainerBackendConfig):
+        return Containers(cfg, namespace)
     raise ValueError(f"Invalid backend config '{cfg}'")
 
 
@@ -166,8 +169,8 @@ def _trainjob(job_spec: Obj, ns: str, rt_name: str, cr: Obj, spec: Dict[str, Any
 class TrainerClient:
     """Creates and manages TrainJobs, as Kubeflow's TrainerClient (docs/sdk.md)."""
 
-    def __init__(self, backend_config: Union[LocalBackendConfig, KubernetesBackendConfig,
-                                             None] = None):
+    def __init__(self, backend_config: Union[LocalBackendConfig, ContainerBackendConfig,
+                                             KubernetesBackendConfig, None] = None):
         self.backend = backend_of(backend_config)
 
     # -- runtimes -------------------------------------------------------------------------
@@ -216,7 +219,7 @@ class TrainerClient:
             python = "python3"
             if isinstance(self.backend, Local):
                 python = self.backend.cfg.python
-                if trainer.packages_to_install:
+                if trainer.packages_to_install and not self.backend.images:
                     raise ValueError("packages_to_install is not supported by the local "
                                      "backend: install the packages in the interpreter the "
                                      f"processes use ({python})")
@@ -257,11 +260,13 @@ class TrainerClient:
         if isinstance(self.backend, Kube):
             self.backend.create(tj)
         else:
-            if "command" not in spec and not rt.trainer.command:
+            if "command" not in spec and not rt.trainer.command and not self.backend.images:
                 raise ValueError(f"runtime {rt.name}'s node container has no command, and "
                                  "images are not run on this machine: use CustomTrainer(func="
-                                 "...), the option TrainerCommand([...]), or a runtime whose "
-                                 "node container has a command")
+                                 "...), the option TrainerCommand([...]), a runtime whose "
+                                 "node container has a command, or ContainerBackendConfig "
+                                 "(each node in its image)")
+            cr = self.backend.job_runtime(cr, name, trainer)
             if cr.get("kind") == runtimes.NAMESPACED_KIND:
                 cr.setdefault("metadata", {})["namespace"] = ns
             self.backend.start(name, TRAINJOB, [tj, cr])

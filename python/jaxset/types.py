@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 UNKNOWN = "Unknown"
 
@@ -127,6 +127,69 @@ class LocalProcessBackendConfig(LocalBackendConfig):
     """Kubeflow's name; jaxset makes no virtual environment, so `cleanup_venv` is unused."""
 
     cleanup_venv: bool = True
+
+
+PULL_POLICIES = ("IfNotPresent", "Always", "Never")
+CONTAINER_RUNTIMES = ("docker", "podman")
+
+
+@dataclass
+class TrainingRuntimeSource:
+    """kubeflow/sdk's runtime sources (kubeflow/trainer/backends/container/types.py): jaxset
+    reads the ``file://`` and absolute-path ones (a YAML file, or a folder's ``*.yaml``)."""
+
+    sources: List[str] = field(default_factory=lambda: ["github://kubeflow/trainer"])
+
+
+@dataclass
+class ContainerBackendConfig:
+    """kubeflow/sdk 0.5.0's ContainerBackendConfig: each node a container in its image, run
+    by `jaxset run --images` (docs/sdk.md: which fields are honoured); then jaxset's own."""
+
+    pull_policy: str = "IfNotPresent"
+    auto_remove: bool = True
+    container_host: Optional[str] = None
+    container_runtime: Optional[str] = None
+    runtime_source: TrainingRuntimeSource = field(default_factory=TrainingRuntimeSource)
+    dataset_initializer_image: str = "ghcr.io/kubeflow/trainer/dataset-initializer:latest"
+    model_initializer_image: str = "ghcr.io/kubeflow/trainer/model-initializer:latest"
+    initializer_timeout: int = 600
+    # jaxset's, as LocalBackendConfig's; `python` is the interpreter inside the image
+    jaxset_bin: Optional[str] = None
+    home: Optional[str] = None
+    python: str = "python3"
+    namespace: str = "default"
+    grace_period_seconds: Optional[int] = None
+    restart_backoff_ms: Optional[int] = None
+    gpus: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        """Upstream's pydantic checks (container_runtime's values, the types), and a pull
+        policy of upstream's three in any case (upstream takes any other string as
+        IfNotPresent), a positive initializer_timeout."""
+        policy = next((p for p in PULL_POLICIES if isinstance(self.pull_policy, str) and
+                       p.lower() == self.pull_policy.lower()), None)
+        if policy is None:
+            raise ValueError(f"pull_policy must be one of {', '.join(PULL_POLICIES)}, got "
+                             f"{self.pull_policy!r}")
+        self.pull_policy = policy
+        if self.container_runtime is not None and \
+                self.container_runtime not in CONTAINER_RUNTIMES:
+            raise ValueError(f"container_runtime must be 'docker', 'podman' or None, got "
+                             f"{self.container_runtime!r}")
+        if isinstance(self.runtime_source, Mapping):
+            self.runtime_source = TrainingRuntimeSource(**self.runtime_source)
+        if not isinstance(self.runtime_source, TrainingRuntimeSource) or not all(
+                isinstance(s, str) for s in self.runtime_source.sources):
+            raise ValueError("runtime_source must be a TrainingRuntimeSource(sources=[...]) of "
+                             "strings")
+        for key in ("dataset_initializer_image", "model_initializer_image"):
+            if not isinstance(getattr(self, key), str) or not getattr(self, key):
+                raise ValueError(f"{key} must be an image name")
+        t = self.initializer_timeout
+        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
+            raise ValueError(f"initializer_timeout must be a whole number of seconds >= 1, "
+                             f"got {t!r}")
 
 
 @dataclass

@@ -3,10 +3,11 @@ tests/data/invalid/ exits 2 and prints each line its `# expect:` comments name, 
 the file name; usage errors exit 2."""
 import glob
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from clitest import SRC, Suite, run  # noqa: E402
+from clitest import BIN, SRC, Suite, run  # noqa: E402
 
 
 def expectations(path):
@@ -112,6 +113,14 @@ def check_validate_modes(suite):
     rc, out, err = run("validate", "--validate=ignore", typo)
     suite.check("--validate=ignore without --cluster: run's refusal of the dropped command",
                 rc == 2 and "has no command" in err, f"rc={rc}\n{err}")
+    # --images, or JAXSET_IMAGES=1: what `run --images` refuses, where the image gives a command
+    rc, out, err = run("validate", "--validate=ignore", "--images", typo)
+    suite.check("--images: a container without command is valid (its image gives it)",
+                rc == 0 and "1 pod" in out, f"rc={rc}\n{out}{err}")
+    p = subprocess.run([BIN, "validate", "--validate=ignore", typo], cwd=SRC, text=True,
+                       capture_output=True, timeout=60, env=dict(os.environ, JAXSET_IMAGES="1"))
+    suite.check("JAXSET_IMAGES=1: as --images", p.returncode == 0 and "1 pod" in p.stdout,
+                f"rc={p.returncode}\n{p.stdout}{p.stderr}")
     rc, out, err = run("render", "--validate=ignore", typo)
     suite.check("render --validate=ignore: unknown fields are not rendered",
                 rc == 0 and "replica:" not in out and "comand" not in out, f"rc={rc}\n{err}")

@@ -40,10 +40,11 @@ struct files {
     size_t n;
     bool cluster; /* --cluster: only what an API server and the controllers check */
     bool json;    /* --errors=json */
+    bool images;  /* --images, or JAXSET_IMAGES=1: what `run --images` would refuse */
     struct manifest_opts load; /* --validate, --strict-kinds, --feature-gates */
 };
 
-enum { OPT_CLUSTER = 256, OPT_ERRORS };
+enum { OPT_CLUSTER = 256, OPT_ERRORS, OPT_IMAGES };
 
 /* One error as a line of JSON on stderr: {"file", "field", "type", "value", "detail",
  * "message"}; type, value and detail null when the error has none (an error of a whole file,
@@ -122,6 +123,10 @@ static int on_arg(void *ctx, int code, const char *arg)
         f->load.cluster = true;
         return EXIT_OK;
     }
+    if (code == OPT_IMAGES) {
+        f->images = true;
+        return EXIT_OK;
+    }
     if (code == OPT_ERRORS) {
         if (strcmp(arg, "json") && strcmp(arg, "text"))
             return cli_usage_error("validate", "--errors must be text or json");
@@ -138,10 +143,10 @@ static int on_arg(void *ctx, int code, const char *arg)
 }
 
 /* What `run` would refuse on this machine, with run's own message.  0 or EXIT_INVALID. */
-static int check_local(const struct manifest *m, bool json)
+static int check_local(const struct manifest *m, bool json, bool images)
 {
     struct err e = {{0}};
-    if (runner_check(m, &e) == 0)
+    if (runner_check(m, images, &e) == 0)
         return EXIT_OK;
     fprintf(stderr, "%s: %s\n", m->source, e.msg);
     if (json)
@@ -154,8 +159,11 @@ int cmd_validate(int argc, char **argv)
     static const struct option longopts[] = {{"cluster", no_argument, NULL, OPT_CLUSTER},
                                              {"errors", required_argument, NULL, OPT_ERRORS},
                                              CLI_VALIDATE_LONGOPT, CLI_STRICT_KINDS_LONGOPT,
+                                             {"images", no_argument, NULL, OPT_IMAGES},
                                              CLI_FEATURE_GATES_LONGOPT, {0}};
-    struct files f = {.v = calloc((size_t)argc, sizeof(*f.v))};
+    const char *img_env = getenv("JAXSET_IMAGES");
+    struct files f = {.v = calloc((size_t)argc, sizeof(*f.v)),
+                      .images = img_env && strcmp(img_env, "1") == 0};
     struct manifest_set s;
     if (!f.v)
         return EXIT_INVALID;
@@ -169,7 +177,7 @@ int cmd_validate(int argc, char **argv)
     if (rc != EXIT_OK)
         return rc;
     for (size_t i = 0; i < s.n; i++)
-        if (f.cluster || check_local(&s.v[i], f.json) == EXIT_OK)
+        if (f.cluster || check_local(&s.v[i], f.json, f.images) == EXIT_OK)
             summary(&s.v[i]);
         else
             rc = EXIT_INVALID;

@@ -15,7 +15,7 @@ static const struct cli_help help_validate = {
     .summary = "check manifests fully; exit 2 with one line per field error",
     .usage = "jaxset validate FILE... [--cluster] [--errors=text|json]\n"
              "                       [--validate[=strict|warn|ignore]] [--strict-kinds]\n"
-             "                       [--feature-gates A=BOOL,...]",
+             "                       [--feature-gates A=BOOL,...] [--images]",
     .text = "Decodes, converts, defaults and validates every job in the files (JobSet, "
             "JAXJob, TrainJob with its training runtime, AIchor manifest; YAML or JSON, "
             "several documents per file), and reports what `jaxset run` would refuse on "
@@ -33,7 +33,9 @@ static const struct cli_help help_validate = {
              {"--strict-kinds", "a document of another kind than jaxset runs (a "
                                 "ConfigMap, a Service, a scheduler's Workload...) is "
                                 "an error instead of skipped with a line"},
-             CLI_FEATURE_GATES_HELP},
+             CLI_FEATURE_GATES_HELP,
+             {"--images", "what `jaxset run --images` would refuse: a container without "
+                          "command is valid, its image gives it (also JAXSET_IMAGES=1)"}},
     .exit = "0 when every job is valid; 2 on invalid input or usage, with one line "
             "\"FILE: FIELD: ERROR\" per field error",
 };

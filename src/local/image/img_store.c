@@ -136,18 +136,30 @@ static json_t *inspect(const char *ref)
     return one;
 }
 
-static int pull(const char *ref, const char *pod_hint, struct err *err)
+/* `podman pull`; on failure -ENOENT with podman's last line and the remedy (`present`: the
+ * store has the image, which policy Always does not take without a pull). */
+static int pull(const char *ref, bool present, struct err *err)
 {
     struct sbuf e = {0};
     const char *args[] = {"pull", "--quiet", ref, NULL};
     int rc = podman(args, NULL, &e);
     if (rc != 0) {
-        size_t n = e.len;
-        while (n && (e.s[n - 1] == '\n' || e.s[n - 1] == ' '))
+        const char *s = sb_str(&e);
+        size_t n = strlen(s);
+        while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
             n--;
-        err_set(err, -ENOENT, "image %s%s: not in the local containers store and not pulled "
-                "(%.*s): `podman pull %s` where a registry answers, or `podman load -i "
-                "ARCHIVE`", ref, pod_hint, (int)(n > 300 ? 300 : n), e.s ? e.s : "", ref);
+        size_t from = n; /* podman's last line */
+        while (from && s[from - 1] != '\n')
+            from--;
+        if (present)
+            err_set(err, -ENOENT, "image %s: imagePullPolicy is Always and the pull failed "
+                    "(%.*s): set IfNotPresent or Never to run the image the local store has, "
+                    "or pull it where a registry answers", ref,
+                    (int)(n - from > 300 ? 300 : n - from), s + from);
+        else
+            err_set(err, -ENOENT, "image %s: not in the local containers store and not pulled "
+                    "(%.*s): `podman pull %s` where a registry answers, or `podman load -i "
+                    "ARCHIVE`", ref, (int)(n - from > 300 ? 300 : n - from), s + from, ref);
     }
     sb_free(&e);
     return rc == 0 ? 0 : -ENOENT;
@@ -220,14 +232,17 @@ int img_resolve(const char *ref, const char *policy, const char *cache, struct i
     int rc = 0;
     if (!policy)
         policy = img_default_policy(ref);
-    if (strcmp(policy, "Always") == 0)
-        rc = pull(ref, "", err);
+    if (strcmp(policy, "Always") == 0) {
+        json_t *had = inspect(ref);
+        rc = pull(ref, had != NULL, err);
+        json_decref(had);
+    }
     if (rc == 0 && !(info = inspect(ref))) {
         if (strcmp(policy, "Never") == 0)
             rc = err_set(err, -ENOENT, "image %s: not in the local containers store and "
                          "imagePullPolicy is Never: `podman load -i ARCHIVE` or `podman pull "
                          "%s`", ref, ref);
-        else if (strcmp(policy, "IfNotPresent") == 0 && (rc = pull(ref, "", err)) == 0 &&
+        else if (strcmp(policy, "IfNotPresent") == 0 && (rc = pull(ref, false, err)) == 0 &&
                  !(info = inspect(ref)))
             rc = err_set(err, -ENOENT, "image %s: pulled but not found in the store", ref);
     }

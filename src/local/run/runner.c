@@ -555,9 +555,9 @@ static int check_run(const struct manifest *m, bool images, struct err *err)
     return vol_check(m, err);
 }
 
-int runner_check(const struct manifest *m, struct err *err)
+int runner_check(const struct manifest *m, bool images, struct err *err)
 {
-    return check_run(m, false, err);
+    return check_run(m, images, err);
 }
 
 static void clear_live(void *ctx)
@@ -685,11 +685,13 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
         rc = check_fds(&m->view, err);
     if (rc == 0)
         rc = runner__volumes_setup(r, err);
+    if (rc == 0 && o->images)
+        rc = runner__images_setup(r, err);
     if (rc == 0)
         rc = take_lock(r, err);
     if (rc < 0 || (rc = runner__state_open(r, err)) < 0 || (rc = runner__hosts_setup(r, err)) < 0)
         return rc;
-    if (o->images && (rc = runner__images_setup(r, err)) < 0)
+    if (o->images && (rc = runner__images_hosts(r, err)) < 0)
         return rc;
     sigemptyset(&ss);
     sigaddset(&ss, SIGINT);

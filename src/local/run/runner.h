@@ -52,12 +52,13 @@ struct runner_opts {
 #define RUNNER_MAX_PODS 10000
 
 /* What a valid manifest still needs to run on one machine, checked without starting anything:
- * every container has a command (there is no image entrypoint locally) and env sources one
- * machine can give (ConfigMaps and Secrets only from the manifest files), volumes one machine
- * can give (local/vol/volumes.h, vol_check), and at most RUNNER_MAX_PODS pods.
- * `jaxset validate` reports the same errors as `run`.  0, or a negative errno with err set
+ * every container has a command (there is no image entrypoint locally; with `images`, as
+ * `run --images`, the image may give it) and env sources one machine can give (ConfigMaps and
+ * Secrets only from the manifest files), volumes one machine can give (local/vol/volumes.h,
+ * vol_check), and at most RUNNER_MAX_PODS pods.  `jaxset validate` reports the same errors as
+ * `run`.  0, or a negative errno with err set
  * (a field path first). */
-int runner_check(const struct manifest *m, struct err *err);
+int runner_check(const struct manifest *m, bool images, struct err *err);
 
 /* Runs to the end.  Returns the exit status (0 Completed, 1 Failed, 130 after SIGINT, 143 after
  * SIGTERM; the latter two only once every process is gone), or a negative errno with err set

@@ -110,7 +110,12 @@ int runner__images_setup(struct run *r, struct err *err)
             }
         }
     }
-    return rc == 0 ? image_hosts(r, err) : rc;
+    return rc;
+}
+
+int runner__images_hosts(const struct run *r, struct err *err)
+{
+    return image_hosts(r, err);
 }
 
 static int rm_tree(const char *dir);

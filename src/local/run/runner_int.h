@@ -272,9 +272,11 @@ int runner__hosts_env(const struct run *r, const json_t *container, json_t *extr
 /* ---- runner_images.c: containers in their images (--images) ------------------------------ */
 
 struct run_root;
-/* Resolves every image of the run (local/image/img.h) before anything starts.  0, or a
- * negative errno with err naming the container's field path. */
+/* Resolves every image of the run (local/image/img.h) before anything starts or is written
+ * in the run directory.  0, or a negative errno with err naming the container's field path. */
 int runner__images_setup(struct run *r, struct err *err);
+/* <run dir>/hosts.image, the containers' /etc/hosts (after runner__hosts_setup). */
+int runner__images_hosts(const struct run *r, struct err *err);
 void runner__images_free(struct run *r);
 const struct img *runner__image(const struct run *r, const char *ref);
 /* Container c's root for a start: a fresh layer over its image, the pod's hosts, its user;
