@@ -1,9 +1,12 @@
-# Writes a C source that holds files byte for byte (for `jaxset crds`, which prints the CRDs of
-# config/crd).  Run by CMakeLists.txt in script mode at build time:
+# Writes a C source that holds files gzip-compressed (for `jaxset crds`, which prints the CRDs of
+# config/crd byte for byte: 2.7 MiB of YAML, 0.3 MiB compressed).  Run by CMakeLists.txt in
+# script mode at build time:
 #   cmake -DOUT=file.c -DNAME=cli_crds -DHEADER=cli/cmd/crds.h "-DFILES=a.yaml;b.yaml" \
 #         -P embed_files.cmake
-# The source defines `const struct cli_file NAME[]` (file name without its folder, bytes,
-# length; in the order of FILES) and `const size_t NAME_n`.  Plain CMake: no xxd needed.
+# The source defines `const struct cli_file NAME[]` (file name without its folder, gzip bytes,
+# their length, the file's length; in the order of FILES) and `const size_t NAME_n`.  Plain
+# CMake: file(ARCHIVE_CREATE ... FORMAT raw) writes one file as a gzip stream (libarchive's),
+# so neither gzip nor xxd is needed.
 cmake_minimum_required(VERSION 3.25)
 foreach(var OUT NAME HEADER FILES)
   if(NOT DEFINED ${var})
@@ -17,17 +20,28 @@ endif()
 set(body "")
 set(table "")
 set(i 0)
+set(gz "${OUT}.gz")
 foreach(f IN LISTS FILES)
-  file(READ "${f}" hex HEX)
+  file(ARCHIVE_CREATE OUTPUT "${gz}" PATHS "${f}" FORMAT raw COMPRESSION GZip
+       COMPRESSION_LEVEL 9)
+  file(READ "${gz}" hex HEX)
+  file(SIZE "${gz}" gz_len)
   file(SIZE "${f}" size)
-  # "0x23, 0x20, ...", twelve bytes a line (CMake's regular expressions have no {n}).
+  file(REMOVE "${gz}")
+  # The gzip header's MTIME (bytes 4 to 7, RFC 1952) is the time of the build: zero ("none"),
+  # so that the same files give the same source.
+  string(SUBSTRING "${hex}" 0 8 head)
+  string(SUBSTRING "${hex}" 16 -1 tail)
+  set(hex "${head}00000000${tail}")
+  # "0x1f, 0x8b, ...", twelve bytes a line (CMake's regular expressions have no {n}).
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1, " hex "${hex}")
   string(REPEAT "0x[0-9a-f][0-9a-f], " 12 line)
   string(REGEX REPLACE "(${line})" "\\1\n    " hex "${hex}")
   string(REPLACE ", \n" ",\n" hex "${hex}")
+  string(REGEX REPLACE "[,\n ]+$" "" hex "${hex}")
   get_filename_component(base "${f}" NAME)
-  string(APPEND body "static const unsigned char file_${i}[] = {\n    ${hex}0x00};\n\n")
-  string(APPEND table "    {\"${base}\", file_${i}, ${size}},\n")
+  string(APPEND body "static const unsigned char file_${i}[] = {\n    ${hex}};\n\n")
+  string(APPEND table "    {\"${base}\", file_${i}, ${gz_len}, ${size}},\n")
   math(EXPR i "${i} + 1")
 endforeach()
 

@@ -71,9 +71,11 @@ for _layer in ("api", "local", "kube", "cli", "obj"):
     _top = [r for r in ROOMS if r.split("/")[0] == _layer]
     if _top and _layer not in LIBS:
         LIBS[_layer] = _top[-1]
-# External headers that only some rooms may include (the library is linked there only).
+# External headers that only some rooms may include (the library is linked, or loaded, there
+# only).
 EXTERNAL = [(re.compile(r"yaml\.h$"), {"obj/tree"}),
             (re.compile(r"^re2/"), {"obj/base"}),
+            (re.compile(r"^zlib\.h$"), {"obj/base"}),
             (re.compile(r"curl/"), {"kube/client"}),
             (re.compile(r"microhttpd\.h$"), {"kube/serve"}),
             (re.compile(r"^(gnutls|openssl)/"), {"kube/webhook"})]

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cmd/crds.h"
+#include "obj/base/gz.h"
 #include "obj/tree/yaml.h"
 
 enum { OPT_RUNTIMES = 256 };
@@ -37,22 +38,44 @@ static int on_arg(void *ctx, int code, const char *arg)
     }
 }
 
+/* Sets *out to the bytes of `f`, inflated (f->len of them and a 0; the caller frees it).
+ * EXIT_OK, or EXIT_JOB_FAILED, said on stderr. */
+static int unpack(const struct cli_file *f, char **out)
+{
+    struct err e = {{0}};
+    char *buf = malloc(f->len + 1);
+    int rc = buf ? gz_inflate(f->gz, f->gz_len, buf, f->len, &e) : err_oom(&e);
+    if (rc < 0) {
+        fprintf(stderr, "jaxset crds: %s: %s\n", f->name, e.msg);
+        free(buf);
+        return EXIT_JOB_FAILED;
+    }
+    buf[f->len] = '\0';
+    *out = buf;
+    return EXIT_OK;
+}
+
 /* Every file as it is, a "---" line between two files (and a newline ending a file that has
- * none). */
-static void print_yaml(FILE *out, const struct cli_file *files, size_t n)
+ * none).  EXIT_OK, or EXIT_JOB_FAILED when a file cannot be unpacked. */
+static int print_yaml(FILE *out, const struct cli_file *files, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const struct cli_file *f = &files[i];
+        char *data = NULL;
+        if (unpack(f, &data) != EXIT_OK)
+            return EXIT_JOB_FAILED;
         if (i > 0)
             fputs("---\n", out);
-        fwrite(f->data, 1, f->len, out);
-        if (f->len > 0 && f->data[f->len - 1] != '\n')
+        fwrite(data, 1, f->len, out);
+        if (f->len > 0 && data[f->len - 1] != '\n')
             fputc('\n', out);
+        free(data);
     }
+    return EXIT_OK;
 }
 
 /* Every document of the files, one JSON array on one line.  EXIT_OK, or EXIT_JOB_FAILED when
- * a file does not decode (a build of a broken file) or memory runs out. */
+ * a file cannot be unpacked, does not decode (a build of a broken file) or memory runs out. */
 static int print_json(FILE *out, const struct cli_file *files, size_t n)
 {
     json_t *all = json_array();
@@ -61,13 +84,17 @@ static int print_json(FILE *out, const struct cli_file *files, size_t n)
     for (size_t i = 0; rc == EXIT_OK && i < n; i++) {
         struct err e = {{0}};
         json_t *docs = NULL;
-        if (yaml_decode((const char *)files[i].data, files[i].len, &docs, &e) < 0) {
+        char *data = NULL;
+        if (unpack(&files[i], &data) != EXIT_OK) {
+            rc = EXIT_JOB_FAILED;
+        } else if (yaml_decode(data, files[i].len, &docs, &e) < 0) {
             fprintf(stderr, "jaxset crds: %s: %s\n", files[i].name, e.msg);
             rc = EXIT_JOB_FAILED;
         } else if (json_array_extend(all, docs) < 0) {
             rc = EXIT_JOB_FAILED;
         }
         json_decref(docs);
+        free(data);
     }
     if (rc == EXIT_OK && !(s = json_dumps(all, JSON_COMPACT | JSON_ENSURE_ASCII)))
         rc = EXIT_JOB_FAILED;
@@ -88,7 +115,7 @@ static int print_files(FILE *out, const struct crds_args *a)
     if (a->json)
         rc = print_json(out, files, n);
     else
-        print_yaml(out, files, n);
+        rc = print_yaml(out, files, n);
     if (fflush(out) != 0 || ferror(out)) {
         perror("jaxset crds: writing the output");
         return EXIT_JOB_FAILED;
