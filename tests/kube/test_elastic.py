@@ -115,8 +115,10 @@ def replicas_scale_from_2_to_3_and_back_to_1(env):
     numbered(pods_env(c, jobs), 6)
     # 3 -> 1: the Jobs of index 2 and 1 are deleted (Foreground), no longer counted
     c.update_js(set_size(replicas=1))
-    poll(lambda: all(c.job(n) is None or c.job(n)["metadata"].get("deletionTimestamp")
-                     for n in ("el-w-1", "el-w-2")), "el-w-1 and el-w-2 deleted")
+    def deleting(name):
+        j = c.job(name)  # read once: the Job may be gone between two reads
+        return j is None or bool(j["metadata"].get("deletionTimestamp"))
+    poll(lambda: all(deleting(n) for n in ("el-w-1", "el-w-2")), "el-w-1 and el-w-2 deleted")
     c.wait_rj_status({"w": {"ready": 1, "active": 1}})
     c.release(["el-w-1", "el-w-2"])
     jobs = wait_live(c, ["el-w-0"])
