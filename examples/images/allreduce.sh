@@ -11,6 +11,15 @@ cd "$(dirname "$0")"
 opts=()
 [ "${1:-}" = "--storage-driver" ] && opts=(--storage-driver "$2")
 [ -x /bin/busybox ] || { echo "allreduce.sh: needs busybox-static (apt-get install busybox-static)" >&2; exit 2; }
+img=localhost/jaxset-example-allreduce:1
+# built again only when this recipe, the worker or busybox changed (label jaxset.recipe)
+recipe=$(cat "$(basename "$0")" ../workers/reduce.sh /bin/busybox | sha256sum | cut -c1-16)
+old=$(buildah "${opts[@]}" inspect --type image --format \
+      '{{index .OCIv1.Config.Labels "jaxset.recipe"}}' "$img" 2>/dev/null || true)
+if [ "$old" = "$recipe" ]; then
+    echo "$img is up to date"
+    exit 0
+fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/bin" "$root/app" "$root/etc" "$root/tmp"
@@ -23,6 +32,7 @@ chmod 1777 "$root/tmp"
 c=$(buildah "${opts[@]}" from --quiet scratch)
 buildah "${opts[@]}" copy --quiet "$c" "$root" / >/dev/null
 buildah "${opts[@]}" config --entrypoint '["/bin/sh","/app/reduce.sh"]' --user worker \
-    --workingdir /app "$c"
-buildah "${opts[@]}" commit --quiet --rm "$c" localhost/jaxset-example-allreduce:1 >/dev/null
-echo "built localhost/jaxset-example-allreduce:1"
+    --workingdir /app --label "jaxset.recipe=$recipe" "$c"
+buildah "${opts[@]}" commit --quiet --rm "$c" "$img" >/dev/null
+echo "built $img"
+

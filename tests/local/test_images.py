@@ -7,7 +7,8 @@ built here by tests/images/build.sh (buildah FROM scratch with busybox-static):
 - env (the image's, the container's winning), workingDir (the image's, the container's),
   user (the image's USER by name, runAsUser/runAsGroup over it), no host variable leaking in;
 - a file only the image has, writes to a layer of the container's own (the next pod does not
-  see them), the pod hostnames in /etc/hosts, a hostPath volume at its mountPath;
+  see them), the pod hostnames in /etc/hosts, a hostPath volume at its mountPath, an
+  emptyDir of medium Memory a tmpfs of each pod's own;
 - a four-pod JAX job meeting at its coordinator (by its pod hostname) inside the image;
 - a gang restart (failurePolicy) whose second attempt starts from the image again;
 - refusals before anything starts, exit 2: an image not in the store with imagePullPolicy
@@ -106,6 +107,13 @@ def command_and_args_replace_both():
 
 
 @test
+def the_image_cmd_is_not_expanded_but_args_are():
+    r = ok(run(jobset("rule-expand", [container(
+        args=["$(FOO)", "$$(FOO)"], env=[{"name": "FOO", "value": "foo"}])])))
+    assert lines(r) == ["ep foo $(FOO)"], r.describe()
+
+
+@test
 def no_command_and_an_image_without_entrypoint_fails_to_start():
     r = run(jobset("rule-nothing", [container(PLAIN)]))
     assert r.rc == 1 and "neither ENTRYPOINT nor CMD" in r.err, r.describe()
@@ -158,6 +166,22 @@ def files_of_the_image_and_a_layer_per_container():
         assert not os.path.exists("/data/only-in-image.txt")
     finally:
         shutil.rmtree(host, ignore_errors=True)
+
+
+@test
+def memory_emptydir_is_a_tmpfs_of_the_pod_in_the_image():
+    c = sh("grep -E ' /(cache|scratch) ' /proc/self/mountinfo | cut -d' ' -f5,9; "
+           "echo $JOB_COMPLETION_INDEX > /cache/$JOB_COMPLETION_INDEX; ls /cache",
+           securityContext={"runAsUser": 0},
+           volumeMounts=[{"name": "m", "mountPath": "/cache"},
+                         {"name": "d", "mountPath": "/scratch"}])
+    vols = [{"name": "m", "emptyDir": {"medium": "Memory", "sizeLimit": "8Mi"}},
+            {"name": "d", "emptyDir": {}}]
+    r = ok(run(jobset("mem", [c], pods=2, volumes=vols)))
+    for i in (0, 1):
+        got = lines(r, f"mem-w-0-{i}")
+        assert got[0] == "/cache tmpfs" and got[1].startswith("/scratch ") and \
+            got[1] != "/scratch tmpfs" and got[2] == str(i), r.describe()
 
 
 # ---------------------------------------------------------------- JAX, restarts

@@ -20,12 +20,36 @@ const char *img_default_policy(const char *ref)
     return "IfNotPresent";
 }
 
-/* Appends the strings of `arr` (NULL: none) to `out`. */
-static int append_all(json_t *out, const json_t *arr)
+/* s with every '$' doubled: what $(VAR) expansion (podenv) turns back into s, since the
+ * kubelet expands command and args but never an image's ENTRYPOINT or CMD. */
+static json_t *escaped(const char *s)
+{
+    size_t n = strlen(s), d = 0;
+    for (size_t i = 0; i < n; i++)
+        d += s[i] == '$';
+    char *b = malloc(n + d + 1), *o = b;
+    if (!b)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '$')
+            *o++ = '$';
+        *o++ = s[i];
+    }
+    *o = '\0';
+    json_t *v = json_string(b);
+    free(b);
+    return v;
+}
+
+/* Appends the strings of `arr` (NULL: none) to `out`; an image's (`image`) escaped. */
+static int append_all(json_t *out, const json_t *arr, bool image)
 {
     for (size_t i = 0; i < json_array_size(arr); i++) {
         const json_t *v = json_array_get(arr, i);
-        if (json_is_string(v) && json_array_append(out, (json_t *)v) < 0)
+        if (!json_is_string(v))
+            continue;
+        json_t *e = image ? escaped(json_string_value(v)) : json_incref((json_t *)v);
+        if (!e || json_array_append_new(out, e) < 0)
             return -ENOMEM;
     }
     return 0;
@@ -39,9 +63,11 @@ static json_t *argv_of(const json_t *container, const json_t *config)
     json_t *out = json_array();
     if (!out)
         return NULL;
-    int rc = append_all(out, has_cmd ? cmd : jx_arr(config, "Entrypoint"));
+    int rc = has_cmd ? append_all(out, cmd, false)
+                     : append_all(out, jx_arr(config, "Entrypoint"), true);
     if (rc == 0)
-        rc = append_all(out, has_args ? args : has_cmd ? NULL : jx_arr(config, "Cmd"));
+        rc = has_args ? append_all(out, args, false)
+                      : append_all(out, has_cmd ? NULL : jx_arr(config, "Cmd"), true);
     if (rc < 0) {
         json_decref(out);
         return NULL;

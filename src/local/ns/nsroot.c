@@ -330,9 +330,12 @@ NSR_CHILD static int fds_room(size_t n, struct rlimit *old)
     return r.rlim_cur == old->rlim_cur ? 0 : setrlimit(RLIMIT_NOFILE, &r);
 }
 
-/* The image root's mounts (nsr_root): the overlay at merged, the binds into it. */
-NSR_CHILD static int root_mount(const struct nsr_root *r)
+/* The image root's mounts (nsr_root): the overlay at merged, the binds into it; from the pod
+ * template's namespace when it has one (its pods' tmpfs volumes are mounted there). */
+NSR_CHILD static int root_mount(const struct nsr_ns *ns, const struct nsr_root *r)
 {
+    if (ns->mnt_fd >= 0 && setns(ns->mnt_fd, CLONE_NEWNS) < 0)
+        return -1;
     if (unshare(CLONE_NEWNS | CLONE_NEWUTS) < 0 ||
         sethostname(r->hostname, strlen(r->hostname)) < 0 ||
         mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
@@ -405,7 +408,7 @@ NSR_CHILD static int enter_root(const struct nsr_enter *e, int *fds, long *faile
 {
     struct rlimit old;
     *failed = NSR_FAILED_ROOT;
-    if (root_mount(e->root) < 0 || fds_room(e->n, &old) < 0)
+    if (root_mount(&e->ns, e->root) < 0 || fds_room(e->n, &old) < 0)
         return -1;
     for (size_t i = 0; i < e->n; i++) { /* the volumes' trees, from this machine's root */
         *failed = (long)i;

@@ -134,12 +134,12 @@ struct nsr_root {
 };
 
 /* What a container's process enters before it execs: the namespaces of its pod template
- * (ns), or (root) an image root of its own, then its volumeMounts. */
+ * (ns), and with `root` an image root of its own made from there, then its volumeMounts. */
 struct nsr_enter {
     struct nsr_ns ns;
     const struct nsr_mount *m; /* in order: a mount inside another comes after it */
     size_t n;
-    const struct nsr_root *root; /* NULL: none; ns is then not joined */
+    const struct nsr_root *root; /* NULL: none */
 };
 
 /* nsr__enter's *failed while it builds an image root (not a volume's index). */

@@ -253,7 +253,7 @@ int runner__root_new(const struct run *r, const struct rpod *p, const struct rco
     rr->root.hostname = p->hostname;
     rr->root.merged = rr->merged;
     rr->root.opts = rr->opts;
-    rr->enter = (struct nsr_enter){.ns = NSR_NS_NONE, .m = vol ? vol->m : NULL,
+    rr->enter = (struct nsr_enter){.ns = vol ? vol->ns : NSR_NS_NONE, .m = vol ? vol->m : NULL,
                                    .n = vol ? vol->n : 0, .root = &rr->root};
     *out = rr;
     return 0;

@@ -29,7 +29,27 @@ static const struct argv_row ARGV_ROWS[] = {
      "[\"/x\",\"a\"]", "/work"},
     {"workingDir of the container", "{\"name\":\"c\",\"workingDir\":\"/mine\"}",
      "[\"/ep\",\"e1\",\"c1\",\"c2\"]", "/mine"},
+    {"the container's $(VAR) kept for expansion",
+     "{\"name\":\"c\",\"command\":[\"$(A)\"],\"args\":[\"$$x\"]}", "[\"$(A)\",\"$$x\"]",
+     "/work"},
 };
+
+/* An image's ENTRYPOINT and CMD are never expanded: their '$' doubled for podenv. */
+static void test_image_strings_are_not_expanded(void **state)
+{
+    (void)state;
+    json_t *cfg = tu_json("{\"Entrypoint\":[\"/bin/sh\",\"-c\"],\"Cmd\":[\"echo $(HOME) $$ $x\"]}");
+    json_t *c = tu_json("{\"name\":\"c\"}");
+    struct err e = {{0}};
+    json_t *got = img_container(c, cfg, &e);
+    json_t *want = tu_json("[\"/bin/sh\",\"-c\",\"echo $$(HOME) $$$$ $$x\"]");
+    assert_non_null(got);
+    assert_true(json_equal(json_object_get(got, "command"), want));
+    json_decref(got);
+    json_decref(want);
+    json_decref(c);
+    json_decref(cfg);
+}
 
 static void test_argv_rules(void **state)
 {
@@ -170,6 +190,7 @@ int main(void)
         cmocka_unit_test(test_argv_rules),
         cmocka_unit_test(test_env_image_first_container_wins),
         cmocka_unit_test(test_nothing_to_run),
+        cmocka_unit_test(test_image_strings_are_not_expanded),
         cmocka_unit_test(test_user_rules),
         cmocka_unit_test(test_default_policy),
     };
