@@ -25,11 +25,11 @@ import json
 import os
 import shutil
 import socket
-import ssl
 import subprocess
 import sys
 import tempfile
 import time
+import types
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,6 +37,7 @@ SRC = os.environ.get("JAXSET_SRC") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "tests", "kube"))
 from ctltest import BIN, JS_API, crd, poll, test_jobset  # noqa: E402
 from kubetest import Server, check, expect  # noqa: E402
+from test_webhooks import norm, served_cert as webhooks_served_cert  # noqa: E402
 
 ARCHIVE = os.environ.get("JAXSET_IMAGE_ARCHIVE") or os.path.join(SRC, "build",
                                                                   "jaxset-image.tar")
@@ -227,17 +228,8 @@ def secret_pem(env, key):
 
 
 def served_cert(port, ca_pem):
-    ctx = ssl.create_default_context(cadata=ca_pem)
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
-            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
-                return ssl.DER_cert_to_PEM_cert(s.getpeercert(binary_form=True))
-    except (OSError, ssl.SSLError):
-        return None
-
-
-def norm(pem):
-    return "".join((pem or "").split())
+    """The webhook server's certificate at 127.0.0.1:port, verified against ca_pem."""
+    return webhooks_served_cert(types.SimpleNamespace(port=port), ca_pem)
 
 
 def check_one_container(env):
