@@ -10,7 +10,8 @@ built here by tests/images/build.sh (buildah FROM scratch with busybox-static):
   see them), the pod hostnames in /etc/hosts, a hostPath volume at its mountPath, an
   emptyDir of medium Memory a tmpfs of each pod's own;
 - a four-pod JAX job meeting at its coordinator (by its pod hostname) inside the image;
-- a gang restart (failurePolicy) whose second attempt starts from the image again;
+- a gang restart (failurePolicy) and an in-place restart (InPlaceRestart), whose second
+  attempts start from the image again;
 - refusals before anything starts, exit 2: an image not in the store with imagePullPolicy
   Never or no registry to pull from (named with its pod's field path and the remedy), no
   podman on PATH;
@@ -237,6 +238,30 @@ def the_example_runs_in_its_image():
     assert lines(r, "allreduce-image-workers-0-0") == [
         "coordinator allreduce-image-workers-0-0: sum of the 4 processes = 10 (expected 10)"], \
         r.describe()
+
+
+@test
+def an_in_place_restart_restarts_the_containers_from_the_image():
+    host = tempfile.mkdtemp(prefix="jaxset-img-ipr-")
+    c = sh("test -e /tmp/written && echo layer-kept; echo > /tmp/written; "
+           "if [ -e /state/failed ]; then echo done $JOB_COMPLETION_INDEX; exit 0; fi; "
+           "if [ $JOB_COMPLETION_INDEX = 1 ]; then sleep 0.3; touch /state/failed; exit 3; fi; "
+           "sleep 30",
+           volumeMounts=[{"name": "s", "mountPath": "/state"}],
+           securityContext={"runAsUser": 0})
+    vols = [{"name": "s", "hostPath": {"path": host}}]
+    m = json.loads(jobset("ipr", [c], pods=2, volumes=vols,
+                          spec={"failurePolicy": {"maxRestarts": 2,
+                                                  "restartStrategy": "InPlaceRestart"}}))
+    m["spec"]["replicatedJobs"][0]["template"]["spec"].update(
+        backoffLimit=2147483647, podReplacementPolicy="Failed")
+    try:
+        r = ok(run(json.dumps(m), "--feature-gates", "InPlaceRestart=true"))
+        assert "in-place restarts 1" in r.err and "layer-kept" not in r.out, r.describe()
+        assert sorted(x for x in lines(r) if x.startswith("done")) == ["done 0", "done 1"], \
+            r.describe()
+    finally:
+        shutil.rmtree(host, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- refusals
