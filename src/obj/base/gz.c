@@ -38,6 +38,8 @@ static const struct zlib_api *api(void)
         state = zlib.init2 && zlib.run && zlib.end ? 1 : -1;
         if (state < 0)
             snprintf(why, sizeof(why), "%s", msg ? msg : "no inflateInit2_, inflate or inflateEnd");
+        if (msg)
+            dlerror(); /* copied: a second call frees glibc's copy of the message */
         if (state < 0 && h)
             dlclose(h);
     }
