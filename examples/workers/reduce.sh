@@ -10,13 +10,14 @@ if [ "$JAX_PROCESS_ID" = 0 ]; then
     sum=$mine
     i=1
     while [ $i -lt "$n" ]; do
-        v=$(nc -l -p "$port")
+        v=$(nc -l -p $((port + i)))   # process i alone sends to port + i: none is lost
         sum=$((sum + v))
         i=$((i + 1))
     done
     echo "coordinator $(hostname): sum of the $n processes = $sum (expected $((n * (n + 1) / 2)))"
 else
     host=${JAX_COORDINATOR_HOST:-${JAX_COORDINATOR_ADDRESS%:*}}
-    until echo "$mine" | nc "$host" "$port" 2>/dev/null; do sleep 0.1; done
-    echo "process $JAX_PROCESS_ID of $n on $(hostname): sent $mine to $host:$port"
+    to=$((port + JAX_PROCESS_ID))
+    until echo "$mine" | nc "$host" "$to" 2>/dev/null; do sleep 0.1; done
+    echo "process $JAX_PROCESS_ID of $n on $(hostname): sent $mine to $host:$to"
 fi

@@ -190,11 +190,11 @@ def memory_emptydir_is_a_tmpfs_of_the_pod_in_the_image():
 JAX_MEET = r"""
 if [ "$JAX_PROCESS_ID" = 0 ]; then
   n=1; : > /tmp/got
-  while [ $n -lt $JAX_NUM_PROCESSES ]; do nc -l -p $JAX_COORDINATOR_PORT >> /tmp/got; n=$((n+1)); done
+  while [ $n -lt $JAX_NUM_PROCESSES ]; do nc -l -p $((JAX_COORDINATOR_PORT + n)) >> /tmp/got; n=$((n+1)); done
   echo "coordinator $(hostname) got $(sort /tmp/got | tr '\n' ' ')of $JAX_NUM_PROCESSES"
 else
   host=meet-w-0-0.meet
-  until echo "$JAX_PROCESS_ID" | nc $host $JAX_COORDINATOR_PORT 2>/dev/null; do sleep 0.1; done
+  until echo "$JAX_PROCESS_ID" | nc $host $((JAX_COORDINATOR_PORT + JAX_PROCESS_ID)) 2>/dev/null; do sleep 0.1; done
   echo "process $JAX_PROCESS_ID of $JAX_NUM_PROCESSES reached $host at ${JAX_COORDINATOR_ADDRESS%:*}"
 fi
 """
