@@ -188,13 +188,20 @@ def memory_emptydir_is_a_tmpfs_of_the_pod_in_the_image():
 # ---------------------------------------------------------------- JAX, restarts
 
 JAX_MEET = r"""
+# one port, the coordinator's: nc serves each connection with h.sh, which answers "ok" once it
+# kept the id, and a sender tries again until it reads that (examples/workers/reduce.sh)
 if [ "$JAX_PROCESS_ID" = 0 ]; then
-  n=1; : > /tmp/got
-  while [ $n -lt $JAX_NUM_PROCESSES ]; do nc -l -p $((JAX_COORDINATOR_PORT + n)) >> /tmp/got; n=$((n+1)); done
-  echo "coordinator $(hostname) got $(sort /tmp/got | tr '\n' ' ')of $JAX_NUM_PROCESSES"
+  mkdir /tmp/got; printf 'read -r id; : > /tmp/got/$id; echo ok\n' > /tmp/h.sh
+  nc -ll -p $JAX_COORDINATOR_PORT -e /bin/sh /tmp/h.sh & s=$!
+  n=1
+  while [ $n -lt $JAX_NUM_PROCESSES ]; do
+    if [ -e /tmp/got/$n ]; then n=$((n+1)); else kill -0 $s || exit 9; sleep 0.05; fi
+  done
+  kill $s
+  echo "coordinator $(hostname) got $(ls /tmp/got | sort | tr '\n' ' ')of $JAX_NUM_PROCESSES"
 else
   host=meet-w-0-0.meet
-  until echo "$JAX_PROCESS_ID" | nc $host $((JAX_COORDINATOR_PORT + JAX_PROCESS_ID)) 2>/dev/null; do sleep 0.1; done
+  until [ "$(echo "$JAX_PROCESS_ID" | nc $host $JAX_COORDINATOR_PORT 2>/dev/null)" = ok ]; do sleep 0.1; done
   echo "process $JAX_PROCESS_ID of $JAX_NUM_PROCESSES reached $host at ${JAX_COORDINATOR_ADDRESS%:*}"
 fi
 """
