@@ -1,7 +1,7 @@
 # Writes a C source that holds files gzip-compressed (for `jaxset crds`, which prints the CRDs of
 # config/crd byte for byte: 2.7 MiB of YAML, 0.3 MiB compressed).  Run by CMakeLists.txt in
 # script mode at build time:
-#   cmake -DOUT=file.c -DNAME=cli_crds -DHEADER=cli/cmd/crds.h "-DFILES=a.yaml;b.yaml" \
+#   cmake -DOUT=file.c -DNAME=cli_crds -DHEADER=cli/local/crds.h "-DFILES=a.yaml;b.yaml" \
 #         -P embed_files.cmake
 # The source defines `const struct cli_file NAME[]` (file name without its folder, gzip bytes,
 # their length, the file's length; in the order of FILES) and `const size_t NAME_n`.  Plain

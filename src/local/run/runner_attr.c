@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "local/store/rundir.h"
+#include "local/store/store_excerpt.h"
 #include "obj/tree/jx.h"
 
 static struct rpod *find_pod(const struct run *r, const char *name)
@@ -62,14 +63,14 @@ static int mark(struct run *r, const json_t *pod, long ci, const char *log, cons
     if (p && (size_t)ci < p->n_c) {
         p->first_failure = true;
         if (!p->c[ci].message)
-            p->c[ci].message = runner__log_excerpt(log);
+            p->c[ci].message = store_excerpt_log(log);
         *msg = p->c[ci].message;
         return 0;
     }
     if (!h || !hc)
         return 0;
     if (!jx_str(hc, "message")) {
-        char *m = runner__log_excerpt(log);
+        char *m = store_excerpt_log(log);
         int rc = m ? jx_set_str(hc, "message", m) : 0;
         free(m);
         if (rc < 0)
@@ -150,7 +151,7 @@ static void one_line(const json_t *f, struct sbuf *b)
         sb_printf(b, ") exited with code %lld", jx_int_or(f, "exitCode", 0));
     else
         sb_puts(b, ") failed");
-    char *line = msg ? runner__excerpt_line(msg) : NULL;
+    char *line = msg ? store_excerpt_line(msg) : NULL;
     if (line)
         sb_printf(b, ": %s", line);
     free(line);
@@ -215,7 +216,7 @@ char *runner__container_said(const struct run *r, const struct rpod *p, const st
 {
     char log[PATH_MAX];
     rd_log(log, sizeof(log), r->o->run_dir, p->name, p->n_c > 1 ? jx_str(c->spec, "name") : NULL);
-    char *m = runner__log_excerpt(log), *line = m ? runner__excerpt_line(m) : NULL;
+    char *m = store_excerpt_log(log), *line = m ? store_excerpt_line(m) : NULL;
     free(m);
     return line;
 }

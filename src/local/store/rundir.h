@@ -16,7 +16,7 @@
  *   pods.json     every pod, of every restart attempt: labels, phase, times, restarts, container
  * states;
  *                 the pod named first failed at a restart or at the end: "firstFailure", and its
- *                 failed container's "message" (runner_excerpt.c)
+ *                 failed container's "message" (local/store/store_excerpt.c)
  *   run.json      name, source, state, pid, start and update times, coordinator port, exit
  *                 status, "failure": the latest first failed pod, with its one line as
  *                 "summary" (runner_attr.c)

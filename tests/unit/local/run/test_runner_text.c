@@ -1,7 +1,8 @@
-/* What the runner prints of a failure and of the time (src/local/run/runner_excerpt.c,
+/* What the runner prints of a failure and of the time (src/local/store/store_excerpt.c,
  * runner_state.c): the end of a failed container's log reduced to a traceback's last frame and
  * exception line or the last lines, safe for a terminal and JSON; elapsed times as 1m08s. */
 #include "local/run/runner_int.h"
+#include "local/store/store_excerpt.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -12,7 +13,7 @@ static char *excerpt_of(const char *log)
 {
     char *dir = tu_tmpdir("excerpt");
     tu_write(dir, "c.log", log);
-    char *m = runner__log_excerpt(tu_path(dir, "c.log"));
+    char *m = store_excerpt_log(tu_path(dir, "c.log"));
     tu_rmtree(dir);
     free(dir);
     return m;
@@ -80,8 +81,8 @@ static void test_log_excerpt_long_log_and_line(void **state)
 static void test_excerpt_line(void **state)
 {
     (void)state;
-    char *a = runner__excerpt_line("File \"t.py\", line 5, in main\n    raise X\nValueError: boom");
-    char *b = runner__excerpt_line("last\nlines");
+    char *a = store_excerpt_line("File \"t.py\", line 5, in main\n    raise X\nValueError: boom");
+    char *b = store_excerpt_line("last\nlines");
     assert_string_equal(a, "ValueError: boom (File \"t.py\", line 5, in main)");
     assert_string_equal(b, "lines");
     free(a);

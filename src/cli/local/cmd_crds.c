@@ -1,5 +1,5 @@
 /* jaxset crds [--runtimes] [-o yaml|json]: what jaxset ships for a cluster, embedded at build
- * time (cli/cmd/crds.h): the CustomResourceDefinitions its controller serves (config/crd) or,
+ * time (cli/local/crds.h): the CustomResourceDefinitions its controller serves (config/crd) or,
  * with --runtimes, its training runtimes (config/runtimes), as one multi-document YAML stream
  * for `jaxset crds | kubectl apply --server-side -f -`; with -o json their documents as one
  * JSON array, as `jaxset decode` prints files (the Python SDK reads the built-in runtime so). */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd/crds.h"
+#include "cli/local/crds.h"
 #include "obj/base/gz.h"
 #include "obj/tree/yaml.h"
 

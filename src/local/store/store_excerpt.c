@@ -5,7 +5,7 @@
  * last few lines, as the kubelet's FallbackToLogsOnError takes the end of a log for a terminated
  * container's message (kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go,
  * tailLogs). */
-#include "local/run/runner_int.h"
+#include "local/store/store_excerpt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +163,7 @@ static bool traceback(const struct excerpt_lines *l, struct sbuf *b)
     return true;
 }
 
-char *runner__log_excerpt(const char *path)
+char *store_excerpt_log(const char *path)
 {
     struct sbuf b = SBUF_INIT;
     struct excerpt_lines *l = malloc(sizeof(*l));
@@ -189,7 +189,7 @@ out:
     return sb_detach(&b);
 }
 
-char *runner__excerpt_line(const char *message)
+char *store_excerpt_line(const char *message)
 {
     const char *last = strrchr(message, '\n');
     if (!last)
