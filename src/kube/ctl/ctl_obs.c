@@ -69,9 +69,11 @@ int ctl__obs_start(struct ctl *c, struct err *e)
     ctl_metrics_init_controller(&o->km, CONTROLLER, 1);
     ctl_metrics_init_queue(&o->km, CONTROLLER);
     kc_set_observer(c->kc, observe_request, o);
-    struct srv_http_route m[1] = {{"/metrics", srv_health_metrics, &o->health, NULL}};
-    struct srv_http_route p[2] = {{"/healthz", srv_health_healthz, &o->health, NULL},
-                                {"/readyz", srv_health_readyz, &o->health, NULL}};
+    struct srv_http_route m[1] = {
+        {.path = "/metrics", .fn = srv_health_metrics, .arg = &o->health}};
+    struct srv_http_route p[2] = {
+        {.path = "/healthz", .fn = srv_health_healthz, .arg = &o->health},
+        {.path = "/readyz", .fn = srv_health_readyz, .arg = &o->health}};
     int rc = serve(c->o->metrics_addr, m, 1, &o->metrics, e);
     if (rc == 0)
         rc = serve(c->o->probe_addr, p, 2, &o->probes, e);

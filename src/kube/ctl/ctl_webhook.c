@@ -357,14 +357,15 @@ static int serve(struct ctl *c, const struct wh_cert *cert, struct err *e)
         snprintf(bind, sizeof(bind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
                  c->o->webhook_port);
         struct srv_http_route r[8] = {
-            {WH_PATH_MUTATE_JOBSET, NULL, &w->routes[0], serve_hook},
-            {WH_PATH_VALIDATE_JOBSET, NULL, &w->routes[1], serve_hook},
-            {WH_PATH_MUTATE_POD, NULL, &w->routes[2], serve_hook},
-            {WH_PATH_VALIDATE_JAXJOB, NULL, &w->routes[3], serve_hook},
-            {WH_PATH_VALIDATE_TRAINJOB, NULL, &w->routes[4], serve_hook},
-            {WH_PATH_VALIDATE_POD, NULL, &w->routes[5], serve_hook},
-            {WH_PATH_VALIDATE_TRAININGRUNTIME, NULL, &w->routes[6], serve_hook},
-            {WH_PATH_VALIDATE_CLUSTERTRAININGRUNTIME, NULL, &w->routes[7], serve_hook},
+            {.path = WH_PATH_MUTATE_JOBSET, .arg = &w->routes[0], .post = serve_hook},
+            {.path = WH_PATH_VALIDATE_JOBSET, .arg = &w->routes[1], .post = serve_hook},
+            {.path = WH_PATH_MUTATE_POD, .arg = &w->routes[2], .post = serve_hook},
+            {.path = WH_PATH_VALIDATE_JAXJOB, .arg = &w->routes[3], .post = serve_hook},
+            {.path = WH_PATH_VALIDATE_TRAINJOB, .arg = &w->routes[4], .post = serve_hook},
+            {.path = WH_PATH_VALIDATE_POD, .arg = &w->routes[5], .post = serve_hook},
+            {.path = WH_PATH_VALIDATE_TRAININGRUNTIME, .arg = &w->routes[6], .post = serve_hook},
+            {.path = WH_PATH_VALIDATE_CLUSTERTRAININGRUNTIME, .arg = &w->routes[7],
+             .post = serve_hook},
         };
         struct srv_http_limits l = {.tls_cert = cert->tls_crt, .tls_key = cert->tls_key,
                                   .max_conns = 256, .timeout_s = 30};

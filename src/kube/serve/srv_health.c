@@ -39,8 +39,8 @@ int srv_health_metrics(void *arg, const char *path, struct sbuf *body, const cha
 
 size_t srv_health_routes(struct srv_health *h, struct srv_http_route out[SRV_HEALTH_N_ROUTES])
 {
-    out[0] = (struct srv_http_route){"/healthz", srv_health_healthz, h, NULL};
-    out[1] = (struct srv_http_route){"/readyz", srv_health_readyz, h, NULL};
-    out[2] = (struct srv_http_route){"/metrics", srv_health_metrics, h, NULL};
+    out[0] = (struct srv_http_route){.path = "/healthz", .fn = srv_health_healthz, .arg = h};
+    out[1] = (struct srv_http_route){.path = "/readyz", .fn = srv_health_readyz, .arg = h};
+    out[2] = (struct srv_http_route){.path = "/metrics", .fn = srv_health_metrics, .arg = h};
     return SRV_HEALTH_N_ROUTES;
 }

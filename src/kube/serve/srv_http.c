@@ -152,12 +152,24 @@ static int listen_bind(const char *bind, bool *is_v6, int *bound_port, struct er
 
 /* ---- requests -------------------------------------------------------------------------- */
 
+/* The exact route of `path`, else the longest prefix route it starts with. */
 static const struct srv_http_route *find_route(const struct srv_http *h, const char *path)
 {
-    for (size_t i = 0; i < h->n_routes; i++)
-        if (strcmp(h->routes[i].path, path) == 0)
-            return &h->routes[i];
-    return NULL;
+    const struct srv_http_route *best = NULL;
+    for (size_t i = 0; i < h->n_routes; i++) {
+        const struct srv_http_route *r = &h->routes[i];
+        if (!r->prefix && strcmp(r->path, path) == 0)
+            return r;
+        if (r->prefix && strncmp(r->path, path, strlen(r->path)) == 0 &&
+            (!best || strlen(r->path) > strlen(best->path)))
+            best = r;
+    }
+    return best;
+}
+
+const char *srv_http_header(const struct srv_http_call *c, const char *name)
+{
+    return MHD_lookup_connection_value(c->conn_, MHD_HEADER_KIND, name);
 }
 
 static enum MHD_Result respond(struct MHD_Connection *c, int status, struct sbuf *body,
@@ -199,28 +211,39 @@ static enum MHD_Result answer(struct MHD_Connection *c, const struct srv_http *h
     return respond(c, status, body, ctype ? ctype : text_plain, NULL);
 }
 
-/* A POST: the first call makes the request's buffer, the next ones fill it, the last (no data)
- * answers. */
+/* Reads a POST's body as it arrives: the first call makes the request's buffer, the next ones
+ * fill it (up to request_max: past it the body is dropped and marked too big).  1 while more
+ * calls come (answer MHD_YES), 0 once the body is in (*req_cls holds it), -1 out of memory. */
+static int take_body(const struct srv_http *h, void **req_cls, const char *upload_data,
+                     size_t *upload_data_size)
+{
+    struct srv_http_req *q = *req_cls;
+    if (!q) {
+        if (!(q = calloc(1, sizeof(*q))))
+            return -1;
+        q->body.max = h->request_max;
+        *req_cls = q;
+        return 1;
+    }
+    if (!*upload_data_size)
+        return 0;
+    if (!q->too_big)
+        sb_append(&q->body, upload_data, *upload_data_size);
+    q->too_big = q->too_big || sb_failed(&q->body);
+    *upload_data_size = 0;
+    return 1;
+}
+
+/* A POST of a POST route, once its body is in. */
 static enum MHD_Result on_post(const struct srv_http *h, const struct srv_http_route *r,
                                struct MHD_Connection *c, const char *upload_data,
                                size_t *upload_data_size, void **req_cls)
 {
+    int more = take_body(h, req_cls, upload_data, upload_data_size);
+    if (more)
+        return more > 0 ? MHD_YES : MHD_NO;
     struct srv_http_req *q = *req_cls;
     struct sbuf body = {.max = h->body_max};
-    if (!q) {
-        if (!(q = calloc(1, sizeof(*q))))
-            return MHD_NO;
-        q->body.max = h->request_max;
-        *req_cls = q;
-        return MHD_YES;
-    }
-    if (*upload_data_size) {
-        if (!q->too_big)
-            sb_append(&q->body, upload_data, *upload_data_size);
-        q->too_big = q->too_big || sb_failed(&q->body);
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
     if (q->too_big) {
         sb_puts(&body, "request body too large\n");
         return respond(c, MHD_HTTP_CONTENT_TOO_LARGE, &body, text_plain, NULL);
@@ -228,6 +251,29 @@ static enum MHD_Result on_post(const struct srv_http *h, const struct srv_http_r
     const char *ctype = text_plain;
     const char *req = sb_str(&q->body);
     int status = r->post(r->arg, r->path, req ? req : "", q->body.len, &body, &ctype);
+    return answer(c, h, status, &body, ctype);
+}
+
+/* A route that answers every method: a POST's body is read first (take_body) and one past
+ * the limit handed over as too big. */
+static enum MHD_Result on_call(const struct srv_http *h, const struct srv_http_route *r,
+                               struct MHD_Connection *c, const char *url, const char *method,
+                               const char *upload_data, size_t *upload_data_size,
+                               void **req_cls)
+{
+    if (strcmp(method, MHD_HTTP_METHOD_POST) == 0) {
+        int more = take_body(h, req_cls, upload_data, upload_data_size);
+        if (more)
+            return more > 0 ? MHD_YES : MHD_NO;
+    }
+    const struct srv_http_req *q = *req_cls;
+    const char *req = q && !q->too_big ? sb_str(&q->body) : NULL;
+    struct srv_http_call call = {.method = method, .path = url, .body = req ? req : "",
+                                 .len = req ? q->body.len : 0, .too_big = q && q->too_big,
+                                 .conn_ = c};
+    struct sbuf body = {.max = h->body_max};
+    const char *ctype = text_plain;
+    int status = r->call(r->arg, &call, &body, &ctype);
     return answer(c, h, status, &body, ctype);
 }
 
@@ -250,6 +296,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
                strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     bool post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (r && r->call)
+        return on_call(h, r, c, url, method, upload_data, upload_data_size, req_cls);
     if (r && post && r->post)
         return on_post(h, r, c, upload_data, upload_data_size, req_cls);
     if (!get || (r && !r->fn)) {

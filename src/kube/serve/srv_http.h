@@ -46,11 +46,28 @@ typedef int (*srv_http_fn)(void *arg, const char *path, struct sbuf *body,
 typedef int (*srv_http_post_fn)(void *arg, const char *path, const char *req, size_t req_len,
                               struct sbuf *body, const char **content_type);
 
+/* A request as a route that answers every method itself sees it (srv_http_route.call). */
+struct srv_http_call {
+    const char *method;
+    const char *path;   /* the request's (a prefix route's path is only its start) */
+    const char *body;   /* a POST's whole body, NUL-terminated (""; other methods: "") */
+    size_t len;
+    bool too_big;       /* a POST body past request_max: not kept (body "") */
+    void *conn_;        /* libmicrohttpd's connection: for srv_http_header() */
+};
+/* The value of request header `name` (any case), or NULL; valid during the call. */
+const char *srv_http_header(const struct srv_http_call *c, const char *name);
+typedef int (*srv_http_call_fn)(void *arg, const struct srv_http_call *call, struct sbuf *body,
+                              const char **content_type);
+
 struct srv_http_route {
-    const char *path; /* exact, e.g. "/metrics" */
+    const char *path; /* exact, e.g. "/metrics"; with `prefix`, every path that starts so */
     srv_http_fn fn;     /* GET and HEAD (NULL: the route takes POST only) */
     void *arg;
     srv_http_post_fn post; /* POST (NULL: GET and HEAD only) */
+    srv_http_call_fn call; /* every method (fn and post unused): the route answers 404, 405 and
+                            * 413 itself; an exact route of the same path wins over it */
+    bool prefix;
 };
 
 struct srv_http_limits {

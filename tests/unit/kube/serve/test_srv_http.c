@@ -1,8 +1,8 @@
 /* httpd and health: the server driven as the controller drives it (one thread polling
  * srv_http_fd() with srv_http_timeout_ms() and calling srv_http_run()), with non-blocking client
- * sockets on the same thread: routes, 404, 405, HEAD, /metrics' content type and body, /readyz
- * flipping, a slow client closed at the timeout while others are served, oversized headers,
- * bind addresses (errors, "0", ":0", IPv6). */
+ * sockets on the same thread: routes, prefix routes answering every method, 404, 405, HEAD,
+ * /metrics' content type and body, /readyz flipping, a slow client closed at the timeout while
+ * others are served, oversized headers, bind addresses (errors, "0", ":0", IPv6). */
 #include "testutil.h"
 
 #include <arpa/inet.h>
@@ -148,8 +148,8 @@ static void test_routes(void **state)
     struct srv_health hl = {.metrics = m};
     struct srv_http_route routes[SRV_HEALTH_N_ROUTES + 2];
     size_t n = srv_health_routes(&hl, routes);
-    routes[n++] = (struct srv_http_route){"/teapot", teapot, "tea", NULL};
-    routes[n++] = (struct srv_http_route){"/big", too_big, NULL, NULL};
+    routes[n++] = (struct srv_http_route){.path = "/teapot", .fn = teapot, .arg = "tea"};
+    routes[n++] = (struct srv_http_route){.path = "/big", .fn = too_big};
     struct srv_http_limits lim = {.body_max = 512};
     struct srv_http *h = NULL;
     struct err e = {{0}};
@@ -418,8 +418,8 @@ static int echo(void *arg, const char *path, const char *req, size_t len, struct
 static void test_post(void **state)
 {
     (void)state;
-    struct srv_http_route routes[2] = {{"/hook", NULL, NULL, echo},
-                                     {"/teapot", teapot, "tea", NULL}};
+    struct srv_http_route routes[2] = {{.path = "/hook", .post = echo},
+                                     {.path = "/teapot", .fn = teapot, .arg = "tea"}};
     struct srv_http_limits lim = {.request_max = 64};
     struct srv_http *h = NULL;
     struct err e = {{0}};
@@ -458,11 +458,59 @@ static void test_post(void **state)
     srv_http_stop(h);
 }
 
+static int call_echo(void *arg, const struct srv_http_call *c, struct sbuf *body,
+                     const char **ctype)
+{
+    const char *x = srv_http_header(c, "x-test");
+    sb_printf(body, "%s %s %s %s %zu%s: %s", (const char *)arg, c->method, c->path,
+              x ? x : "-", c->len, c->too_big ? " too big" : "", c->body);
+    *ctype = "text/plain";
+    return 202;
+}
+
+/* A route that answers every method (srv_http_route.call) on every path under its prefix: it
+ * sees the method, the request's own path, its headers and the body, or that the body was too
+ * big; an exact route of a path under the prefix still wins, the longest prefix over others. */
+static void test_call_routes(void **state)
+{
+    (void)state;
+    struct srv_http_route routes[3] = {
+        {.path = "/", .prefix = true, .call = call_echo, .arg = "root"},
+        {.path = "/apis/", .prefix = true, .call = call_echo, .arg = "apis"},
+        {.path = "/apis/teapot", .fn = teapot, .arg = "tea"}};
+    struct srv_http_limits lim = {.request_max = 64};
+    struct srv_http *h = NULL;
+    struct err e = {{0}};
+    assert_int_equal(srv_http_start_with("127.0.0.1:0", routes, 3, &lim, &h, &e), 0);
+    struct resp r;
+    http(h, "POST /apis/x/status HTTP/1.1\r\nHost: t\r\nConnection: close\r\nX-Test: yes\r\n"
+            "Content-Length: 5\r\n\r\nhello", &r);
+    assert_int_equal(r.status, 202);
+    assert_string_equal(r.body, "apis POST /apis/x/status yes 5: hello");
+    resp_free(&r);
+    http(h, "DELETE /elsewhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", &r);
+    assert_int_equal(r.status, 202);
+    assert_string_equal(r.body, "root DELETE /elsewhere - 0: ");
+    resp_free(&r);
+    char big[512];
+    snprintf(big, sizeof(big), "POST /apis/y HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+             "Transfer-Encoding: chunked\r\n\r\n64\r\n%0100d\r\n0\r\n\r\n", 0);
+    http(h, big, &r);
+    assert_int_equal(r.status, 202);
+    assert_string_equal(r.body, "apis POST /apis/y - 0 too big: ");
+    resp_free(&r);
+    http(h, GET("/apis/teapot"), &r);
+    assert_int_equal(r.status, 418);
+    resp_free(&r);
+    srv_http_stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_post),
+        cmocka_unit_test(test_call_routes),
         cmocka_unit_test(test_slow_client),
         cmocka_unit_test(test_slowloris_cannot_starve_probes),
         cmocka_unit_test(test_big_headers),
