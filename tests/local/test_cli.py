@@ -420,19 +420,19 @@ def get_lists_runs_newest_first_with_age_and_duration():
     assert rc == 0, err
     lines = out.splitlines()
     assert lines[0].split() == ["NAME", "STATE", "TERMINALSTATE", "RESTARTS", "AGE",
-                                "DURATION"], out
+                                "DURATION", "PROGRESS"], out
     rows = [l.split() for l in lines[1:]]
     assert [r[0] for r in rows] == ["live", "lost", "mid", "old"], out
-    assert re.fullmatch(r"live Running - 0 1\ds 1\ds", " ".join(rows[0])), out
-    assert re.fullmatch(r"lost Lost - 0 3m2\ds 20s", " ".join(rows[1])), out
-    assert re.fullmatch(r"mid Failed Failed 2 5m(\ds)? 90s", " ".join(rows[2])), out
-    assert " ".join(rows[3]) == "old Completed Completed 0 3d 5h", out
+    assert re.fullmatch(r"live Running - 0 1\ds 1\ds -", " ".join(rows[0])), out
+    assert re.fullmatch(r"lost Lost - 0 3m2\ds 20s -", " ".join(rows[1])), out
+    assert re.fullmatch(r"mid Failed Failed 2 5m(\ds)? 90s -", " ".join(rows[2])), out
+    assert " ".join(rows[3]) == "old Completed Completed 0 3d 5h -", out
     rc, out, err = jaxset(home, "get", "-o", "wide")
     assert rc == 0, err
     lines = out.splitlines()
     assert re.split(r"\s{2,}", lines[0]) == ["NAME", "STATE", "TERMINALSTATE", "RESTARTS",
-                                             "AGE", "DURATION", "PODS", "EXIT",
-                                             "RUN DIRECTORY"], out
+                                             "AGE", "DURATION", "PROGRESS", "PODS",
+                                             "EXIT", "RUN DIRECTORY"], out
     cols = [l.split()[-3:] for l in lines[1:]]
     assert cols == [["3", "-", live], ["1", "-", lost], ["2", "1", mid], ["4", "0", old]], out
     rc, out, err = jaxset(home, "get", "mid", "-o", "wide")

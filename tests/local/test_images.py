@@ -9,6 +9,7 @@ built here by tests/images/build.sh (buildah FROM scratch with busybox-static):
 - a file only the image has, writes to a layer of the container's own (the next pod does not
   see them), the pod hostnames in /etc/hosts, a hostPath volume at its mountPath, an
   emptyDir of medium Memory a tmpfs of each pod's own;
+- the status server's CA and token where Trainer mounts them, read-only;
 - a four-pod JAX job meeting at its coordinator (by its pod hostname) inside the image;
 - a gang restart (failurePolicy) and an in-place restart (InPlaceRestart), whose second
   attempts start from the image again;
@@ -183,6 +184,23 @@ def memory_emptydir_is_a_tmpfs_of_the_pod_in_the_image():
         got = lines(r, f"mem-w-0-{i}")
         assert got[0] == "/cache tmpfs" and got[1].startswith("/scratch ") and \
             got[1] != "/scratch tmpfs" and got[2] == str(i), r.describe()
+
+
+# ---------------------------------------------------------------- training progress
+
+@test
+def the_status_server_files_are_where_trainer_mounts_them():
+    """Trainer's projected volume path (plugins/trainjobstatus): the run's CA and token
+    read-only at /var/run/secrets/kubeflow/trainer in the image, the variables naming them."""
+    script = ('echo "$KUBEFLOW_TRAINER_SERVER_CA_CERT $KUBEFLOW_TRAINER_SERVER_TOKEN"; '
+              'head -c 27 "$KUBEFLOW_TRAINER_SERVER_CA_CERT"; echo; '
+              'wc -c < "$KUBEFLOW_TRAINER_SERVER_TOKEN"; '
+              'touch /var/run/secrets/kubeflow/trainer/x 2>/dev/null && echo writable || echo ro')
+    r = ok(run(jobset("progress-img", [sh(script)],
+                      annotations={"jaxset.dev/trainer-status": "true"})))
+    assert lines(r) == ["/var/run/secrets/kubeflow/trainer/ca.crt "
+                        "/var/run/secrets/kubeflow/trainer/token",
+                        "-----BEGIN CERTIFICATE-----", "64", "ro"], r.describe()
 
 
 # ---------------------------------------------------------------- JAX, restarts

@@ -9,6 +9,9 @@ against jaxset:
   ("kind_of_render": "jobset") or in the list of its child Jobs ("job");
 - "update" cases: the stored object, then the new one, through the controller's webhooks on the
   project's test API server (tests/kube), or kube-apiserver when KUBEBUILDER_ASSETS is set;
+- "status" cases: the TrainJob run locally, its status server (`jaxset statusserver`) sent
+  the case's requests in order, each answer and the TrainJob's status.trainerStatus after it
+  compared (upstream_status.py);
 - "create" cases: the same server and webhooks for a create whose outcome depends on what the
   cluster holds (upstream's `existingObjs`): the manifests before the last are created first in
   a fresh namespace, then the last one.
@@ -29,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+import upstream_status  # noqa: E402  (beside this file)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("JAXSET_SRC", os.path.dirname(os.path.dirname(HERE)))
 BIN = os.environ.get("JAXSET_BIN", os.path.join(SRC, "build", "jaxset"))
@@ -38,11 +43,13 @@ os.environ.setdefault("JAXSET_SRC", SRC)
 
 def expand(o):
     """{"$repeat": [text, n]}, anywhere in a case, stands for text repeated n times (the 1 MiB
-    command items of Trainer's table)."""
+    command items of Trainer's table), {"$concat": [part, ...]} for its parts joined."""
     if isinstance(o, dict):
         if set(o) == {"$repeat"}:
             text, n = o["$repeat"]
             return text * n
+        if set(o) == {"$concat"}:
+            return "".join(expand(p) for p in o["$concat"])
         return {k: expand(v) for k, v in o.items()}
     if isinstance(o, list):
         return [expand(v) for v in o]
@@ -249,6 +256,8 @@ def run_case(case, d, updates):
         return run_render(case, d), None
     if op in ("update", "create"):
         return updates.run(case, create=op == "create")
+    if op == "status":
+        return upstream_status.run_status(BIN, case), None
     return [f"unknown op {op!r}"], None
 
 

@@ -21,12 +21,15 @@
 /* Annotations a local run's JobSet carries: its state (cli/backend/runs.h runs_state),
  * directory and run id (the directory's name, <UTC time>-<pid>); while it runs, the pid of the
  * process running it (local/store/store_run.h store_live_pid); once a pod failed, the first
- * failed pod of the run's last failure (run.json's "failure", docs/local.md) as compact JSON. */
+ * failed pod of the run's last failure (run.json's "failure", docs/local.md) as compact JSON;
+ * once the training reported its progress, the latest report (run.json's "trainerStatus",
+ * local/run/runner_status.c) as compact JSON, so that a JobSet's `get -w` sees it change. */
 #define BACKEND_ANN_RUN_STATE "jaxset.dev/run-state"
 #define BACKEND_ANN_RUN_DIR "jaxset.dev/run-dir"
 #define BACKEND_ANN_RUN_ID "jaxset.dev/run-id"
 #define BACKEND_ANN_RUN_PID "jaxset.dev/run-pid"
 #define BACKEND_ANN_RUN_FAILURE "jaxset.dev/run-failure"
+#define BACKEND_ANN_RUN_PROGRESS "jaxset.dev/run-progress"
 
 /* What `logs` asks for, the same in both places. */
 struct backend_logs {

@@ -47,23 +47,32 @@ static void local_close(struct backend *b)
     keep_runs(b, NULL, 0);
 }
 
+/* Annotation `key` of `ann`: `v` as compact JSON (none when v is NULL).  0 or -ENOMEM. */
+static int json_annotation(json_t *ann, const char *key, const json_t *v)
+{
+    char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    int rc = !v ? 0 : !text ? -ENOMEM : jx_set_str(ann, key, text);
+    free(text);
+    return rc;
+}
+
 /* `obj` (a run's JobSet, JAXJob or TrainJob; NULL: none) copied and annotated as the run's:
- * its state, directory and id (pods_run_jobset), the pid of the process running it and its
- * failure record when there are.  NULL when obj is, or on OOM. */
+ * its state, directory and id (pods_run_jobset), the pid of the process running it, its
+ * failure record and its training progress when there are.  NULL when obj is, or on OOM. */
 static json_t *annotated(const json_t *obj, const struct store_run *r)
 {
     json_t *o = pods_run_jobset(obj, runs_state(r), r->dir, store_run_id(r));
     json_t *ann = jx_ensure_obj(jx_ensure_obj(o, "metadata"), "annotations");
-    const json_t *failure = jx_obj(r->run, "failure");
     long long pid = store_live_pid(r->dir, r->run);
-    char num[24], *f = failure ? json_dumps(failure, JSON_COMPACT) : NULL;
-    int rc = ann && (!failure || f) ? 0 : -ENOMEM;
+    char num[24];
+    int rc = ann ? 0 : -ENOMEM;
     snprintf(num, sizeof(num), "%lld", pid);
     if (rc == 0 && pid > 0)
         rc = jx_set_str(ann, BACKEND_ANN_RUN_PID, num);
-    if (rc == 0 && f)
-        rc = jx_set_str(ann, BACKEND_ANN_RUN_FAILURE, f);
-    free(f);
+    if (rc == 0)
+        rc = json_annotation(ann, BACKEND_ANN_RUN_FAILURE, jx_obj(r->run, "failure"));
+    if (rc == 0)
+        rc = json_annotation(ann, BACKEND_ANN_RUN_PROGRESS, jx_obj(r->run, "trainerStatus"));
     if (rc) {
         json_decref(o);
         return NULL;
@@ -445,10 +454,11 @@ static int local_watch(struct backend *b, const struct kc_res *k, const char *na
 
 static size_t local_columns(const struct backend *b, bool wide, const char **out)
 {
-    static const char *const head[] = {"NAME", "STATE", "TERMINALSTATE", "RESTARTS", "AGE",
-                                       "DURATION", "PODS", "EXIT", "RUN DIRECTORY"};
+    static const char *const head[] = {"NAME",     "STATE",    "TERMINALSTATE", "RESTARTS",
+                                       "AGE",      "DURATION", "PROGRESS",      "PODS",
+                                       "EXIT",     "RUN DIRECTORY"};
     size_t n = 0;
-    for (size_t i = 0; i < (wide ? 9u : 6u); i++) {
+    for (size_t i = 0; i < (wide ? 10u : 7u); i++) {
         out[n++] = head[i];
         if (i == 0 && b->all_runs)
             out[n++] = "RUN";
@@ -473,6 +483,17 @@ static long long last_attempt_pods(const json_t *pods)
     return n;
 }
 
+/* The latest training progress reported (run.json's trainerStatus: runner_status.c): "45%",
+ * "reported" when a report had no percentage, "-" when none came. */
+static void progress_cell(struct table *t, const json_t *ts)
+{
+    long long pct = jx_int_or(ts, "progressPercentage", -1);
+    if (pct >= 0)
+        table_cell(t, "%lld%%", pct);
+    else
+        table_cell(t, "%s", ts ? "reported" : "-");
+}
+
 static void run_row(struct table *t, const struct store_run *r, bool wide, bool ids, int64_t now)
 {
     const json_t *st = jx_obj(r->jobset, "status");
@@ -487,6 +508,7 @@ static void run_row(struct table *t, const struct store_run *r, bool wide, bool 
     table_cell(t, "%lld", jx_int_or(st, "restarts", 0));
     table_cell(t, "%s", start ? runs_human(now - start, age) : "-");
     table_cell(t, "%s", start && end ? runs_human(end - start, dur) : "-");
+    progress_cell(t, jx_obj(r->run, "trainerStatus"));
     if (!wide)
         return;
     table_cell(t, "%lld", last_attempt_pods(r->pods));

@@ -70,6 +70,36 @@ static void header(const struct store_run *r, int64_t now)
         field("JAX Coordinator:", "127.0.0.1:%lld", jx_int_or(r->run, "coordinatorPort", 0));
 }
 
+/* What the training last reported (run.json's trainerStatus, the TrainJob's
+ * status.trainerStatus: local/run/runner_status.c), as kubectl describes a TrainJob's. */
+static int trainer_status(const json_t *ts, int64_t now)
+{
+    char age[RUNS_HUMAN_MAX];
+    const char *when = jx_str(ts, "lastUpdatedTime");
+    if (!ts)
+        return 0;
+    printf("Trainer Status:\n");
+    if (jx_int_or(ts, "progressPercentage", -1) >= 0)
+        printf("  Progress Percentage:          %lld\n", jx_int_or(ts, "progressPercentage", 0));
+    if (jx_int_or(ts, "estimatedRemainingSeconds", -1) >= 0)
+        printf("  Estimated Remaining Seconds:  %lld\n",
+               jx_int_or(ts, "estimatedRemainingSeconds", 0));
+    if (when)
+        printf("  Last Updated Time:            %s (%s ago)\n", when, runs_age(when, now, age));
+    if (!json_array_size(jx_arr(ts, "metrics")))
+        return 0;
+    struct table t = table_new(2);
+    const json_t *m;
+    size_t i;
+    table_cell(&t, "Name");
+    table_cell(&t, "Value");
+    json_array_foreach (jx_arr(ts, "metrics"), i, m) {
+        table_cell(&t, "%s", or_dash(jx_str(m, "name")));
+        table_cell(&t, "%s", or_dash(jx_str(m, "value")));
+    }
+    return section("  Metrics:", &t, 4);
+}
+
 static int replicated_jobs(const json_t *st)
 {
     static const char *const cols[] = {"ready", "active", "succeeded", "failed", "suspended"};
@@ -272,7 +302,8 @@ int describe_local(struct backend *b, const struct kc_res *k, const char *name)
         return runs_not_found(b, "no run of \"%s\" found", name);
     const json_t *st = jx_obj(r.jobset, "status");
     header(&r, now);
-    int rc = describe_conditions(st);
+    int rc = trainer_status(jx_obj(r.run, "trainerStatus"), now);
+    rc |= describe_conditions(st);
     rc |= replicated_jobs(st);
     rc |= describe_jobs(r.jobs);
     rc |= pods_section(r.pods);

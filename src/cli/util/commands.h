@@ -7,7 +7,8 @@
  * of commands, help.c its table of help, help_<name> for each (a command without its help
  * does not build).  help and version are dispatch.c's own, their help last in help.c.
  *
- * A new command: one line here, its cmd_<verb>.c in cli/cmd and its help_<verb> in help.c. */
+ * A new command: one line here, its cmd_<verb>.c in cli/cmd (in cli/local for a LOCAL one) and
+ * its help_<verb> in help.c. */
 #ifndef JX_CLI_COMMANDS_H
 #define JX_CLI_COMMANDS_H
 
@@ -26,6 +27,7 @@
     X(resume, cmd_resume, MODULE)                                                              \
     X(decode, cmd_decode, LOCAL)                                                               \
     X(controller, cmd_controller, MODULE)                                                      \
+    X(statusserver, cmd_statusserver, MODULE)                                                  \
     X(crds, cmd_crds, LOCAL)                                                                   \
     X(completion, cmd_completion, LOCAL)
 

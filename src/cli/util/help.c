@@ -180,8 +180,10 @@ static const struct cli_help help_get = {
             "job over their replicas), ACTIVE, FAILED and AGE. Locally it has one line "
             "per run, the latest of each name, newest first: NAME, STATE (Starting, "
             "Running, Suspended, Restarting, Completed, Failed, Interrupted, or Lost when "
-            "the run's process is gone), TERMINALSTATE, RESTARTS, AGE (since the start) and "
-            "DURATION (until the end, or until now); --all-runs lists every run kept, with "
+            "the run's process is gone), TERMINALSTATE, RESTARTS, AGE (since the start), "
+            "DURATION (until the end, or until now) and PROGRESS (the percentage the "
+            "training last reported to Trainer's status endpoint, `jaxset statusserver`; - "
+            "when none); --all-runs lists every run kept, with "
             "its RUN id. "
             "-o json or yaml prints the object itself for one NAME, else a v1 List of "
             "them, as kubectl: locally a run's JobSet with its status, annotated with the "
@@ -468,6 +470,26 @@ static const struct cli_help help_controller = {
             "their leader's domain. "
             "Stops on SIGTERM or SIGINT.",
     .exit = "0 after SIGTERM/SIGINT; 1 when it cannot start (no configuration); 2 on usage",
+};
+
+static const struct cli_help help_statusserver = {
+    .name = "statusserver",
+    .summary = "serve Kubeflow Trainer's status endpoint for a local run (jaxset run starts it)",
+    .usage = "jaxset statusserver --dir DIR --namespace NS --name NAME",
+    .text = "Serves the endpoint trainer pods POST their progress and metrics to (Kubeflow "
+            "Trainer's status server, TrainJobStatus) for TrainJob NS/NAME of one local run: "
+            "HTTPS on a free port of 127.0.0.1, with a CA and certificate made for it and a "
+            "random token, written to DIR/ca.crt and DIR/token (what the pods' "
+            "KUBEFLOW_TRAINER_SERVER_CA_CERT and KUBEFLOW_TRAINER_SERVER_TOKEN name). Prints "
+            "one JSON line {\"url\": ...} once it listens, then {\"trainerStatus\": ...} for "
+            "every report it accepts, and ends when its standard input does. `jaxset run` "
+            "starts it for every TrainJob (and for a JobSet or JAXJob annotated "
+            "jaxset.dev/trainer-status: \"true\") and keeps what it prints in the TrainJob's "
+            "status.trainerStatus; there is no need to run it by hand.",
+    .opts = {{"--dir DIR", "where ca.crt and token are written (made if missing)"},
+             {"--namespace NS", "the TrainJob's namespace"},
+             {"--name NAME", "the TrainJob's name"}},
+    .exit = "0 when its standard input ends; 1 when it cannot serve; 2 on usage",
 };
 
 static const struct cli_help help_crds = {

@@ -431,6 +431,10 @@ static int wait_events(struct run *r, struct err *err)
         runner__pod_exited(r, exits[i].id, exits[i].status, exits[i].msg, now);
     if (fd == r->sigfd)
         on_signal(r, now);
+    if (fd >= 0 && fd == r->status_out && runner__status_read(r) < 0) {
+        runner__note(r, "the status server ended: progress reports are no longer taken");
+        runner__status_stop(r);
+    }
     runner__escalate_kills(r, now);
     return 0;
 }
@@ -659,6 +663,7 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
     r->m = m;
     r->o = o;
     r->sigfd = -1;
+    r->status_in = r->status_out = -1;
     r->requeue_at_ms = INT64_MAX;
     kt_steady_init(&r->clock);
     r->started_ms = runner__now(r);
@@ -707,11 +712,15 @@ static int setup(struct run *r, const struct manifest *m, const struct runner_op
         return rc;
     if (o->live)
         sup_set_output_hook(r->sup, clear_live, r);
-    return sup_watch_fd(r->sup, r->sigfd);
+    if ((rc = sup_watch_fd(r->sup, r->sigfd)) < 0)
+        return rc;
+    return runner__status_start(r, err);
 }
 
 static void teardown(struct run *r)
 {
+    runner__status_stop(r);
+    json_decref(r->trainer_status);
     sup_free(r->sup);
     for (size_t i = 0; i < r->n_jobs; i++)
         runner__job_free(r->jobs[i]);

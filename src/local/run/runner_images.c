@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/kubeflow/trainjob_report.h"
 #include "local/store/rundir.h"
 #include "obj/base/fs.h"
 #include "obj/base/sbuf.h"
@@ -26,6 +27,8 @@ struct run_root {
     struct nsr_enter enter;
     struct nsr_bind binds[ROOT_BINDS];
     char *dir, *merged, *opts, *hosts, *dst[ROOT_BINDS];
+    struct nsr_mount *mounts; /* the volumeMounts and the status server's directory; NULL:
+                               * the volumes' own list */
 };
 
 const struct img *runner__image(const struct run *r, const char *ref)
@@ -168,6 +171,7 @@ void runner__root_free(struct run_root *rr)
     free(rr->merged);
     free(rr->opts);
     free(rr->hosts);
+    free(rr->mounts);
     for (size_t i = 0; i < ROOT_BINDS; i++)
         free(rr->dst[i]);
     free(rr);
@@ -186,12 +190,11 @@ static int root_dirs(struct run_root *rr, const char *rootfs)
     return rc;
 }
 
-static int root_binds(struct run_root *rr, const struct run *r)
+static int root_binds(struct run_root *rr)
 {
     const char *src[ROOT_BINDS] = {"/proc", "/dev", "/sys", rr->hosts, "/etc/resolv.conf"};
     const char *dst[ROOT_BINDS] = {"/proc", "/dev", "/sys", "/etc/hosts", "/etc/resolv.conf"};
     size_t n = 0;
-    (void)r;
     for (size_t i = 0; i < ROOT_BINDS; i++) {
         if (i == 4 && access(src[i], R_OK) != 0)
             continue; /* no resolver configuration here: the image's */
@@ -225,9 +228,30 @@ static int root_paths(struct run_root *rr, const struct run *r, const struct rpo
     return rr->dir && rr->merged && rr->hosts ? 0 : -ENOMEM;
 }
 
+/* What the process enters: the pod's namespaces and volumeMounts, and with `status` the status
+ * server's directory after them, read-only where Trainer mounts its projected volume. */
+static int root_enter(struct run_root *rr, const struct run *r, const struct nsr_enter *vol,
+                      bool status)
+{
+    size_t n = vol ? vol->n : 0;
+    const struct nsr_mount *m = vol ? vol->m : NULL;
+    if (status) {
+        if (!(rr->mounts = calloc(n + 1, sizeof(*rr->mounts))))
+            return -ENOMEM;
+        if (n)
+            memcpy(rr->mounts, m, n * sizeof(*m));
+        rr->mounts[n++] = (struct nsr_mount){.src = r->status_dir, .dst = TJS_REPORT_MOUNT,
+                                             .flags = NSR_RDONLY};
+        m = rr->mounts;
+    }
+    rr->enter = (struct nsr_enter){.ns = vol ? vol->ns : NSR_NS_NONE, .m = m, .n = n,
+                                   .root = &rr->root};
+    return 0;
+}
+
 int runner__root_new(const struct run *r, const struct rpod *p, const struct rcont *c,
-                     const json_t *pod_spec, const struct nsr_enter *vol, struct run_root **out,
-                     struct err *err)
+                     const json_t *pod_spec, const struct nsr_enter *vol, bool status,
+                     struct run_root **out, struct err *err)
 {
     const struct img *im = runner__image(r, jx_str(c->spec, "image"));
     struct run_root *rr = calloc(1, sizeof(*rr));
@@ -239,7 +263,7 @@ int runner__root_new(const struct run *r, const struct rpod *p, const struct rco
         goto fail;
     }
     if ((rc = root_paths(rr, r, p, jx_str(c->spec, "name"))) < 0 ||
-        (rc = root_binds(rr, r)) < 0) {
+        (rc = root_binds(rr)) < 0) {
         err_oom(err);
         goto fail;
     }
@@ -253,8 +277,10 @@ int runner__root_new(const struct run *r, const struct rpod *p, const struct rco
     rr->root.hostname = p->hostname;
     rr->root.merged = rr->merged;
     rr->root.opts = rr->opts;
-    rr->enter = (struct nsr_enter){.ns = vol ? vol->ns : NSR_NS_NONE, .m = vol ? vol->m : NULL,
-                                   .n = vol ? vol->n : 0, .root = &rr->root};
+    if ((rc = root_enter(rr, r, vol, status)) < 0) {
+        err_oom(err);
+        goto fail;
+    }
     *out = rr;
     return 0;
 fail:

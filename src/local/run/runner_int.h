@@ -6,6 +6,7 @@
 #define JX_RUNNER_INT_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,7 +31,7 @@ struct rcont {
     bool done;                   /* ran and exited (code/sig valid) */
     uint64_t sup_id;
     int code, sig;
-    char *message;               /* what it said last when it failed (runner_excerpt.c), owned;
+    char *message;               /* what it said last when it failed (store_excerpt.h), owned;
                                   * NULL: not looked at */
     struct run_root *root;       /* --images: its root, made at each start (runner_images.c) */
 };
@@ -125,6 +126,13 @@ struct run {
     int signals;                 /* SIGINT/SIGTERM/SIGHUP received */
     struct img *imgs;            /* --images: every image of the run, resolved (runner_images.c) */
     size_t n_imgs;
+    /* training progress (runner_status.c) */
+    char status_dir[PATH_MAX];   /* <run dir>/trainer-status: the server's CA and token */
+    char *status_url;            /* what KUBEFLOW_TRAINER_SERVER_URL says; NULL: no server */
+    int status_in, status_out;   /* the server's stdin (ours to close) and stdout; -1: none */
+    int status_pid;
+    struct sbuf status_line;     /* what the server said past its last whole line */
+    json_t *trainer_status;      /* the latest report accepted; NULL: none yet */
 };
 
 /* One Job's restarts by the RestartJob actions, for their crash-loop backoff. */
@@ -146,14 +154,6 @@ void runner__live_clear(struct run *r);
  * it; later ones are not noted. */
 void runner__state_failed(struct run *r, const char *what, int rc);
 void runner__note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ---- runner_excerpt.c: the end of a container's log ------------------------------------------ */
-
-/* The end of a container's log reduced: a Python traceback's last frame and exception line,
- * else the last lines; malloc'd, NULL when there is nothing (or no memory).
- * runner__excerpt_line: the same on one line. */
-char *runner__log_excerpt(const char *path);
-char *runner__excerpt_line(const char *message);
 
 /* ---- runner_pods.c: what happened to each pod ------------------------------------------------ */
 
@@ -269,6 +269,22 @@ int runner__hosts_setup(struct run *r, struct err *err);
  * when the container's hosts file cannot be read. */
 int runner__hosts_env(const struct run *r, const json_t *container, json_t *extra);
 
+/* ---- runner_status.c: training progress, Trainer's status server ---------------------------- */
+
+/* Starts the run's status server when it has one (a TrainJob's, or a JobSet's or JAXJob's
+ * annotated jaxset.dev/trainer-status: "true"), after sup_new: r->status_url once it listens.
+ * 0 (also when there is none), or a negative errno with err set. */
+int runner__status_start(struct run *r, struct err *err);
+/* Whether container c of replicated job rj reports to it (r->status_url set). */
+bool runner__status_for(const struct run *r, size_t rj, const struct rcont *c);
+/* Appends the three KUBEFLOW_TRAINER_SERVER_* variables.  0 or -ENOMEM. */
+int runner__status_env(const struct run *r, json_t *extra);
+/* Reads what the server said (r->status_out readable): each report kept, status_dirty set.
+ * 0, or -EPIPE once it has ended. */
+int runner__status_read(struct run *r);
+/* Stops it (closes its stdin, waits a little, then kills it); the last report stays. */
+void runner__status_stop(struct run *r);
+
 /* ---- runner_images.c: containers in their images (--images) ------------------------------ */
 
 struct run_root;
@@ -280,10 +296,11 @@ int runner__images_hosts(const struct run *r, struct err *err);
 void runner__images_free(struct run *r);
 const struct img *runner__image(const struct run *r, const char *ref);
 /* Container c's root for a start: a fresh layer over its image, the pod's hosts, its user;
- * `vol` its volumeMounts (NULL: none).  0, or a negative errno with err set. */
+ * `vol` its volumeMounts (NULL: none), and with `status` the status server's directory read-only
+ * at TJS_REPORT_MOUNT (runner_status.c).  0, or a negative errno with err set. */
 int runner__root_new(const struct run *r, const struct rpod *p, const struct rcont *c,
-                     const json_t *pod_spec, const struct nsr_enter *vol, struct run_root **out,
-                     struct err *err);
+                     const json_t *pod_spec, const struct nsr_enter *vol, bool status,
+                     struct run_root **out, struct err *err);
 /* What its process enters (borrowed from rr). */
 const struct nsr_enter *runner__root_enter(const struct run_root *rr);
 void runner__root_free(struct run_root *rr);

@@ -149,6 +149,8 @@ static int extra_env(struct run *r, const struct rjob *j, struct rpod *p, const 
     }
     if (!rc && r->n_gpus > 0)
         rc = gpu_env(p, extra);
+    if (!rc && runner__status_for(r, j->rj, c))
+        rc = runner__status_env(r, extra);
     if (!rc) /* where the manifest's own files are (a local extension, like the hosts file) */
         rc = runner__env_add(extra, "JAXSET_MANIFEST_DIR", r->m->dir);
     if (!rc && (rc = runner__hosts_env(r, c->spec, extra)) == -EINVAL)
@@ -223,8 +225,9 @@ static char *work_dir(const struct run *r, const json_t *container)
  * after sup_spawn returned, by runner__pod_exited. */
 /* With --images: the container as its image makes it (command, env, workingDir) in *eff, and
  * its root in c->root, what the process enters in *enter. */
-static int image_view(struct run *r, struct rpod *p, struct rcont *c, const json_t *pod_spec,
-                      json_t **eff, const struct nsr_enter **enter, struct err *e)
+static int image_view(struct run *r, struct rjob *j, struct rpod *p, struct rcont *c,
+                      const json_t *pod_spec, json_t **eff, const struct nsr_enter **enter,
+                      struct err *e)
 {
     const struct img *im = runner__image(r, jx_str(c->spec, "image"));
     runner__root_free(c->root);
@@ -233,7 +236,8 @@ static int image_view(struct run *r, struct rpod *p, struct rcont *c, const json
         return err_set(e, -ENOENT, "image %s was not resolved", jx_str(c->spec, "image"));
     if (!(*eff = img_container(c->spec, im->config, e)))
         return -EINVAL;
-    int rc = runner__root_new(r, p, c, pod_spec, *enter, &c->root, e);
+    int rc = runner__root_new(r, p, c, pod_spec, *enter, runner__status_for(r, j->rj, c),
+                              &c->root, e);
     if (rc == 0)
         *enter = runner__root_enter(c->root);
     return rc;
@@ -255,7 +259,7 @@ static void cont_spawn(struct run *r, struct rjob *j, struct rpod *p, struct rco
     const struct nsr_enter *enter = vol_pod_enter(p->vol, jx_str(c->spec, "name"));
     int rc = p->vol_err ? err_set(&e, -EINVAL, "%s", p->vol_err) : 0;
     if (rc == 0 && r->o->images && !runner__agent_image(jx_str(c->spec, "image")))
-        rc = image_view(r, p, c, pod.pod_spec, &eff, &enter, &e);
+        rc = image_view(r, j, p, c, pod.pod_spec, &eff, &enter, &e);
     const json_t *spec_c = eff ? eff : c->spec;
     if (rc == 0)
         rc = extra_env(r, j, p, c, &extra, &e);

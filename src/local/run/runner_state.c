@@ -214,6 +214,12 @@ void runner__state_write(struct run *r, const char *state, int exit_status)
         jx_set_int(run, "exitStatus", exit_status);
     jaxjob_status(r, jobs, run);
     trainjob_status(r, run);
+    /* training progress (runner_status.c): the latest report, and where reports go */
+    if (run && r->trainer_status)
+        json_object_set(run, "trainerStatus", r->trainer_status);
+    if (run && r->status_url)
+        jx_set_new(run, "statusServer", json_pack("{s:s,s:s}", "url", r->status_url, "dir",
+                                                  r->status_dir));
     /* the first failed pod of the latest failure (runner_attr.c); at the end, only of the one
      * that failed the JobSet */
     if (run && r->failure && (exit_status < 0 || r->failure_final))
@@ -357,6 +363,30 @@ long long runner__total_pods(const struct js_view *v)
 }
 
 /* "jaxset: 1m08s  pods 3 running, 1 terminating, 0 done of 4  restarts 1" */
+/* The training's last report (runner_status.c): "  45% eta 1m00s loss=0.23 acc=0.98", at most
+ * LIVE_METRICS metrics. */
+#define LIVE_METRICS 3
+static void progress_text(const json_t *ts, struct sbuf *b)
+{
+    long long pct = jx_int_or(ts, "progressPercentage", -1);
+    long long eta = jx_int_or(ts, "estimatedRemainingSeconds", -1);
+    const json_t *m;
+    size_t i;
+    if (!ts)
+        return;
+    if (pct >= 0)
+        sb_printf(b, "  %lld%%", pct);
+    if (eta >= 0) {
+        sb_puts(b, " eta ");
+        runner__elapsed_text(eta * 1000, b);
+    }
+    json_array_foreach (jx_arr(ts, "metrics"), i, m) {
+        if (i == LIVE_METRICS)
+            break;
+        sb_printf(b, " %s=%s", jx_str(m, "name"), jx_str(m, "value"));
+    }
+}
+
 static void live_text(const struct run *r, struct sbuf *b)
 {
     size_t running, stopping, done;
@@ -367,6 +397,7 @@ static void live_text(const struct run *r, struct sbuf *b)
     sb_printf(b, "  pods %zu running, %zu terminating, %zu done of %lld  restarts %lld", running,
               stopping, done, runner__total_pods(&r->m->view), jx_int_or(st, "restarts", 0));
     gated_restarts_text(st, b);
+    progress_text(r->trainer_status, b);
     if (r->signals == 1)
         sb_puts(b, "  stopping (interrupt again to kill)");
     else if (r->signals > 1)
