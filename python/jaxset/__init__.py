@@ -2,7 +2,8 @@
 the Kubeflow SDKs' shape and names (docs/sdk.md): Trainer v2's TrainerClient and the Training
 Operator's TrainingClient for JAXJob, both over the jaxset binary; ``jaxset.validate``,
 ``jaxset.run`` and ``jaxset.decode`` are plain helpers over it; ``jaxset.options`` has
-kubeflow/sdk's training options for ``TrainerClient.train(options=[...])``."""
+kubeflow/sdk's training options for ``TrainerClient.train(options=[...])``; ``jaxset.report``
+(kubeflow's ``update_trainjob_status``) reports a TrainJob's progress from its training code."""
 from .commands import RunResult, decode, run, validate
 from .errors import (ApiConnectionError, ApiError, ApiNotFoundError, BinaryNotFoundError,
                      FieldError, JobFailedError, KubeConfigError, NotFoundError, ValidationError)
@@ -10,11 +11,13 @@ from .options import (ActiveDeadlineSeconds, Annotations, ContainerPatch, JobSet
                       JobSetTemplatePatch, JobSpecPatch, JobTemplatePatch, Labels, Name,
                       PodSpecPatch, PodTemplatePatch, ReplicatedJobPatch, RuntimePatch,
                       TrainerArgs, TrainerCommand, TrainerEnvFrom, TrainingRuntimeSpecPatch)
+from .progress import report, update_trainjob_status
 from .trainer_client import TrainerClient
 from .training_client import TrainingClient
 from .types import (ContainerBackendConfig, CustomTrainer, CustomTrainerContainer, Event,
                     KubernetesBackendConfig, LocalBackendConfig, LocalProcessBackendConfig,
-                    Runtime, RuntimeTrainer, Step, TrainerType, TrainingRuntimeSource, TrainJob)
+                    Runtime, RuntimeTrainer, Step, TrainerStatus, TrainerType,
+                    TrainingRuntimeSource, TrainJob)
 
 
 def _version() -> str:
@@ -38,7 +41,8 @@ __all__ = [
     "TrainerClient", "TrainingClient", "CustomTrainer", "CustomTrainerContainer",
     "LocalBackendConfig", "LocalProcessBackendConfig", "KubernetesBackendConfig",
     "ContainerBackendConfig", "TrainingRuntimeSource", "Runtime",
-    "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "Event", "run", "validate", "decode",
+    "RuntimeTrainer", "TrainerType", "Step", "TrainJob", "TrainerStatus", "Event", "run",
+    "validate", "decode", "report", "update_trainjob_status",
     "RunResult", "ValidationError", "FieldError", "JobFailedError", "BinaryNotFoundError",
     "NotFoundError", "KubeConfigError", "ApiError", "ApiNotFoundError", "ApiConnectionError",
     # training options (kubeflow.trainer.options' names): jaxset.options

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import json
 import os
 import re
 import signal
+import site
 import subprocess
+import sysconfig
 import tempfile
 import threading
 import time
@@ -28,6 +31,19 @@ NAME_RE = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 RUN_STATE, RUN_PID, RUN_FAILURE = ("jaxset.dev/run-state", "jaxset.dev/run-pid",
                                    "jaxset.dev/run-failure")
 GOING = ("Starting", "Running", "Restarting", "Suspended")  # the states of a live run
+
+
+@functools.lru_cache(maxsize=None)
+def package_folder() -> Optional[str]:
+    """The folder this jaxset package is imported from, unless it is a site-packages folder
+    (where the processes' interpreter finds it itself): a source tree's python/ put on
+    sys.path, which the processes get on their PYTHONPATH so that a training function can
+    ``from jaxset import report``."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = sysconfig.get_paths()
+    sites = [*getattr(site, "getsitepackages", list)(), site.getusersitepackages(),
+             paths["purelib"], paths["platlib"]]
+    return None if os.path.realpath(here) in {os.path.realpath(p) for p in sites} else here
 
 
 def _ended(js: Obj) -> Optional[Obj]:
@@ -59,9 +75,14 @@ class Local(Verbs):
                           if cr.get("kind") in runtimes.RUNTIME_KINDS and name_of(cr)}
 
     def _env(self) -> Dict[str, str]:
+        """The binary's environment, and so the processes': this one, the config's home, and
+        package_folder() after $PYTHONPATH's folders."""
         env = dict(os.environ)
         if self.cfg.home:
             env["JAXSET_HOME"] = os.path.abspath(os.path.expanduser(self.cfg.home))
+        folders = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if package_folder() and package_folder() not in folders:
+            env["PYTHONPATH"] = os.pathsep.join([*folders, str(package_folder())])
         return env
 
     def _refusal(self, rc: int, stderr: str) -> Exception:

@@ -14,13 +14,14 @@ from ._containers import Containers
 from ._kube import Kube
 from ._local import Local
 from ._obj import (JOBSET_NAME, RJOB_NAME, Obj, attempt, completion_index, condition, created,
-                   dig, labels, name_of, newest, rank, stopped_on_interrupt)
+                   dig, labels, name_of, newest, parse_time, rank, stopped_on_interrupt)
 from .errors import JobFailedError, NotFoundError
 from .options import apply_options
 from .runtimes import NODE
 from .types import (TRAINJOB_COMPLETE, TRAINJOB_CREATED, TRAINJOB_FAILED, TRAINJOB_RUNNING,
                     UNKNOWN, ContainerBackendConfig, CustomTrainer, CustomTrainerContainer,
-                    Event, KubernetesBackendConfig, LocalBackendConfig, Runtime, Step, TrainJob)
+                    Event, KubernetesBackendConfig, LocalBackendConfig, Runtime, Step,
+                    TrainerStatus, TrainJob)
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +127,25 @@ def trainjob_status(tj: Obj, steps: List[Step], num_nodes: Any) -> str:
     up = sum(1 for s in steps if s.name.startswith(NODE + "-") and
              s.status in ("Running", "Succeeded"))
     return TRAINJOB_RUNNING if num_nodes and up >= num_nodes else TRAINJOB_CREATED
+
+
+def _whole(v: Any) -> Optional[int]:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def trainer_status_of(tj: Obj) -> Optional[TrainerStatus]:
+    """The TrainJob's ``status.trainerStatus`` (what its training code reported), or None when
+    it has none; a field of the wrong type reads as absent, a metric without a name is
+    skipped."""
+    ts = dig(tj, "status.trainerStatus")
+    if not isinstance(ts, dict):
+        return None
+    metrics = [m for m in ts.get("metrics") or [] if isinstance(m, dict) and m.get("name")]
+    return TrainerStatus(
+        progress_percentage=_whole(ts.get("progressPercentage")),
+        estimated_remaining_seconds=_whole(ts.get("estimatedRemainingSeconds")),
+        metrics={str(m["name"]): str(m.get("value", "")) for m in metrics},
+        last_updated_time=parse_time(ts.get("lastUpdatedTime")))
 
 
 def _print_packages():
@@ -295,7 +315,8 @@ class TrainerClient:
         num_nodes = nodes if isinstance(nodes, int) else rt.trainer.num_nodes
         return TrainJob(name=name_of(tj), runtime=rt, steps=steps, num_nodes=num_nodes,
                         creation_timestamp=created(tj),
-                        status=trainjob_status(tj, steps, num_nodes))
+                        status=trainjob_status(tj, steps, num_nodes),
+                        trainer_status=trainer_status_of(tj))
 
     def list_jobs(self, runtime: RuntimeRef = None) -> List[TrainJob]:
         """Every TrainJob (of `runtime`, when given), oldest first."""
@@ -371,17 +392,52 @@ class TrainerClient:
         if polling_interval > timeout:
             raise ValueError(f"Polling interval {polling_interval} must be less than timeout: "
                              f"{timeout}")
-        rt: List[Runtime] = []
         live = _notebook.Live()
+
+        def show(job: TrainJob) -> None:
+            for callback in callbacks or []:
+                callback(job)
+            if live.on:
+                live.show(self._progress(job))
+        job = self._wait(name, status, timeout, polling_interval, show, self._watches(name))
+        if job is None:
+            raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
+                               f"{status} status")
+        return job
+
+    def watch_progress(self, name: str, interval: float = 1.0,
+                       timeout: Optional[float] = None) -> TrainJob:
+        """A progress bar of the TrainJob (its trainer_status: jaxset.report's progress, eta
+        and metrics), from get_job every `interval` seconds until it is Complete or Failed;
+        the final TrainJob (a Failed one too).  A notebook shows it as one output updated in
+        place, elsewhere it is one line of stdout rewritten after a carriage return.
+        TimeoutError after `timeout` seconds (None: no limit); the stop button stops a local
+        job."""
+        if not interval > 0 or (timeout is not None and not timeout > 0):
+            raise ValueError(f"interval and timeout must be > 0 seconds, got {interval!r} and "
+                             f"{timeout!r}")
+        bar = _notebook.ProgressBar()
+        try:
+            job = self._wait(name, {TRAINJOB_COMPLETE, TRAINJOB_FAILED},
+                             float("inf") if timeout is None else timeout, interval, bar.show,
+                             [])
+        finally:
+            bar.close()
+        if job is None:
+            raise TimeoutError(f"Timeout watching the progress of TrainJob {name}")
+        return job
+
+    def _wait(self, name: str, status: Set[str], timeout: float, interval: float,
+              show: Callable[[TrainJob], None], watches: List[Any]) -> Optional[TrainJob]:
+        """The TrainJob once its status is one of `status` (None after `timeout`), each one
+        read handed to show(); JobFailedError when it Failed and Failed is not awaited."""
+        rt: List[Runtime] = []
 
         def check() -> Optional[TrainJob]:
             tj = self.backend.job(TRAINJOB, name)
             rt[:] = rt or [self._runtime_of(tj)]
             job = self._trainjob(tj, rt[0])
-            for callback in callbacks or []:
-                callback(job)
-            if live.on:
-                live.show(self._progress(job))
+            show(job)
             if TRAINJOB_FAILED not in status and job.status == TRAINJOB_FAILED:
                 why = dig(condition(tj, TRAINJOB_FAILED), "message")
                 raise JobFailedError(f"TrainJob {name} is Failed" + (f": {why}" if why else ""),
@@ -389,11 +445,7 @@ class TrainerClient:
             return job if job.status in status else None
 
         with stopped_on_interrupt(self.backend, TRAINJOB, name):
-            job = self.backend.wait_until(check, timeout, polling_interval, self._watches(name))
-        if job is None:
-            raise TimeoutError(f"Timeout waiting for TrainJob {name} to reach status: "
-                               f"{status} status")
-        return job
+            return self.backend.wait_until(check, timeout, interval, watches)
 
     def _progress(self, job: TrainJob) -> str:
         """The job, then each step's phase and last log line (a notebook's wait shows it)."""

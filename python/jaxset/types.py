@@ -77,6 +77,36 @@ class Step:
 
 
 @dataclass
+class TrainerStatus:
+    """What the training code last reported (the TrainJob's ``status.trainerStatus``, Kubeflow
+    Trainer v2.2+: jaxset.report, kubeflow's update_trainjob_status): metrics in the order
+    reported, their values as strings."""
+
+    progress_percentage: Optional[int] = None
+    estimated_remaining_seconds: Optional[int] = None
+    metrics: Dict[str, str] = field(default_factory=dict)
+    last_updated_time: Optional[datetime] = None
+
+    def details(self, max_metrics: int = 3) -> str:
+        """The remaining time and the first metrics: "eta 1m05s, loss=0.12, acc=0.9, +2
+        metrics" (what of it is known)."""
+        parts = [] if self.estimated_remaining_seconds is None else \
+            [f"eta {duration(self.estimated_remaining_seconds)}"]
+        shown = list(self.metrics.items())[:max_metrics]
+        parts += [f"{k}={v}" for k, v in shown]
+        if len(self.metrics) > len(shown):
+            parts.append(f"+{len(self.metrics) - len(shown)} metrics")
+        return ", ".join(parts)
+
+    def summary(self) -> str:
+        """The progress, then details(): "progress 45%, eta 1m05s, loss=0.12"."""
+        parts = [] if self.progress_percentage is None else \
+            [f"progress {self.progress_percentage}%"]
+        details = self.details()
+        return ", ".join([*parts, details] if details else parts)
+
+
+@dataclass
 class TrainJob:
     name: str
     runtime: Runtime
@@ -84,10 +114,13 @@ class TrainJob:
     num_nodes: int
     creation_timestamp: datetime
     status: str = UNKNOWN
+    trainer_status: Optional[TrainerStatus] = None
 
     def __repr__(self) -> str:
+        reported = self.trainer_status.summary() if self.trainer_status else ""
         return (f"<TrainJob {self.name}: {self.status}, {self.num_nodes} nodes, age "
-                f"{age(self.creation_timestamp)}, runtime {self.runtime.name}>")
+                f"{age(self.creation_timestamp)}, runtime {self.runtime.name}"
+                f"{', ' + reported if reported else ''}>")
 
 
 def age(t: datetime) -> str:
@@ -96,6 +129,13 @@ def age(t: datetime) -> str:
             .total_seconds())
     return next((f"{s // n}{u}" for u, n in (("d", 86400), ("h", 3600), ("m", 60))
                  if s >= 2 * n), f"{max(s, 0)}s")
+
+
+def duration(seconds: int) -> str:
+    """A remaining time as a clock shows it: 42s, 3m05s, 2h07m."""
+    m, s = divmod(max(int(seconds), 0), 60)
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"
 
 
 @dataclass

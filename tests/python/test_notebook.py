@@ -1,7 +1,9 @@
 """examples/notebooks/jax_train.ipynb executed headless by nbclient in an ipykernel of this
 machine's Python (Debian's python3-nbclient, python3-ipykernel, python3-matplotlib), on the
-local backend with no cluster configured; and the stop button: KeyboardInterrupt while a kernel
-waits on a local job, or while a follow of its log runs, stops the job with no process left."""
+local backend with no cluster configured (the progress its training function reports shown by
+the job's repr, watch_progress's bar and trainer_status); and the stop button: KeyboardInterrupt
+while a kernel waits on a local job, or while a follow of its log runs, stops the job with no
+process left."""
 import base64
 import contextlib
 import inspect
@@ -86,10 +88,21 @@ class NotebookTest(sdktest.SdkTest):
 
         progress, result = (texts(cells["train"], t) for t in ("display_data", "execute_result"))
         self.assertRegex(result, rf"^<TrainJob ([a-z0-9]+): Complete, {nodes} nodes, age \d+s, "
-                                 "runtime jax-distributed>$")
+                                 r"runtime jax-distributed, progress 100%, eta 0s, "
+                                 r"loss=\d+\.\d{6}, step=39>$")  # process 0's last report
         name = re.match(r"<TrainJob ([a-z0-9]+)", result).group(1)
         for i in range(nodes):  # the live view's last state: every process and its last line
             self.assertRegex(progress, rf"\n  node-{i} +Succeeded +process {i} step \d+ loss ")
+
+        loss = re.search(r"loss=(\S+), step=39>$", result).group(1)
+        self.assertEqual(texts(cells["progress"], "display_data"),
+                         f"{name} [{'#' * 30}] 100% Complete, eta 0s, loss={loss}, step=39")
+        self.assertIn('<progress max="100" value="100"', "".join(
+            o["data"].get("text/html", "") for o in cells["progress"].outputs
+            if o["output_type"] == "display_data"))
+        self.assertRegex(texts(cells["progress"], "stream"),
+                         rf"^progress 100%, reported at \d\d:\d\d:\d\d UTC\n"
+                         rf"  loss = {re.escape(loss)}\n  step = 39\n$")
 
         failed = texts(cells["failure"], "stream")
         self.assertIn(f"JAX process {nodes - 1}, pod ", failed)
