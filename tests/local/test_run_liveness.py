@@ -225,7 +225,7 @@ def a_lost_run_shows_how_long_it_ran_until_its_last_record():
                    for f in (os.listdir(logs) if os.path.isdir(logs) else []))
     wait_for(said_b, 20, "echo b")
     kill_jaxset(r)
-    name, state, _, _, age, duration = row(home, "dur")
+    name, state, _, _, age, duration, _ = row(home, "dur")
     assert state == "Lost" and seconds(duration) >= 2, (state, duration)
     assert seconds(duration) <= seconds(age), (age, duration)
 

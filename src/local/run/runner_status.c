@@ -133,7 +133,9 @@ int runner__status_start(struct run *r, struct err *err)
     if (pid < 0)
         return err_set(err, -errno, "fork: %s", strerror(errno));
     fcntl(r->status_out, F_SETFL, O_NONBLOCK);
-    int rc = await_url(r, err);
+    int rc = sup_keep(r->sup, pid); /* no stray: the supervisor reaps it, never kills it */
+    if (rc == 0)
+        rc = await_url(r, err);
     return rc < 0 ? rc : sup_watch_fd(r->sup, r->status_out);
 }
 
@@ -190,17 +192,21 @@ void runner__status_stop(struct run *r)
     if (r->status_out >= 0)
         close(r->status_out);
     r->status_in = r->status_out = -1;
-    if (r->status_pid > 0) {
-        int64_t deadline = kt_mono_ms() + 2000;
-        while (waitpid(r->status_pid, NULL, WNOHANG) == 0) {
-            if (kt_mono_ms() > deadline) {
-                kill(r->status_pid, SIGKILL);
-                waitpid(r->status_pid, NULL, 0);
-                break;
-            }
-            kt_sleep_ms(5);
+    /* its stdin closed, it ends; its pid is its own until it is reaped, by the supervisor
+     * (sup_kept_alive false: never signalled then) or here */
+    int64_t deadline = kt_mono_ms() + 2000;
+    while (r->status_pid > 0 && sup_kept_alive(r->sup)) {
+        pid_t got = waitpid(r->status_pid, NULL, WNOHANG);
+        if (got == r->status_pid || (got < 0 && errno == ECHILD))
+            break;
+        if (kt_mono_ms() > deadline) {
+            kill(r->status_pid, SIGKILL);
+            waitpid(r->status_pid, NULL, 0);
+            break;
         }
+        kt_sleep_ms(5);
     }
+    sup_kept_reaped(r->sup);
     r->status_pid = 0;
     free(r->status_url);
     r->status_url = NULL;

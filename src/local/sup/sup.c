@@ -71,6 +71,7 @@ struct sup {
     struct sup__clones clones; /* under way, oldest first */
     char **said;           /* the last exits' messages, freed by the next sup_poll */
     size_t n_said, cap_said;
+    pid_t kept;            /* sup_keep's process while it is not reaped; 0: none */
 };
 
 static int epoll_add(int epfd, int fd, void *ptr)
@@ -238,11 +239,13 @@ void sup_set_output_hook(struct sup *s, void (*fn)(void *ctx), void *ctx)
 static void kill_strays(struct sup *s)
 {
     spawns_quiesce(s); /* a child being cloned is no stray */
-    pid_t *known = malloc((s->n + 1) * sizeof(*known)), *strays = NULL;
+    pid_t *known = malloc((s->n + 2) * sizeof(*known)), *strays = NULL;
     size_t n_known = 0;
     if (!known)
         return;
     known[n_known++] = s->wd.pid;
+    if (s->kept > 0)
+        known[n_known++] = s->kept;
     for (size_t i = 0; i < s->n; i++)
         if (!s->procs[i]->exited)
             known[n_known++] = s->procs[i]->pid;
@@ -363,6 +366,25 @@ uint64_t sup_skipped_bytes(const struct sup *s)
     return s->out.skipped_total + s->out.skipped;
 }
 
+
+int sup_keep(struct sup *s, pid_t pid)
+{
+    if (s->kept > 0)
+        return -EBUSY;
+    s->kept = pid;
+    return 0;
+}
+
+bool sup_kept_alive(const struct sup *s)
+{
+    return s && s->kept > 0;
+}
+
+void sup_kept_reaped(struct sup *s)
+{
+    if (s)
+        s->kept = 0;
+}
 
 int sup_watch_fd(struct sup *s, int fd)
 {
@@ -636,7 +658,9 @@ static void on_sigchld(struct sup *s)
     pid_t pid;
     bool scan = false;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        bool known = pid == s->wd.pid;
+        bool known = pid == s->wd.pid || pid == s->kept;
+        if (pid == s->kept)
+            s->kept = 0;
         if (known)
             watchdog_lost(s); /* replaced by watchdog_ensure */
         for (size_t i = 0; i < s->n; i++) {

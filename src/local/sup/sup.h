@@ -89,6 +89,15 @@ pid_t sup_pgid(struct sup *s, uint64_t id);
 /* Number of containers not yet reported as exited. */
 size_t sup_running(const struct sup *s);
 
+/* A process the caller forked that is no container (a helper beside the pods: the run's status
+ * server): never taken for a stray and killed, reaped here when it ends, as every child is.
+ * sup_kept_alive: not reaped yet (its pid is still its own: the caller may signal it or
+ * waitpid() it).  One at most; 0 or -EBUSY. */
+int sup_keep(struct sup *s, pid_t pid);
+bool sup_kept_alive(const struct sup *s);
+/* The kept process was reaped by the caller itself. */
+void sup_kept_reaped(struct sup *s);
+
 /* Watches an extra readable fd (a signalfd, say): sup_poll() returns when it is readable and
  * sets *out_fd_ready.  At most 4. */
 int sup_watch_fd(struct sup *s, int fd);

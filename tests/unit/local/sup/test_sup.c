@@ -516,6 +516,43 @@ static void test_setsid_child_ends_with_its_killed_container(void **state)
     assert_true(wait_pid_gone(f->s, pid));
 }
 
+/* A helper the caller forked and kept (sup_keep: the run's status server) is no stray: it lives
+ * through containers ending and their strays being killed, and is reaped by the supervisor
+ * when it ends (sup_kept_alive then false: its pid is no longer its own). */
+static void test_kept_helper_is_no_stray(void **state)
+{
+    struct fixture *f = *state;
+    pid_t kept = fork();
+    if (kept == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        pause();
+        _exit(0);
+    }
+    assert_true(kept > 0);
+    assert_int_equal(sup_keep(f->s, kept), 0);
+    assert_int_equal(sup_keep(f->s, kept), -EBUSY);
+    char cmd[256], path[128];
+    snprintf(path, sizeof(path), "%s/pid", f->dir);
+    snprintf(cmd, sizeof(cmd), "setsid sleep 60 & echo $! > %s", path);
+    const char *argv[] = {"sh", "-c", cmd, NULL};
+    struct sup_spec spec = {.argv = argv, .envp = ENV};
+    uint64_t id;
+    struct err e;
+    assert_int_equal(sup_spawn(f->s, &spec, &id, &e), 0);
+    struct sup_exit ex[1];
+    assert_int_equal(wait_exits(f->s, ex, 1), 1);
+    assert_true(wait_pid_gone(f->s, read_pid_file(path))); /* the container's stray went */
+    assert_true(pid_alive(kept) && sup_kept_alive(f->s));
+    kill(kept, SIGTERM);
+    time_t end = time(NULL) + 10;
+    while (sup_kept_alive(f->s) && time(NULL) < end)
+        assert_true(sup_poll(f->s, 10, ex, 1, NULL) >= 0);
+    assert_false(sup_kept_alive(f->s));
+    assert_int_equal(waitpid(kept, NULL, WNOHANG), -1); /* reaped already */
+}
+
 /* A supervisor in a child process runs `cmd`; returns the child, its container's group in
  * *pgid.  With poll, the child keeps polling (it notices a dead watchdog), else it waits. */
 static pid_t supervised_child(const char *cmd, bool poll, pid_t *pgid)
@@ -772,6 +809,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_setsid_child_ends_with_its_killed_container, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_kept_helper_is_no_stray, setup, teardown),
         cmocka_unit_test(test_watchdog_kills_setsid_descendants),
         cmocka_unit_test(test_killed_watchdog_is_replaced),
         cmocka_unit_test_setup_teardown(test_container_runs_in_its_own_cgroup, setup, teardown),
