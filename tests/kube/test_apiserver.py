@@ -16,7 +16,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kubetest import SRC, Server, check, expect, main, q, test, wait_for  # noqa: E402
+from kubetest import SRC, Server, Skip, check, expect, main, q, test, wait_for  # noqa: E402
 
 CRD_FILE = os.path.join(SRC, "config", "crd", "jobset.x-k8s.io_jobsets.yaml")
 JOBSETS = "/apis/jobset.x-k8s.io/v1alpha2"
@@ -1134,6 +1134,204 @@ def install_kinds(s):
           t["rows"][0]["cells"][:2] == ["b", "ClusterRole/system:r"], t)
 
 
+# ====================================================================== ServiceAccount tokens
+
+AUTHN = "/apis/authentication.k8s.io/v1"
+API_AUDIENCE = "https://kubernetes.default.svc.cluster.local"
+EXTRA = "authentication.kubernetes.io/"
+
+
+def token_request(**spec):
+    return {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}
+
+
+def review(s, token, *audiences):
+    """The status of a TokenReview of token for audiences (none: the server's own)."""
+    body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+            "spec": {"token": token, "audiences": list(audiences)}}
+    return expect(s.post(f"{AUTHN}/tokenreviews", body), 201, "token review")["status"]
+
+
+def refused(st, why):
+    check("authenticated" not in st and st["user"] == {} and
+          st["error"] == f"[invalid bearer token, {why}]", (why, st))
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwt_part(token, i):
+    """The JSON of a JWT's header (0) or claims (1)."""
+    part = token.split(".")[i]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def sa_and_pod(s, prefix):
+    """A namespace with ServiceAccount "trainer" and pod "w-0" running as it on node-1."""
+    ns = fresh_ns(s, prefix)
+    sa = expect(s.post(f"/api/v1/namespaces/{ns}/serviceaccounts",
+                       {"metadata": {"name": "trainer"}}), 201, "serviceaccount")
+    body = pod("w-0")
+    body["spec"]["serviceAccountName"] = "trainer"
+    p = expect(s.post(f"/api/v1/namespaces/{ns}/pods", body), 201, "pod")
+    return ns, sa, p, body
+
+
+@test
+def token_requests_issue_signed_bound_tokens(s):
+    """POST serviceaccounts/{name}/token as token.go answers it: defaults, the claims of
+    claims.go, the errors; the discovery entries kubectl and clients find it by."""
+    groups = {g["name"]: g for g in expect(s.get("/apis"), 200)["groups"]}
+    check(groups["authentication.k8s.io"]["preferredVersion"]["groupVersion"] ==
+          "authentication.k8s.io/v1", groups)
+    res = expect(s.get(AUTHN), 200)["resources"]
+    check(res == [{"name": "tokenreviews", "singularName": "tokenreview", "namespaced": False,
+                   "kind": "TokenReview", "verbs": ["create"]}], res)
+    core = {r["name"]: r for r in expect(s.get("/api/v1"), 200)["resources"]}
+    check(core["serviceaccounts/token"] == {
+        "name": "serviceaccounts/token", "singularName": "", "namespaced": True,
+        "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
+        "verbs": ["create"]}, core.get("serviceaccounts/token"))
+    ns, sa, p, _ = sa_and_pod(s, "tokreq")
+    url = f"/api/v1/namespaces/{ns}/serviceaccounts/trainer/token"
+    ref = {"kind": "Pod", "apiVersion": "v1", "name": "w-0", "uid": p["metadata"]["uid"]}
+    t0 = time.time()
+    tr = expect(s.post(url, token_request(audiences=["A"], boundObjectRef=ref)), 201, "token")
+    check(tr["kind"] == "TokenRequest" and tr["apiVersion"] == "authentication.k8s.io/v1" and
+          tr["metadata"]["name"] == "trainer" and tr["metadata"]["namespace"] == ns, tr)
+    check(tr["spec"] == {"audiences": ["A"], "expirationSeconds": 3600, "boundObjectRef": ref},
+          tr["spec"])
+    token = tr["status"]["token"]
+    check(re.fullmatch(r"[\w-]+\.[\w-]+\.[\w-]+", token), token)
+    check(jwt_part(token, 0) == {"alg": "HS256"}, token)
+    c = jwt_part(token, 1)
+    check(c["aud"] == ["A"] and c["iss"] == API_AUDIENCE and c["nbf"] == c["iat"] and
+          c["sub"] == f"system:serviceaccount:{ns}:trainer" and abs(c["iat"] - t0) < 5 and
+          c["exp"] - c["iat"] == 3600 and re.fullmatch(r"[0-9a-f-]{36}", c["jti"]), c)
+    check(tr["status"]["expirationTimestamp"] ==
+          time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(c["exp"])), (tr["status"], c))
+    check(c["kubernetes.io"] == {"namespace": ns,
+                                 "serviceaccount": {"name": "trainer",
+                                                    "uid": sa["metadata"]["uid"]},
+                                 "pod": {"name": "w-0", "uid": p["metadata"]["uid"]},
+                                 "node": {"name": "node-1"}}, c)
+    # Unbound, the server's audience by default; a Node-bound one carries the Node's uid.
+    tr = expect(s.post(url, token_request(expirationSeconds=7200)), 201, "unbound token")
+    c = jwt_part(tr["status"]["token"], 1)
+    check(tr["spec"]["audiences"] == [API_AUDIENCE] and c["aud"] == [API_AUDIENCE] and
+          c["exp"] - c["iat"] == 7200 and sorted(c["kubernetes.io"]) ==
+          ["namespace", "serviceaccount"], (tr, c))
+    node = expect(s.post("/api/v1/nodes", {"metadata": {"name": f"{ns}-node"}}), 201, "node")
+    c = jwt_part(expect(s.post(url, token_request(boundObjectRef={
+        "kind": "Node", "apiVersion": "v1", "name": f"{ns}-node"})), 201)["status"]["token"], 1)
+    check(c["kubernetes.io"]["node"] == {"name": f"{ns}-node", "uid": node["metadata"]["uid"]},
+          c)
+    # The errors, in token.go's order and words.
+    st = expect(s.post(url, token_request(expirationSeconds=100)), 422)
+    check(st["reason"] == "Invalid" and st["message"] ==
+          'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid '
+          "value: 100: may not specify a duration less than 10 minutes", st)
+    st = expect(s.post(url.replace("trainer", "ghost"), token_request(expirationSeconds=100)),
+                404)
+    check(st["reason"] == "NotFound" and st["message"] == 'serviceaccounts "ghost" not found',
+          st)
+    st = expect(s.post(url, token_request(boundObjectRef=dict(ref, name="nope"))), 404)
+    check(st["message"] == 'pods "nope" not found', st)
+    st = expect(s.post(url, token_request(boundObjectRef=dict(ref, uid="0000"))), 409)
+    check(st["reason"] == "Conflict" and st["message"] ==
+          'Operation cannot be fulfilled on Pod "w-0": the UID in the bound object reference '
+          "(0000) does not match the UID in record. The object might have been deleted and "
+          "then recreated", st)
+    expect(s.post(f"/api/v1/namespaces/{ns}/pods", pod("as-default")), 201)
+    st = expect(s.post(url, token_request(boundObjectRef=dict(ref, name="as-default"))), 400)
+    check(st["message"] == 'cannot bind token for serviceaccount "trainer" to pod running '
+          "with different serviceaccount name.", st)
+    st = expect(s.post(url, token_request(boundObjectRef={
+        "kind": "Deployment", "apiVersion": "apps/v1", "name": "d"})), 400)
+    check(st["message"] == "cannot bind token to object of type apps/v1, Kind=Deployment", st)
+    st = expect(s.post(url, token_request(expirationSeconds="1h")), 400)
+    check("cannot unmarshal string" in st["message"], st)
+    st = expect(s.post(url, dict(token_request(), metadata={"name": "other"})), 422)
+    check("metadata.name: Invalid value" in st["message"], st)
+    # Create-only: every other verb is 405.
+    for method, path in (("GET", url), ("DELETE", url), ("GET", f"{AUTHN}/tokenreviews"),
+                         ("GET", f"{AUTHN}/tokenreviews?watch=true"),
+                         ("DELETE", f"{AUTHN}/tokenreviews/x")):
+        st = expect(s.request(method, path), 405, f"{method} {path}")
+        check(st["reason"] == "MethodNotAllowed", st)
+
+
+@test
+def token_reviews_authenticate_as_kube_apiserver(s):
+    """POST tokenreviews as kube-apiserver's ServiceAccount token authenticator answers it:
+    the user and extras, audiences, altered or foreign tokens, and tokens whose pod or
+    ServiceAccount is gone or was made anew."""
+    ns, sa, p, pod_body = sa_and_pod(s, "tokrev")
+    sa_uid, pod_uid = sa["metadata"]["uid"], p["metadata"]["uid"]
+    url = f"/api/v1/namespaces/{ns}/serviceaccounts/trainer/token"
+    ref = {"kind": "Pod", "apiVersion": "v1", "name": "w-0", "uid": pod_uid}
+    token = expect(s.post(url, token_request(audiences=["A"], boundObjectRef=ref)),
+                   201)["status"]["token"]
+    jti = jwt_part(token, 1)["jti"]
+    st = review(s, token, "A")
+    check(st == {"authenticated": True, "audiences": ["A"], "user": {
+        "username": f"system:serviceaccount:{ns}:trainer", "uid": sa_uid,
+        "groups": ["system:serviceaccounts", f"system:serviceaccounts:{ns}",
+                   "system:authenticated"],
+        "extra": {EXTRA + "pod-name": ["w-0"], EXTRA + "pod-uid": [pod_uid],
+                  EXTRA + "node-name": ["node-1"], EXTRA + "credential-id": [f"JTI={jti}"]}}},
+          st)
+    refused(review(s, token, "B"),
+            'token audiences ["A"] is invalid for the target audiences ["B"]')
+    refused(review(s, token), f'token audiences ["A"] is invalid for the target audiences '
+                              f'["{API_AUDIENCE}"]')
+    multi = expect(s.post(url, token_request(audiences=["A", "C"])), 201)["status"]["token"]
+    st = review(s, multi, "C", "x", "A")
+    check(st["authenticated"] is True and st["audiences"] == ["C", "A"] and
+          list(st["user"]["extra"]) == [EXTRA + "credential-id"], st)
+    own = expect(s.post(url, token_request()), 201)["status"]["token"]
+    check(review(s, own)["audiences"] == [API_AUDIENCE])
+    # Claims altered (re-encoded, same signature), a token of another server, junk.
+    head, _, sig = token.split(".")
+    claims = dict(jwt_part(token, 1), aud=["A", "B"])
+    altered = b64url(json.dumps(claims, sort_keys=True, separators=(",", ":")).encode())
+    refused(review(s, f"{head}.{altered}.{sig}", "B"),
+            "go-jose/go-jose: error in cryptographic primitive")
+    refused(review(s, f"{head}.{altered}.{b64url(os.urandom(32))}", "B"),
+            "go-jose/go-jose: error in cryptographic primitive")
+    other = Server()
+    try:
+        ons, _, _, _ = sa_and_pod(other, "tokrev")
+        foreign = expect(other.post(f"/api/v1/namespaces/{ons}/serviceaccounts/trainer/token",
+                                    token_request(audiences=["A"])), 201)["status"]["token"]
+        check(review(other, foreign, "A")["authenticated"] is True)
+        refused(review(s, foreign, "A"), "go-jose/go-jose: error in cryptographic primitive")
+    finally:
+        other.stop()
+    for junk in ("abc", f"{head}.{altered}", "x.y.z", f"{head}.{b64url(b'{}')}.{sig}"):
+        st = review(s, junk, "A")
+        check("authenticated" not in st and st["error"] == "invalid bearer token", (junk, st))
+    st = expect(s.post(f"{AUTHN}/tokenreviews", {"apiVersion": "authentication.k8s.io/v1",
+                                                 "kind": "TokenReview", "spec": {}}), 400)
+    check(st["message"] == "token is required for TokenReview in authentication", st)
+    # The bound pod deleted, then made again under its name; the ServiceAccount likewise.
+    pods = f"/api/v1/namespaces/{ns}/pods"
+    expect(s.delete(f"{pods}/w-0", {"gracePeriodSeconds": 0}), 200)
+    wait_for(lambda: s.get(f"{pods}/w-0").status == 404, 5, "pod w-0 gone")
+    refused(review(s, token, "A"), "service account token has been invalidated")
+    check(review(s, multi, "A")["authenticated"] is True, "an unbound token outlives the pod")
+    new_uid = expect(s.post(pods, pod_body), 201)["metadata"]["uid"]
+    refused(review(s, token, "A"),
+            f"pod UID ({new_uid}) does not match service account pod ref claim ({pod_uid})")
+    sas = f"/api/v1/namespaces/{ns}/serviceaccounts"
+    expect(s.delete(f"{sas}/trainer"), 200)
+    refused(review(s, multi, "A"), 'serviceaccounts "trainer" not found')
+    new_sa = expect(s.post(sas, {"metadata": {"name": "trainer"}}), 201)["metadata"]["uid"]
+    refused(review(s, multi, "A"),
+            f"service account UID ({new_sa}) does not match claim ({sa_uid})")
+
+
 @test
 def malformed_bodies_are_4xx(s):
     """Any field of a Job, Pod, Service, Lease or JobSet replaced by a value of the wrong
@@ -1601,6 +1799,43 @@ def kubectl_drives_the_server(s):
     k.ok("delete", "ns", ns, "--wait=true", "--timeout=10s")
     rc, _, err = k("get", "ns", ns)
     check(rc == 1 and "NotFound" in err, err)
+    shutil.rmtree(k.cache, ignore_errors=True)
+
+
+@test
+def kubectl_creates_and_reviews_tokens(s):
+    """`kubectl create serviceaccount`, `kubectl create token` bound to a pod (both send
+    protobuf), a TokenReview with `kubectl create -f`, and kubectl's discovery of them."""
+    if shutil.which("kubectl") is None:
+        raise Skip("kubectl is not installed")
+    k = Kubectl(s)
+    ns = fresh_ns(s, "ktok")
+    out = k.ok("create", "serviceaccount", "trainer", "-n", ns)
+    check(out.strip() == "serviceaccount/trainer created", out)
+    body = pod("w-0")
+    body["spec"]["serviceAccountName"] = "trainer"
+    uid = expect(s.post(f"/api/v1/namespaces/{ns}/pods", body), 201)["metadata"]["uid"]
+    bound = ("--bound-object-kind", "Pod", "--bound-object-name", "w-0")
+    token = k.ok("create", "token", "trainer", "-n", ns, "--audience", "jaxset", *bound,
+                 "--duration", "1h").strip()
+    c = jwt_part(token, 1)
+    check(c["aud"] == ["jaxset"] and c["exp"] - c["iat"] == 3600 and
+          c["kubernetes.io"]["pod"] == {"name": "w-0", "uid": uid}, c)
+    st = review(s, token, "jaxset")
+    check(st.get("authenticated") is True and st["user"]["extra"][EXTRA + "pod-uid"] == [uid],
+          st)
+    out = json.loads(k.ok("create", "-o", "json", "-f", "-", stdin=json.dumps({
+        "apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+        "spec": {"token": token, "audiences": ["jaxset"]}})))
+    check(out["status"]["authenticated"] is True and out["status"]["user"]["username"] ==
+          f"system:serviceaccount:{ns}:trainer", out)
+    rc, _, err = k("create", "token", "trainer", "-n", ns, *bound, "--bound-object-uid", "0")
+    check(rc != 0 and "does not match the UID in record" in err, err)
+    rc, _, err = k("create", "token", "ghost", "-n", ns)
+    check(rc != 0 and 'serviceaccounts "ghost" not found' in err, err)
+    out = k.ok("api-resources", "--api-group", "authentication.k8s.io", "--no-headers")
+    check(re.fullmatch(r"tokenreviews\s+authentication\.k8s\.io/v1\s+false\s+TokenReview\s*",
+                       out), out)
     shutil.rmtree(k.cache, ignore_errors=True)
 
 

@@ -15,5 +15,6 @@ Entry point: tests/kube/apiserver.py (see `--help`); the layout:
   tables.py      kubectl tables         openapi.py   minimal OpenAPI documents
   faults.py      fault injection        server.py    HTTP routing and admin endpoints
   managed.py     metadata.managedFields protobuf.py  protobuf request bodies
+  authn.py       ServiceAccount tokens, TokenReview
   main.py        command line, TLS, kubeconfig
 """

@@ -1,11 +1,13 @@
-"""The kinds a controller's own installation holds (jaxset's config/): core/v1 serviceaccounts,
-apps/v1 deployments and rbac.authorization.k8s.io/v1 roles, clusterroles, rolebindings and
-clusterrolebindings, served so that kubectl can apply, get and delete them.
+"""The kinds a controller's own installation holds (jaxset's config/): core/v1 serviceaccounts
+(their token subresource is authn.py's), apps/v1 deployments and rbac.authorization.k8s.io/v1
+roles, clusterroles, rolebindings and clusterrolebindings, served so that kubectl can apply,
+get and delete them.
 
 As in builtin.py, each keeps the parts of its upstream strategy a client can observe (k8s.io/
 kubernetes pkg/apis/apps/v1/defaults.go, pkg/apis/apps/validation, pkg/apis/rbac/validation).
 Nothing acts on them: no Deployment controller makes ReplicaSets or pods, and no RBAC is
 enforced (every request is allowed, as before)."""
+from . import authn
 from . import patch as pm
 from .builtin import _age, _int_errs, _validate_template_meta, default_pod_spec, dflt, \
     validate_pod_spec
@@ -22,6 +24,12 @@ DEPLOYMENT = pm.field({"metadata": pm.OBJECT_META,
 class ServiceAccounts(ResourceType):
     def __init__(self):
         super().__init__("", "v1", "serviceaccounts", "ServiceAccount", short_names=["sa"])
+
+    def discovery(self):
+        """With the token subresource (served by authn.py), as kube-apiserver lists it."""
+        return super().discovery() + [{
+            "name": "serviceaccounts/token", "singularName": "", "namespaced": True,
+            "group": authn.GROUP, "version": "v1", "kind": "TokenRequest", "verbs": ["create"]}]
 
     def table(self, obj, now):
         return [("Name", "string", "name"), ("Secrets", "integer", "")], \

@@ -62,6 +62,8 @@ def v3_doc(registry, group, version):
     paths, schemas = {}, {}
     base = "/" + _gv_path(group, version)
     for t in sorted(types, key=lambda t: t.plural):
+        if "patch" not in t.verbs:
+            continue  # as kube-apiserver's: no PATCH operation for create-only kinds
         gvk = {"group": group, "version": version, "kind": t.kind}
         media = ["application/json-patch+json", "application/merge-patch+json",
                  "application/apply-patch+yaml"]

@@ -1,11 +1,13 @@
 """Request bodies in Kubernetes' protobuf encoding (application/vnd.kubernetes.protobuf), for
 the few kinds kubectl's typed commands send that way: `kubectl create namespace`,
-`kubectl create configmap`, `kubectl create secret generic`.
+`kubectl create configmap`, `kubectl create secret generic`, `kubectl create serviceaccount`,
+`kubectl create token` (a TokenRequest).
 
 The envelope is the magic "k8s\\0" then a runtime.Unknown{typeMeta{apiVersion=1, kind=2},
 raw=2}; raw is the object message, decoded here with the field numbers of k8s.io/api
-core/v1 generated.proto and k8s.io/apimachinery meta/v1 generated.proto. Other kinds get a
-415 naming the JSON alternative. Responses are always JSON (clients accept it)."""
+core/v1 and authentication/v1 generated.proto and k8s.io/apimachinery meta/v1
+generated.proto. Other kinds get a 415 naming the JSON alternative. Responses are always JSON
+(clients accept it)."""
 import base64
 import datetime
 
@@ -144,8 +146,25 @@ def _secret(f):
     return obj
 
 
+def _service_account(f):
+    return {"automountServiceAccountToken": bool(f[4][-1])} if 4 in f else {}
+
+
+def _token_request(f):
+    spec = fields(f[2][-1]) if 2 in f else {}
+    out = {"audiences": [_str(v) for v in spec.get(1, [])]}
+    if 4 in spec:
+        out["expirationSeconds"] = _int(spec[4][-1])
+    if 3 in spec:
+        ref = fields(spec[3][-1])
+        out["boundObjectRef"] = {name: _str(ref[num][-1]) for num, name in (
+            (1, "kind"), (2, "apiVersion"), (3, "name"), (4, "uid")) if num in ref}
+    return {"spec": out}
+
+
 KINDS = {("v1", "Namespace"): _namespace, ("v1", "ConfigMap"): _configmap,
-         ("v1", "Secret"): _secret}
+         ("v1", "Secret"): _secret, ("v1", "ServiceAccount"): _service_account,
+         ("authentication.k8s.io/v1", "TokenRequest"): _token_request}
 
 
 def decode(body):

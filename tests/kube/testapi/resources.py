@@ -10,7 +10,10 @@ VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update
 class ResourceType:
     """One served resource: names, scope, and the strategy hooks of its registry.
 
-    Hooks work on decoded JSON dicts; validation hooks return lists of errors.FieldError."""
+    Hooks work on decoded JSON dicts; validation hooks return lists of errors.FieldError.
+    `verbs` are those discovery lists (a create-only type serves nothing else)."""
+
+    verbs = VERBS
 
     def __init__(self, group, version, plural, kind, namespaced=True, singular=None,
                  short_names=(), categories=(), status=False, generation=False,
@@ -133,7 +136,7 @@ class ResourceType:
 
     def discovery(self):
         res = {"name": self.plural, "singularName": self.singular, "namespaced": self.namespaced,
-               "kind": self.kind, "verbs": list(VERBS)}
+               "kind": self.kind, "verbs": list(self.verbs)}
         if self.short_names:
             res["shortNames"] = self.short_names
         if self.categories:

@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import uuid
 
-from . import admission, builtin, errors, install, managed, openapi, protobuf, tables
+from . import admission, authn, builtin, errors, install, managed, openapi, protobuf, tables
 from .logs import PodLogs
 from .controllers import Controllers
 from .crd import CustomResourceDefinitions
@@ -53,9 +53,10 @@ class ApiServer:
         self.store = Store(history=history)
         self.registry = Registry()
         for t in builtin.builtin_types() + install.install_types() + admission.types() + \
-                [CustomResourceDefinitions()]:
+                [authn.TokenReviews(), CustomResourceDefinitions()]:
             self.registry.add(t)
         self.api = Api(self.store, self.registry)
+        self.tokens = authn.Tokens(self.api, self.registry)
         self.api.admission = admission.Admission(self.api, self.registry)
         self.api.managed_fields = managed_fields
         self.controllers = Controllers(self.api, self.registry, enabled=controllers)
@@ -357,6 +358,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         sub = info.subresource
         if sub == "log" and rt.plural == "pods" and rt.group == "" and info.verb == "get":
             return app.pod_logs.serve(self, info.namespace, info.name, q)
+        if sub == "token" and rt.plural == "serviceaccounts" and rt.group == "":
+            return self.create_only(info, body, lambda obj: app.tokens.request(
+                info.namespace, info.name, obj))
+        if isinstance(rt, authn.TokenReviews) and sub is None:
+            return self.create_only(info, body, app.tokens.review)
         if sub is not None and not ((sub == "status" and rt.status) or
                                     (sub == "finalize" and rt.plural == "namespaces" and
                                      info.verb == "update")):
@@ -421,6 +427,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
             code, obj, warnings = api.delete_collection(rt, ns, opts, q, dry_run)
             return self._send(code, obj, warnings=warnings)
         raise errors.method_not_allowed()
+
+    def create_only(self, info, body, answer):
+        """A resource that stores nothing and only creates (authn.py's TokenRequest and
+        TokenReview): 201 with answer(body); kube-apiserver registers no other verb (405)."""
+        if info.verb != "create" or (info.name and not info.subresource):
+            raise errors.method_not_allowed()
+        return self._send(201, answer(self._decode(body)))
 
     def _decode(self, body):
         ctype = (self.headers.get("Content-Type") or JSON).split(";")[0].strip().lower()

@@ -87,6 +87,9 @@ TYPES = {
                       uncountedTerminatedPods=O(succeeded=L(S), failed=L(S)))),
     "Lease": O(spec=O(holderIdentity=S, leaseDurationSeconds=I, acquireTime=TIME,
                       renewTime=TIME, leaseTransitions=I, strategy=S, preferredHolder=S)),
+    "TokenRequest": O(spec=O(audiences=L(S), expirationSeconds=I,
+                             boundObjectRef=O(kind=S, apiVersion=S, name=S, uid=S))),
+    "TokenReview": O(spec=O(token=S, audiences=L(S))),
     "CustomResourceDefinition": O(spec=O(
         group=S, scope=S, preserveUnknownFields=B, conversion=O(strategy=S),
         names=O(plural=S, singular=S, kind=S, listKind=S, shortNames=L(S), categories=L(S)),
