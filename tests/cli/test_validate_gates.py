@@ -13,7 +13,8 @@ from clitest import SRC, Suite, run  # noqa: E402
 RESTART_JOB = "tests/data/gates/restart-job.yaml"
 IN_PLACE = "tests/data/gates/in-place-restart.yaml"
 IN_PLACE_BAD = "tests/data/gates/in-place-restart-invalid.yaml"
-KNOWN = "AllAlpha, AllBeta, ElasticJobSet, InPlaceRestart, RestartJob, TLSOptions"
+KNOWN = ("AllAlpha, AllBeta, ElasticJobSet, InPlaceRestart, RestartJob, TLSOptions, "
+         "TrainJobStatus")
 
 
 def check_refused_then_accepted(suite):

@@ -60,6 +60,9 @@ CLUSTER_RULES = [
     ([""], ["nodes"], ["get", "list", "watch"]),
     (["scheduling.x-k8s.io", "scheduling.volcano.sh"], ["podgroups"],
      ["get", "list", "watch", "create", "update"]),
+    (["trainer.kubeflow.org"], ["trainjobs/status"], ["patch"]),
+    (["authentication.k8s.io"], ["tokenreviews"], ["create"]),
+    ([""], ["configmaps"], ["get", "create", "update"]),
 ]
 # The rules limited to named objects: rule index -> resourceNames.
 CLUSTER_NAMES = {14: ["jaxset-mutating-webhook-configuration",
@@ -216,7 +219,8 @@ def deployment_is_hardened():
     check(sc["readOnlyRootFilesystem"] is True and sc["allowPrivilegeEscalation"] is False and
           sc["capabilities"] == {"drop": ["ALL"]} and sc["runAsNonRoot"] is True, sc)
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    check(ports == {"metrics": 8080, "health": 8081, "webhook": 9443}, ports)
+    check(ports == {"metrics": 8080, "health": 8081, "webhook": 9443, "status-server": 10443},
+          ports)
     check(c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}, c)
     check(c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}, c)
     check(c["resources"] == {"requests": {"cpu": "50m", "memory": "32Mi"},
@@ -232,7 +236,9 @@ def deployment_is_hardened():
     wsvc = decode(os.path.join(CONFIG, "webhook", "service.yaml"))[0]
     check(wsvc["spec"]["selector"] == spec["selector"]["matchLabels"], wsvc)
     check(wsvc["spec"]["ports"] == [{"name": "webhook", "port": 443, "targetPort": "webhook",
-                                     "protocol": "TCP"}], wsvc)
+                                     "protocol": "TCP"},
+                                    {"name": "status-server", "port": 10443,
+                                     "targetPort": "status-server", "protocol": "TCP"}], wsvc)
     hooks = {}
     for cfg in decode(os.path.join(CONFIG, "webhook", "manifests.yaml")):
         for w in cfg["webhooks"]:

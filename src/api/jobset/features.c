@@ -20,11 +20,14 @@ static const struct fg_spec {
     [FG_RESTART_JOB] = {"RestartJob", false, FG_ALPHA, false},
     [FG_ELASTIC_JOBSET] = {"ElasticJobSet", false, FG_ALPHA, false},
     [FG_TLS_OPTIONS] = {"TLSOptions", true, FG_GA, true},
+    /* kubeflow/trainer pkg/features/features.go */
+    [FG_TRAINJOB_STATUS] = {"TrainJobStatus", false, FG_ALPHA, false},
 };
 
 #define FG_ALL_ALPHA "AllAlpha"
 #define FG_ALL_BETA "AllBeta"
-#define FG_KNOWN "AllAlpha, AllBeta, ElasticJobSet, InPlaceRestart, RestartJob, TLSOptions"
+#define FG_KNOWN                                                                               \
+    "AllAlpha, AllBeta, ElasticJobSet, InPlaceRestart, RestartJob, TLSOptions, TrainJobStatus"
 
 const char *fg_name(enum fg_id id)
 {

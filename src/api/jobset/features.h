@@ -11,6 +11,9 @@
  *                                   replicas (jaxset's): the webhook admits them, the reconcile
  *                                   scales the Jobs (core/elastic.c); a local run never updates
  *   TLSOptions      GA     true     locked to true (the controller's TLS settings)
+ *   TrainJobStatus  alpha  false    Kubeflow Trainer's gate (pkg/features): the controller's
+ *                                   status server and its trainer pods' variables (kube/status);
+ *                                   a local run serves it always (local/run/runner_status.c)
  *   AllAlpha, AllBeta               every alpha (beta) gate not set by name, as component-base
  *
  * A zeroed `struct feature_gates` is every gate at its default, and a NULL pointer reads the
@@ -29,6 +32,7 @@ enum fg_id {
     FG_RESTART_JOB,
     FG_ELASTIC_JOBSET,
     FG_TLS_OPTIONS,
+    FG_TRAINJOB_STATUS,
     FG_N,
 };
 

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/kubeflow/trainjob_init.h"
 #include "obj/base/ktime.h"
 #include "obj/base/sbuf.h"
 #include "obj/tree/ferr.h"
+#include "obj/tree/jx.h"
 
 #define ROUTE_HEAD "/apis/trainer.kubeflow.org/v1alpha1/namespaces/"
 #define MAX_METRICS 256
@@ -374,4 +376,85 @@ json_t *tjs_report_failure(int code, const char *reason, const char *message)
 {
     return json_pack("{s:s,s:s,s:s,s:i}", "status", "Failure", "message", message, "reason",
                      reason, "code", code);
+}
+
+/* ---- the trainer pods' side ---------------------------------------------------------------- */
+
+/* Replaces the item of `list` (an array, made when missing) named as `item` is, else appends
+ * it; `item` taken.  0 or -ENOMEM. */
+static int upsert(json_t *parent, const char *key, json_t *item)
+{
+    json_t *list = jx_ensure_arr(parent, key);
+    const char *name = jx_str(item, "name");
+    size_t i;
+    json_t *x;
+    if (!list || !item || !name) {
+        json_decref(item);
+        return -ENOMEM;
+    }
+    json_array_foreach (list, i, x)
+        if (jx_str(x, "name") && !strcmp(jx_str(x, "name"), name))
+            return json_array_set_new(list, i, item) < 0 ? -ENOMEM : 0;
+    return json_array_append_new(list, item) < 0 ? -ENOMEM : 0;
+}
+
+static json_t *token_volume(const char *ns, const char *name)
+{
+    char aud[1024], cm[300];
+    if (tjs_report_audience(ns, name, aud, sizeof(aud)) < 0)
+        return NULL;
+    snprintf(cm, sizeof(cm), "%s-tls-config", name);
+    return json_pack("{s:s,s:{s:[{s:{s:s,s:i,s:s}},{s:{s:s,s:[{s:s,s:s}]}}]}}", "name",
+                     TJS_REPORT_VOLUME, "projected", "sources", "serviceAccountToken",
+                     "audience", aud, "expirationSeconds", TJS_REPORT_TOKEN_EXPIRY_S, "path",
+                     "token", "configMap", "name", cm, "items", "key", "ca.crt", "path",
+                     "ca.crt");
+}
+
+static int enforce_container(json_t *c, const char *url)
+{
+    int rc = upsert(c, "env", json_pack("{s:s,s:s}", "name", TJS_REPORT_ENV_URL, "value", url));
+    if (rc == 0)
+        rc = upsert(c, "env", json_pack("{s:s,s:s}", "name", TJS_REPORT_ENV_CA, "value",
+                                        TJS_REPORT_MOUNT "/ca.crt"));
+    if (rc == 0)
+        rc = upsert(c, "env", json_pack("{s:s,s:s}", "name", TJS_REPORT_ENV_TOKEN, "value",
+                                        TJS_REPORT_MOUNT "/token"));
+    if (rc == 0)
+        rc = upsert(c, "volumeMounts", json_pack("{s:s,s:s,s:b}", "name", TJS_REPORT_VOLUME,
+                                                 "mountPath", TJS_REPORT_MOUNT, "readOnly", 1));
+    return rc;
+}
+
+int tjs_report_enforce(json_t *jobset, const char *ns, const char *name, const char *url)
+{
+    char full[2048], path[1024];
+    size_t i, k;
+    json_t *rj, *c;
+    if (tjs_report_path(ns, name, path, sizeof(path)) < 0 ||
+        snprintf(full, sizeof(full), "%s%s", url, path) >= (int)sizeof(full))
+        return -ENOMEM;
+    json_array_foreach (jx_arr(jx_obj(jobset, "spec"), "replicatedJobs"), i, rj) {
+        const char *step = jx_get_meta(jx_path(rj, "template.metadata"), "labels", TJI_ANCESTOR);
+        json_t *pod = jx_path(rj, "template.spec.template.spec");
+        if (!step || strcmp(step, "trainer") != 0 || !pod)
+            continue;
+        json_array_foreach (jx_arr(pod, "containers"), k, c)
+            if (enforce_container(c, full) < 0)
+                return -ENOMEM;
+        if (upsert(pod, "volumes", token_volume(ns, name)) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+json_t *tjs_report_configmap(const char *ns, const char *name, const char *uid, const char *ca)
+{
+    char cm[300];
+    snprintf(cm, sizeof(cm), "%s-tls-config", name);
+    return json_pack("{s:s,s:s,s:{s:s,s:s,s:[{s:s,s:s,s:s,s:s,s:b,s:b}]},s:{s:s}}", "apiVersion",
+                     "v1", "kind", "ConfigMap", "metadata", "name", cm, "namespace", ns,
+                     "ownerReferences", "apiVersion", "trainer.kubeflow.org/v1alpha1", "kind",
+                     "TrainJob", "name", name, "uid", uid ? uid : "", "controller", 1,
+                     "blockOwnerDeletion", 1, "data", "ca.crt", ca);
 }

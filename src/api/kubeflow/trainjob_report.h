@@ -62,6 +62,23 @@ enum tjs_report_rc tjs_report_parse(const char *body, size_t len, const char *na
                                     struct tjs_report *out);
 void tjs_report_release(struct tjs_report *r);
 
+/* ---- the trainer pods' side (plugins/trainjobstatus) ---------------------------------------- */
+
+#define TJS_REPORT_TOKEN_EXPIRY_S 3600
+#define TJS_REPORT_STATUS_PORT 10443 /* Trainer's statusServer.port default */
+
+/* EnforcePodSpec: every container (not initContainer) of the trainer replicated job of
+ * `jobset` (the one labelled trainer.kubeflow.org/trainjob-ancestor-step=trainer) gets the
+ * three variables (url the server's https://<service>.<ns>.svc:<port> and the route of
+ * TrainJob ns/name) and the volume mount, its pod the projected volume (a ServiceAccount token
+ * of the TrainJob's audience, TJS_REPORT_TOKEN_EXPIRY_S, and ca.crt of ConfigMap
+ * <name>-tls-config), each upserted by name.  No trainer job: nothing.  0 or -ENOMEM. */
+int tjs_report_enforce(json_t *jobset, const char *ns, const char *name, const char *url);
+
+/* Build: ConfigMap <name>-tls-config of TrainJob ns/name (uid) holding ca.crt, controlled by
+ * it.  A new reference, NULL on OOM. */
+json_t *tjs_report_configmap(const char *ns, const char *name, const char *uid, const char *ca);
+
 /* The metav1.Status body of a refusal: {"status":"Failure","message":..,"reason":..,"code":..}.
  * A new reference, NULL on OOM. */
 json_t *tjs_report_failure(int code, const char *reason, const char *message);

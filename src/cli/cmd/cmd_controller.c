@@ -19,7 +19,7 @@ enum {
     OPT_CONTROLLERS,
     OPT_WH_ENABLE, OPT_WH_PORT, OPT_WH_HOST, OPT_WH_CERT_DIR, OPT_WH_URL_BASE, OPT_WH_SECRET,
     OPT_WH_SECRET_NS, OPT_WH_SERVICE, OPT_WH_SERVICE_NS, OPT_WH_MUTATING, OPT_WH_VALIDATING,
-    OPT_WH_VALIDITY,
+    OPT_WH_VALIDITY, OPT_STATUS_PORT,
 };
 
 struct ctl_args {
@@ -81,6 +81,12 @@ static int on_value(struct ctl_args *a, int code, const char *arg)
         if ((rc = number("--webhook-port", arg, &v)) == EXIT_OK && (v < 0 || v > 65535))
             rc = cli_usage_error("controller", "--webhook-port must be between 0 and 65535");
         a->o.webhook_port = (int)v;
+        break;
+    case OPT_STATUS_PORT:
+        if ((rc = number("--status-server-port", arg, &v)) == EXIT_OK && (v < 0 || v > 65535))
+            rc = cli_usage_error("controller",
+                                 "--status-server-port must be between 0 and 65535");
+        a->o.status_port = (int)v;
         break;
     default: return -1;
     }
@@ -179,6 +185,7 @@ int cmd_controller(int argc, char **argv)
         {"log-format", required_argument, NULL, OPT_LOG_FORMAT},
         {"enable-webhooks", optional_argument, NULL, OPT_WH_ENABLE},
         {"webhook-port", required_argument, NULL, OPT_WH_PORT},
+        {"status-server-port", required_argument, NULL, OPT_STATUS_PORT},
         {"webhook-host", required_argument, NULL, OPT_WH_HOST},
         {"webhook-cert-dir", required_argument, NULL, OPT_WH_CERT_DIR},
         {"webhook-url-base", required_argument, NULL, OPT_WH_URL_BASE},

@@ -35,7 +35,7 @@ int cli_main(int argc, char **argv);
 #define CLI_HELP_SHOWN (-1)
 
 /* help.c: the one description of every command (usage, text, options, exit status). */
-#define CLI_HELP_MAX_OPTS 24
+#define CLI_HELP_MAX_OPTS 26
 struct cli_help {
     const char *name, *summary, *usage, *text, *exit;
     struct {

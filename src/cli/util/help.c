@@ -397,7 +397,8 @@ static const struct cli_help help_controller = {
              "[--webhook-url-base URL] [--webhook-cert-dir DIR] [--webhook-secret-name N] "
              "[--webhook-secret-namespace NS] [--webhook-service-name N] "
              "[--webhook-service-namespace NS] [--webhook-mutating-configuration N] "
-             "[--webhook-validating-configuration N] [--webhook-cert-validity D]]",
+             "[--webhook-validating-configuration N] [--webhook-cert-validity D] "
+             "[--status-server-port N]]",
     .opts = {{"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, "
                                    "~/.kube/config, then the in-cluster service account)"},
              {"--context NAME", "this context of the kubeconfig"},
@@ -440,7 +441,10 @@ static const struct cli_help help_controller = {
               "configuration, jaxset-validating-webhook-configuration)"},
              {"--webhook-cert-validity D",
               "lifetime of a new CA and certificate (87600h); new ones are made when a "
-              "quarter of it, at most 90 days, is left"}},
+              "quarter of it, at most 90 days, is left"},
+             {"--status-server-port N",
+              "with --feature-gates=TrainJobStatus=true: where Kubeflow Trainer's status "
+              "server listens for the trainer pods' progress reports (10443, Trainer's)"}},
     .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
             "JobSets and the Jobs and Services they own, and creates, deletes and updates "
             "them and the JobSets' status exactly as upstream does, with the same labels, "
@@ -460,7 +464,11 @@ static const struct cli_help help_controller = {
             "With --enable-webhooks it also serves upstream's admission webhooks on the same "
             "thread and manages their certificates itself: a CA and a serving certificate "
             "kept in a Secret, its CA bundle written into the webhook configurations, "
-            "replaced before expiry (docs/webhooks.md). "
+            "replaced before expiry (docs/webhooks.md). With "
+            "--feature-gates=TrainJobStatus=true it is Kubeflow Trainer's status server too: "
+            "trainer pods get the KUBEFLOW_TRAINER_SERVER_* variables and a projected token of "
+            "their TrainJob's audience, and their progress reports (checked by TokenReview) "
+            "are written into the TrainJob's status.trainerStatus (docs/cluster.md). "
             "Exclusive placement per topology domain (the JobSet or replicated job "
             "annotation alpha.jobset.sigs.k8s.io/exclusive-topology) needs --enable-webhooks "
             "with the pod webhooks mpod.kb.io and vpod.kb.io registered, and RBAC to "

@@ -54,6 +54,9 @@ struct ctl_opts {
     const char *webhook_mutating_name;     /* --webhook-mutating-configuration */
     const char *webhook_validating_name;   /* --webhook-validating-configuration */
     int64_t webhook_cert_validity_ms;      /* --webhook-cert-validity (10 years) */
+    /* Trainer's status server (kube/status), with --enable-webhooks and the TrainJobStatus
+     * gate */
+    int status_port;                       /* --status-server-port (Trainer's 10443) */
 };
 
 /* Fills the defaults above. */

@@ -173,7 +173,9 @@ int ctl__trainjob_reconcile(struct ctl *c, const char *key, bool *requeued);
 
 /* ---- ctl_webhook.c: the admission webhooks and their certificates (nothing without
  * o->webhooks).  start: the first certificate sync (a failure is retried by tick); only
- * -ENOMEM or a bad flag fails.  tick: syncs when due; ms until the next.  fds: at most 1. */
+ * -ENOMEM or a bad flag fails.  tick: syncs when due; ms until the next.  fds: at most 2 (the
+ * webhooks', Trainer's status server's).  With the TrainJobStatus gate it serves the status
+ * server too (kube/status), and sets c->status_base and c->status_ca once it does. */
 /* [yields] */
 int ctl__wh_start(struct ctl *c, struct err *e);
 /* [yields] */
@@ -224,6 +226,10 @@ struct ctl {
     unsigned long reconciles, reconcile_errors;
     struct ctl_obs *obs;
     struct ctl_wh *wh;          /* ctl_webhook.c; NULL without --enable-webhooks */
+    /* Trainer's status server, once ctl_webhook.c serves it (TrainJobStatus): the
+     * https://host:port the trainer pods report to and the CA of its certificate (borrowed
+     * from c->wh); NULL: not served */
+    const char *status_base, *status_ca;
     struct ctl_worker *workers; /* ctl_workers.c */
     size_t n_workers;
     bool taking;                /* workers may take keys (caches synced, leading) */

@@ -33,6 +33,7 @@ void ctl_opts_default(struct ctl_opts *o)
     o->probe_addr = ":8081";
     o->resync_ms = 10LL * 3600 * 1000;
     o->webhook_port = 9443;
+    o->status_port = 10443;
     o->webhook_secret_name = "jaxset-webhook-server-cert";
     o->webhook_service_name = "jaxset-webhook-service";
     o->webhook_mutating_name = "jaxset-mutating-webhook-configuration";
@@ -348,7 +349,7 @@ static void loop(struct ctl *c, int sfd)
         if (t < next)
             next = t < 0 ? 0 : t;
         bool ready = false;
-        int fds[4] = {sfd};
+        int fds[5] = {sfd};
         size_t n = 1 + ctl__obs_fds(c, fds + 1, &next);
         n += ctl__wh_fds(c, fds + n, &next);
         kc_run(c->kc, (int)(next > 1000 ? 1000 : next), fds, n, &ready);

@@ -22,16 +22,23 @@
  * which the JobSet webhook refuses for fields other than the pod templates' labels,
  * annotations, nodeSelector, tolerations and schedulingGates -- a refusal is the Failed
  * condition and Warning Event TrainJobResourcesCreationFailed, as upstream's Event.
- * spec.suspend is carried to the JobSet. */
+ * spec.suspend is carried to the JobSet.
+ * With the TrainJobStatus gate (Trainer's plugins/trainjobstatus) the trainer pods get the
+ * status server's variables, volume and projected token (api/kubeflow/trainjob_report.h
+ * tjs_report_enforce) and, before the JobSet is created, the ConfigMap <name>-tls-config with
+ * the CA of the server's certificate (the webhooks', so the gate needs --enable-webhooks); until
+ * the server serves, the build fails as upstream's does without its Secret, and is retried. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/convert/convert.h"
+#include "api/jobset/features.h"
 #include "api/jobset/jobset.h"
 #include "api/schema/keys.h"
 #include "api/kubeflow/trainjob_podgroup.h"
+#include "api/kubeflow/trainjob_report.h"
 #include "api/kubeflow/trainjob_status.h"
 #include "kube/ctl/ctl_int.h"
 #include "kube/client/kc_log.h"
@@ -103,6 +110,24 @@ static int annotate_hash(json_t *js)
                                      ANN_TRAINJOB_BUILD_HASH, hash);
 }
 
+/* TrainJobStatus: the trainer pods' side of the status server, or p->why when it does not
+ * serve (yet).  0 or -ENOMEM. */
+static int status_enforce(struct tj_pass *p, json_t *js)
+{
+    const struct ctl *c = p->c;
+    if (!fg_enabled(&c->o->gates, FG_TRAINJOB_STATUS))
+        return 0;
+    if (!c->status_base) {
+        p->why = TJS_BUILD_FAILED;
+        p->retry = true;
+        snprintf(p->msg, sizeof(p->msg), "TrainJob resources reconciliation failed: failed to "
+                 "look up status server tls secret: %s", c->o->webhooks ? "not served yet"
+                 : "the TrainJobStatus gate needs --enable-webhooks (their certificate)");
+        return 0;
+    }
+    return tjs_report_enforce(js, p->ns, p->name, c->status_base);
+}
+
 /* The converter's JobSet for the TrainJob and its runtime, or NULL with p->why. */
 static json_t *build(struct tj_pass *p, const json_t *rt)
 {
@@ -123,7 +148,7 @@ static json_t *build(struct tj_pass *p, const json_t *rt)
     }
     free(first);
     ferr_list_release(&errs);
-    if (js && annotate_hash(js) < 0) {
+    if (js && (status_enforce(p, js) < 0 || annotate_hash(js) < 0)) {
         json_decref(js);
         js = NULL;
     }
@@ -142,6 +167,32 @@ static void failed(struct tj_pass *p, const char *what, const struct err *e)
     snprintf(p->msg, sizeof(p->msg), "TrainJob resources reconciliation failed: %.950s%s",
              e->msg, strlen(e->msg) > 950 ? " ..." : "");
     kc_log(KC_LOG_ERROR, LOGGER, p->key, "%s: %s", what, e->msg);
+}
+
+/* The ConfigMap of the status server's CA the trainer pods mount, created when missing and
+ * brought up to date when the CA changed (a new certificate).  0 or -ENOMEM. */
+static int status_configmap(struct tj_pass *p)
+{
+    if (!fg_enabled(&p->c->o->gates, FG_TRAINJOB_STATUS) || !p->c->status_ca)
+        return 0;
+    struct err e = {{0}};
+    json_t *cm = tjs_report_configmap(p->ns, p->name, p->uid, p->c->status_ca), *got = NULL;
+    const char *cm_name = jx_str(jx_obj(cm, "metadata"), "name");
+    char *path = cm ? ctl__path("/api/v1", "configmaps", p->ns, cm_name, NULL) : NULL;
+    int rc = path ? kc_call(p->c->kc, "GET", path, NULL, NULL, &got, &e) : -ENOMEM;
+    if (rc == -ENOENT)
+        rc = ctl__kind_create_owned(p->c, &ctl__kind_trainjob, p->tj, "/api/v1", "configmaps",
+                                    cm, NULL, &e);
+    else if (rc == 0 && !json_equal(jx_obj(got, "data"), jx_obj(cm, "data")))
+        rc = json_object_set(got, "data", jx_obj(cm, "data")) == 0
+                 ? ctl__kind_put(p->c, "/api/v1", "configmaps", got, NULL, &e)
+                 : -ENOMEM;
+    if (rc < 0 && rc != -ENOMEM)
+        failed(p, "writing its status server ConfigMap", &e);
+    json_decref(got);
+    json_decref(cm);
+    free(path);
+    return rc == -ENOMEM || !path ? -ENOMEM : 0;
 }
 
 /* The PodGroup of the runtime's podGroupPolicy: created when missing, replaced while the
@@ -269,7 +320,7 @@ static int sync(struct tj_pass *p)
         rc = -ENOMEM;
     if (rc == 0 && js && !p->why && p->js)
         rc = rebuild_jobset(p, js);
-    else if (rc == 0 && js && !p->why) {
+    else if (rc == 0 && js && !p->why && (rc = status_configmap(p)) == 0 && !p->why) {
         rc = ctl__kind_create_jobset(p->c, &ctl__kind_trainjob, p->tj, js, &p->js, &e);
         if (rc < 0)
             kc_log(KC_LOG_ERROR, LOGGER, p->key, "creating its JobSet: %s", e.msg);

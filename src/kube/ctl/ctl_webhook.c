@@ -20,8 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/webhook/wh_adm.h"
+#include "api/jobset/features.h"
 #include "kube/ctl/ctl_int.h"
+#include "kube/status/status_srv.h"
+#include "kube/webhook/wh_adm.h"
 #include "kube/client/kc_log.h"
 #include "kube/cache/cache_store.h"
 #include "kube/webhook/wh_jobset.h"
@@ -58,6 +60,10 @@ struct ctl_wh {
     int64_t next_ms; /* monotonic time of the next sync */
     int64_t lookahead_s;
     unsigned long rotations;
+    /* Trainer's status server (kube/status), with the TrainJobStatus gate: the webhooks'
+     * certificate, its own port; status_base the https://host:port its pods are given */
+    struct status_srv *status;
+    char *status_base;
 };
 
 static json_t *jobset_get(void *arg, const char *ns, const char *name)
@@ -378,11 +384,19 @@ static int serve(struct ctl *c, const struct wh_cert *cert, struct err *e)
         if (rc == 0)
             kc_log(KC_LOG_INFO, LOGGER, NULL, "serving the new certificate");
     }
+    if (rc == 0 && w->status_base) {
+        char sbind[300];
+        snprintf(sbind, sizeof(sbind), "%s:%d", c->o->webhook_host ? c->o->webhook_host : "",
+                 c->o->status_port);
+        rc = status_srv_serve(&w->status, c->kc, sbind, cert->tls_crt, cert->tls_key, e);
+    }
     if (rc == 0 && c->o->webhook_cert_dir && write_dir(c->o->webhook_cert_dir, cert) < 0)
         kc_log(KC_LOG_ERROR, LOGGER, NULL, "cannot write the certificates to %s",
              c->o->webhook_cert_dir);
     if (rc == 0)
         rc = wh_cert_copy(&w->served, cert) < 0 ? err_oom(e) : 0;
+    c->status_ca = rc == 0 && w->status_base ? w->served.ca_crt : NULL;
+    c->status_base = c->status_ca ? w->status_base : NULL;
     return rc;
 }
 
@@ -448,6 +462,9 @@ int ctl__wh_start(struct ctl *c, struct err *e)
     for (size_t i = 0; i < 8; i++)
         w->routes[i] = (struct wh_route){{fns[i], &w->ctx}, w};
     metrics_init(w, ctl__obs_registry(c));
+    if (fg_enabled(&o->gates, FG_TRAINJOB_STATUS) &&
+        !(w->status_base = sb_fmt("https://%s:%d", w->hosts[0], o->status_port)))
+        return err_oom(e);
     w->next_ms = kt_mono_ms() + sync_all(c);
     return 0;
 }
@@ -468,17 +485,24 @@ size_t ctl__wh_fds(const struct ctl *c, int *fds, int64_t *next_ms)
     struct ctl_wh *w = c->wh;
     if (!w || !w->srv || srv_http_fd(w->srv) < 0)
         return 0;
-    fds[0] = srv_http_fd(w->srv);
-    long t = srv_http_timeout_ms(w->srv);
+    size_t n = 0;
+    fds[n++] = srv_http_fd(w->srv);
+    long t = srv_http_timeout_ms(w->srv), ts = status_srv_timeout_ms(w->status);
+    if (status_srv_fd(w->status) >= 0)
+        fds[n++] = status_srv_fd(w->status);
     if (t >= 0 && t < *next_ms)
         *next_ms = t;
-    return 1;
+    if (ts >= 0 && ts < *next_ms)
+        *next_ms = ts;
+    return n;
 }
 
 void ctl__wh_serve(struct ctl *c)
 {
-    if (c->wh)
-        srv_http_run(c->wh->srv);
+    if (!c->wh)
+        return;
+    srv_http_run(c->wh->srv);
+    status_srv_run(c->wh->status);
 }
 
 void ctl__wh_stop(struct ctl *c)
@@ -487,6 +511,9 @@ void ctl__wh_stop(struct ctl *c)
     if (!w)
         return;
     srv_http_stop(w->srv);
+    status_srv_stop(w->status);
+    c->status_base = c->status_ca = NULL;
+    free(w->status_base);
     wh_cert_release(&w->served);
     for (size_t i = 0; i < w->n_hosts; i++)
         free(w->hosts[i]);

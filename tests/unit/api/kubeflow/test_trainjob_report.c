@@ -226,6 +226,97 @@ static void failure_is_a_metav1_status(void **state)
     json_decref(want);
 }
 
+/* ---- plugins/trainjobstatus: TestEnforcePodSpec, TestBuild ---------------------------------- */
+
+#define SVC "https://kubeflow-trainer-controller-manager.kubeflow-system.svc:10443"
+
+static json_t *two_jobs(const char *trainer_containers)
+{
+    char text[2048];
+    snprintf(text, sizeof(text),
+             "{'spec':{'replicatedJobs':[{'name':'launcher','template':{'spec':{'template':{"
+             "'spec':{'containers':[{'name':'launcher'}]}}}}},{'name':'node','template':{"
+             "'metadata':{'labels':{'trainer.kubeflow.org/trainjob-ancestor-step':'%s'}},"
+             "'spec':{'template':{'spec':{'initContainers':[{'name':'init'}],"
+             "'containers':%s}}}}}]}}",
+             trainer_containers ? "trainer" : "model-initializer",
+             trainer_containers ? trainer_containers : "[{'name':'node'}]");
+    return tu_qjson(text);
+}
+
+static void enforced(const json_t *c)
+{
+    json_t *want = tu_qjson(
+        "[{'name':'KUBEFLOW_TRAINER_SERVER_URL','value':'" SVC "/apis/trainer.kubeflow.org/"
+        "v1alpha1/namespaces/default/trainjobs/test-job/status'},{'name':"
+        "'KUBEFLOW_TRAINER_SERVER_CA_CERT','value':'/var/run/secrets/kubeflow/trainer/ca.crt'},"
+        "{'name':'KUBEFLOW_TRAINER_SERVER_TOKEN','value':'/var/run/secrets/kubeflow/trainer/"
+        "token'}]");
+    json_t *mounts = tu_qjson("[{'name':'kubeflow-trainer-token','mountPath':"
+                              "'/var/run/secrets/kubeflow/trainer','readOnly':true}]");
+    const json_t *env = jx_arr(c, "env");
+    json_t *tail = json_array();
+    for (size_t i = json_array_size(env) - 3; i < json_array_size(env); i++)
+        json_array_append(tail, json_array_get(env, i));
+    assert_true(json_equal(tail, want));
+    assert_true(json_equal(jx_arr(c, "volumeMounts"), mounts));
+    json_decref(tail);
+    json_decref(want);
+    json_decref(mounts);
+}
+
+static void TestEnforcePodSpec(void **state)
+{
+    (void)state;
+    /* "does nothing if no trainer pods" */
+    json_t *js = two_jobs(NULL), *before = json_deep_copy(js);
+    assert_int_equal(tjs_report_enforce(js, "default", "test-job", SVC), 0);
+    assert_true(json_equal(js, before));
+    json_decref(js);
+    json_decref(before);
+    /* "injects runtime configuration into trainer containers", and "... into multiple
+     * containers" (a variable the container has already is replaced, not repeated) */
+    js = two_jobs("[{'name':'node'},{'name':'sidecar','env':[{'name':'A','value':'1'},"
+                  "{'name':'KUBEFLOW_TRAINER_SERVER_URL','value':'old'}]}]");
+    assert_int_equal(tjs_report_enforce(js, "default", "test-job", SVC), 0);
+    const json_t *pod = jx_path(json_array_get(jx_arr(jx_obj(js, "spec"), "replicatedJobs"), 1),
+                                "template.spec.template.spec");
+    enforced(json_array_get(jx_arr(pod, "containers"), 0));
+    const json_t *side = json_array_get(jx_arr(pod, "containers"), 1);
+    assert_int_equal(json_array_size(jx_arr(side, "env")), 4); /* A, then the three */
+    assert_string_equal(jx_str(json_array_get(jx_arr(side, "env"), 0), "name"), "A");
+    enforced(side);
+    assert_null(jx_arr(json_array_get(jx_arr(pod, "initContainers"), 0), "env"));
+    json_t *vol = tu_qjson(
+        "[{'name':'kubeflow-trainer-token','projected':{'sources':[{'serviceAccountToken':{"
+        "'audience':'trainer.kubeflow.org/v1alpha1/namespaces/default/trainjobs/test-job/"
+        "status','expirationSeconds':3600,'path':'token'}},{'configMap':{'name':"
+        "'test-job-tls-config','items':[{'key':'ca.crt','path':'ca.crt'}]}}]}}]");
+    assert_true(json_equal(jx_arr(pod, "volumes"), vol));
+    assert_int_equal(tjs_report_enforce(js, "default", "test-job", SVC), 0); /* idempotent */
+    assert_true(json_equal(jx_arr(pod, "volumes"), vol));
+    enforced(json_array_get(jx_arr(pod, "containers"), 0));
+    json_decref(vol);
+    json_decref(js);
+}
+
+/* TestBuild "creates ConfigMap with CA cert from secret" (the secret's lookup, and its rows
+ * "returns error when webhook secret not found" / "... CA cert is missing", are the
+ * controller's: tests/kube/test_progress.py). */
+static void TestBuild(void **state)
+{
+    (void)state;
+    json_t *cm = tjs_report_configmap("default", "test-job", "test-uid", "CA");
+    json_t *want = tu_qjson(
+        "{'apiVersion':'v1','kind':'ConfigMap','metadata':{'name':'test-job-tls-config',"
+        "'namespace':'default','ownerReferences':[{'apiVersion':'trainer.kubeflow.org/v1alpha1',"
+        "'kind':'TrainJob','name':'test-job','uid':'test-uid','controller':true,"
+        "'blockOwnerDeletion':true}]},'data':{'ca.crt':'CA'}}");
+    assert_true(json_equal(cm, want));
+    json_decref(cm);
+    json_decref(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +327,8 @@ int main(void)
         cmocka_unit_test(the_echo_is_go_s_encoding),
         cmocka_unit_test(too_many_metrics),
         cmocka_unit_test(failure_is_a_metav1_status),
+        cmocka_unit_test(TestEnforcePodSpec),
+        cmocka_unit_test(TestBuild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
