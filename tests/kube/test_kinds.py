@@ -736,6 +736,89 @@ def trainjob_suspend_and_resume(env):
     c.wait_jobs(1)
 
 
+# The runtime snapshot (Trainer v2.3, KEP-2599; kubeflow/trainer test/integration/controller
+# trainjob_controller_test.go, "Integration Tests for Runtime Snapshots", and
+# pkg/runtime/core/snapshot_test.go TestGetRuntimeSnapshot).
+
+def snapshot(c):
+    r = c.s.get(c.path("configmaps", f"{c.name}-runtime-snapshot", api="/api/v1"))
+    return r.json if r.status == 200 else None
+
+
+def check_snapshot(c, kind, runtime_name):
+    cm = poll(lambda: snapshot(c), "the runtime snapshot")
+    refs = cm["metadata"].get("ownerReferences") or []
+    check(len(refs) == 1 and refs[0]["apiVersion"] == "trainer.kubeflow.org/v1alpha1" and
+          refs[0]["kind"] == "TrainJob" and refs[0]["name"] == c.name and
+          refs[0]["uid"] == c.uid and refs[0]["controller"] is True and
+          refs[0]["blockOwnerDeletion"] is True, refs)
+    text = (cm.get("data") or {}).get("runtime", "")
+    check(f"kind: {kind}" in text and f"name: {runtime_name}" in text, text)
+    return cm
+
+
+@test
+def trainjob_snapshot_of_a_training_runtime(env):
+    c = TrainCase(env, trainjob(runtime="alpha", kind="TrainingRuntime"), create=False)
+    expect(env.server.post(f"{TR_API}/namespaces/{c.ns}/trainingruntimes",
+                           runtime("alpha", c.ns)), 201, "TrainingRuntime")
+    c.create()
+    check_snapshot(c, "TrainingRuntime", "alpha")
+
+
+@test
+def trainjob_snapshot_of_a_cluster_training_runtime(env):
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob())
+    check_snapshot(c, "ClusterTrainingRuntime", "jax-distributed")
+
+
+@test
+def trainjob_builds_from_its_snapshot_not_the_runtime(env):
+    """"Should use the runtime snapshot during reconciliation rather than the current runtime
+    contents": a label of the runtime's template changed while the TrainJob is suspended does
+    not reach its JobSet on resume."""
+    c = TrainCase(env, trainjob(runtime="marked", kind="TrainingRuntime", suspend=True),
+                  create=False)
+    rt = runtime("marked", c.ns)
+    rt["spec"]["template"]["metadata"] = {"labels": {"snapshot-test-marker": "snapshot-v1"}}
+    expect(env.server.post(f"{TR_API}/namespaces/{c.ns}/trainingruntimes", rt), 201, "rt")
+    c.create()
+    check("snapshot-v1" in check_snapshot(c, "TrainingRuntime", "marked")["data"]["runtime"],
+          "marker")
+    js = c.wait_jobset()
+    check(js["metadata"]["labels"].get("snapshot-test-marker") == "snapshot-v1", js["metadata"])
+    path = f"{TR_API}/namespaces/{c.ns}/trainingruntimes/marked"
+    cur = expect(env.server.get(path), 200, "runtime")
+    cur["spec"]["template"]["metadata"]["labels"]["snapshot-test-marker"] = "snapshot-v2"
+    expect(env.server.put(path, cur), 200, "update runtime")
+    c.patch_obj({"spec": {"suspend": False}})
+    poll(lambda: c.jobset()["spec"].get("suspend") is False, "the JobSet resumed")
+    js = c.jobset()
+    check(js["metadata"]["labels"].get("snapshot-test-marker") == "snapshot-v1", js["metadata"])
+    text = snapshot(c)["data"]["runtime"]
+    check("snapshot-v1" in text and "snapshot-v2" not in text, text)
+    expect(env.server.delete(path), 200, "delete the runtime")
+    c.patch_obj({"metadata": {"labels": {"poke": "1"}}})  # a pass with the runtime gone
+    steady(lambda: "Failed" not in c.conds(), "no failure without the runtime", 1.0)
+
+
+@test
+def trainjob_snapshot_owned_by_another_object_fails(env):
+    """TestGetRuntimeSnapshot's "returns error when ... owned by another object": a ConfigMap
+    of that name that is not the TrainJob's fails it, with upstream's message."""
+    ensure_runtime(env)
+    c = TrainCase(env, trainjob(name="squat"), create=False)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap",
+          "metadata": {"name": "squat-runtime-snapshot"}, "data": {"runtime": "kind: x"}}
+    expect(env.server.post(c.path("configmaps", api="/api/v1"), cm), 201, "ConfigMap")
+    c.create()
+    c.wait_conds({"Failed": ("True", "TrainJobResourcesCreationFailed")})
+    check("a snapshot configmap exists but is owned by another object" in
+          c.cond("Failed")["message"], c.cond("Failed"))
+    check(c.jobset() is None, "a JobSet was created")
+
+
 @test
 def trainjob_active_deadline(env):
     ensure_runtime(env)

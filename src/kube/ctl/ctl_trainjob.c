@@ -23,6 +23,11 @@
  * annotations, nodeSelector, tolerations and schedulingGates -- a refusal is the Failed
  * condition and Warning Event TrainJobResourcesCreationFailed, as upstream's Event.
  * spec.suspend is carried to the JobSet.
+ * The runtime is Trainer v2.3's snapshot (KEP-2599, pkg/runtime/core/snapshot.go): the first
+ * pass keeps the runtime in the ConfigMap <name>-runtime-snapshot (data.runtime, YAML), owned
+ * by the TrainJob, and every later pass builds from it, so that a runtime changed or deleted
+ * afterwards changes nothing of a TrainJob that has started (a snapshot owned by another
+ * object, without its key or of another runtime fails the pass with upstream's message).
  * With the TrainJobStatus gate (Trainer's plugins/trainjobstatus) the trainer pods get the
  * status server's variables, volume and projected token (api/kubeflow/trainjob_report.h
  * tjs_report_enforce) and, before the JobSet is created, the ConfigMap <name>-tls-config with
@@ -44,6 +49,7 @@
 #include "kube/client/kc_log.h"
 #include "obj/tree/ferr.h"
 #include "obj/tree/jx.h"
+#include "obj/tree/yaml.h"
 #include "obj/base/ktime.h"
 
 #define LOGGER "trainjob"
@@ -167,6 +173,83 @@ static void failed(struct tj_pass *p, const char *what, const struct err *e)
     snprintf(p->msg, sizeof(p->msg), "TrainJob resources reconciliation failed: %.950s%s",
              e->msg, strlen(e->msg) > 950 ? " ..." : "");
     kc_log(KC_LOG_ERROR, LOGGER, p->key, "%s: %s", what, e->msg);
+}
+
+/* ---- the runtime snapshot (KEP-2599) ------------------------------------------------------ */
+
+#define SNAPSHOT_SUFFIX "-runtime-snapshot"
+
+/* The snapshot `cm` holds, checked as getRuntimeSnapshot checks it: a new reference, or NULL
+ * with why (a static message, or the decode error in e). */
+static json_t *snapshot_runtime(struct tj_pass *p, const json_t *cm, const char **why,
+                                struct err *e)
+{
+    const json_t *refs = jx_arr(jx_obj(cm, "metadata"), "ownerReferences"), *o;
+    const char *owner = NULL, *text = jx_str(jx_obj(cm, "data"), "runtime");
+    size_t i;
+    json_array_foreach (refs, i, o)
+        if (json_is_true(json_object_get(o, "controller")))
+            owner = jx_str(o, "uid");
+    json_t *docs = NULL, *rt = NULL;
+    if (!owner || !p->uid || strcmp(owner, p->uid) != 0)
+        *why = "invalid runtime snapshot: a snapshot configmap exists but is owned by another "
+               "object";
+    else if (!text)
+        *why = "invalid runtime snapshot: snapshot ConfigMap missing \"runtime\" data key";
+    else if (yaml_decode(text, strlen(text), &docs, e) < 0 ||
+             !json_is_object(json_array_get(docs, 0)))
+        *why = "invalid runtime snapshot: unable to unmarshal the snapshot";
+    else
+        rt = json_incref(json_array_get(docs, 0));
+    json_decref(docs);
+    const json_t *ref = jx_path(p->tj, "spec.runtimeRef");
+    const char *kind = jx_str(ref, "kind"), *name = jx_str(ref, "name");
+    if (rt && ((kind && (!jx_str(rt, "kind") || strcmp(kind, jx_str(rt, "kind")))) || !name ||
+               !jx_str(jx_obj(rt, "metadata"), "name") ||
+               strcmp(name, jx_str(jx_obj(rt, "metadata"), "name")))) {
+        *why = "invalid runtime snapshot: the snapshot refers to the wrong runtime";
+        json_decref(rt);
+        rt = NULL;
+    }
+    return rt;
+}
+
+/* The runtime to build from: the snapshot, or the runtime spec.runtimeRef names, then kept as
+ * the snapshot.  NULL with p->why (NULL and no why: out of memory). */
+static json_t *runtime_of(struct tj_pass *p)
+{
+    char name[300];
+    struct err e = {{0}};
+    snprintf(name, sizeof(name), "%s" SNAPSHOT_SUFFIX, p->name);
+    char *path = ctl__path("/api/v1", "configmaps", p->ns, name, NULL);
+    json_t *cm = NULL, *rt = NULL;
+    int rc = path ? kc_call(p->c->kc, "GET", path, NULL, NULL, &cm, &e) : -ENOMEM;
+    const char *why = NULL;
+    if (rc == 0 && !(rt = snapshot_runtime(p, cm, &why, &e))) {
+        err_set(&e, -EINVAL, "getting runtime snapshot: %s", why);
+        failed(p, "reading its runtime snapshot", &e);
+    } else if (rc == -ENOENT && (rt = resolve(p))) {
+        char *text = yaml_encode(rt);
+        json_t *snap = text ? json_pack("{s:s,s:s,s:{s:s,s:s},s:{s:s}}", "apiVersion", "v1",
+                                        "kind", "ConfigMap", "metadata", "name", name,
+                                        "namespace", p->ns, "data", "runtime", text)
+                            : NULL;
+        rc = snap ? ctl__kind_create_owned(p->c, &ctl__kind_trainjob, p->tj, "/api/v1",
+                                           "configmaps", snap, NULL, &e)
+                  : -ENOMEM;
+        if (rc < 0 && rc != -EEXIST && rc != -ENOMEM) {
+            failed(p, "creating its runtime snapshot", &e);
+            json_decref(rt);
+            rt = NULL;
+        }
+        json_decref(snap);
+        free(text);
+    } else if (rc < 0 && rc != -ENOENT && rc != -ENOMEM) {
+        failed(p, "reading its runtime snapshot", &e);
+    }
+    json_decref(cm);
+    free(path);
+    return rt;
 }
 
 /* The ConfigMap of the status server's CA the trainer pods mount, created when missing and
@@ -314,7 +397,7 @@ static int rebuild_jobset(struct tj_pass *p, const json_t *built)
 static int sync(struct tj_pass *p)
 {
     struct err e = {{0}};
-    json_t *rt = resolve(p), *js = rt ? build(p, rt) : NULL;
+    json_t *rt = runtime_of(p), *js = rt ? build(p, rt) : NULL;
     int rc = js ? pod_group(p, rt, js) : 0;
     if (!js && !p->why)
         rc = -ENOMEM;
@@ -347,12 +430,13 @@ static bool pod_group_cached(struct tj_pass *p, const struct tjpg_kind *k)
 
 /* A running TrainJob's PodGroup, created again when it is gone (deleted, say): upstream's
  * coscheduling / volcano Build runs on every reconcile and creates a missing one, and the
- * controller watches the PodGroups it owns.  The cache answers first, so a pass with the
- * PodGroup in place sends nothing.  A runtime gone or changed under a running job is no
- * reason to fail it (it was built): that leaves it alone, as a pass without a PodGroup. */
+ * controller watches the PodGroups it owns.  The PodGroup cache answers first, so a pass with
+ * the PodGroup in place sends only the snapshot's read.  The runtime is the snapshot's: one
+ * changed or gone under a running job changes nothing, and a snapshot that cannot be read
+ * leaves the job alone, as a pass without a PodGroup. */
 static int keep_pod_group(struct tj_pass *p)
 {
-    json_t *rt = resolve(p), *js = NULL;
+    json_t *rt = runtime_of(p), *js = NULL;
     const struct tjpg_kind *k = tjpg_kind(jx_path(rt, "spec.podGroupPolicy"));
     int rc = 0;
     if (k && !pod_group_cached(p, k) && !(js = build(p, rt)) && !p->why)
