@@ -24,6 +24,7 @@
 #include "api/kubeflow/trainjob_report.h"
 #include "kube/serve/srv_status.h"
 #include "kube/webhook/wh_cert.h"
+#include "obj/base/fs.h"
 #include "obj/base/ktime.h"
 
 #define TOKEN_BYTES 32
@@ -51,21 +52,6 @@ static int on_arg(void *ctx, int code, const char *arg)
     }
 }
 
-/* Writes all of `text` to fd: 0 or -errno. */
-static int write_all(int fd, const char *text, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO;
-        text += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* DIR/name, 0644 (the pods may run as another user), written whole. */
 static int write_file(const char *dir, const char *name, const char *text)
 {
@@ -74,7 +60,7 @@ static int write_file(const char *dir, const char *name, const char *text)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return -errno;
-    int rc = write_all(fd, text, strlen(text));
+    int rc = fs_write_all(fd, text, strlen(text));
     if (close(fd) < 0 && rc == 0)
         rc = -errno;
     return rc;
@@ -84,9 +70,9 @@ static int write_file(const char *dir, const char *name, const char *text)
 static int tell(json_t *msg)
 {
     char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
-    int rc = text ? write_all(STDOUT_FILENO, text, strlen(text)) : -ENOMEM;
+    int rc = text ? fs_write_all(STDOUT_FILENO, text, strlen(text)) : -ENOMEM;
     if (rc == 0)
-        rc = write_all(STDOUT_FILENO, "\n", 1);
+        rc = fs_write_all(STDOUT_FILENO, "\n", 1);
     free(text);
     json_decref(msg);
     return rc;
