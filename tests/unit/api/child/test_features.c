@@ -94,7 +94,7 @@ static const struct {
                         "invalid syntax"},
     {"RestartJobs=true",
      "unrecognized feature gate: RestartJobs (known feature gates: AllAlpha, AllBeta, "
-     "ElasticJobSet, InPlaceRestart, RestartJob, TLSOptions)"},
+     "ElasticJobSet, InPlaceRestart, RestartJob, TLSOptions, TrainJobStatus)"},
     {"restartjob=true", "unrecognized feature gate: restartjob*"},
     {"TLSOptions=false", "cannot set feature gate TLSOptions to false, feature is locked to true"},
 };
