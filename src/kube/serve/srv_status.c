@@ -9,13 +9,11 @@
 
 static const char json_ctype[] = "application/json";
 
-/* A metav1.Status refusal (badRequest). */
-static int refuse(struct sbuf *body, const char **ctype, int code, const char *reason,
-                  const char *message)
+/* A JSON answer with `code` (`v` taken); 500 when it cannot be written. */
+static int reply(struct sbuf *body, const char **ctype, int code, json_t *v)
 {
-    json_t *s = tjs_report_failure(code, reason, message);
-    char *text = s ? json_dumps(s, JSON_COMPACT) : NULL;
-    json_decref(s);
+    char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+    json_decref(v);
     if (!text)
         return 500;
     sb_printf(body, "%s\n", text);
@@ -24,15 +22,16 @@ static int refuse(struct sbuf *body, const char **ctype, int code, const char *r
     return code;
 }
 
+/* A metav1.Status refusal (badRequest). */
+static int refuse(struct sbuf *body, const char **ctype, int code, const char *reason,
+                  const char *message)
+{
+    return reply(body, ctype, code, tjs_report_failure(code, reason, message));
+}
+
 static int ok(struct sbuf *body, const char **ctype, const json_t *echo)
 {
-    char *text = json_dumps(echo, JSON_COMPACT);
-    if (!text)
-        return 500;
-    sb_printf(body, "%s\n", text);
-    free(text);
-    *ctype = json_ctype;
-    return 200;
+    return reply(body, ctype, 200, json_incref((json_t *)echo));
 }
 
 /* Content-Length past the limit (bodySizeLimitMiddleware's first check). */
