@@ -152,9 +152,9 @@ def cluster_admits(suite):
 
 def runtime_alone(suite):
     rt = runtime()
-    rt["spec"]["template"]["spec"]["replicatedJobs"][1]["replicas"] = 2
+    rt["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] = 2
     refused(suite, "--cluster: a runtime alone is checked as its creation",
-            [rt], "replicatedJobs[1].replicas: Invalid value: 2: always must be 1", "--cluster")
+            [rt], "replicatedJobs[0].replicas: Invalid value: 2: always must be 1", "--cluster")
     refused(suite, "--cluster: mpiImplementation's values",
             [runtime({"mpi": {"mpiImplementation": "x"}})],
             'spec.mlPolicy.mpi.mpiImplementation: Unsupported value: "x"', "--cluster")
@@ -176,7 +176,7 @@ def webhook_validation_disabled(suite):
     TrainJob webhook's still are."""
     rt = runtime()
     rt["metadata"]["labels"] = {OPT_OUT: "disabled"}
-    rt["spec"]["template"]["spec"]["replicatedJobs"][1]["replicas"] = 2
+    rt["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] = 2
     rc, out, err = validate([rt, trainjob()], "--cluster")
     suite.check("--cluster: an opted-out runtime's jobs are not checked",
                 rc == 0 and "always must be 1" not in err and "Warning" not in err,
@@ -190,7 +190,7 @@ def webhook_validation_disabled(suite):
                 out.endswith("valid: ClusterTrainingRuntime\n") and not err, out + err)
     rt["metadata"]["labels"][OPT_OUT] = "enabled"  # any other value: validated
     refused(suite, "--cluster: webhook-validation other than disabled is validated", [rt],
-            "replicatedJobs[1].replicas: Invalid value: 2: always must be 1", "--cluster")
+            "replicatedJobs[0].replicas: Invalid value: 2: always must be 1", "--cluster")
     rt = runtime()
     rt["metadata"]["labels"] = {OPT_OUT: "disabled", "trainer.kubeflow.org/support": "deprecated"}
     rc, out, err = validate([rt, trainjob()], "--cluster")
@@ -209,10 +209,38 @@ def webhook_validation_disabled(suite):
             "--cluster")
 
 
+def multi_slice(suite):
+    """A trainer job of several replicas (multi-slice, kubeflow/trainer #3408, open upstream: a
+    deliberate difference, README): numNodes is the total, split evenly across the Jobs."""
+    rt = runtime()
+    rjs = rt["spec"]["template"]["spec"]["replicatedJobs"]
+    del rjs[0]
+    rjs[0]["replicas"] = 2
+    cmd = ["python3", "train.py"]
+    for flags in ((), ("--cluster",)):
+        rc, out, err = validate([rt, trainjob(trainer={"numNodes": 4, "command": cmd})], *flags)
+        suite.check(f"{' '.join(flags) or 'plain'}: trainer replicas 2, numNodes 4 admitted",
+                    rc == 0 and ("2 jobs, 4 pods, JAX (trainjob): 4 processes" in out
+                                 if not flags else not err), f"rc={rc}\n{out}{err}")
+    warned(suite, "trainer replicas 2, numNodes 3: not a multiple",
+           [rt, trainjob(trainer={"numNodes": 3, "command": cmd})],
+           "spec.trainer.numNodes: Invalid value: 3: must be a multiple of "
+           "spec.template.spec.replicatedJobs[0].replicas (2)")
+    rt["spec"]["mlPolicy"]["numNodes"] = 5
+    refused(suite, "the runtime's numNodes named when the TrainJob has none",
+            [rt, trainjob(trainer={"command": cmd})],
+            "spec.mlPolicy.numNodes: Invalid value: 5: must be a multiple of")
+    rjs[0]["replicas"] = 0
+    refused(suite, "--cluster: trainer replicas 0 refused by the runtime webhook", [rt],
+            "replicatedJobs[0].replicas: Invalid value: 0: must be greater than or equal to 1",
+            "--cluster")
+
+
 def main():
     suite = Suite()
     webhook_validation_disabled(suite)
     runtime_alone(suite)
+    multi_slice(suite)
     plugin_rules(suite)
     crd_rules(suite)
     cluster_admits(suite)

@@ -711,6 +711,42 @@ def trainjob_runtime_patches_shape_its_jobset(env):
 
 
 @test
+def trainjob_multislice_runs_numnodes_across_its_jobs(env):
+    """A trainer job of 2 replicas (multi-slice; a deliberate difference, README): numNodes 4
+    is the total, 2 Jobs of 2 pods, JAX_NUM_PROCESSES 4, the second Job's pods numbered from 2
+    (the pod webhook's offset) without the JAX plugin's completion-index JAX_PROCESS_ID."""
+    def multislice_case(name, num_nodes):
+        c = TrainCase(env, trainjob(name=name, runtime="multislice", kind="TrainingRuntime",
+                                    num_nodes=num_nodes), create=False)
+        rt = runtime("multislice", c.ns)
+        rt["spec"]["template"]["spec"]["replicatedJobs"][0]["replicas"] = 2
+        expect(env.server.post(f"{TR_API}/namespaces/{c.ns}/trainingruntimes", rt), 201, "rt")
+        c.create()
+        return c
+    c = multislice_case("tj", 4)
+    rj = c.wait_jobset()["spec"]["replicatedJobs"]
+    check(len(rj) == 1 and rj[0]["replicas"] == 2 and
+          rj[0]["template"]["spec"]["parallelism"] == 2 and
+          rj[0]["template"]["spec"]["completions"] == 2, rj)
+    jobs = sorted(c.wait_jobs(2), key=lambda j: j["metadata"]["name"])
+    for i, job in enumerate(jobs):
+        t = job["spec"]["template"]
+        check(t["metadata"]["annotations"]["jaxset.dev/jax-process-id-offset"] == str(2 * i),
+              t["metadata"])
+        envs = {e["name"]: e for e in t["spec"]["containers"][0]["env"]}
+        check(envs["JAX_NUM_PROCESSES"]["value"] == "4" and
+              envs["JAX_COORDINATOR_ADDRESS"]["value"] == f"{c.name}-node-0-0.{c.name}:29500",
+              envs)
+        check(("JAX_PROCESS_ID" in envs) == (i == 0), f"job {i}: {envs}")
+    # numNodes that the replicas do not divide: the TrainJob fails, nothing is created
+    bad = multislice_case("tj-odd", 3)
+    bad.wait_conds({"Failed": ("True", "TrainJobResourcesCreationFailed")})
+    check("spec.trainer.numNodes" in bad.cond("Failed")["message"] and
+          "must be a multiple of" in bad.cond("Failed")["message"], bad.status())
+    steady(lambda: bad.jobset() is None, "no JobSet for tj-odd", 0.3)
+
+
+@test
 def trainjob_fails_with_its_jobset(env):
     ensure_runtime(env)
     c = TrainCase(env, trainjob(num_nodes=1))

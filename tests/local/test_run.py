@@ -1333,6 +1333,34 @@ def a_trainjob_runtime_patch_reaches_the_processes():
 
 
 @test
+def a_multislice_trainjob_numbers_its_processes_across_its_jobs():
+    # a trainer job of 2 replicas (multi-slice; a deliberate difference, README): numNodes 4 is
+    # the total, 2 Jobs of 2 pods, ids 0..3 across the Jobs, each pod's id exactly once
+    r = Run.example("trainjob-multislice.yaml").run()
+    assert r.rc == 0, r.describe()
+    for job, pod, pid in ((0, 0, 0), (0, 1, 1), (1, 0, 2), (1, 1, 3)):
+        assert (f"[multislice-node-{job}-{pod}] process {pid}/4: all-reduce sum = 10 "
+                "(expected 10)") in r.out.splitlines(), r.describe()
+    # the JobSet kept for the run: two Jobs of parallelism 2, the second's pods numbered from 2
+    # and without the plugin's completion-index fieldRef
+    with open(os.path.join(r.run_dir("multislice"), "jobs.json"), encoding="utf-8") as f:
+        jobs = sorted(json.load(f), key=lambda j: j["metadata"]["name"])
+    assert [j["spec"]["parallelism"] for j in jobs] == [2, 2], r.describe()
+    offsets = [j["spec"]["template"]["metadata"]["annotations"][
+        "jaxset.dev/jax-process-id-offset"] for j in jobs]
+    assert offsets == ["0", "2"], offsets
+    env1 = {e["name"]: e for e in jobs[1]["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert "JAX_PROCESS_ID" not in env1 and env1["JAX_NUM_PROCESSES"]["value"] == "4", env1
+    with open(os.path.join(SRC_DIR, "examples", "trainjob-multislice.yaml"), encoding="utf-8") as f:
+        text = f.read()
+    bad = Run(text.replace("  trainer:\n    numNodes: 4", "  trainer:\n    numNodes: 3")).run()
+    assert bad.rc == 2 and ("spec.trainer.numNodes: Invalid value: 3: must be a multiple of "
+                            "spec.template.spec.replicatedJobs[0].replicas (2)") in bad.err, \
+        bad.describe()
+    assert "[multislice-" not in bad.out, bad.describe()
+
+
+@test
 def trainjob_initializers_run_before_the_trainer():
     # Trainer v2.3's initializer jobs as ordinary processes: each gets its STORAGE_URI (and the
     # dataset's env) from the TrainJob's spec.initializer, writes into the shared "initializer"

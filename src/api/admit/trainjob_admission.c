@@ -265,11 +265,16 @@ int tja_runtime_webhook_rules(const json_t *rt, struct ferr_list *errs)
         const char *want = anc ? required_container(anc) : NULL;
         if (!want)
             continue;
+        /* absent: 1 (the JobSet CRD's default).  A deliberate difference: the trainer job may
+         * have several replicas (multi-slice, kubeflow/trainer #3408, still open upstream),
+         * numNodes split evenly across them (api/convert/conv_trainjob.c tj_fill_rj). */
         const json_t *reps = json_object_get(rj, "replicas");
-        if (reps && json_integer_value(reps) != 1) /* absent: 1 (the JobSet CRD's default) */
+        bool trainer = strcmp(anc, "trainer") == 0;
+        if (reps && (trainer ? json_integer_value(reps) < 1 : json_integer_value(reps) != 1))
             rc = ferr_add(errs, FERR_INVALID, fpath_fmt(path, "spec.template.spec."
                                                               "replicatedJobs[%zu].replicas", i),
-                          reps, "always must be 1");
+                          reps, trainer ? "must be greater than or equal to 1"
+                                        : "always must be 1");
         const json_t *cts = jx_arr(jx_path(rj, "template.spec.template.spec"), "containers");
         if (rc == 0 && !jx_named(cts, want))
             rc = ferr_add(errs, FERR_INVALID,

@@ -452,6 +452,23 @@ static int env_append(json_t *pspec, const json_t *env)
     return 0;
 }
 
+/* Removes the process id variables from each container of `pspec`: a Job whose pods' ids are not
+ * one fieldRef of it (ID_OMIT) must not keep the TrainJob JAX plugin's completion-index one,
+ * which would number every Job's pods from 0 (kubeflow/trainer #3537). */
+static void env_drop_ids(json_t *pspec, enum jaxrt_flavor f)
+{
+    json_t *ctrs = jx_arr(pspec, "containers");
+    for (size_t c = 0; c < json_array_size(ctrs); c++) {
+        json_t *env = jx_arr(json_array_get(ctrs, c), "env");
+        for (size_t k = 0; k < json_array_size(env);) {
+            if (jaxrt_is_id_var(f, jx_str(json_array_get(env, k), "name")))
+                json_array_remove(env, k);
+            else
+                k++;
+        }
+    }
+}
+
 int jaxrt_apply_job(const struct jaxrt *rt, const struct js_view *v, size_t rj, long long job,
                     json_t *job_obj)
 {
@@ -475,6 +492,8 @@ int jaxrt_apply_job(const struct jaxrt *rt, const struct js_view *v, size_t rj, 
     json_t *pspec = jx_obj(ptmpl, "spec");
     if (!pmeta || jx_set_meta(pmeta, "annotations", ANN_PROCESS_ID_OFFSET, off) < 0)
         return -ENOMEM;
+    if (c.id_mode == ID_OMIT)
+        env_drop_ids(pspec, rt->flavor);
     json_t *env = ev_array(&c);
     int rc = env ? env_append(pspec, env) : -ENOMEM;
     json_decref(env);

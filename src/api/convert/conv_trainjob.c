@@ -64,6 +64,7 @@ struct tj {
     const json_t *trainer; /* spec.trainer or NULL */
     bool have_nodes, have_suspend, suspend, have_deadline;
     long long num_nodes, deadline;
+    long long replicas;  /* the trainer replicated job's: its Jobs share numNodes evenly */
     size_t rj_idx;       /* the trainer replicated job in the runtime */
     const char *rj_name;
     json_t *rt;          /* the runtime with the TrainJob's runtime patches (owned) */
@@ -208,6 +209,28 @@ long conv_trainjob_trainer(const json_t *rjs)
     return chk_named(rjs, TJ_CONTAINER, SIZE_MAX, &idx) ? (long)idx : -1;
 }
 
+/* Multi-slice (kubeflow/trainer #3408, open upstream, a deliberate difference): a trainer job of
+ * R replicas runs numNodes/R nodes in each of its R Jobs, so numNodes is the total of hosts and
+ * JAX_NUM_PROCESSES; process ids run on across the Jobs (api/child/jaxrt.c). */
+static void tj_check_replicas(struct chk *c, const json_t *rj, const char *rpath, struct tj *t)
+{
+    long long r = 1;
+    if (!chk_int(c, rj, "replicas", rpath, 1, &r))
+        r = 1;
+    t->replicas = r;
+    if (r <= 1 || t->num_nodes % r == 0)
+        return;
+    char rp[FPATH_MAX];
+    json_t *v = json_integer(t->num_nodes);
+    fpath_field(rp, rpath, "replicas");
+    if (!v || ferr_add(c->errs, FERR_INVALID,
+                       t->have_nodes ? "spec.trainer.numNodes" : "spec.mlPolicy.numNodes", v,
+                       "must be a multiple of %s (%lld): each of the trainer's Jobs runs "
+                       "numNodes/replicas nodes", rp, r) < 0)
+        c->rc = -ENOMEM;
+    json_decref(v);
+}
+
 static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
 {
     const json_t *rjs = jx_path(rt, TJ_RJS_PATH);
@@ -224,6 +247,7 @@ static void tj_check_template(struct chk *c, const json_t *rt, struct tj *t)
     t->rj_idx = (size_t)idx;
     fpath_index(rpath, "spec.template.spec", "replicatedJobs", (size_t)idx);
     t->rj_name = chk_str(c, rj, "name", rpath, true);
+    tj_check_replicas(c, rj, rpath, t);
     fpath_fmt(cpath, "%s.template.spec.template.spec.containers", rpath);
     const json_t *cts = conv_containers(c, jx_path(rj, "template.spec.template.spec"), cpath,
                                         JAXRT_TRAINJOB);
@@ -319,11 +343,12 @@ static int tj_fill_node(json_t *node, const struct tj *t)
 static int tj_fill_rj(json_t *rj, const struct tj *t)
 {
     json_t *jspec = jx_ensure_obj(jx_ensure_obj(rj, "template"), "spec");
-    int rc = jspec ? jx_set_int(rj, "replicas", 1) : -ENOMEM;
+    long long per_job = t->num_nodes / t->replicas;
+    int rc = jspec ? jx_set_int(rj, "replicas", t->replicas) : -ENOMEM;
     if (rc == 0)
-        rc = jx_set_int(jspec, "parallelism", t->num_nodes);
+        rc = jx_set_int(jspec, "parallelism", per_job);
     if (rc == 0)
-        rc = jx_set_int(jspec, "completions", t->num_nodes);
+        rc = jx_set_int(jspec, "completions", per_job);
     if (rc == 0 && t->have_deadline)
         rc = jx_set_int(jspec, "activeDeadlineSeconds", t->deadline);
     json_t *node = chk_named(jx_arr(jx_path(jspec, "template.spec"), "containers"), TJ_CONTAINER,
@@ -365,7 +390,7 @@ static json_t *tj_build(const json_t *rt, const struct tj *t)
 json_t *conv_trainjob(const json_t *doc, const json_t *runtime, struct ferr_list *errs)
 {
     struct chk c;
-    struct tj t = {.num_nodes = 1};
+    struct tj t = {.num_nodes = 1, .replicas = 1};
     chk_init(&c, errs, CHK_REPORT);
     tj_check_job(&c, doc, &t);
     if (t.rt_name)

@@ -379,8 +379,9 @@ static void test_trainjob_runtime_defaults(void **state)
 }
 
 /* A namespaced TrainingRuntime with an initializer job, template metadata, its own suspend
- * and failure policy; the TrainJob overrides numNodes, image, command, args, env (merged by
- * name), resources, suspend and the deadline. */
+ * and failure policy, and a trainer job of 3 replicas (multi-slice: the 3 nodes split across its
+ * Jobs); the TrainJob overrides numNodes, image, command, args, env (merged by name),
+ * resources, suspend and the deadline. */
 static void test_trainjob_overrides(void **state)
 {
     (void)state;
@@ -397,7 +398,7 @@ static void test_trainjob_overrides(void **state)
         "'maxRestarts':2},'replicatedJobs':[{'name':'dataset-initializer','template':{"
         "'metadata':{'labels':{" ANCESTOR ":'dataset-initializer'}},'spec':{'template':{"
         "'spec':{'containers':[{'name':'dataset-initializer','image':'init'}]}}}}},{'name':"
-        "'train','replicas':5,'template':{'metadata':{'labels':{" ANCESTOR ":'trainer'}},"
+        "'train','replicas':3,'template':{'metadata':{'labels':{" ANCESTOR ":'trainer'}},"
         "'spec':{'parallelism':9,'template':{'spec':{'containers':[{'name':'node','image':"
         "'old','command':['old'],'env':[{'name':'A','value':'1'},{'name':'B','value':'2'}],"
         "'resources':{'requests':{'cpu':'9'}},'ports':[{'name':'coord','containerPort':"
@@ -408,8 +409,8 @@ static void test_trainjob_overrides(void **state)
         "'replicas':1,'template':{'metadata':{'labels':{" ANCESTOR ":'dataset-initializer'}},"
         "'spec':{"
         "'template':{'spec':{'containers':[{'name':'dataset-initializer','image':'init'}]}}}}"
-        "},{'name':'train','replicas':1,'template':{'metadata':{'labels':{" ANCESTOR
-        ":'trainer'}},'spec':{'parallelism':3,'completions':3,'activeDeadlineSeconds':3600,"
+        "},{'name':'train','replicas':3,'template':{'metadata':{'labels':{" ANCESTOR
+        ":'trainer'}},'spec':{'parallelism':1,'completions':1,'activeDeadlineSeconds':3600,"
         "'template':{'spec':{'containers':[{'name':'node','image':'new','command':"
         "['python3'],'args':['-u','t.py'],'env':[{'name':'A','value':'1'},{'name':'B',"
         "'value':'3'},{'name':'C','value':'4'}," JAX_ENV("3", "tj") "],'resources':{'limits':{"
