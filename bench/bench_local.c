@@ -492,12 +492,12 @@ static double m_floor_launch(int n)
     return r;
 }
 
-/* A process's memory (KiB, /proc/PID/status): VmRSS, VmHWM, and RssAnon, the part of VmRSS
- * that is its own (VmRSS also counts the pages of its executable and libraries mapped in, which
- * the kernel may map a whole large page-cache folio at a time: up to 1 MiB more of the same
- * binary from one run to the next, bench/README.md). */
+/* A process's memory (KiB, /proc/PID/status): VmRSS, VmHWM, RssAnon, the part of VmRSS that
+ * is its own, and RssFile, the pages of its executable and libraries mapped in (VmRSS =
+ * RssAnon + RssFile + RssShmem), which the kernel may map a whole large page-cache folio at a
+ * time: up to 1 MiB more of the same binary from one run to the next, bench/README.md. */
 struct mem {
-    long rss, hwm, anon;
+    long rss, hwm, anon, file;
 };
 
 static void read_rss(pid_t pid, struct mem *m)
@@ -505,7 +505,7 @@ static void read_rss(pid_t pid, struct mem *m)
     char path[64], line[256];
     snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
     FILE *f = fopen(path, "re");
-    m->rss = m->hwm = m->anon = -1;
+    m->rss = m->hwm = m->anon = m->file = -1;
     while (f && fgets(line, sizeof(line), f)) {
         if (!strncmp(line, "VmRSS:", 6))
             m->rss = strtol(line + 6, NULL, 10);
@@ -513,6 +513,8 @@ static void read_rss(pid_t pid, struct mem *m)
             m->hwm = strtol(line + 6, NULL, 10);
         else if (!strncmp(line, "RssAnon:", 8))
             m->anon = strtol(line + 8, NULL, 10);
+        else if (!strncmp(line, "RssFile:", 8))
+            m->file = strtol(line + 8, NULL, 10);
     }
     if (f)
         fclose(f);
@@ -624,13 +626,63 @@ static void read_to_eof(int fd, long long *bytes, long long *lines)
 }
 
 enum log_way {
-    LOG_RAW, LOG_RELAY, LOG_RELAY_FULL, LOG_RELAY_Z, LOG_JAXSET, /* forwarded to the pipe */
-    LOG_FILE, LOG_SPLICE, LOG_JAXSET_Q,                          /* the log file only */
+    LOG_RAW, LOG_RAW_P,                                         /* no relay */
+    LOG_RELAY, LOG_RELAY_P, LOG_RELAY_S, LOG_RELAY_SP,          /* forwarded as it is */
+    LOG_RELAY_PFX,                                              /* prefixed, not logged */
+    LOG_RELAY_FULL, LOG_RELAY_Z, LOG_RELAY_ZP, LOG_JAXSET,      /* prefixed, and logged */
+    LOG_FILE, LOG_SPLICE, LOG_JAXSET_Q,                         /* the log file only */
     LOG_WAYS
 };
 
-static const char *const log_way_name[LOG_WAYS] = {"raw",    "relay",  "relay+", "relay+z",
-                                                   "jaxset", "file",   "splice", "jaxset-q"};
+static const char *const log_way_name[LOG_WAYS] = {
+    "raw",      "raw-P",  "relay", "relay-P", "relay-s", "relay-sP",
+    "relay+p",  "relay+", "relay+z", "relay+zP", "jaxset", "file",
+    "splice",   "jaxset-q"};
+
+/* The relay's options for each relay way (after them: -l LOGFILE where the way logs, then
+ * spew and its byte count); NULL for the ways that are not a relay. */
+static const char *const log_relay_opts[LOG_WAYS][6] = {
+    [LOG_RELAY] = {NULL},
+    [LOG_RELAY_P] = {"-P", NULL},
+    [LOG_RELAY_S] = {"-s", NULL},
+    [LOG_RELAY_SP] = {"-P", "-s", NULL},
+    [LOG_RELAY_PFX] = {"-p", "[bench-w-0-0] ", NULL},
+    [LOG_RELAY_FULL] = {"-p", "[bench-w-0-0] ", NULL},
+    [LOG_RELAY_Z] = {"-z", "-p", "[bench-w-0-0] ", NULL},
+    [LOG_RELAY_ZP] = {"-P", "-z", "-p", "[bench-w-0-0] ", NULL},
+    [LOG_SPLICE] = {"-z", "-q", NULL},
+};
+
+static int log_is_relay(enum log_way way)
+{
+    return way != LOG_RAW && way != LOG_RAW_P && way != LOG_JAXSET && way != LOG_FILE &&
+           way != LOG_JAXSET_Q;
+}
+
+static int log_relay_logs(enum log_way way)
+{
+    return way == LOG_RELAY_FULL || way == LOG_RELAY_Z || way == LOG_RELAY_ZP || way == LOG_SPLICE;
+}
+
+/* `relay OPTS [-l logf] spew nb` for a relay way. */
+static int relay_start(enum log_way way, struct launch *l, char *logf, char *nb, int out_fd)
+{
+    char *argv[12] = {(char *)g.relay};
+    int a = 1;
+    for (int i = 0; log_relay_opts[way][i]; i++)
+        argv[a++] = (char *)log_relay_opts[way][i];
+    if (log_relay_logs(way)) {
+        argv[a++] = "-l";
+        argv[a++] = logf;
+    }
+    argv[a++] = (char *)g.spew;
+    argv[a++] = nb;
+    argv[a] = NULL;
+    l->pid = spawn(argv[0], argv, NULL, out_fd, -1);
+    return l->pid > 0 ? 0 : -1;
+}
+
+#define LOG_PIPE_P (1024 * 1024) /* raw-P's pipe: jaxset's SUP_OUT_PIPE */
 
 /* Starts spew the given way with its (or its relay's) stdout to out_fd; the relay+ ways and
  * the log-only ones write logf as well (file: spew's stdout is logf itself). */
@@ -640,27 +692,16 @@ static int log_start(enum log_way way, struct launch *l, const char *manifest, c
     char nb[32];
     snprintf(nb, sizeof(nb), "%lld", g.log_bytes);
     char *raw[] = {(char *)g.spew, nb, NULL};
-    char *relay[] = {(char *)g.relay, (char *)g.spew, nb, NULL};
-    char *full[] = {(char *)g.relay, "-p", "[bench-w-0-0] ", "-l", logf, (char *)g.spew, nb,
-                    NULL};
-    char *full_z[] = {(char *)g.relay, "-z", "-p", "[bench-w-0-0] ", "-l", logf, (char *)g.spew,
-                      nb, NULL};
-    char *spl[] = {(char *)g.relay, "-z", "-q", "-l", logf, (char *)g.spew, nb, NULL};
     if (way == LOG_JAXSET || way == LOG_JAXSET_Q)
         return jaxset_start(l, manifest, way == LOG_JAXSET_Q, out_fd);
-    if (way == LOG_FILE) {
-        int fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        l->pid = fd >= 0 ? spawn(g.spew, raw, NULL, fd, -1) : -1;
-        if (fd >= 0)
-            close(fd);
-        return l->pid > 0 ? 0 : -1;
-    }
-    char *const *argv = way == LOG_RAW          ? raw
-                        : way == LOG_RELAY      ? relay
-                        : way == LOG_RELAY_FULL ? full
-                        : way == LOG_RELAY_Z    ? full_z
-                                                : spl;
-    l->pid = spawn(argv[0], argv, NULL, out_fd, -1);
+    if (log_is_relay(way))
+        return relay_start(way, l, logf, nb, out_fd);
+    if (way == LOG_RAW_P) /* the pipe as large as jaxset asks for its stdout */
+        fcntl(out_fd, F_SETPIPE_SZ, LOG_PIPE_P);
+    int fd = way == LOG_FILE ? open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : out_fd;
+    l->pid = fd >= 0 ? spawn(g.spew, raw, NULL, fd, -1) : -1;
+    if (way == LOG_FILE && fd >= 0)
+        close(fd);
     return l->pid > 0 ? 0 : -1;
 }
 
@@ -912,93 +953,201 @@ static void section_restart_stubborn(void)
     fflush(stdout);
 }
 
-static void section_log(void)
+/* Smallest and largest of the successful samples (-1, -1 when none). */
+static void span(const double *v, int n, double *lo, double *hi)
 {
-    int r = g.reps ? g.reps : g.quick ? 2 : 5;
-    double v[LOG_WAYS][20], med[LOG_WAYS];
+    *lo = *hi = -1;
+    for (int i = 0; i < n; i++)
+        if (v[i] >= 0) {
+            *lo = *lo < 0 || v[i] < *lo ? v[i] : *lo;
+            *hi = v[i] > *hi ? v[i] : *hi;
+        }
+}
+
+/* median() of a copy: v is left as it is. */
+static double median_of(const double *v, int n)
+{
+    double c[20];
+    memcpy(c, v, (size_t)n * sizeof(*v));
+    return median(c, n);
+}
+
+/* Median of the per-repetition ratios a[i] / b[i] (measured in the same round); B_FAIL when
+ * no repetition has both. */
+static double median_ratio(const double *a, const double *b, int n)
+{
+    double q[20];
+    for (int i = 0; i < n; i++)
+        q[i] = a[i] >= 0 && b[i] > 0 ? a[i] / b[i] : B_FAIL;
+    return median(q, n);
+}
+
+static void print_share(double q)
+{
+    if (q < 0)
+        printf(" %8s", "-");
+    else
+        printf(" %7.0f%%", 100.0 * q);
+}
+
+/* Issue 37's log target, restated (bench/README.md, 2026-12-03): jaxset forwards at >= 90 %
+ * of relay+zP's rate, a libc-only relay doing jaxset's work per byte its way (the prefix, the
+ * log by tee and splice, the same pipe sizes), repetition by repetition.  Not 60 % of raw: no
+ * relay that prefixes every line reached it here, only those forwarding bytes unchanged. */
+#define LOG_TARGET_FLOOR LOG_RELAY_ZP
+#define LOG_TARGET_SHARE 0.9
+
+static void log_row_ratio(double v[LOG_WAYS][20], int r, int w, int base)
+{
     char id[64];
-    printf("\n== log forwarding: %lld MiB of 100-byte lines from one worker to a pipe read to EOF"
-           "\n   (median of %d runs, payload MB/s = 1e6 B/s; floor = the worker's stdout as the "
-           "pipe;\n   relay = a libc-only program copying it; relay+ = the same adding jaxset's "
-           "prefix\n   and log file; relay+z = relay+ with the log by tee and splice; target "
-           "jaxset >= 60%% of floor)\n   and the log file alone, nothing forwarded: file = the "
-           "worker's stdout is the file;\n   splice = relay -z -q, pipe -> file by splice; "
-           "jaxset-q = jaxset run -q\n",
-           g.log_bytes >> 20, r);
-    for (int i = 0; i < r; i++)
-        for (int w = 0; w < LOG_WAYS; w++)
-            v[w][i] = m_log((enum log_way)w);
+    snprintf(id, sizeof(id), "log/%s-%s", log_way_name[w], log_way_name[base]);
+    row_ratio(id, v[w], v[base], r);
+}
+
+static void log_rows(double v[LOG_WAYS][20], int r)
+{
+    char id[64];
     for (int w = 0; w < LOG_WAYS; w++) {
         snprintf(id, sizeof(id), "log/%s", log_way_name[w]);
         row(id, "rate", "MB/s", v[w], r);
-        if (w != LOG_RAW) {
-            snprintf(id, sizeof(id), "log/%s-raw", log_way_name[w]);
-            row_ratio(id, v[w], v[LOG_RAW], r);
-        }
+        if (w != LOG_RAW)
+            log_row_ratio(v, r, w, LOG_RAW);
+        if (w > LOG_RELAY)
+            log_row_ratio(v, r, w, LOG_RELAY);
     }
+    log_row_ratio(v, r, LOG_JAXSET, LOG_TARGET_FLOOR);
+}
+
+/* One way's line: median MB/s and range, then its shares of raw, raw-P, relay and relay+zP
+ * (medians of the per-repetition ratios); jaxset's line ends with the target's verdict. */
+static void log_line(double v[LOG_WAYS][20], int r, int w)
+{
+    static const int base[] = {LOG_RAW, LOG_RAW_P, LOG_RELAY, LOG_TARGET_FLOOR};
+    double lo, hi;
+    span(v[w], r, &lo, &hi);
+    printf("%-9s", log_way_name[w]);
+    if (lo < 0) {
+        printf(" %7s\n", "FAIL");
+        return;
+    }
+    printf(" %7.0f %6.0f..%-6.0f", median_of(v[w], r), lo, hi);
+    for (size_t b = 0; b < sizeof(base) / sizeof(*base); b++)
+        print_share(median_ratio(v[w], v[base[b]], r));
+    if (w == LOG_JAXSET)
+        printf("  %s", median_ratio(v[w], v[LOG_TARGET_FLOOR], r) >= LOG_TARGET_SHARE
+                           ? "met"
+                           : "MISSED");
+    printf("\n");
+}
+
+static void section_log(void)
+{
+    int r = g.reps ? g.reps : g.quick ? 2 : 5;
+    double v[LOG_WAYS][20];
+    printf("\n== log forwarding: %lld MiB of 100-byte lines from one worker to a pipe read to EOF"
+           "\n   (median and range of %d runs, payload MB/s = 1e6 B/s; shares: medians of the"
+           "\n   per-run ratios; raw = the worker's stdout as the pipe; -P: the pipes as large"
+           "\n   as jaxset's; relay = a libc-only program copying it; relay-s: spliced pipe ->"
+           "\n   pipe, no byte copied; relay+p: relay adding jaxset's prefix; relay+: and its"
+           "\n   log file; relay+z: the log by tee and splice; target jaxset >= %.0f%% of "
+           "relay+zP)\n   and the log file alone, nothing forwarded: file = the worker's "
+           "stdout is the file;\n   splice = relay -z -q, pipe -> file by splice; jaxset-q = "
+           "jaxset run -q\n",
+           g.log_bytes >> 20, r, 100.0 * LOG_TARGET_SHARE);
+    for (int i = 0; i < r; i++)
+        for (int w = 0; w < LOG_WAYS; w++)
+            v[w][i] = m_log((enum log_way)w);
+    log_rows(v, r);
+    printf("%-9s %7s %14s %8s %8s %8s %8s\n", "way", "MB/s", "min..max", "of raw", "of raw-P",
+           "of relay", "of +zP");
     for (int w = 0; w < LOG_WAYS; w++)
-        med[w] = median(v[w], r);
-    printf("%-8s %10s %9s %10s\n", "way", "MB/s", "of floor", "of relay+");
-    for (int w = 0; w < LOG_WAYS; w++) {
-        printf("%-8s", log_way_name[w]);
-        if (med[w] < 0 || med[LOG_RAW] <= 0) {
-            printf(" %10s\n", "FAIL");
-            continue;
-        }
-        printf(" %10.0f %8.0f%%", med[w], 100.0 * med[w] / med[LOG_RAW]);
-        if (med[LOG_RELAY_FULL] > 0)
-            printf(" %9.0f%%", 100.0 * med[w] / med[LOG_RELAY_FULL]);
-        if (w == LOG_JAXSET)
-            printf("  %s", med[w] >= 0.6 * med[LOG_RAW] ? "met" : "MISSED");
-        printf("\n");
-    }
+        log_line(v, r, w);
     fflush(stdout);
+}
+
+/* Issue 37's memory target: the supervisor's own memory (RssAnon) at N = 256, in MiB.  Not
+ * VmRSS: its file-backed part varies by up to 1 MiB from run to run of the same binary on this
+ * kernel (bench/README.md, rss and 2026-12-03). */
+#define RSS_TARGET_ANON_MIB 3.0
+
+enum { RSS_VMRSS, RSS_HWM, RSS_FILE, RSS_ANON, RSS_Q_VMRSS, RSS_Q_ANON, RSS_COLS };
+
+static const char *const rss_name[RSS_COLS] = {"VmRSS",   "VmHWM",   "RssFile",
+                                               "RssAnon", "q-VmRSS", "q-RssAnon"};
+
+static double kib_to_mib(long kib)
+{
+    return kib >= 0 ? kib / 1024.0 : B_FAIL;
+}
+
+/* r launches of n pings each way (-q, then forwarding on), interleaved; v[col][rep] in MiB. */
+static void rss_measure(int n, int r, double v[RSS_COLS][20])
+{
+    for (int i = 0; i < r; i++) {
+        struct mem m = {-1, -1, -1, -1}, q = {-1, -1, -1, -1};
+        if (m_jaxset_launch(n, 1, &q) < 0)
+            q.rss = q.anon = -1;
+        if (m_jaxset_launch(n, 0, &m) < 0)
+            m.rss = m.hwm = m.anon = m.file = -1;
+        long kib[RSS_COLS] = {m.rss, m.hwm, m.file, m.anon, q.rss, q.anon};
+        for (int c = 0; c < RSS_COLS; c++)
+            v[c][i] = kib_to_mib(kib[c]);
+    }
+}
+
+static void print_mib_span(const double *v, int r)
+{
+    double lo, hi;
+    span(v, r, &lo, &hi);
+    printf(" %6.2f %4.2f..%-4.2f", median_of(v, r), lo, hi);
+}
+
+/* One N's line; anon1 is RssAnon's median at N = 1 (the floor of KiB/worker). */
+static void rss_line(int n, int r, double v[RSS_COLS][20], double anon1)
+{
+    double anon = median_of(v[RSS_ANON], r);
+    printf("%5d %3d", n, r);
+    if (anon < 0) {
+        printf(" %6s\n", "FAIL");
+        return;
+    }
+    print_mib_span(v[RSS_VMRSS], r);
+    printf(" %7.2f", median_of(v[RSS_FILE], r));
+    print_mib_span(v[RSS_ANON], r);
+    if (n > 1 && anon1 >= 0)
+        printf(" %8.1f", (anon - anon1) * 1024.0 / (n - 1));
+    else
+        printf(" %8s", "(floor)");
+    printf(" %7.2f %7.2f %6.2f", median_of(v[RSS_Q_VMRSS], r), median_of(v[RSS_Q_ANON], r),
+           median_of(v[RSS_HWM], r));
+    if (n == 256)
+        printf(" %6s", anon <= RSS_TARGET_ANON_MIB ? "met" : "MISSED");
+    printf("\n");
 }
 
 static void section_rss(void)
 {
-    enum { R = 3 }; /* not load-sensitive: 3 repetitions show its spread */
-    double rss[4] = {0}, hwm, qrss, anon, v[4][R];
+    int r = g.reps ? g.reps : 5; /* not load-sensitive, but the file-backed part varies */
+    double v[RSS_COLS][20], anon1 = B_FAIL;
     char id[64];
     printf("\n== supervisor memory: the jaxset process (not its watchdog) 300 ms after N workers"
-           "\n   have reported (/proc/PID/status, MiB, median of %d; output forwarded to "
-           "/dev/null,\n   and with -q; floor = the same at N=1; target VmRSS <= 5 MiB at "
-           "N=256)\n", R);
-    printf("%5s %9s %9s %11s %9s %9s %8s\n", "N", "VmRSS", "VmHWM", "KiB/worker", "-q VmRSS",
-           "RssAnon", "target");
+           "\n   have reported (/proc/PID/status, MiB, median and range of R; output forwarded"
+           "\n   to /dev/null, the -q columns with -q; RssFile: VmRSS's file-backed part, which"
+           "\n   varies by run; KiB/wkr: RssAnon over N=1's; target RssAnon <= %.1f MiB at"
+           "\n   N=256)\n",
+           RSS_TARGET_ANON_MIB);
+    printf("%5s %3s %6s %10s %7s %7s %10s %8s %7s %7s %6s %6s\n", "N", "R", "VmRSS",
+           "min..max", "RssFile", "RssAnon", "min..max", "KiB/wkr", "-q RSS", "-q Anon",
+           "VmHWM", "target");
     for (int k = 0; k < 4; k++) {
-        for (int i = 0; i < R; i++) {
-            struct mem m = {-1, -1, -1}, q = {-1, -1, -1};
-            m_jaxset_launch(ns[k], 1, &q);
-            if (m_jaxset_launch(ns[k], 0, &m) < 0)
-                m.rss = m.hwm = m.anon = -1;
-            v[0][i] = m.rss >= 0 ? m.rss / 1024.0 : B_FAIL;
-            v[1][i] = m.hwm >= 0 ? m.hwm / 1024.0 : B_FAIL;
-            v[2][i] = q.rss >= 0 ? q.rss / 1024.0 : B_FAIL;
-            v[3][i] = m.anon >= 0 ? m.anon / 1024.0 : B_FAIL;
+        rss_measure(ns[k], r, v);
+        for (int c = 0; c < RSS_COLS; c++) {
+            snprintf(id, sizeof(id), "rss/N=%d/%s", ns[k], rss_name[c]);
+            row(id, "memory", "MiB", v[c], r);
         }
-        const char *names[] = {"VmRSS", "VmHWM", "q-VmRSS", "RssAnon"};
-        for (int w = 0; w < 4; w++) {
-            snprintf(id, sizeof(id), "rss/N=%d/%s", ns[k], names[w]);
-            row(id, "memory", "MiB", v[w], R);
-        }
-        rss[k] = median(v[0], R);
-        hwm = median(v[1], R);
-        qrss = median(v[2], R);
-        anon = median(v[3], R);
-        if (rss[k] < 0) {
-            printf("%5d %9s\n", ns[k], "FAIL");
-            continue;
-        }
-        printf("%5d %9.2f %9.2f", ns[k], rss[k], hwm);
-        if (k && rss[0] > 0)
-            printf(" %11.1f", (rss[k] - rss[0]) * 1024.0 / (ns[k] - 1));
-        else
-            printf(" %11s", "(floor)");
-        printf(" %9.2f %9.2f", qrss, anon);
-        if (ns[k] == 256)
-            printf(" %8s", rss[k] <= 5.0 ? "met" : "MISSED");
-        printf("\n");
+        if (k == 0)
+            anon1 = median_of(v[RSS_ANON], r);
+        rss_line(ns[k], r, v, anon1);
         fflush(stdout);
     }
 }

@@ -4,11 +4,16 @@
  * work `jaxset run` has to do per pod.  One read buffer, one output buffer, no event loop, no
  * colour, nothing else: any relay that touches every byte costs at least this much.
  *
- *   relay [-p PREFIX] [-l LOGFILE [-z] [-q]] PROG [ARGS...]
+ *   relay [-P] [-p PREFIX] [-l LOGFILE [-z] [-q]] PROG [ARGS...]
+ *   relay [-P] -s PROG [ARGS...]
  *
  * -z: the log's copy goes by splice (pipe -> file, copied once, in the kernel), after tee has
  * put the same bytes into a second pipe, which is what is read and forwarded (jaxset's way,
  * src/local/sup/sup.c); -q: nothing is forwarded, only the log is written.
+ * -s: PROG's pipe spliced into stdout (a pipe: the pages handed over, no byte copied, none
+ * read into the relay's memory), no prefix, no log: the least any relay can do.
+ * -P: the pipes as large as jaxset asks for them (PROG's 256 KiB, stdout's 1 MiB when it is a
+ * pipe; src/local/sup/sup_spawn.c, sup_out.c): fewer hand-offs between the three processes.
  *
  * Exits with PROG's exit status (1 when it did not exit normally, 2 on a usage or I/O error).
  * Links nothing but libc. */
@@ -26,6 +31,8 @@
 
 #define RELAY_CHUNK (256 * 1024)
 #define RELAY_LINE_MAX 4096 /* longest prefix */
+#define RELAY_PIPE_IN (256 * 1024)   /* -P: PROG's pipe, as jaxset's SUP_PIPE_SIZE */
+#define RELAY_PIPE_OUT (1024 * 1024) /* -P: stdout, as jaxset's SUP_OUT_PIPE */
 
 extern char **environ;
 
@@ -123,11 +130,52 @@ static int relay_z(int rfd, int logfd, const char *prefix, int quiet)
     }
 }
 
+/* -s: everything PROG writes spliced from its pipe into stdout.  0 at EOF, or -1. */
+static int relay_s(int rfd)
+{
+    for (;;) {
+        ssize_t n = splice(rfd, NULL, 1, NULL, RELAY_CHUNK, SPLICE_F_MOVE);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -1 : 0;
+    }
+}
+
+/* Spawns argv with its stdout into a new pipe p (-P: both pipes enlarged first, best effort,
+ * as jaxset does).  Returns its pid, or -1. */
+static pid_t start(char **argv, int p[2], int big)
+{
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    if (big) {
+        fcntl(p[0], F_SETPIPE_SZ, RELAY_PIPE_IN);
+        fcntl(1, F_SETPIPE_SZ, RELAY_PIPE_OUT);
+    }
+    if (posix_spawn_file_actions_init(&fa) || posix_spawn_file_actions_adddup2(&fa, p[1], 1) ||
+        posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)) {
+        fprintf(stderr, "relay: cannot start %s\n", argv[0]);
+        return -1;
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[1]);
+    return pid;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: relay [-P] [-p PREFIX] [-l LOGFILE [-z] [-q]] PROG [ARGS...]\n"
+                    "       relay [-P] -s PROG [ARGS...]\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     const char *prefix = NULL, *log = NULL;
-    int opt, p[2], logfd = -1, st = 0, zero_copy = 0, quiet = 0;
-    while ((opt = getopt(argc, argv, "+p:l:zq")) != -1) {
+    int opt, p[2], logfd = -1, st = 0, zero_copy = 0, quiet = 0, spl = 0, big = 0;
+    while ((opt = getopt(argc, argv, "+p:l:zqsP")) != -1) {
         if (opt == 'p')
             prefix = optarg;
         else if (opt == 'l')
@@ -136,29 +184,27 @@ int main(int argc, char **argv)
             zero_copy = 1;
         else if (opt == 'q')
             quiet = 1;
+        else if (opt == 's')
+            spl = 1;
+        else if (opt == 'P')
+            big = 1;
         else
-            return 2;
+            return usage();
     }
     if (optind >= argc || (prefix && strlen(prefix) > RELAY_LINE_MAX) ||
-        ((zero_copy || quiet) && !log) || (quiet && !zero_copy)) {
-        fprintf(stderr, "usage: relay [-p PREFIX] [-l LOGFILE [-z] [-q]] PROG [ARGS...]\n");
-        return 2;
-    }
+        ((zero_copy || quiet) && !log) || (quiet && !zero_copy) || (spl && (prefix || log)))
+        return usage();
     /* no O_APPEND: splice refuses it; the file is new */
     if (log && (logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         perror(log);
         return 2;
     }
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    if (pipe2(p, O_CLOEXEC) < 0 || posix_spawn_file_actions_init(&fa) ||
-        posix_spawn_file_actions_adddup2(&fa, p[1], 1) ||
-        posix_spawnp(&pid, argv[optind], &fa, NULL, argv + optind, environ)) {
-        fprintf(stderr, "relay: cannot start %s\n", argv[optind]);
+    pid_t pid = start(argv + optind, p, big);
+    if (pid < 0)
         return 2;
-    }
-    close(p[1]);
-    int rc = zero_copy ? relay_z(p[0], logfd, prefix, quiet) : relay(p[0], logfd, prefix);
+    int rc = spl         ? relay_s(p[0])
+             : zero_copy ? relay_z(p[0], logfd, prefix, quiet)
+                         : relay(p[0], logfd, prefix);
     close(p[0]);
     waitpid(pid, &st, 0);
     if (rc < 0)
