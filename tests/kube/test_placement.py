@@ -13,7 +13,11 @@ is created with spec.nodeName), and registers the Nodes, three node pools of thr
 - the pod reconciler deletes the followers of a leader that moved to another pool, after
   marking them DisruptionTarget/ExclusivePlacementViolation, and leaves the leader and other
   Jobs' pods alone;
-- pods of the node-selector strategy are neither mutated nor reconciled."""
+- pods of the node-selector strategy are neither mutated nor reconciled;
+- in jaxset's gated order (its default; the scenarios above run upstream's,
+  --exclusive-placement=webhook), a follower whose leader is not scheduled is admitted behind
+  the scheduling gate jaxset.dev/exclusive-placement and given its leader's domain, its other
+  gates kept, once the leader is scheduled."""
 import os
 import sys
 
@@ -237,9 +241,72 @@ def node_selector_strategy_pods_are_left_alone(env):
     steady(kept, "the node-selector follower kept", seconds=2)
 
 
+GATE = "jaxset.dev/exclusive-placement"
+
+
+def gates_of(pod):
+    return [g["name"] for g in pod["spec"].get("schedulingGates") or []]
+
+
+@test
+def followers_wait_behind_a_scheduling_gate_in_the_gated_order(env):
+    """jaxset's default order (a deliberate difference, README; option 1 of
+    kubernetes-sigs/jobset#310): no follower is refused, so the Job controller never backs
+    off; the guarantee is the same, a follower is let go only into its leader's domain."""
+    env.stop()
+    env.start()  # the default, --exclusive-placement=gates
+    try:
+        ns = env.namespace()
+        pools = nodes(env, ns)
+        expect(env.server.post(f"{JS_API}/namespaces/{ns}/jobsets", exclusive_jobset("gated")),
+               201, "jobset")
+        first, second, _ = jobs_of(env, ns, "gated", 3)
+        # before its leader exists: admitted, gated, without a domain
+        f1 = expect(create(env, ns, pod_of(first, 1)), 201, "follower before its leader")
+        check(gates_of(f1) == [GATE] and TOPO not in (f1["spec"].get("nodeSelector") or {}),
+              f1["spec"])
+        other = pod_of(second, 1)
+        other["spec"]["schedulingGates"] = [{"name": "example.com/quota"}]
+        f_other = expect(create(env, ns, other), 201, "follower with a gate of its own")
+        check(gates_of(f_other) == ["example.com/quota", GATE], f_other["spec"])
+        leader = expect(create(env, ns, pod_of(first, 0, suffix="unsch")), 201, "leader")
+        path = f"/api/v1/namespaces/{ns}/pods/{f1['metadata']['name']}"
+        steady(lambda: gates_of(expect(env.server.get(path), 200, "f1")) == [GATE],
+               "gated while its leader is not scheduled", 0.5)
+        # a follower that names a domain itself is still judged by upstream's ValidateCreate
+        sneaky = pod_of(first, 2)
+        sneaky["spec"]["nodeSelector"] = {TOPO: "anywhere"}
+        refused_with(create(env, ns, sneaky), "leader pod not yet scheduled, not creating "
+                     "follower pod. this is an expected, transient error")
+        expect(env.server.delete(f"/api/v1/namespaces/{ns}/pods/{leader['metadata']['name']}",
+                                 {"gracePeriodSeconds": 0}), 200, "delete")
+        pool_a, pool_b = sorted(pools)[:2]
+        expect(create(env, ns, pod_of(first, 0, node=pools[pool_a][0])), 201, "leader bound")
+
+        def let_go(p, want_gates):
+            got = expect(env.server.get(p), 200, "follower")
+            return ((got["spec"].get("nodeSelector") or {}).get(TOPO) == pool_a and
+                    gates_of(got) == want_gates and got) or (False, got["spec"])
+        poll(lambda: let_go(path, []), "the follower given its leader's pool and let go")
+        # a follower created once its leader is scheduled gets the pool at admission, no gate
+        f2 = poll(lambda: (lambda r: r.status == 201 and r.json or (False, r.raw[:200]))(
+            create(env, ns, pod_of(first, 2))), "follower 2")
+        check(f2["spec"]["nodeSelector"][TOPO] == pool_a and gates_of(f2) == [], f2["spec"])
+        # the other Job's follower keeps its own gate when its leader lands in another pool
+        expect(create(env, ns, pod_of(second, 0, node=pools[pool_b][0])), 201, "leader 2")
+        opath = f"/api/v1/namespaces/{ns}/pods/{f_other['metadata']['name']}"
+        got = poll(lambda: (lambda g: g["spec"].get("nodeSelector", {}).get(TOPO) == pool_b and
+                            g or (False, g["spec"]))(expect(env.server.get(opath), 200, "o")),
+                   "the other follower given its pool")
+        check(gates_of(got) == ["example.com/quota"], got["spec"])
+    finally:
+        env.stop()
+        env.start("--exclusive-placement=webhook")
+
+
 def setup():
     env = Env()
-    env.start()
+    env.start("--exclusive-placement=webhook")  # upstream's order, which these scenarios port
     return env
 
 

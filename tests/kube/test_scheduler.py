@@ -183,9 +183,14 @@ def a_job_with_no_free_pool_waits_until_one_frees(env, ns):
     poll(leader_unschedulable, "second's leader judged Unschedulable", SCHED_TIMEOUT)
 
     def waiting():
+        # the gated order (the controller's default): the follower is created, held by its
+        # scheduling gate, not bound (upstream's order creates none until the leader is bound)
         pods = pods_of(env, ns, "second")
-        return len(pods) == 1 and not pods[0]["spec"].get("nodeName")
-    steady(waiting, "second's leader Pending and no follower created", seconds=5)
+        followers = [p for p in pods if not is_leader(p)]
+        return (len(pods) <= 2 and not any(p["spec"].get("nodeName") for p in pods) and
+                all([g["name"] for g in p["spec"].get("schedulingGates") or []] ==
+                    ["jaxset.dev/exclusive-placement"] for p in followers))
+    steady(waiting, "second's leader Pending, its follower gated", seconds=5)
     t0 = time.monotonic()
     delete_jobset(env, ns, "first")
     second = wait_placed(env, ns, "second", 2)

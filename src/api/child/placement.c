@@ -182,9 +182,8 @@ static int leader_affinities(json_t *pod)
     return add_term(spec, "podAntiAffinity", term(anti, topo));
 }
 
-/* topologyFromPod: the value of the leader's Node's label `topo`. */
-static int leader_domain(const struct place_src *src, const json_t *leader, const char *topo,
-                         char *out, size_t n, struct place_err *pe)
+int place_leader_domain(const struct place_src *src, const json_t *leader, const char *topo,
+                        char *out, size_t n, struct place_err *pe)
 {
     json_t *node = NULL;
     const char *name = node_name(leader);
@@ -214,7 +213,7 @@ static int follower_selector(json_t *pod, const struct place_src *src, struct pl
         return rc < 0 ? rc : 0;
     }
     const char *topo = ann(pod, ANN_EXCLUSIVE_TOPOLOGY);
-    rc = leader_domain(src, leader, topo, dom, sizeof(dom), pe);
+    rc = place_leader_domain(src, leader, topo, dom, sizeof(dom), pe);
     json_decref(leader);
     if (rc != 0)
         return rc;
@@ -290,7 +289,7 @@ json_t *place_pods_for_job(const json_t *pods, const char *job_key, const char *
 static int leader_topology(const json_t *leader, const char *topo, const struct place_src *src,
                            char *out, size_t n, struct place_err *pe)
 {
-    int rc = leader_domain(src, leader, topo, out, n, pe);
+    int rc = place_leader_domain(src, leader, topo, out, n, pe);
     if (rc == PLACE_NO && pe->code == 404) {
         out[0] = '\0';
         return 0;
@@ -310,7 +309,7 @@ int place_validate_placements(const json_t *leader, const json_t *pods,
     if (rc != 0)
         return rc;
     json_array_foreach (pods, i, p) {
-        if (place_is_leader(p))
+        if (place_is_leader(p) || place_gated(p)) /* a gated follower is given its domain */
             continue;
         const char *f = jx_str(jx_obj(jx_obj(p, "spec"), "nodeSelector"), topo);
         if (f && strcmp(f, dom) == 0)

@@ -92,4 +92,41 @@ bool place_condition_add(json_t *pod, const char *now);
 int place_reconcile_plan(const json_t *leader, const json_t *pods, const struct place_src *src,
                          const char *now, json_t **deletions, struct place_err *pe);
 
+/* ---- jaxset's gated order (the controller's default; --exclusive-placement=webhook is
+ * upstream's) -------------------------------------------------------------------------------
+ * Upstream refuses a follower until its leader is scheduled, and the Job controller retries the
+ * creation with its backoff (1 s, 2 s, 4 s... per Job), which is most of a recovery's time.  In
+ * the gated order, option 1 of kubernetes-sigs/jobset#310, a follower that would be refused is
+ * admitted with the scheduling gate PLACE_GATE instead, so the scheduler leaves it alone; once
+ * its leader is scheduled the controller adds the leader's domain to its nodeSelector and
+ * removes the gate in one patch (Kubernetes lets a gated pod's nodeSelector be added to,
+ * KEP-3838).  The guarantee is the same: a follower runs only in its leader's domain, the
+ * leader's affinities keep each Job alone there. */
+#define PLACE_GATE "jaxset.dev/exclusive-placement"
+
+/* The leader's domain: the value of its Node's label `topo` (upstream topologyFromPod). */
+int place_leader_domain(const struct place_src *src, const json_t *leader, const char *topo,
+                        char *out, size_t n, struct place_err *pe);
+
+/* True when `pod` carries PLACE_GATE. */
+bool place_gated(const json_t *pod);
+
+/* After place_default: a follower of exclusive placement whose nodeSelector does not name the
+ * topology key gets PLACE_GATE.  0 or -ENOMEM. */
+int place_gate_default(json_t *pod);
+
+/* The validating webhook's answer in the gated order: true when `pod` is a gated follower
+ * still without its domain, which is admitted (ValidateCreate is not asked). */
+bool place_gate_admits(const json_t *pod);
+
+/* The JSON patch that gives the gated `follower` the domain `dom` and removes PLACE_GATE (its
+ * other gates kept, tested against the gates it had): a new array, NULL on OOM. */
+json_t *place_ungate_patch(const json_t *follower, const char *dom);
+
+/* For a gated follower: *patch its ungating once its leader is scheduled, NULL while it is
+ * not (or while no single leader is found).  0, PLACE_NO (the leader's Node says nothing of
+ * the domain) or -ENOMEM. */
+int place_ungate_one(const json_t *follower, const struct place_src *src, json_t **patch,
+                     struct place_err *pe);
+
 #endif

@@ -19,7 +19,7 @@ enum {
     OPT_CONTROLLERS,
     OPT_WH_ENABLE, OPT_WH_PORT, OPT_WH_HOST, OPT_WH_CERT_DIR, OPT_WH_URL_BASE, OPT_WH_SECRET,
     OPT_WH_SECRET_NS, OPT_WH_SERVICE, OPT_WH_SERVICE_NS, OPT_WH_MUTATING, OPT_WH_VALIDATING,
-    OPT_WH_VALIDITY, OPT_STATUS_PORT,
+    OPT_WH_VALIDITY, OPT_STATUS_PORT, OPT_PLACEMENT,
 };
 
 struct ctl_args {
@@ -116,6 +116,15 @@ static int controllers(struct ctl_args *a, const char *arg)
     return EXIT_OK;
 }
 
+/* --exclusive-placement=gates|webhook (api/child/placement.h). */
+static int placement(struct ctl_args *a, const char *arg)
+{
+    if (strcmp(arg, "gates") != 0 && strcmp(arg, "webhook") != 0)
+        return cli_usage_error("controller", "--exclusive-placement takes gates or webhook");
+    a->o.placement_gates = strcmp(arg, "gates") == 0;
+    return EXIT_OK;
+}
+
 static int gates(struct ctl_args *a, const char *arg)
 {
     struct err e = {{0}}, warn = {{0}};
@@ -153,6 +162,7 @@ static int on_arg(void *ctx, int code, const char *arg)
     case OPT_WH_VALIDATING: a->o.webhook_validating_name = arg; return EXIT_OK;
     case CLI_OPT_FEATURE_GATES: return gates(a, arg);
     case OPT_CONTROLLERS: return controllers(a, arg);
+    case OPT_PLACEMENT: return placement(a, arg);
     case CLI_OPERAND: return cli_usage_error("controller", "no arguments are taken");
     }
     int rc = on_value(a, code, arg);
@@ -186,6 +196,7 @@ int cmd_controller(int argc, char **argv)
         {"enable-webhooks", optional_argument, NULL, OPT_WH_ENABLE},
         {"webhook-port", required_argument, NULL, OPT_WH_PORT},
         {"status-server-port", required_argument, NULL, OPT_STATUS_PORT},
+        {"exclusive-placement", required_argument, NULL, OPT_PLACEMENT},
         {"webhook-host", required_argument, NULL, OPT_WH_HOST},
         {"webhook-cert-dir", required_argument, NULL, OPT_WH_CERT_DIR},
         {"webhook-url-base", required_argument, NULL, OPT_WH_URL_BASE},

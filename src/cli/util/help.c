@@ -398,7 +398,7 @@ static const struct cli_help help_controller = {
              "[--webhook-secret-namespace NS] [--webhook-service-name N] "
              "[--webhook-service-namespace NS] [--webhook-mutating-configuration N] "
              "[--webhook-validating-configuration N] [--webhook-cert-validity D] "
-             "[--status-server-port N]]",
+             "[--status-server-port N]] [--exclusive-placement gates|webhook]",
     .opts = {{"--kubeconfig FILE", "only this kubeconfig file (else KUBECONFIG, "
                                    "~/.kube/config, then the in-cluster service account)"},
              {"--context NAME", "this context of the kubeconfig"},
@@ -444,7 +444,12 @@ static const struct cli_help help_controller = {
               "quarter of it, at most 90 days, is left"},
              {"--status-server-port N",
               "with --feature-gates=TrainJobStatus=true: where Kubeflow Trainer's status "
-              "server listens for the trainer pods' progress reports (10443, Trainer's)"}},
+              "server listens for the trainer pods' progress reports (10443, Trainer's)"},
+             {"--exclusive-placement ORDER",
+              "with --enable-webhooks, how followers of exclusive placement wait for their "
+              "leader: gates (admitted behind a scheduling gate, given the leader's domain once "
+              "it is scheduled) or webhook (refused until then and retried by the Job "
+              "controller, as upstream)"}},
     .text = "A drop-in for upstream's JobSet controller (jobset.x-k8s.io/v1alpha2): watches "
             "JobSets and the Jobs and Services they own, and creates, deletes and updates "
             "them and the JobSets' status exactly as upstream does, with the same labels, "

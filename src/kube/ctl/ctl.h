@@ -57,6 +57,9 @@ struct ctl_opts {
     /* Trainer's status server (kube/status), with --enable-webhooks and the TrainJobStatus
      * gate */
     int status_port;                       /* --status-server-port (Trainer's 10443) */
+    /* exclusive placement's order (api/child/placement.h): --exclusive-placement=gates (the
+     * default: followers admitted behind a scheduling gate) or =webhook (upstream's refusals) */
+    bool placement_gates;
 };
 
 /* Fills the defaults above. */

@@ -34,6 +34,7 @@ void ctl_opts_default(struct ctl_opts *o)
     o->resync_ms = 10LL * 3600 * 1000;
     o->webhook_port = 9443;
     o->status_port = 10443;
+    o->placement_gates = true;
     o->webhook_secret_name = "jaxset-webhook-server-cert";
     o->webhook_service_name = "jaxset-webhook-service";
     o->webhook_mutating_name = "jaxset-mutating-webhook-configuration";

@@ -48,6 +48,7 @@ static json_t *slim_pod(const json_t *pod)
         copy(jx_obj(out, "metadata"), m, mk[i]);
     copy(jx_obj(out, "spec"), s, "nodeName");
     copy(jx_obj(out, "spec"), s, "nodeSelector");
+    copy(jx_obj(out, "spec"), s, "schedulingGates");
     copy(jx_obj(out, "status"), jx_obj(pod, "status"), "phase");
     return out;
 }
@@ -122,9 +123,9 @@ static void pod_changed(void *arg, const char *type, const json_t *pod)
     const json_t *m = jx_obj(pod, "metadata");
     char key[600];
     index_update(c, type, pod);
-    if (strcmp(type, "DELETED") == 0 ||
-        !(((c->kinds & CTL_KIND_JOBSET) && place_reconcile_wanted(pod)) ||
-          kubeflow_unlabelled(c, pod)))
+    bool placed = (c->kinds & CTL_KIND_JOBSET) &&
+                  (place_reconcile_wanted(pod) || (c->o->placement_gates && place_gated(pod)));
+    if (strcmp(type, "DELETED") == 0 || !(placed || kubeflow_unlabelled(c, pod)))
         return;
     snprintf(key, sizeof(key), "%s%s/%s", CTL_KEY_POD, jx_str(m, "namespace"),
              jx_str(m, "name"));
@@ -233,6 +234,49 @@ static int follow_plan(struct ctl *c, const json_t *leader, const json_t *deleti
     return rc;
 }
 
+/* [yields] The gated follower `pod` given its leader's domain and let go to the scheduler
+ * (api/child/placement.h, the gated order), when its leader is scheduled. */
+static int ungate(struct ctl *c, const json_t *pod, const struct place_src *src)
+{
+    const json_t *m = jx_obj(pod, "metadata");
+    const char *ns = jx_str(m, "namespace"), *name = jx_str(m, "name");
+    struct place_err pe = {0};
+    struct err e = {{0}};
+    json_t *patch = NULL;
+    char *path = NULL;
+    int rc = place_ungate_one(pod, src, &patch, &pe);
+    if (rc == PLACE_NO) {
+        kc_log(KC_LOG_ERROR, LOGGER, ns, "%s: the leader's domain: %s", name, pe.msg);
+        rc = -EAGAIN;
+    }
+    if (rc != 0 || !patch)
+        goto out;
+    path = ctl__path("/api/v1", "pods", ns, name, NULL);
+    rc = path ? kc_call(c->kc, "PATCH", path, patch, "application/json-patch+json", NULL, &e)
+              : -ENOMEM;
+    if (rc == -ENOENT || rc == -JX_ECONFLICT || rc == -EINVAL)
+        rc = 0; /* gone, or its gates changed since (the test failed): its next event */
+    else if (rc < 0)
+        kc_log(KC_LOG_ERROR, LOGGER, ns, "%s: ungating: %s", name, e.msg);
+out:
+    json_decref(patch);
+    free(path);
+    return rc;
+}
+
+/* [yields] Every gated follower among `pods` (a scheduled leader's Job's). */
+static int ungate_job(struct ctl *c, const json_t *pods, const struct place_src *src)
+{
+    const json_t *p;
+    size_t i;
+    int rc = 0;
+    json_array_foreach (pods, i, p) {
+        int r = place_gated(p) ? ungate(c, p, src) : 0;
+        rc = rc < 0 ? rc : r;
+    }
+    return rc;
+}
+
 /* [yields] The replica-index and job-role labels of a JAXJob Worker pod, when the pod webhook
  * did not set them (a controller run without webhooks): a merge patch of the pod's labels,
  * as the Training Operator's pods carry them from creation. */
@@ -270,23 +314,30 @@ int ctl__pod_reconcile(struct ctl *c, const char *key, bool *requeued)
     *requeued = false;
     if (!c->pods || !ctl__split_key(key, ns, sizeof(ns), &name))
         return 0;
-    json_t *leader = cache_store_get(cache_inf_store(c->pods), ns, name);
-    int rc = leader ? kubeflow_label(c, leader) : 0;
-    if (rc < 0 || !leader || !(c->kinds & CTL_KIND_JOBSET) || !place_reconcile_wanted(leader))
+    json_t *pod = cache_store_get(cache_inf_store(c->pods), ns, name);
+    int rc = pod ? kubeflow_label(c, pod) : 0;
+    if (rc == 0 && pod && (c->kinds & CTL_KIND_JOBSET) && c->o->placement_gates &&
+        place_gated(pod)) {
+        rc = ungate(c, pod, &src); /* a follower */
         goto out;
-    const char *uid = cache_store_owner_uid(leader);
+    }
+    if (rc < 0 || !pod || !(c->kinds & CTL_KIND_JOBSET) || !place_reconcile_wanted(pod))
+        goto out;
+    const char *uid = cache_store_owner_uid(pod);
     pods = ctl__owned(c->pods, ns, uid);
+    if (pods && c->o->placement_gates && (rc = ungate_job(c, pods, &src)) < 0)
+        goto out;
     kt_format(kt_now_ms(), now);
-    rc = pods ? place_reconcile_plan(leader, pods, &src, now, &deletions, &pe) : -ENOMEM;
+    rc = pods ? place_reconcile_plan(pod, pods, &src, now, &deletions, &pe) : -ENOMEM;
     if (rc == PLACE_NO) {
         kc_log(KC_LOG_ERROR, LOGGER, ns, "%s: validating pod placements: %s", name, pe.msg);
         rc = -EAGAIN;
     } else if (rc == 0) {
-        rc = follow_plan(c, leader, deletions);
+        rc = follow_plan(c, pod, deletions);
     }
 out:
     json_decref(deletions);
     json_decref(pods);
-    json_decref(leader);
+    json_decref(pod);
     return rc;
 }

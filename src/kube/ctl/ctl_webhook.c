@@ -456,6 +456,7 @@ int ctl__wh_start(struct ctl *c, struct err *e)
                              .runtime_get = runtime_get, .pvcs_get = pvcs_get, .arg = c};
     if (c->pods)
         w->ctx.place = (struct place_src){ctl__pods_named, ctl__node_get, c};
+    w->ctx.place_gates = o->placement_gates;
     const wh_adm_fn fns[8] = {wh_jobset_default,   wh_jobset_validate,   wh_pod_default,
                               wh_jaxjob_validate,  wh_trainjob_validate, wh_pod_validate,
                               wh_runtime_validate, wh_runtime_validate};

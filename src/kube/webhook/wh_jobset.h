@@ -58,6 +58,8 @@ struct wh_ctx {
     /* The pods and Nodes exclusive placement reads (the controller's caches); pods_named NULL:
      * no placement. */
     struct place_src place;
+    /* jaxset's gated order (api/child/placement.h PLACE_GATE); false: upstream's refusals */
+    bool place_gates;
 };
 
 /* wh_adm_fn handlers; `arg` is a struct wh_ctx. */

@@ -17,7 +17,9 @@
  *
  * Before that, exclusive placement as kubernetes-sigs/jobset's pkg/webhooks/pod_webhook.go
  * does it (api/child/placement.h): the Default (priority label, leader affinities, follower
- * nodeSelector) on every JobSet pod, and on /validate--v1-pod its ValidateCreate. */
+ * nodeSelector) on every JobSet pod, and on /validate--v1-pod its ValidateCreate; in the gated
+ * order (the default) a follower whose leader is not scheduled yet is admitted behind
+ * PLACE_GATE instead of refused. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +203,8 @@ int wh_pod_default(void *arg, const json_t *req, struct wh_adm_result *r)
     if (!m)
         return -ENOMEM;
     int rc = x->place.pods_named ? place_default(m, &x->place, &pe) : 0;
+    if (rc == 0 && x->place.pods_named && x->place_gates)
+        rc = place_gate_default(m);
     if (rc == PLACE_NO)
         rc = placement_refused(r, &pe);
     else if (rc == 0)
@@ -232,7 +236,7 @@ int wh_pod_validate(void *arg, const json_t *req, struct wh_adm_result *r)
     json_t *m = admitted_pod(req);
     if (!m)
         return -ENOMEM;
-    int rc = place_validate(m, &x->place, &pe);
+    int rc = x->place_gates && place_gate_admits(m) ? 0 : place_validate(m, &x->place, &pe);
     json_decref(m);
     return rc == PLACE_NO ? placement_refused(r, &pe) : rc;
 }

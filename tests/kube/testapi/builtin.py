@@ -229,6 +229,22 @@ class Pods(ResourceType):
     def validate_update(self, new, old):
         errs = self.validate(new)
         a, b = dict(new.get("spec") or {}), dict(old.get("spec") or {})
+        # KEP-3838 (GA in 1.30): while the old pod is gated its nodeSelector may be added to
+        # (not changed); its gates may only be removed
+        gated = bool(b.get("schedulingGates"))
+        old_gates = [g.get("name") for g in b.get("schedulingGates") or []]
+        new_gates = [g.get("name") for g in a.get("schedulingGates") or []]
+        if any(g not in old_gates for g in new_gates):
+            errs.append(FieldError("Forbidden", "spec.schedulingGates", None,
+                                   "only deletion is allowed, but found new scheduling gate"))
+        if gated:
+            olds, news = b.get("nodeSelector") or {}, a.get("nodeSelector") or {}
+            if any(news.get(k) != v for k, v in olds.items()):
+                errs.append(FieldError("Invalid", "spec.nodeSelector", None,
+                                       "only additions to spec.nodeSelector are allowed "
+                                       "(no mutations or deletions)"))
+            for s_ in (a, b):
+                s_.pop("nodeSelector", None)
         for s in (a, b):
             for k in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds",
                       "schedulingGates"):
