@@ -268,10 +268,15 @@ static int op_create_job(void *ctx, json_t *job, struct err *e)
     return rc;
 }
 
-/* With jaxset.dev/restart-grace-seconds, the pods of the deleted Jobs are deleted again with
- * that grace period (a second delete shortens a pod's grace, as kubectl delete --grace-period
- * does), so that workers that take SIGTERM as a preemption notice do not hold a restart. */
-static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
+/* The pods of the Jobs just deleted in the foreground (uids: their Jobs' uids) are deleted by
+ * the controller at once, with their own grace, rather than one by one by the garbage
+ * collector, which a restart would wait on: its workers and its client's rate (20 requests/s
+ * by default in kube-controller-manager) made most of a recovery's time (bench/kube/README.md,
+ * placement).  The end is the same: the Jobs go once their pods are gone.  With
+ * jaxset.dev/restart-grace-seconds they are deleted with that grace period (a second delete
+ * shortens a pod's grace, as kubectl delete --grace-period does), so that workers that take
+ * SIGTERM as a preemption notice do not hold a restart. */
+static int delete_pods_of(struct ctl_pass *ps, const json_t *uids)
 {
     char *sel = NULL, *esc = NULL, *path = NULL;
     json_t *list = NULL;
@@ -294,21 +299,26 @@ static int delete_pods_with_grace(struct ctl_pass *ps, const json_t *uids)
          * their own grace) is deleted again unless its grace is already as short */
         const json_t *dg = json_object_get(m, "deletionGracePeriodSeconds");
         if (!w || !uid || !json_object_get(uids, uid) ||
-            (json_object_get(m, "deletionTimestamp") && json_is_integer(dg) &&
-             json_integer_value(dg) <= ps->grace))
+            (json_object_get(m, "deletionTimestamp") &&
+             (ps->grace < 0 || (json_is_integer(dg) && json_integer_value(dg) <= ps->grace))))
             continue;
+        json_t *opts = json_pack("{s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1");
+        if (opts && ps->grace >= 0)
+            jx_set_int(opts, "gracePeriodSeconds", ps->grace);
         w[n++] = (struct wreq){"DELETE",
                                ctl__path("/api/v1", "pods", ps->ns, jx_str(m, "name"), NULL),
-                               json_pack("{s:s,s:s,s:I}", "kind", "DeleteOptions", "apiVersion",
-                                         "v1", "gracePeriodSeconds", (json_int_t)ps->grace),
-                               false, true, false, NULL};
+                               opts, false, true, false, NULL};
     }
     int *rcs = calloc(n + 1, sizeof(*rcs));
     struct err *errs = calloc(n + 1, sizeof(*errs));
     if (w && rcs && errs)
         run_batch(ps->c, w, n, rcs, errs);
-    kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted %zu pods with grace %llds", ps->name, n,
-         ps->grace);
+    if (ps->grace >= 0)
+        kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted %zu pods with grace %llds", ps->name, n,
+               ps->grace);
+    else
+        kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted the %zu pods of the deleted jobs",
+               ps->name, n);
     free(rcs);
     free(errs);
     free_wreqs(w, n);
@@ -337,7 +347,8 @@ static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struc
          * that reaches the server late (sent by a controller that died meanwhile) must not
          * remove its successor; a Conflict means that one is already gone. */
         if (uid) {
-            json_object_set_new(uids, uid, json_true());
+            if (d[i].foreground || ps->grace >= 0)
+                json_object_set_new(uids, uid, json_true());
             json_object_set_new(opts, "preconditions", json_pack("{s:s}", "uid", uid));
         }
         json_decref(j);
@@ -353,8 +364,8 @@ static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struc
         if ((rc = rcs[i]) < 0)
             *e = errs[i];
     kc_log(KC_LOG_INFO, LOGGER, ps->ns, "%s: deleted %zu jobs", ps->name, n);
-    if (!rc && ps->grace >= 0 && json_object_size(uids))
-        delete_pods_with_grace(ps, uids);
+    if (!rc && json_object_size(uids))
+        delete_pods_of(ps, uids);
 out:
     json_decref(uids);
     free_wreqs(w, n);
