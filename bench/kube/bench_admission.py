@@ -34,6 +34,9 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "tests", "kube"))
 import envtest  # noqa: E402
 
+sys.path.insert(0, os.path.join(SRC, "bench"))
+import history  # noqa: E402
+
 ADMREG = "/apis/admissionregistration.k8s.io/v1"
 L_JOBSET = "jobset.sigs.k8s.io/jobset-name"
 
@@ -183,7 +186,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=6)
     ap.add_argument("--threads", type=int, default=32)
     ap.add_argument("--bin", default=os.path.join(SRC, "build", "jaxset"))
+    ap.add_argument("--save", action="store_true",
+                    help="write the figures to bench/history/ as JSON (bench/history.py)")
     a = ap.parse_args()
+    hist = history.History("admission", [x for x in sys.argv[1:] if x != "--save"]) \
+        if a.save else None
     assets = envtest.assets_dir()
     if not assets:
         sys.exit("bench_admission.py: KUBEBUILDER_ASSETS must name etcd and kube-apiserver")
@@ -248,6 +255,15 @@ def main():
             print(f"{'':7} jaxset adds p50 {jx['p50'] - base['p50']:+.2f} ms, p99 "
                   f"{jx['p99'] - base['p99']:+.2f} ms over none; p99 {jx['p99'] - nop['p99']:+.2f}"
                   f" ms over noop")
+            for mode, r in (("none", base), ("noop", nop), ("jaxset", jx)):
+                if hist:  # latencies are load-sensitive "time" rows, read beside "none"
+                    for q in ("p50", "p99"):
+                        hist.record(f"admission/{rate:.0f}/{mode}/{q}", "time", "ms", [r[q]])
+            if hist:
+                hist.record(f"admission/{rate:.0f}/jaxset-p99-added", "time", "ms",
+                            [jx["p99"] - base["p99"]])
+        if hist:
+            print(f"bench history: {hist.save()}")
     finally:
         if ctl and ctl.poll() is None:
             ctl.terminate()

@@ -119,6 +119,17 @@ class Cluster:
         conn.close()
         return body
 
+    def call(self, method, path, body=None):
+        """(status, body) of one request with an optional JSON body."""
+        conn = self.connection()
+        hdrs = dict(self.headers(), **({"Content-Type": "application/json"} if body else {}))
+        conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                     headers=hdrs)
+        r = conn.getresponse()
+        out = r.read()
+        conn.close()
+        return r.status, out
+
     def kubectl(self, *args, check=True):
         r = subprocess.run(["kubectl", "--kubeconfig", self.kubeconfig, *args],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -216,6 +227,8 @@ class JobCounter(threading.Thread):
             if ev["type"] == "ERROR":
                 break
             self.rv = ev["object"]["metadata"].get("resourceVersion", self.rv)
+            if ev["type"] == "DELETED" and hasattr(self, "deleted"):
+                self.deleted(ev["object"])
             if self.counts and ev["type"] in ("ADDED", "MODIFIED"):
                 if self.counts(ev["object"]):
                     self.saw(ev["object"]["metadata"].get("name"))
@@ -582,10 +595,89 @@ def bench_restart(a, cl, ctl, work, r):
 EXCLUSIVE = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 TOPO = "cloud.google.com/gke-nodepool"
 KEEP_LABELS = ("jobset.sigs.k8s.io/job-key", "jobset.sigs.k8s.io/priority")
+CIDX = "batch.kubernetes.io/job-completion-index"
 
 
 def bound(pod):
     return bool(pod["spec"].get("nodeName"))
+
+
+class Tracer(JobCounter):
+    """Every event of one collection of a namespace, as (time, type, object) from a watch
+    opened before the recovery starts: the trace of --trace."""
+
+    def __init__(self, cl, ns, path):
+        self.events, self.gone = [], []
+        super().__init__(cl, ns, path=path, counts=self.keep)
+
+    def deleted(self, obj):
+        self.gone.append((time.monotonic(), obj))
+
+    def keep(self, obj):
+        if self.ready.is_set():
+            self.events.append((time.monotonic(), obj))
+        return False
+
+
+ATTEMPT = "jobset.sigs.k8s.io/restart-attempt"
+
+
+def first_time(events, pred):
+    return min((t for t, o in events if pred(o)), default=None)
+
+
+def last_time(events, pred, names):
+    """The time every name in `names` has met pred (its first such event), or None."""
+    got = {}
+    for t, o in events:
+        n = o["metadata"]["name"]
+        if n in names and n not in got and pred(o):
+            got[n] = t
+    return max(got.values()) if len(got) == len(names) else None
+
+
+def print_trace(t0, jobs_tr, pods_tr, jobs, per, k=0):
+    """The recovery's steps, in ms from the failure, from the watch streams."""
+    def att(o, a):
+        return (o["metadata"].get("labels") or {}).get(ATTEMPT) == str(k + int(a))
+    je, pe = jobs_tr.events, pods_tr.events
+    old_jobs = {o["metadata"]["name"] for _, o in je if att(o, "0")}
+    new_pods = {o["metadata"]["name"] for _, o in pe if att(o, "1")}
+    leaders = {o["metadata"]["name"] for _, o in pe if att(o, "1") and
+               (o["metadata"].get("annotations") or {}).get(CIDX) == "0"}
+    followers = new_pods - leaders
+    gated = {o["metadata"]["name"] for _, o in pe if att(o, "1") and
+             any(g.get("name") == "jaxset.dev/exclusive-placement"
+                 for g in o["spec"].get("schedulingGates") or [])}
+    steps = [
+        ("an old Job Failed", first_time(je, lambda o: att(o, "0") and any(
+            c["type"] == "Failed" and c["status"] == "True"
+            for c in (o.get("status") or {}).get("conditions") or []))),
+        ("first old Job being deleted", first_time(
+            je, lambda o: att(o, "0") and o["metadata"].get("deletionTimestamp"))),
+        ("every old pod being deleted", last_time(
+            pe, lambda o: o["metadata"].get("deletionTimestamp"),
+            {o["metadata"]["name"] for _, o in pe if att(o, "0")})),
+        ("every old pod gone", last_time(pods_tr.gone, lambda o: True,
+                                         {o["metadata"]["name"] for _, o in pe if att(o, "0")})),
+        ("first old Job gone", first_time(jobs_tr.gone, lambda o: att(o, "0"))),
+        ("every old Job gone", last_time(jobs_tr.gone, lambda o: True, old_jobs)),
+        ("first new Job", first_time(je, lambda o: att(o, "1"))),
+        ("every new Job", last_time(je, lambda o: att(o, "1"),
+                                    {o["metadata"]["name"] for _, o in je if att(o, "1")})),
+        ("first new leader created", first_time(pe, lambda o: o["metadata"]["name"] in leaders)),
+        ("every new leader created", last_time(pe, lambda o: True, leaders)),
+        ("every new leader bound", last_time(pe, bound, leaders)),
+        ("first follower created", first_time(pe, lambda o: o["metadata"]["name"] in followers)),
+        ("every follower created", last_time(pe, lambda o: True, followers)),
+        ("every follower has its domain", last_time(
+            pe, lambda o: TOPO in (o["spec"].get("nodeSelector") or {}), followers)),
+        ("every new pod bound", last_time(pe, bound, new_pods)),
+    ]
+    print(f"  trace (ms after the failure; {len(old_jobs)} old Jobs, {len(new_pods)} new pods "
+          f"of {jobs * per}, {len(gated)} admitted gated):", flush=True)
+    for what, t in steps:
+        print(f"    {'-' if t is None else f'{(t - t0) * 1000:8.0f}':>8}  {what}", flush=True)
 
 
 def pod_counter(cl, ns, label=None):
@@ -618,15 +710,151 @@ def direct_pods(pods, pool_of):
     return out
 
 
+def pools_taken(pods, pool_of, jobs):
+    """Whether each Job's pods are in one pool and no two Jobs share one."""
+    by_job = {}
+    for p in pods:
+        by_job.setdefault(p["metadata"]["labels"]["jobset.sigs.k8s.io/job-key"],
+                          set()).add(pool_of[p["spec"]["nodeName"]])
+    ok = len(by_job) == jobs and all(len(v) == 1 for v in by_job.values()) and \
+        len(set().union(*by_job.values())) == jobs
+    return ok, by_job
+
+
+def recovery(a, cl, kl, ns, k, pool_of):
+    """One failure of restart attempt k and its recovery: (seconds until every pod of
+    attempt k+1 is bound, seconds until its Jobs all exist, those pods, placement ok)."""
+    jobs, per = a.placement_jobs, a.placement_pods
+    victim = sorted(p["metadata"]["name"] for p in live_pods(cl, ns, f"{ATTEMPT}={k}"))[0]
+    w = pod_counter(cl, ns, f"{ATTEMPT}={k + 1}")
+    jw = JobCounter(cl, ns, f"{ATTEMPT}={k + 1}")
+    jw.start()
+    jw.ready.wait()
+    tracers = [Tracer(cl, ns, f"/apis/batch/v1/namespaces/{ns}/jobs"),
+               Tracer(cl, ns, f"/api/v1/namespaces/{ns}/pods")] if a.trace else []
+    for tr in tracers:
+        tr.start()
+        tr.ready.wait()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    kl.fail(ns, victim)
+    t = w.until(jobs * per, 600) - t0
+    new_jobs = jw.until(jobs, 600) - t0
+    pods = [p for p in live_pods(cl, ns, f"{ATTEMPT}={k + 1}") if bound(p)]
+    ok, by_job = pools_taken(pods, pool_of, jobs)
+    if tracers:
+        print_trace(t0, *tracers, jobs, per, k)
+    print(f"  recovery {k + 1}: {t * 1000:.0f} ms, the {jobs} new Jobs all created "
+          f"{new_jobs * 1000:.0f} ms after the failure; each Job in a pool of its own: "
+          f"{'yes' if ok else 'NO: ' + str(by_job)}", flush=True)
+    return t, pods
+
+
+def pod_floor(a, cl, work, pods, pool_of, rep):
+    """The floor: the same pods as admitted, created directly, until all are bound."""
+    fns = cl.namespace(f"floor-placement-{rep}")
+    w = pod_counter(cl, fns)
+    time.sleep(0.5)
+    t0, _ = curl_posts(cl, fns, direct_pods(pods, pool_of), work, "/api/v1", "pods")
+    floor = w.until(len(pods), 600) - t0
+    cl.kubectl("delete", "pods", "--all", "-n", fns, "--wait=false")
+    wait(lambda: not json.loads(cl.request("GET", f"/api/v1/namespaces/{fns}/pods"))[
+        "items"], 600, "the floor's pods gone")
+    return floor
+
+
+def raw_jobs(jobs, per, pools):
+    """Indexed Jobs pinned one to a pool (backoffLimit 0): the restart floor's."""
+    out = []
+    for i, pool in enumerate(sorted(pools)[:jobs]):
+        out.append({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"raw-{i}"},
+                    "spec": {"completionMode": "Indexed", "completions": per,
+                             "parallelism": per, "backoffLimit": 0,
+                             "template": {"spec": {"restartPolicy": "Never",
+                                                   "nodeSelector": {TOPO: pool},
+                                                   "containers": [{"name": "c",
+                                                                   "image": "x"}]}}}})
+    return out
+
+
+def restart_floor(a, cl, kl, work, pools, rep):
+    """What the same restart costs with no controller in the way: the J Jobs (pinned to their
+    pools, no JobSet, no webhook) running; one pod fails; from the failure, as soon as its Job
+    is Failed, every Job is deleted (Foreground) and, once each is gone, POSTed again with the
+    same name; until every new pod is bound.  It pays what the restart itself must: the Job
+    controller's failure, the garbage collector's and the kubelets' deletion, the Job
+    controller's creation and the scheduler."""
+    jobs, per = a.placement_jobs, a.placement_pods
+    ns = cl.namespace(f"floor-restart-{rep}")
+    body = raw_jobs(jobs, per, pools)
+    w = pod_counter(cl, ns)
+    curl_posts(cl, ns, body, work)
+    w.until(jobs * per, 600)
+    victim = sorted(p["metadata"]["name"] for p in live_pods(cl, ns, "job-name=raw-0"))[0]
+    old = {p["metadata"]["uid"] for p in live_pods(cl, ns, "batch.kubernetes.io/job-name")}
+    w = JobCounter(cl, ns, path=f"/api/v1/namespaces/{ns}/pods",
+                   counts=lambda p: bound(p) and p["metadata"]["uid"] not in old)
+    w.start()
+    w.ready.wait()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    kl.fail(ns, victim)
+
+    def failed():
+        j = json.loads(cl.request("GET", f"/apis/batch/v1/namespaces/{ns}/jobs/raw-0"))
+        return any(c["type"] == "Failed" and c["status"] == "True"
+                   for c in (j.get("status") or {}).get("conditions") or [])
+    wait(failed, 600, "raw-0 Failed")
+    t_failed = time.monotonic() - t0
+
+    def redo(job):
+        name = job["metadata"]["name"]
+        path = f"/apis/batch/v1/namespaces/{ns}/jobs/{name}"
+        cl.call("DELETE", path + "?propagationPolicy=Foreground")
+        wait(lambda: cl.call("GET", path)[0] == 404, 600, f"{name} gone")
+        st, out = cl.call("POST", f"/apis/batch/v1/namespaces/{ns}/jobs", job)
+        if st != 201:
+            raise RuntimeError(f"POST {name}: {st} {out[:200]}")
+    ts = [threading.Thread(target=redo, args=(j,)) for j in body]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    t_created = time.monotonic() - t0
+    t = w.until(jobs * per, 600) - t0
+    print(f"  restart floor {rep + 1}: {t * 1000:.0f} ms (Job Failed after "
+          f"{t_failed * 1000:.0f} ms, Jobs created again after {t_created * 1000:.0f} ms)",
+          flush=True)
+    cl.kubectl("delete", "jobs", "--all", "-n", ns, "--cascade=foreground", "--wait=false")
+    wait(lambda: not json.loads(cl.request("GET", f"/api/v1/namespaces/{ns}/pods"))[
+        "items"], 600, "the restart floor's pods gone")
+    return t
+
+
+def proc_usage(pid):
+    """(CPU seconds, peak RSS in MiB) of a live process, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    with open(f"/proc/{pid}/status") as f:
+        hwm = next(int(ln.split()[1]) for ln in f if ln.startswith("VmHWM:"))
+    return cpu, hwm / 1024
+
+
+def spread(xs):
+    return f"{min(xs) * 1000:.0f}-{max(xs) * 1000:.0f} ms"
+
+
 def bench_placement(a, work):
     """Failure recovery with exclusive placement on a cluster of its own: kube-apiserver,
     kube-controller-manager (garbage collector, Job controller) and kube-scheduler from
     KUBEBUILDER_ASSETS, `jaxset controller --enable-webhooks`, the tests' kubelet stand-in
     (tests/kube/kubelet.py) with J node pools of N Nodes and a JobSet of J exclusive Jobs of N
     pods. One pod fails (the kubelet stand-in ends it with exit code 1), its Job fails, the
-    JobSet restarts: the time from the failure until every pod of restart attempt 1 is bound,
-    beside the floor: the same pods, as admitted and bound, created directly by curl (leaders
-    pinned to their pool like the followers), until every one is bound."""
+    JobSet restarts: the time from the failure until every pod of the next restart attempt is
+    bound (--reps recoveries in a row), beside two floors measured in the same run: the same
+    pods, as admitted and bound, created directly by curl (leaders pinned to their pool like
+    the followers), until every one is bound; and the restart floor (restart_floor)."""
     import envtest
     assets = envtest.scheduler_assets()
     if not assets:
@@ -636,55 +864,64 @@ def bench_placement(a, work):
     os.environ["JAXSET_BIN"] = a.binary  # read by ctltest when test_webhooks imports it
     from kubelet import Kubelet
     from test_webhooks import Env
-    jobs, per = a.placement_jobs, a.placement_pods
-    server = envtest.KubeAPIServer(assets, scheduler=True)
+    jobs, per, reps = a.placement_jobs, a.placement_pods, a.reps
+    kcm = [f"--kube-api-qps={a.kcm_qps}", f"--kube-api-burst={a.kcm_qps}"] if a.kcm_qps else []
+    server = envtest.KubeAPIServer(assets, scheduler=True, kcm_args=kcm)
+    kcm_says = " ".join(kcm) or "with its client defaults (--kube-api-qps=20 --kube-api-burst=30)"
+    print(f"placement: kube-controller-manager {kcm_says}; controller flags: "
+          f"{' '.join(a.ctl_arg) or 'none'}", flush=True)
     env = kl = None
     try:
         cl = Cluster(server.kubeconfig)
         env = Env(server)
-        env.start()
+        env.start(*a.ctl_arg)
         kl = Kubelet(server).start()
         pools = kl.add_pools("bench", pools=jobs, per_pool=per)
         pool_of = {n: p for p, names in pools.items() for n in names}
         ns = cl.namespace("ctl-placement")
-        js = jobset("ex", jobs, pods=per, policy={"maxRestarts": 3, "rules": [
+        n_orders = len(a.orders.split(",")) if a.orders else 1
+        js = jobset("ex", jobs, pods=per, policy={"maxRestarts": reps * n_orders + 1, "rules": [
             {"name": "restart", "action": "RestartJobSet"}]})
         js["metadata"]["annotations"] = {EXCLUSIVE: TOPO}
-        attempt = "jobset.sigs.k8s.io/restart-attempt"
-        w = pod_counter(cl, ns, f"{attempt}=0")
+        w = pod_counter(cl, ns, f"{ATTEMPT}=0")
         t0 = post_jobsets(cl, ns, [js], work)
         first = w.until(jobs * per, 600) - t0
         print(f"placement: {jobs} exclusive Jobs x {per} pods on {jobs} pools of {per} Nodes: "
               f"all bound {first * 1000:.0f} ms after the JobSet's POST", flush=True)
-        victim = sorted(p["metadata"]["name"] for p in live_pods(cl, ns, f"{attempt}=0"))[0]
-        w = pod_counter(cl, ns, f"{attempt}=1")
-        jw = JobCounter(cl, ns, f"{attempt}=1")
-        jw.start()
-        jw.ready.wait()
-        time.sleep(0.5)
-        t0 = time.monotonic()
-        kl.fail(ns, victim)
-        t = w.until(jobs * per, 600) - t0
-        new_jobs = jw.until(jobs, 600) - t0
-        pods = [p for p in live_pods(cl, ns, f"{attempt}=1") if bound(p)]
-        by_job = {}
-        for p in pods:
-            by_job.setdefault(p["metadata"]["labels"]["jobset.sigs.k8s.io/job-key"],
-                              set()).add(pool_of[p["spec"]["nodeName"]])
-        ok = len(by_job) == jobs and all(len(v) == 1 for v in by_job.values()) and \
-            len(set().union(*by_job.values())) == jobs
+        orders = a.orders.split(",") if a.orders else [None]
+        by_order, k = {o: [] for o in orders}, 0
+        for _ in range(reps):
+            for order in orders:  # interleaved: each order under the same load
+                if order:
+                    env.stop()
+                    env.start(*a.ctl_arg, f"--exclusive-placement={order}")
+                    time.sleep(1)  # its caches synced
+                    print(f"  --exclusive-placement={order}:", flush=True)
+                t_k, pods = recovery(a, cl, kl, ns, k, pool_of)
+                by_order[order].append(t_k)
+                k += 1
+        ts = by_order[orders[0]]
+        cpu, hwm = proc_usage(env.controller.proc.pid)
+        print(f"  the controller now: {cpu:.2f} CPU seconds since its start, peak RSS "
+              f"{hwm:.1f} MiB", flush=True)
         cl.kubectl("delete", "jobset", "ex", "-n", ns, "--cascade=foreground", "--wait=false")
         wait(lambda: not json.loads(cl.request("GET", f"/api/v1/namespaces/{ns}/pods"))[
             "items"], 600, "the JobSet's pods gone")
-        fns = cl.namespace("floor-placement")
-        w = pod_counter(cl, fns)
-        time.sleep(0.5)
-        t0, _ = curl_posts(cl, fns, direct_pods(pods, pool_of), work, "/api/v1", "pods")
-        floor = w.until(jobs * per, 600) - t0
-        ratio_line(f"placement: recovery, {jobs * per} pods rescheduled", t, floor)
-        print(f"  {jobs * per / t:.0f} pods/s while recovering; the {jobs} new Jobs all created "
-              f"{new_jobs * 1000:.0f} ms after the failure; each Job in a pool of its own: "
-              f"{'yes' if ok else 'NO: ' + str(by_job)}", flush=True)
+        floors = [pod_floor(a, cl, work, pods, pool_of, r) for r in range(reps)]
+        rfloors = [restart_floor(a, cl, kl, work, pools, r) for r in range(reps)]
+        t, floor, rfloor = (statistics.median(x) for x in (ts, floors, rfloors))
+        for order in orders[1:]:
+            t_o = statistics.median(by_order[order])
+            ratio_line(f"placement: recovery ({order}), {jobs * per} pods rescheduled", t_o,
+                       floor, 2.0)
+            ratio_line(f"placement: recovery ({order}) / the restart floor", t_o, rfloor)
+        tag = f" ({orders[0]})" if orders[0] else ""
+        ratio_line(f"placement: recovery{tag}, {jobs * per} pods rescheduled", t, floor, 2.0)
+        ratio_line(f"placement: recovery{tag} / the restart floor", t, rfloor)
+        print(f"  {jobs * per / t:.0f} pods/s while recovering (the floor's "
+              f"{jobs * per / floor:.0f}, the restart floor's {jobs * per / rfloor:.0f}); "
+              f"medians of {reps}: recovery {spread(ts)}, floor {spread(floors)}, restart floor "
+              f"{spread(rfloors)}", flush=True)
     finally:
         if kl:
             kl.stop()
@@ -728,6 +965,15 @@ def main():
                     help="exclusive Jobs (and node pools) of the placement benchmark")
     ap.add_argument("--placement-pods", type=int, default=8,
                     help="pods per Job (and Nodes per pool) of the placement benchmark")
+    ap.add_argument("--kcm-qps", type=int, default=0,
+                    help="placement: kube-controller-manager's --kube-api-qps and -burst "
+                         "(default: its own, 20 and 30)")
+    ap.add_argument("--orders", default="",
+                    help="placement: comma list of --exclusive-placement orders (gates,webhook) "
+                         "run in turn, the controller restarted with each; the first is the "
+                         "headline")
+    ap.add_argument("--trace", action="store_true",
+                    help="placement: print the recovery's steps from the watch streams")
     ap.add_argument("--reps", type=int, default=1, help="runs of many (medians printed)")
     ap.add_argument("--workers", type=int, default=16,
                     help="many: the passes at once of the second upstream floor (the "
@@ -747,6 +993,8 @@ def main():
         print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
         bench_placement(a, work)
         print(f"(request files: {work})")
+        if HISTORY:
+            print(f"bench history: {HISTORY.save()}")
         return
     cl = Cluster(a.kubeconfig, gc=a.only in (None, "restart"))
     print(f"jaxset bench_kube  {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}")

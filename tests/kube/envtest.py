@@ -66,8 +66,11 @@ class KubeAPIServer(Client):
     kind = "kube-apiserver"
     has_admin = False
 
-    def __init__(self, assets, crds=(), gc=True, scheduler=False, timeout=60):
+    def __init__(self, assets, crds=(), gc=True, scheduler=False, timeout=60, kcm_args=()):
+        """`kcm_args`: more flags for kube-controller-manager (its client's --kube-api-qps and
+        --kube-api-burst, 20 and 30 by default, bound how fast its controllers write)."""
         self.assets = assets
+        self.kcm_args = list(kcm_args)
         self.dir = tempfile.mkdtemp(prefix="jaxset-envtest-")
         self.procs = []
         self.logs = {}
@@ -181,7 +184,7 @@ current-context: envtest
         p = self._spawn("kube-controller-manager", [
             kcm, f"--kubeconfig={self.kubeconfig}", "--leader-elect=false",
             "--bind-address=127.0.0.1", "--secure-port=0",
-            "--controllers=garbagecollector" + (",job" if jobs else "")])
+            "--controllers=garbagecollector" + (",job" if jobs else ""), *self.kcm_args])
         ns = "envtest-gc-probe"
         self.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                          "metadata": {"name": ns}})
