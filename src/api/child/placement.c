@@ -41,6 +41,19 @@ static const char *node_name(const json_t *pod)
     return n && *n ? n : NULL;
 }
 
+/* The gated order's mark (placement_gate.c); validatePlacements skips such followers. */
+bool place_gated(const json_t *pod)
+{
+    const json_t *g;
+    size_t i;
+    json_array_foreach (jx_arr(jx_obj(pod, "spec"), "schedulingGates"), i, g) {
+        const char *n = jx_str(g, "name");
+        if (n && strcmp(n, PLACE_GATE) == 0)
+            return true;
+    }
+    return false;
+}
+
 bool place_is_leader(const json_t *pod)
 {
     const char *i = ann(pod, ANN_JOB_COMPLETION_INDEX);

@@ -124,8 +124,8 @@ bool place_gate_admits(const json_t *pod);
 json_t *place_ungate_patch(const json_t *follower, const char *dom);
 
 /* For a gated follower: *patch its ungating once its leader is scheduled, NULL while it is
- * not (or while no single leader is found).  0, PLACE_NO (the leader's Node says nothing of
- * the domain) or -ENOMEM. */
+ * not (or while no single leader is found, or while it is being deleted).  0, PLACE_NO (the
+ * leader's Node says nothing of the domain) or -ENOMEM. */
 int place_ungate_one(const json_t *follower, const struct place_src *src, json_t **patch,
                      struct place_err *pe);
 

@@ -26,18 +26,6 @@ static bool has_domain(const json_t *pod)
     return jx_str(jx_obj(jx_obj(pod, "spec"), "nodeSelector"), topology(pod)) != NULL;
 }
 
-bool place_gated(const json_t *pod)
-{
-    const json_t *g;
-    size_t i;
-    json_array_foreach (jx_arr(jx_obj(pod, "spec"), "schedulingGates"), i, g) {
-        const char *n = jx_str(g, "name");
-        if (n && strcmp(n, PLACE_GATE) == 0)
-            return true;
-    }
-    return false;
-}
-
 int place_gate_default(json_t *pod)
 {
     if (!follower(pod) || has_domain(pod) || place_gated(pod))
@@ -100,8 +88,8 @@ int place_ungate_one(const json_t *pod, const struct place_src *src, json_t **pa
     struct place_err ignored;
     char dom[256];
     *patch = NULL;
-    if (!place_gate_admits(pod))
-        return 0;
+    if (!place_gate_admits(pod) || jx_str(jx_obj(pod, "metadata"), "deletionTimestamp"))
+        return 0; /* a pod being deleted is not let go */
     int rc = place_leader_for_follower(src, pod, &leader, &ignored);
     if (rc != 0 || !jx_str(jx_obj(leader, "spec"), "nodeName") ||
         !*jx_str(jx_obj(leader, "spec"), "nodeName")) {

@@ -112,6 +112,23 @@ static void test_ungate_one(void **state)
     }
 }
 
+/* A gated follower being deleted is not let go, whatever its leader. */
+static void test_deleted_follower_stays_gated(void **state)
+{
+    (void)state;
+    struct place_fake f = {tu_qjson("[" POD("0", "", "'nodeName':'node-a'") "]"),
+                           tu_qjson(NODE_A), 0};
+    struct place_src src = fake_src(&f);
+    struct place_err pe = {0};
+    json_t *pod = tu_qjson(POD("1", "", "'schedulingGates':[" GATE_JSON "]")), *patch;
+    jx_set_str(jx_obj(pod, "metadata"), "deletionTimestamp", "2026-12-03T00:00:00Z");
+    assert_int_equal(place_ungate_one(pod, &src, &patch, &pe), 0);
+    assert_null(patch);
+    json_decref(pod);
+    json_decref(f.pods);
+    json_decref(f.nodes);
+}
+
 /* A gated follower is not a violation: the reconciler gives it its domain instead of deleting
  * the Job's followers. */
 static void test_gated_followers_are_no_violation(void **state)
@@ -138,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_gate_default),
         cmocka_unit_test(test_ungate_patch),
         cmocka_unit_test(test_ungate_one),
+        cmocka_unit_test(test_deleted_follower_stays_gated),
         cmocka_unit_test(test_gated_followers_are_no_violation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
