@@ -86,6 +86,17 @@ def refused_with(r, message):
     check(REFUSED + message in got, f"want {message!r}, got {got!r}")
 
 
+def sneaky_refused_then_leader_gone(env, ns, job, index, leader):
+    """A follower naming a domain itself while its leader is not scheduled is refused with
+    upstream's words; then the unscheduled leader is deleted."""
+    sneaky = pod_of(job, index)
+    sneaky["spec"]["nodeSelector"] = {TOPO: "anywhere"}
+    refused_with(create(env, ns, sneaky), "leader pod not yet scheduled, not creating follower "
+                 "pod. this is an expected, transient error")
+    expect(env.server.delete(f"/api/v1/namespaces/{ns}/pods/{leader['metadata']['name']}",
+                             {"gracePeriodSeconds": 0}), 200, "delete")
+
+
 def terms(pod, kind):
     return (((pod["spec"].get("affinity") or {}).get(kind) or {})
             .get("requiredDuringSchedulingIgnoredDuringExecution") or [])
@@ -117,12 +128,7 @@ def exclusive_placement_puts_each_job_in_its_own_pool(env):
            {"key": JOB_KEY, "operator": "NotIn", "values": [key]}] and
           exprs[2]["key"] == "jobset.sigs.k8s.io/priority", anti)
     refused_with(create(env, ns, pod_of(first, 1)), "follower pod node selector not set")
-    sneaky = pod_of(first, 1)
-    sneaky["spec"]["nodeSelector"] = {TOPO: "anywhere"}
-    refused_with(create(env, ns, sneaky), "leader pod not yet scheduled, not creating follower "
-                 "pod. this is an expected, transient error")
-    expect(env.server.delete(f"/api/v1/namespaces/{ns}/pods/{leader['metadata']['name']}",
-                             {"gracePeriodSeconds": 0}), 200, "delete")
+    sneaky_refused_then_leader_gone(env, ns, first, 1, leader)
     # the scheduler binds each leader in a free pool; the followers follow
     placed = {}
     for job, pool in zip(jobs, sorted(pools)):
@@ -274,12 +280,7 @@ def followers_wait_behind_a_scheduling_gate_in_the_gated_order(env):
         steady(lambda: gates_of(expect(env.server.get(path), 200, "f1")) == [GATE],
                "gated while its leader is not scheduled", 0.5)
         # a follower that names a domain itself is still judged by upstream's ValidateCreate
-        sneaky = pod_of(first, 2)
-        sneaky["spec"]["nodeSelector"] = {TOPO: "anywhere"}
-        refused_with(create(env, ns, sneaky), "leader pod not yet scheduled, not creating "
-                     "follower pod. this is an expected, transient error")
-        expect(env.server.delete(f"/api/v1/namespaces/{ns}/pods/{leader['metadata']['name']}",
-                                 {"gracePeriodSeconds": 0}), 200, "delete")
+        sneaky_refused_then_leader_gone(env, ns, first, 2, leader)
         pool_a, pool_b = sorted(pools)[:2]
         expect(create(env, ns, pod_of(first, 0, node=pools[pool_a][0])), 201, "leader bound")
 
