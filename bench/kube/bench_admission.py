@@ -5,6 +5,9 @@ every pod creation of the cluster):
   none     no webhook configuration at all: what a pod creation costs by itself
   noop     a mutating and a validating webhook for pods that answer "allowed" at once (a
            Python HTTPS server: a floor for the round trip kube-apiserver pays per webhook)
+  noop-c   the same over jaxset's HTTP and TLS stack (bench/kube/noop_webhook.c, built here
+           with cc: libmicrohttpd with GnuTLS, one thread polling with epoll), the floor of
+           what jaxset's webhooks cost beyond their round trips
   jaxset   `jaxset controller --enable-webhooks`: its mpod/vpod webhooks (the pods carry
            jobset.sigs.k8s.io/jobset-name, so the objectSelector sends them to jaxset)
 
@@ -38,6 +41,7 @@ sys.path.insert(0, os.path.join(SRC, "bench"))
 import history  # noqa: E402
 
 ADMREG = "/apis/admissionregistration.k8s.io/v1"
+MODES = ("none", "noop", "noop-c", "jaxset")
 L_JOBSET = "jobset.sigs.k8s.io/jobset-name"
 
 
@@ -85,7 +89,20 @@ def noop_server(workdir):
         return srv, port, f.read()
 
 
-def noop_configs(port, ca):
+def noop_c_server(workdir):
+    """noop_webhook.c built and started with noop_server's certificate: (process, port)."""
+    exe = os.path.join(workdir, "noop_webhook")
+    subprocess.run(["cc", "-O2", "-Wall", "-o", exe, os.path.join(HERE, "noop_webhook.c"),
+                    "-lmicrohttpd"], check=True)
+    port = free_port()
+    p = subprocess.Popen([exe, str(port), os.path.join(workdir, "noop.crt"),
+                          os.path.join(workdir, "noop.key")], stdout=subprocess.PIPE)
+    if p.stdout.readline().strip() != b"serving":
+        sys.exit("bench_admission.py: noop_webhook did not start")
+    return p, port
+
+
+def noop_configs(port, ca, tag="noop"):
     bundle = base64.b64encode(ca.encode()).decode()
 
     def hook(name, path):
@@ -97,10 +114,10 @@ def noop_configs(port, ca):
                 "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
                            "resources": ["pods"]}]}
     m = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
-         "metadata": {"name": "bench-noop-m"}, "webhooks": [hook("m.noop.bench", "/m")]}
+         "metadata": {"name": f"bench-{tag}-m"}, "webhooks": [hook(f"m.{tag}.bench", "/m")]}
     v = {"apiVersion": "admissionregistration.k8s.io/v1",
          "kind": "ValidatingWebhookConfiguration",
-         "metadata": {"name": "bench-noop-v"}, "webhooks": [hook("v.noop.bench", "/v")]}
+         "metadata": {"name": f"bench-{tag}-v"}, "webhooks": [hook(f"v.{tag}.bench", "/v")]}
     return m, v
 
 
@@ -198,6 +215,7 @@ def main():
     from ctltest import crd
     server = envtest.KubeAPIServer(assets, crds=[crd()], gc=False)
     noop, noop_port, noop_ca = noop_server(work)
+    noop_c, noop_c_port = noop_c_server(work)
     ctl, log = None, open(os.path.join(work, "controller.log"), "w")
     results = {}
     try:
@@ -206,6 +224,7 @@ def main():
                  "jaxset-validating-webhook-configuration")
         kinds = ("mutatingwebhookconfigurations", "validatingwebhookconfigurations")
         m_noop, v_noop = noop_configs(noop_port, noop_ca)
+        m_noopc, v_noopc = noop_configs(noop_c_port, noop_ca, "noop-c")
         rates = [float(x) for x in a.rates.split(",")]
         round_no = 0
 
@@ -213,14 +232,16 @@ def main():
             nonlocal ctl
             for k, n in zip(kinds, names):
                 server.delete(f"{ADMREG}/{k}/{n}")
-            server.delete(f"{ADMREG}/mutatingwebhookconfigurations/bench-noop-m")
-            server.delete(f"{ADMREG}/validatingwebhookconfigurations/bench-noop-v")
+            for tag in ("noop", "noop-c"):
+                server.delete(f"{ADMREG}/mutatingwebhookconfigurations/bench-{tag}-m")
+                server.delete(f"{ADMREG}/validatingwebhookconfigurations/bench-{tag}-v")
             if ctl and ctl.poll() is None:
                 ctl.terminate()
                 ctl.wait(10)
-            if mode == "noop":
-                server.post(f"{ADMREG}/mutatingwebhookconfigurations", m_noop)
-                server.post(f"{ADMREG}/validatingwebhookconfigurations", v_noop)
+            if mode in ("noop", "noop-c"):
+                m, v = (m_noop, v_noop) if mode == "noop" else (m_noopc, v_noopc)
+                server.post(f"{ADMREG}/mutatingwebhookconfigurations", m)
+                server.post(f"{ADMREG}/validatingwebhookconfigurations", v)
             if mode == "jaxset":
                 ctl = subprocess.Popen(
                     [a.bin, "controller", "--kubeconfig", server.kubeconfig,
@@ -237,7 +258,7 @@ def main():
             time.sleep(2)  # kube-apiserver's webhook configuration cache catches up
 
         for rate in rates:
-            for mode in ("none", "noop", "jaxset"):  # interleaved, per rate
+            for mode in MODES:  # interleaved, per rate
                 set_mode(mode)
                 round_no += 1
                 ns = namespace(server, f"adm-{round_no}")
@@ -247,21 +268,25 @@ def main():
               f"{a.threads} client connections; latency of each pod creation (ms)")
         print(f"{'rate/s':>7} {'mode':7} {'reached/s':>9} {'p50':>7} {'p99':>7} {'errors':>6}")
         for rate in rates:
-            for mode in ("none", "noop", "jaxset"):
+            for mode in MODES:
                 r = results[(rate, mode)]
                 print(f"{rate:7.0f} {mode:7} {r['reached']:9.1f} {r['p50']:7.2f} {r['p99']:7.2f} "
                       f"{r['errors']:6d}")
-            base, jx, nop = (results[(rate, m)] for m in ("none", "jaxset", "noop"))
+            base, jx, nop, nopc = (results[(rate, m)]
+                                   for m in ("none", "jaxset", "noop", "noop-c"))
             print(f"{'':7} jaxset adds p50 {jx['p50'] - base['p50']:+.2f} ms, p99 "
                   f"{jx['p99'] - base['p99']:+.2f} ms over none; p99 {jx['p99'] - nop['p99']:+.2f}"
-                  f" ms over noop")
-            for mode, r in (("none", base), ("noop", nop), ("jaxset", jx)):
+                  f" ms over noop, {jx['p99'] - nopc['p99']:+.2f} ms over noop-c (p50 "
+                  f"{jx['p50'] - nopc['p50']:+.2f})")
+            for mode, r in (("none", base), ("noop", nop), ("noop-c", nopc), ("jaxset", jx)):
                 if hist:  # latencies are load-sensitive "time" rows, read beside "none"
                     for q in ("p50", "p99"):
                         hist.record(f"admission/{rate:.0f}/{mode}/{q}", "time", "ms", [r[q]])
             if hist:
                 hist.record(f"admission/{rate:.0f}/jaxset-p99-added", "time", "ms",
                             [jx["p99"] - base["p99"]])
+                hist.record(f"admission/{rate:.0f}/jaxset-p99-over-noop-c", "time", "ms",
+                            [jx["p99"] - nopc["p99"]])
         if hist:
             print(f"bench history: {hist.save()}")
     finally:
@@ -269,6 +294,7 @@ def main():
             ctl.terminate()
             ctl.wait(10)
         noop.shutdown()
+        noop_c.kill()
         server.stop()
         log.close()
 
