@@ -276,31 +276,71 @@ static int op_create_job(void *ctx, json_t *job, struct err *e)
  * jaxset.dev/restart-grace-seconds they are deleted with that grace period (a second delete
  * shortens a pod's grace, as kubectl delete --grace-period does), so that workers that take
  * SIGTERM as a preemption notice do not hold a restart. */
+/* The pods of the Jobs `uids` (a uid -> true object): from the pod cache once it has listed
+ * (ctl_pods.c keeps the pods of JobSets), else from one list of the JobSet's pods.  0 with *out
+ * a new array, or a negative errno. */
+static int pods_of_jobs(struct ctl_pass *ps, const json_t *uids, json_t **out)
+{
+    const char *uid;
+    const json_t *v;
+    *out = NULL;
+    if (ps->c->pods && cache_inf_synced(ps->c->pods)) {
+        json_t *all = json_array();
+        json_object_foreach ((json_t *)uids, uid, v) {
+            json_t *some = ctl__owned(ps->c->pods, ps->ns, uid);
+            if (!all || !some || json_array_extend(all, some) < 0) {
+                json_decref(some);
+                json_decref(all);
+                return -ENOMEM;
+            }
+            json_decref(some);
+        }
+        *out = all;
+        return 0;
+    }
+    char *sel = NULL, *esc = NULL, *path = NULL, *base = NULL;
+    json_t *list = NULL;
+    struct err e;
+    int rc = -ENOMEM;
+    if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) >= 0 && (esc = kc_escape(sel)) &&
+        (base = ctl__path("/api/v1", "pods", ps->ns, NULL, NULL)) &&
+        asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0)
+        rc = kc_call(ps->c->kc, "GET", path, NULL, NULL, &list, &e);
+    if (rc == 0) {
+        *out = json_array();
+        json_t *pod;
+        size_t i;
+        json_array_foreach (jx_arr(list, "items"), i, pod) {
+            const char *owner = jx_get_meta(jx_obj(pod, "metadata"), "labels",
+                                            LBL_K8S_CONTROLLER_UID_LEGACY);
+            if (*out && owner && json_object_get(uids, owner) && json_array_append(*out, pod) < 0)
+                rc = -ENOMEM;
+        }
+        rc = *out ? rc : -ENOMEM;
+    }
+    json_decref(list);
+    free(sel);
+    free(esc);
+    free(base);
+    free(path);
+    return rc;
+}
+
 static int delete_pods_of(struct ctl_pass *ps, const json_t *uids)
 {
-    char *sel = NULL, *esc = NULL, *path = NULL;
-    json_t *list = NULL;
-    int rc = -ENOMEM;
-    if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) < 0 || !(esc = kc_escape(sel)))
-        goto out;
-    char *base = ctl__path("/api/v1", "pods", ps->ns, NULL, NULL);
-    rc = base && asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0 ? 0 : -ENOMEM;
-    free(base);
-    struct err e;
-    if (rc < 0 || (rc = kc_call(ps->c->kc, "GET", path, NULL, NULL, &list, &e)) < 0)
-        goto out;
+    json_t *pods = NULL, *pod;
+    int rc = pods_of_jobs(ps, uids, &pods);
+    if (rc < 0)
+        return rc;
     size_t i, n = 0;
-    json_t *pod, *items = jx_arr(list, "items");
-    struct wreq *w = calloc(json_array_size(items) + 1, sizeof(*w));
-    json_array_foreach (items, i, pod) {
+    struct wreq *w = calloc(json_array_size(pods) + 1, sizeof(*w));
+    json_array_foreach (pods, i, pod) {
         const json_t *m = jx_obj(pod, "metadata");
-        const char *uid = jx_get_meta(m, "labels", LBL_K8S_CONTROLLER_UID_LEGACY);
         /* a pod already terminating (the garbage collector deleting the Job's pods with
          * their own grace) is deleted again unless its grace is already as short */
         const json_t *dg = json_object_get(m, "deletionGracePeriodSeconds");
-        if (!w || !uid || !json_object_get(uids, uid) ||
-            (json_object_get(m, "deletionTimestamp") &&
-             (ps->grace < 0 || (json_is_integer(dg) && json_integer_value(dg) <= ps->grace))))
+        if (!w || (json_object_get(m, "deletionTimestamp") &&
+                   (ps->grace < 0 || (json_is_integer(dg) && json_integer_value(dg) <= ps->grace))))
             continue;
         json_t *opts = json_pack("{s:s,s:s}", "kind", "DeleteOptions", "apiVersion", "v1");
         if (opts && ps->grace >= 0)
@@ -322,12 +362,8 @@ static int delete_pods_of(struct ctl_pass *ps, const json_t *uids)
     free(rcs);
     free(errs);
     free_wreqs(w, n);
-out:
-    json_decref(list);
-    free(sel);
-    free(esc);
-    free(path);
-    return rc;
+    json_decref(pods);
+    return w && rcs && errs ? 0 : -ENOMEM;
 }
 
 static int op_delete_jobs(void *ctx, const struct rec_delete *d, size_t n, struct err *e)

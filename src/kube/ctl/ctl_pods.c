@@ -38,7 +38,8 @@ static void copy(json_t *dst, const json_t *src, const char *key)
 static json_t *slim_pod(const json_t *pod)
 {
     static const char *const mk[] = {"name", "namespace", "uid", "resourceVersion",
-                                     "deletionTimestamp", "labels", "annotations",
+                                     "deletionTimestamp", "deletionGracePeriodSeconds",
+                                     "labels", "annotations",
                                      "ownerReferences", NULL};
     const json_t *m = jx_obj(pod, "metadata"), *s = jx_obj(pod, "spec");
     json_t *out = json_pack("{s:{},s:{},s:{}}", "metadata", "spec", "status");
