@@ -722,8 +722,9 @@ def pools_taken(pods, pool_of, jobs):
 
 
 def recovery(a, cl, kl, ns, k, pool_of):
-    """One failure of restart attempt k and its recovery: (seconds until every pod of
-    attempt k+1 is bound, seconds until its Jobs all exist, those pods, placement ok)."""
+    """One failure of restart attempt k and its recovery, printed (with the time until its
+    Jobs all exist and whether each Job got a pool of its own): (seconds until every pod of
+    attempt k+1 is bound, those pods)."""
     jobs, per = a.placement_jobs, a.placement_pods
     victim = sorted(p["metadata"]["name"] for p in live_pods(cl, ns, f"{ATTEMPT}={k}"))[0]
     w = pod_counter(cl, ns, f"{ATTEMPT}={k + 1}")

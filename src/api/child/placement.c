@@ -195,8 +195,9 @@ static int leader_affinities(json_t *pod)
     return add_term(spec, "podAntiAffinity", term(anti, topo));
 }
 
-int place_leader_domain(const struct place_src *src, const json_t *leader, const char *topo,
-                        char *out, size_t n, struct place_err *pe)
+/* topologyFromPod: the value of the leader's Node's label `topo`. */
+static int leader_domain(const struct place_src *src, const json_t *leader, const char *topo,
+                         char *out, size_t n, struct place_err *pe)
 {
     json_t *node = NULL;
     const char *name = node_name(leader);
@@ -213,25 +214,33 @@ int place_leader_domain(const struct place_src *src, const json_t *leader, const
     return v ? 0 : refuse(pe, 403, "Forbidden", "node does not have topology label: %s", topo);
 }
 
+int place_follower_domain(const json_t *pod, const struct place_src *src, char *dom, size_t n,
+                          bool *have, struct place_err *pe)
+{
+    json_t *leader = NULL;
+    struct place_err ignored;
+    *have = false;
+    int rc = place_leader_for_follower(src, pod, &leader, &ignored);
+    if (rc == 0 && node_name(leader)) {
+        rc = leader_domain(src, leader, ann(pod, ANN_EXCLUSIVE_TOPOLOGY), dom, n, pe);
+        *have = rc == 0;
+    } else if (rc > 0)
+        rc = 0; /* no single leader yet */
+    json_decref(leader);
+    return rc;
+}
+
 /* setNodeSelector: a follower whose leader is not found or not yet scheduled is left as it is
  * (ValidateCreate refuses it). */
 static int follower_selector(json_t *pod, const struct place_src *src, struct place_err *pe)
 {
-    json_t *leader = NULL;
-    struct place_err ignored;
     char dom[256];
-    int rc = place_leader_for_follower(src, pod, &leader, &ignored);
-    if (rc != 0 || !node_name(leader)) {
-        json_decref(leader);
-        return rc < 0 ? rc : 0;
-    }
-    const char *topo = ann(pod, ANN_EXCLUSIVE_TOPOLOGY);
-    rc = place_leader_domain(src, leader, topo, dom, sizeof(dom), pe);
-    json_decref(leader);
-    if (rc != 0)
+    bool have;
+    int rc = place_follower_domain(pod, src, dom, sizeof(dom), &have, pe);
+    if (rc != 0 || !have)
         return rc;
     json_t *sel = jx_ensure_obj(jx_ensure_obj(pod, "spec"), "nodeSelector");
-    return sel && jx_set_str(sel, topo, dom) == 0 ? 0 : -ENOMEM;
+    return sel && jx_set_str(sel, ann(pod, ANN_EXCLUSIVE_TOPOLOGY), dom) == 0 ? 0 : -ENOMEM;
 }
 
 int place_default(json_t *pod, const struct place_src *src, struct place_err *pe)
@@ -302,7 +311,7 @@ json_t *place_pods_for_job(const json_t *pods, const char *job_key, const char *
 static int leader_topology(const json_t *leader, const char *topo, const struct place_src *src,
                            char *out, size_t n, struct place_err *pe)
 {
-    int rc = place_leader_domain(src, leader, topo, out, n, pe);
+    int rc = leader_domain(src, leader, topo, out, n, pe);
     if (rc == PLACE_NO && pe->code == 404) {
         out[0] = '\0';
         return 0;

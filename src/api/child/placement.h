@@ -57,6 +57,12 @@ int place_same_job(const json_t *leader, const json_t *follower, struct place_er
 int place_leader_for_follower(const struct place_src *src, const json_t *pod, json_t **leader,
                               struct place_err *pe);
 
+/* The domain of the follower `pod`'s leader once it is scheduled (setNodeSelector's look-up):
+ * 0 with *have and dom set, or with *have false while no single live leader is found or it is
+ * not scheduled; PLACE_NO when its Node is missing or unlabelled, or -ENOMEM. */
+int place_follower_domain(const json_t *pod, const struct place_src *src, char *dom, size_t n,
+                          bool *have, struct place_err *pe);
+
 /* The pod webhook's Default, on `pod` in place: the priority label, then for leaders the pod
  * affinity to their Job and anti-affinity to every other Job of the same priority in the
  * topology, for followers the nodeSelector of their scheduled leader's domain. */
@@ -103,10 +109,6 @@ int place_reconcile_plan(const json_t *leader, const json_t *pods, const struct 
  * KEP-3838).  The guarantee is the same: a follower runs only in its leader's domain, the
  * leader's affinities keep each Job alone there. */
 #define PLACE_GATE "jaxset.dev/exclusive-placement"
-
-/* The leader's domain: the value of its Node's label `topo` (upstream topologyFromPod). */
-int place_leader_domain(const struct place_src *src, const json_t *leader, const char *topo,
-                        char *out, size_t n, struct place_err *pe);
 
 /* True when `pod` carries PLACE_GATE. */
 bool place_gated(const json_t *pod);

@@ -84,22 +84,14 @@ json_t *place_ungate_patch(const json_t *follower_pod, const char *dom)
 int place_ungate_one(const json_t *pod, const struct place_src *src, json_t **patch,
                      struct place_err *pe)
 {
-    json_t *leader = NULL;
-    struct place_err ignored;
     char dom[256];
+    bool have;
     *patch = NULL;
     if (!place_gate_admits(pod) || jx_str(jx_obj(pod, "metadata"), "deletionTimestamp"))
         return 0; /* a pod being deleted is not let go */
-    int rc = place_leader_for_follower(src, pod, &leader, &ignored);
-    if (rc != 0 || !jx_str(jx_obj(leader, "spec"), "nodeName") ||
-        !*jx_str(jx_obj(leader, "spec"), "nodeName")) {
-        json_decref(leader);
-        return rc < 0 ? rc : 0; /* not yet: the leader's scheduling brings it back */
-    }
-    rc = place_leader_domain(src, leader, topology(pod), dom, sizeof(dom), pe);
-    json_decref(leader);
-    if (rc != 0)
-        return rc;
+    int rc = place_follower_domain(pod, src, dom, sizeof(dom), &have, pe);
+    if (rc != 0 || !have)
+        return rc; /* not yet: the leader's scheduling brings it back */
     *patch = place_ungate_patch(pod, dom);
     return *patch ? 0 : -ENOMEM;
 }
