@@ -31,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ctltest import BIN, JS_API, L_JOBSET, Controller, poll, start_server  # noqa: E402
-from kubetest import SRC, check, expect, main, test  # noqa: E402
+from kubetest import SRC, Skip, check, expect, main, test  # noqa: E402
 
 ADMREG = "/apis/admissionregistration.k8s.io/v1"
 MWC, VWC = "jaxset-mutating-webhook-configuration", "jaxset-validating-webhook-configuration"
@@ -834,6 +834,50 @@ def webhook_requests_are_counted_on_metrics(env):
                 "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
     expect(env.server.post(f"/api/v1/namespaces/{ns}/pods", labelled), 201, "JobSet pod")
     check(pod_hook_count() > before, "a JobSet's pod did not reach the pod webhook")
+    env.stop()
+    env.start()
+
+
+@test
+def pods_are_admitted_while_the_pod_cache_lists(env):
+    """The informers list page by page in the loop's stead; the webhooks are answered between
+    the pages, or kube-apiserver's calls would wait for the whole list and time out
+    (failurePolicy Fail: the pods of every JobSet refused while a large cluster's pods list).
+    501 labelled pods make two pages of the pod cache's list, each made to take 3 s: a
+    JobSet's pod created during the first is admitted at once, not once the list ended."""
+    if not getattr(env.server, "has_admin", False):
+        raise Skip("fault injection needs the test API server's /__admin")
+    ns = env.namespace()
+    env.stop()
+    for kind, name in (("mutatingwebhookconfigurations", MWC),
+                       ("validatingwebhookconfigurations", VWC)):
+        env.server.delete(f"{ADMREG}/{kind}/{name}")  # the pods below need no webhook
+    for i in range(501):
+        expect(env.server.post(f"/api/v1/namespaces/{ns}/pods", {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p-{i}", "labels": {L_JOBSET: "elsewhere"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}), 201, "pod")
+    try:
+        expect(env.server.admin("faults", [{"verb": "list", "resource": "pods",
+                                            "latency": 3, "count": 0}]), 200, "faults")
+        env.start()  # serving: its certificate is the Secret's, before any list
+        ctl = env.controller
+        t0 = time.monotonic()
+        r = env.server.post(f"/api/v1/namespaces/{ns}/pods", {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "during-the-list", "labels": {L_JOBSET: "elsewhere"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}})
+        took = time.monotonic() - t0
+        expect(r, 201, "a JobSet's pod during the list")
+        rules = env.server.admin("faults", method="GET").json["rules"]
+        pages = [x["hits"] for x in rules if x["resource"] == "pods"]
+        check(pages == [1], f"the pod was admitted once the list ended ({pages} pages asked "
+              f"for, {took:.1f} s)")
+        check(took < 3, f"the pod waited {took:.1f} s for the webhooks")
+        check(ctl.alive(), "the controller exited")
+    finally:
+        env.server.admin("faults", method="DELETE")
+        env.server.request("DELETE", f"/api/v1/namespaces/{ns}/pods")
     env.stop()
     env.start()
 

@@ -211,6 +211,8 @@ static int list(struct cache_inf *i, struct err *e)
         rc = list_page(i, cont, keys, &next, e);
         free(cont);
         cont = next;
+        if (rc == 0 && cont && i->o.between_pages && !i->o.between_pages(i->o.arg))
+            rc = err_set(e, -ECANCELED, "%s: list ended: stopping", i->o.name);
     } while (rc == 0 && cont);
     free(cont);
     if (rc == 0) {

@@ -29,6 +29,9 @@ struct cache_inf_opts {
     json_t *(*slim)(const json_t *obj);
     void (*changed)(void *arg, const char *type, const json_t *obj);
     void (*log)(void *arg, const char *msg); /* one line, or NULL */
+    /* called between the pages of a list (NULL: none): a caller whose loop a long list would
+     * hold serves what must not wait for it; false ends the list (-ECANCELED, retried) */
+    bool (*between_pages)(void *arg);
     void *arg;
     int64_t resync_ms;     /* 0: none */
 };

@@ -142,13 +142,30 @@ int kc_call(struct kc *c, const char *method, const char *path, const json_t *bo
     return w.rc;
 }
 
+void kc_set_wait_hook(struct kc *c, const struct kc_wait_hook *h)
+{
+    c->hook = h ? *h : (struct kc_wait_hook){0};
+}
+
+/* One turn of a kc_wait outside a fiber, with the hook's descriptors watched beside. */
+static void wait_turn(struct kc *c)
+{
+    int fds[8];
+    int64_t next = 1000;
+    bool ready = false;
+    size_t n = c->hook.fds ? c->hook.fds(c->hook.arg, fds, 8, &next) : 0;
+    kc_run(c, (int)(next < 0 ? 0 : next > 1000 ? 1000 : next), fds, n, &ready);
+    if (c->hook.serve)
+        c->hook.serve(c->hook.arg, ready);
+}
+
 void kc_wait(struct kc *c, const bool *done)
 {
     while (!*done) {
         if (kc_fiber_self())
             kc_fiber_yield_until(done);
         else
-            kc_run(c, 1000, NULL, 0, NULL);
+            wait_turn(c);
     }
 }
 

@@ -79,6 +79,18 @@ int kc_call(struct kc *c, const char *method, const char *path, const json_t *bo
  * meanwhile. */
 void kc_wait(struct kc *c, const bool *done);
 
+/* What a kc_wait outside a fiber serves while it waits, standing in for the caller's loop (a
+ * long list page by page): `fds` fills up to `max` descriptors to watch (and may lower *next,
+ * the ms until it needs a turn), `serve` runs after each turn, `ready` when one of them was.
+ * NULL fns: none (the default).  The caller guards `serve` against being re-entered from a
+ * kc_wait of its own. */
+struct kc_wait_hook {
+    size_t (*fds)(void *arg, int *fds, size_t max, int64_t *next);
+    void (*serve)(void *arg, bool ready);
+    void *arg;
+};
+void kc_set_wait_hook(struct kc *c, const struct kc_wait_hook *h);
+
 /* Runs until every request queued so far has ended. */
 void kc_drain(struct kc *c);
 

@@ -47,6 +47,7 @@ struct kc {
     int64_t timer_at_ms;        /* when curl set it */
     struct kc_pemfile pemfiles[KC_PEMFILES]; /* kc__pemfile's, oldest first */
     size_t n_pemfiles;
+    struct kc_wait_hook hook;   /* kc_set_wait_hook */
     int refuse;                 /* kc_refuse: new requests end with this */
     char refuse_msg[128];
 };

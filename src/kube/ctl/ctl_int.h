@@ -216,6 +216,8 @@ struct ctl {
                       * whose CRD is not served) */
     struct cache_queue *q;
     bool stop;
+    int sfd; /* the signalfd of SIGTERM and SIGINT */
+    bool serving; /* in the loop's serve (ctl_main.c): not re-entered from a webhook's call */
     struct ctl_lease lease;
     int exit_rc; /* nonzero: the loop stopped for this reason (leadership lost) */
     const char *identity;

@@ -133,6 +133,60 @@ static void runtime_changed(void *arg, const char *type, const json_t *obj)
     cache_store_each(cache_inf_store(c->trainjobs), enqueue_trainjob, c);
 }
 
+/* A SIGTERM or SIGINT waiting on the signalfd stops the controller. */
+static void take_signal(struct ctl *c)
+{
+    struct signalfd_siginfo si;
+    if (c->sfd < 0 || read(c->sfd, &si, sizeof(si)) != sizeof(si))
+        return;
+    kc_log(KC_LOG_INFO, LOGGER, NULL, "received SIG%s: stopping",
+           sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo) : "?");
+    c->stop = true;
+}
+
+static bool synced(const struct ctl *c);
+
+/* What the loop serves beside the client: the signalfd, the probes' and metrics' servers, the
+ * webhooks' (at most 5 descriptors). */
+static size_t serve_fds(void *arg, int *fds, size_t max, int64_t *next)
+{
+    struct ctl *c = arg;
+    if (max < 5)
+        return 0;
+    fds[0] = c->sfd;
+    size_t n = 1 + ctl__obs_fds(c, fds + 1, next);
+    return n + ctl__wh_fds(c, fds + n, next);
+}
+
+static void serve(void *arg, bool ready)
+{
+    struct ctl *c = arg;
+    if (c->serving) /* a webhook's own call waiting: the servers are not re-entered */
+        return;
+    c->serving = true;
+    ctl__obs_serve(c, synced(c), !c->o->leader_elect || c->lease.leading);
+    ctl__wh_serve(c);
+    if (ready)
+        take_signal(c);
+    c->serving = false;
+}
+
+/* A list runs in the loop's stead, page by page (the pods of a large cluster take seconds, a
+ * loaded kube-apiserver took minutes): while it waits the webhooks and probes are answered,
+ * or kube-apiserver's webhook calls would time out (failurePolicy Fail: the pods of every
+ * JobSet refused meanwhile), and a SIGTERM ends it at the next page. */
+static void list_hook(struct ctl *c, bool on)
+{
+    kc_set_wait_hook(c->kc, on ? &(struct kc_wait_hook){serve_fds, serve, c} : NULL);
+}
+
+static bool between_pages(void *arg)
+{
+    struct ctl *c = arg;
+    take_signal(c);
+    return !c->stop;
+}
+
 static struct cache_inf *add_informer(struct ctl *c, const struct cache_inf_opts *o)
 {
     struct cache_inf *i = c->n_all < CTL_MAX_INFORMERS ? cache_inf_new(c->kc, o) : NULL;
@@ -202,7 +256,8 @@ static int make_kind_informers(struct ctl *c, const struct cache_inf_opts *base)
 static int make_informers(struct ctl *c)
 {
     struct cache_inf_opts js = {.name = "jobsets", .path = CTL_JOBSETS, .slim = ctl_slim_jobset,
-                           .changed = jobset_changed, .log = log_line, .arg = c,
+                           .changed = jobset_changed, .log = log_line,
+                           .between_pages = between_pages, .arg = c,
                            .resync_ms = c->o->resync_ms};
     struct cache_inf_opts jobs = js, svcs = js;
     jobs.name = "jobs";
@@ -249,11 +304,13 @@ static void probe_kinds(struct ctl *c)
 
 static void start_informers(struct ctl *c)
 {
-    for (size_t i = 0; i < c->n_all; i++) {
+    list_hook(c, true);
+    for (size_t i = 0; i < c->n_all && !c->stop; i++) {
         struct err e = {{0}};
-        if (cache_inf_start(c->all[i], &e) < 0)
+        if (cache_inf_start(c->all[i], &e) < 0 && !c->stop)
             kc_log(KC_LOG_ERROR, LOGGER, NULL, "listing: %s (retrying)", e.msg);
     }
+    list_hook(c, false);
 }
 
 /* The pod and Node caches of exclusive placement are not waited for: a controller whose RBAC
@@ -279,9 +336,11 @@ static bool synced(const struct ctl *c)
 static int64_t tick(struct ctl *c)
 {
     int64_t now = kt_mono_ms(), next = 1000, t;
-    for (size_t i = 0; i < c->n_all; i++)
+    list_hook(c, true); /* a relist's pages */
+    for (size_t i = 0; i < c->n_all && !c->stop; i++)
         if ((t = cache_inf_tick(c->all[i], now)) < next)
             next = t;
+    list_hook(c, false);
     if (synced(c) && (t = cache_queue_next_ms(c->q, now)) < next)
         next = t;
     return next;
@@ -338,7 +397,7 @@ static bool leading(struct ctl *c, int64_t *next)
     return c->lease.leading;
 }
 
-static void loop(struct ctl *c, int sfd)
+static void loop(struct ctl *c)
 {
     while (!c->stop) {
         int64_t next = tick(c);
@@ -350,18 +409,10 @@ static void loop(struct ctl *c, int sfd)
         if (t < next)
             next = t < 0 ? 0 : t;
         bool ready = false;
-        int fds[5] = {sfd};
-        size_t n = 1 + ctl__obs_fds(c, fds + 1, &next);
-        n += ctl__wh_fds(c, fds + n, &next);
+        int fds[5];
+        size_t n = serve_fds(c, fds, 5, &next);
         kc_run(c->kc, (int)(next > 1000 ? 1000 : next), fds, n, &ready);
-        ctl__obs_serve(c, synced(c), !c->o->leader_elect || c->lease.leading);
-        ctl__wh_serve(c);
-        struct signalfd_siginfo si;
-        if (ready && read(sfd, &si, sizeof(si)) == sizeof(si)) {
-            kc_log(KC_LOG_INFO, LOGGER, NULL, "received SIG%s: stopping",
-                 sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo) : "?");
-            c->stop = true;
-        }
+        serve(c, ready);
     }
 }
 
@@ -415,7 +466,7 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
     sigset_t old;
     /* SIGTERM and SIGINT go to a signalfd from the start: one that comes while the controller
      * is still starting stops it cleanly once its loop runs */
-    int sfd = signal_fd(&old);
+    int sfd = c.sfd = signal_fd(&old);
     int rc = sfd < 0 ? err_set(e, -errno, "signalfd: %s", strerror(errno))
                      : kc_cfg_load(&o->kcfg, &cfg, e);
     struct kc_opts ko = {.qps = o->qps, .burst = o->burst, .timeout_ms = 60000};
@@ -438,7 +489,7 @@ int ctl_main(const struct ctl_opts *o, struct err *e)
     kc_log(KC_LOG_INFO, LOGGER, NULL, "starting: server %s%s%s", kc_server(c.kc),
          o->leader_elect ? ", leader election as " : "", o->leader_elect ? c.lease.id : "");
     start_informers(&c);
-    loop(&c, sfd);
+    loop(&c);
     ctl__workers_stop(&c);
     ctl__lease_release(&c, &c.lease);
     kc_drain(c.kc);
