@@ -17,7 +17,7 @@ p50/p99 printed with the rate actually reached.  Needs KUBEBUILDER_ASSETS (etcd 
 kube-apiserver); nothing else runs beside it (no scheduler: the pods stay Pending).
 
   KUBEBUILDER_ASSETS=DIR python3 bench/kube/bench_admission.py [--rates 50,200,1000]
-      [--seconds 6] [--threads 32] [--bin build/jaxset]"""
+      [--seconds 6] [--threads 32] [--rounds 1] [--bin build/jaxset]"""
 import argparse
 import base64
 import http.client
@@ -191,6 +191,12 @@ class Load:
                 "errors": self.errors, "late_p50": pct(late, 0.5)}
 
 
+def med(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2 if xs else float("nan")
+
+
 def namespace(server, name):
     server.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                        "metadata": {"name": name}})
@@ -202,6 +208,9 @@ def main():
     ap.add_argument("--rates", default="50,200,1000")
     ap.add_argument("--seconds", type=float, default=6)
     ap.add_argument("--threads", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="interleaved rounds of every rate and mode; medians printed, and the "
+                         "p99 differences taken within a round")
     ap.add_argument("--bin", default=os.path.join(SRC, "build", "jaxset"))
     ap.add_argument("--save", action="store_true",
                     help="write the figures to bench/history/ as JSON (bench/history.py)")
@@ -257,36 +266,60 @@ def main():
                     time.sleep(0.2)
             time.sleep(2)  # kube-apiserver's webhook configuration cache catches up
 
-        for rate in rates:
-            for mode in MODES:  # interleaved, per rate
-                set_mode(mode)
-                round_no += 1
-                ns = namespace(server, f"adm-{round_no}")
-                results[(rate, mode)] = Load(server, ns, rate, a.seconds, a.threads).run()
-                server.delete(f"/api/v1/namespaces/{ns}")
+        for _ in range(a.rounds):
+            for rate in rates:
+                for mode in MODES:  # interleaved, per rate
+                    set_mode(mode)
+                    round_no += 1
+                    ns = namespace(server, f"adm-{round_no}")
+                    results.setdefault((rate, mode), []).append(
+                        Load(server, ns, rate, a.seconds, a.threads).run())
+                    # the pods first: no namespace controller runs here, and pods left
+                    # over from earlier rounds (40,000 a round at these rates) made the
+                    # controller's list of them, and so its start, take minutes
+                    try:
+                        server.delete(f"/api/v1/namespaces/{ns}/pods")
+                    except TimeoutError:  # 10,000 pods outlast the client; the server goes on
+                        pass
+                    server.delete(f"/api/v1/namespaces/{ns}")
         print(f"kube-apiserver {envtest.describe(server)}; {a.seconds:g} s per rate, "
-              f"{a.threads} client connections; latency of each pod creation (ms)")
-        print(f"{'rate/s':>7} {'mode':7} {'reached/s':>9} {'p50':>7} {'p99':>7} {'errors':>6}")
+              f"{a.threads} client connections; latency of each pod creation (ms)"
+              + (f"; medians of {a.rounds} interleaved rounds (range)" if a.rounds > 1 else ""))
+        print(f"{'rate/s':>7} {'mode':7} {'reached/s':>9} {'p50':>7} {'p99':>7} {'errors':>6}"
+              + ("  p99 range" if a.rounds > 1 else ""))
         for rate in rates:
             for mode in MODES:
-                r = results[(rate, mode)]
+                rs = results[(rate, mode)]
+                r = {k: med([x[k] for x in rs]) for k in ("reached", "p50", "p99")}
+                rng = f"  {min(x['p99'] for x in rs):.2f}-{max(x['p99'] for x in rs):.2f}" \
+                    if a.rounds > 1 else ""
                 print(f"{rate:7.0f} {mode:7} {r['reached']:9.1f} {r['p50']:7.2f} {r['p99']:7.2f} "
-                      f"{r['errors']:6d}")
+                      f"{sum(x['errors'] for x in rs):6d}{rng}")
+            # the differences of the same round (the modes of one rate run one after the
+            # other), their median over the rounds
             base, jx, nop, nopc = (results[(rate, m)]
                                    for m in ("none", "jaxset", "noop", "noop-c"))
-            print(f"{'':7} jaxset adds p50 {jx['p50'] - base['p50']:+.2f} ms, p99 "
-                  f"{jx['p99'] - base['p99']:+.2f} ms over none; p99 {jx['p99'] - nop['p99']:+.2f}"
-                  f" ms over noop, {jx['p99'] - nopc['p99']:+.2f} ms over noop-c (p50 "
-                  f"{jx['p50'] - nopc['p50']:+.2f})")
-            for mode, r in (("none", base), ("noop", nop), ("noop-c", nopc), ("jaxset", jx)):
+
+            def diff(x, y, q):
+                return med([xi[q] - yi[q] for xi, yi in zip(x, y)])
+            over_c = [xi["p99"] - yi["p99"] for xi, yi in zip(jx, nopc)]
+            print(f"{'':7} jaxset adds p50 {diff(jx, base, 'p50'):+.2f} ms, p99 "
+                  f"{diff(jx, base, 'p99'):+.2f} ms over none; p99 {diff(jx, nop, 'p99'):+.2f}"
+                  f" ms over noop, {diff(jx, nopc, 'p99'):+.2f} ms over noop-c (p50 "
+                  f"{diff(jx, nopc, 'p50'):+.2f})"
+                  + (f"; p99 over noop-c by round: {' '.join(f'{d:+.2f}' for d in over_c)}"
+                     if a.rounds > 1 else ""))
+            for mode in MODES:
                 if hist:  # latencies are load-sensitive "time" rows, read beside "none"
                     for q in ("p50", "p99"):
-                        hist.record(f"admission/{rate:.0f}/{mode}/{q}", "time", "ms", [r[q]])
+                        hist.record(f"admission/{rate:.0f}/{mode}/{q}", "time", "ms",
+                                    [x[q] for x in results[(rate, mode)]])
             if hist:
                 hist.record(f"admission/{rate:.0f}/jaxset-p99-added", "time", "ms",
-                            [jx["p99"] - base["p99"]])
+                            [xi["p99"] - yi["p99"] for xi, yi in
+                             zip(results[(rate, "jaxset")], results[(rate, "none")])])
                 hist.record(f"admission/{rate:.0f}/jaxset-p99-over-noop-c", "time", "ms",
-                            [jx["p99"] - nopc["p99"]])
+                            over_c)
         if hist:
             print(f"bench history: {hist.save()}")
     finally:

@@ -737,9 +737,11 @@ def recovery(a, cl, kl, ns, k, pool_of):
         tr.start()
         tr.ready.wait()
     time.sleep(0.5)
+    work_ = Work(cl).start()
     t0 = time.monotonic()
     kl.fail(ns, victim)
     t = w.until(jobs * per, 600) - t0
+    work_.stop()
     new_jobs = jw.until(jobs, 600) - t0
     pods = [p for p in live_pods(cl, ns, f"{ATTEMPT}={k + 1}") if bound(p)]
     ok, by_job = pools_taken(pods, pool_of, jobs)
@@ -748,6 +750,7 @@ def recovery(a, cl, kl, ns, k, pool_of):
     print(f"  recovery {k + 1}: {t * 1000:.0f} ms, the {jobs} new Jobs all created "
           f"{new_jobs * 1000:.0f} ms after the failure; each Job in a pool of its own: "
           f"{'yes' if ok else 'NO: ' + str(by_job)}", flush=True)
+    print(work_.line(f"recovery {k + 1}"), flush=True)
     return t, pods
 
 
@@ -756,8 +759,10 @@ def pod_floor(a, cl, work, pods, pool_of, rep):
     fns = cl.namespace(f"floor-placement-{rep}")
     w = pod_counter(cl, fns)
     time.sleep(0.5)
+    work_ = Work(cl).start()
     t0, _ = curl_posts(cl, fns, direct_pods(pods, pool_of), work, "/api/v1", "pods")
     floor = w.until(len(pods), 600) - t0
+    print(work_.stop().line(f"pod floor {rep + 1}"), flush=True)
     cl.kubectl("delete", "pods", "--all", "-n", fns, "--wait=false")
     wait(lambda: not json.loads(cl.request("GET", f"/api/v1/namespaces/{fns}/pods"))[
         "items"], 600, "the floor's pods gone")
@@ -776,6 +781,73 @@ def raw_jobs(jobs, per, pools):
                                                    "containers": [{"name": "c",
                                                                    "image": "x"}]}}}})
     return out
+
+
+class GoneWatch(JobCounter):
+    """The Jobs of a namespace that a watch sees DELETED: gone[name] is set then (the restart
+    floor waits on it instead of polling, which on two CPUs took time from the restart)."""
+
+    def __init__(self, cl, ns, names):
+        self.gone = {n: threading.Event() for n in names}
+        super().__init__(cl, ns, counts=lambda o: False)
+
+    def deleted(self, obj):
+        ev = self.gone.get(obj["metadata"]["name"])
+        if ev:
+            ev.set()
+
+
+WRITE_VERBS = {"POST", "PUT", "PATCH", "DELETE", "APPLY", "DELETECOLLECTION"}
+
+
+class Work:
+    """What one phase cost the cluster: kube-apiserver's writes (apiserver_request_total of
+    the mutating verbs, by verb and resource) and the machine's CPU time (/proc/stat), from
+    start() to stop().  On two CPUs shared by etcd, kube-apiserver, the Job controller, the
+    scheduler, the kubelet stand-in and the controller, a phase whose CPUs are busy throughout
+    is bound by the writes it must make, whoever makes them."""
+
+    def __init__(self, cl):
+        self.cl = cl
+
+    def writes(self):
+        text = self.cl.request("GET", "/metrics").decode("utf-8", "replace")
+        out = {}
+        for ln in text.splitlines():
+            if not ln.startswith("apiserver_request_total{"):
+                continue
+            labels, val = ln.rsplit(" ", 1)
+            d = dict(kv.split("=", 1) for kv in labels[len("apiserver_request_total{"):-1]
+                     .replace('"', "").split(",") if "=" in kv)
+            if d.get("verb") in WRITE_VERBS:
+                key = f"{d['verb']} {d.get('resource', '')}" + \
+                    (f"/{d['subresource']}" if d.get("subresource") else "")
+                out[key] = out.get(key, 0) + float(val)
+        return out
+
+    @staticmethod
+    def cpu():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # all, idle + iowait
+
+    def start(self):
+        self.w0, self.c0, self.t0 = self.writes(), self.cpu(), time.monotonic()
+        return self
+
+    def stop(self):
+        w1, (tot, idle), self.secs = self.writes(), self.cpu(), time.monotonic() - self.t0
+        self.by = {k: int(v - self.w0.get(k, 0)) for k, v in w1.items()
+                   if v - self.w0.get(k, 0) >= 1}
+        self.total = sum(self.by.values())
+        self.busy = 1 - (idle - self.c0[1]) / max(1, tot - self.c0[0])
+        return self
+
+    def line(self, what):
+        top = sorted(self.by.items(), key=lambda kv: -kv[1])[:6]
+        return (f"  {what}: {self.total} API writes in {self.secs:.1f} s "
+                f"({self.total / max(self.secs, 1e-9):.0f}/s), CPUs {self.busy * 100:.0f}% busy; "
+                + ", ".join(f"{k} {v}" for k, v in top))
 
 
 def restart_floor(a, cl, kl, work, pools, rep):
@@ -797,7 +869,11 @@ def restart_floor(a, cl, kl, work, pools, rep):
                    counts=lambda p: bound(p) and p["metadata"]["uid"] not in old)
     w.start()
     w.ready.wait()
+    gw = GoneWatch(cl, ns, [j["metadata"]["name"] for j in body])
+    gw.start()
+    gw.ready.wait()
     time.sleep(0.5)
+    work_ = Work(cl).start()
     t0 = time.monotonic()
     kl.fail(ns, victim)
 
@@ -812,7 +888,8 @@ def restart_floor(a, cl, kl, work, pools, rep):
         name = job["metadata"]["name"]
         path = f"/apis/batch/v1/namespaces/{ns}/jobs/{name}"
         cl.call("DELETE", path + "?propagationPolicy=Foreground")
-        wait(lambda: cl.call("GET", path)[0] == 404, 600, f"{name} gone")
+        if not gw.gone[name].wait(600):
+            raise RuntimeError(f"{name} not gone in 600 s")
         st, out = cl.call("POST", f"/apis/batch/v1/namespaces/{ns}/jobs", job)
         if st != 201:
             raise RuntimeError(f"POST {name}: {st} {out[:200]}")
@@ -823,9 +900,11 @@ def restart_floor(a, cl, kl, work, pools, rep):
         th.join()
     t_created = time.monotonic() - t0
     t = w.until(jobs * per, 600) - t0
+    work_.stop()
     print(f"  restart floor {rep + 1}: {t * 1000:.0f} ms (Job Failed after "
           f"{t_failed * 1000:.0f} ms, Jobs created again after {t_created * 1000:.0f} ms)",
           flush=True)
+    print(work_.line(f"restart floor {rep + 1}"), flush=True)
     cl.kubectl("delete", "jobs", "--all", "-n", ns, "--cascade=foreground", "--wait=false")
     wait(lambda: not json.loads(cl.request("GET", f"/api/v1/namespaces/{ns}/pods"))[
         "items"], 600, "the restart floor's pods gone")
@@ -920,6 +999,10 @@ def bench_placement(a, work):
         tag = f" ({orders[0]})" if orders[0] else ""
         ratio_line(f"placement: recovery{tag}, {jobs * per} pods rescheduled", t, floor, target)
         ratio_line(f"placement: recovery{tag} / the restart floor", t, rfloor)
+        # the same restart with no controller at all, against the pod floor: where it is past
+        # the target, so is every controller's recovery (it waits on the same Job controller,
+        # garbage collector and kubelets, and makes the same writes)
+        ratio_line("placement: the restart floor / the pod floor", rfloor, floor, target)
         print(f"  {jobs * per / t:.0f} pods/s while recovering (the floor's "
               f"{jobs * per / floor:.0f}, the restart floor's {jobs * per / rfloor:.0f}); "
               f"medians of {reps}: recovery {spread(ts)}, floor {spread(floors)}, restart floor "
