@@ -268,14 +268,42 @@ static int op_create_job(void *ctx, json_t *job, struct err *e)
     return rc;
 }
 
-/* The pods of the Jobs just deleted in the foreground (uids: their Jobs' uids) are deleted by
- * the controller at once, with their own grace, rather than one by one by the garbage
- * collector, which a restart would wait on: its workers and its client's rate (20 requests/s
- * by default in kube-controller-manager) made most of a recovery's time (bench/kube/README.md,
- * placement).  The end is the same: the Jobs go once their pods are gone.  With
- * jaxset.dev/restart-grace-seconds they are deleted with that grace period (a second delete
- * shortens a pod's grace, as kubectl delete --grace-period does), so that workers that take
- * SIGTERM as a preemption notice do not hold a restart. */
+/* pods_of_jobs before the pod cache has listed: one list of the JobSet's pods, kept when
+ * their Job is one of `uids`. */
+static int pods_listed(struct ctl_pass *ps, const json_t *uids, json_t **out)
+{
+    char *sel = NULL, *esc = NULL, *path = NULL, *base = NULL;
+    json_t *list = NULL;
+    struct err e;
+    int rc = -ENOMEM;
+    if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) >= 0 && (esc = kc_escape(sel)) &&
+        (base = ctl__path("/api/v1", "pods", ps->ns, NULL, NULL)) &&
+        asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0)
+        rc = kc_call(ps->c->kc, "GET", path, NULL, NULL, &list, &e);
+    if (rc == 0) {
+        *out = json_array();
+        json_t *pod;
+        size_t i;
+        json_array_foreach (jx_arr(list, "items"), i, pod) {
+            const char *owner = jx_get_meta(jx_obj(pod, "metadata"), "labels",
+                                            LBL_K8S_CONTROLLER_UID_LEGACY);
+            if (*out && owner && json_object_get(uids, owner) && json_array_append(*out, pod) < 0)
+                rc = -ENOMEM;
+        }
+        rc = *out ? rc : -ENOMEM;
+    }
+    if (rc < 0) { /* nothing half-made goes back */
+        json_decref(*out);
+        *out = NULL;
+    }
+    json_decref(list);
+    free(sel);
+    free(esc);
+    free(base);
+    free(path);
+    return rc;
+}
+
 /* The pods of the Jobs `uids` (a uid -> true object): from the pod cache once it has listed
  * (ctl_pods.c keeps the pods of JobSets), else from one list of the JobSet's pods.  0 with *out
  * a new array, or a negative errno. */
@@ -298,34 +326,17 @@ static int pods_of_jobs(struct ctl_pass *ps, const json_t *uids, json_t **out)
         *out = all;
         return 0;
     }
-    char *sel = NULL, *esc = NULL, *path = NULL, *base = NULL;
-    json_t *list = NULL;
-    struct err e;
-    int rc = -ENOMEM;
-    if (asprintf(&sel, "%s=%s", LBL_JOBSET_NAME, ps->name) >= 0 && (esc = kc_escape(sel)) &&
-        (base = ctl__path("/api/v1", "pods", ps->ns, NULL, NULL)) &&
-        asprintf(&path, "%s?labelSelector=%s", base, esc) >= 0)
-        rc = kc_call(ps->c->kc, "GET", path, NULL, NULL, &list, &e);
-    if (rc == 0) {
-        *out = json_array();
-        json_t *pod;
-        size_t i;
-        json_array_foreach (jx_arr(list, "items"), i, pod) {
-            const char *owner = jx_get_meta(jx_obj(pod, "metadata"), "labels",
-                                            LBL_K8S_CONTROLLER_UID_LEGACY);
-            if (*out && owner && json_object_get(uids, owner) && json_array_append(*out, pod) < 0)
-                rc = -ENOMEM;
-        }
-        rc = *out ? rc : -ENOMEM;
-    }
-    json_decref(list);
-    free(sel);
-    free(esc);
-    free(base);
-    free(path);
-    return rc;
+    return pods_listed(ps, uids, out);
 }
 
+/* The pods of the Jobs just deleted in the foreground (uids: their Jobs' uids) are deleted by
+ * the controller at once, with their own grace, rather than one by one by the garbage
+ * collector, which a restart would wait on: its workers and its client's rate (20 requests/s
+ * by default in kube-controller-manager) made most of a recovery's time (bench/kube/README.md,
+ * placement).  The end is the same: the Jobs go once their pods are gone.  With
+ * jaxset.dev/restart-grace-seconds they are deleted with that grace period (a second delete
+ * shortens a pod's grace, as kubectl delete --grace-period does), so that workers that take
+ * SIGTERM as a preemption notice do not hold a restart. */
 static int delete_pods_of(struct ctl_pass *ps, const json_t *uids)
 {
     json_t *pods = NULL, *pod;
